@@ -1,0 +1,321 @@
+//! Auto-scaling group: a scaling policy and a health check change the same group size.
+//!
+//! Each round, in this order: permanent failures strike (one ready, healthy instance per
+//! listed round); the health check (which ignores the cooldown) draws one number per ready,
+//! non-broken instance and replaces an instance after `threshold` consecutive failures; the
+//! scaling policy, if the cooldown has passed, launches up to the demand or terminates the
+//! first ready instances down to demand + 1 (it counts ready instances only); booting
+//! instances advance; then the metrics are updated. The lesson program is the specification.
+//!
+//! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instances; a run that
+//! would grow past it returns [`Error::CapacityExceeded`]. Validation happens once in
+//! [`Params::validate`]; nothing here panics on any input.
+//!
+//! ```
+//! use capsim_core::autoscale::{run, Params};
+//! let m = run(&Params { threshold: 2, cooldown: 0, ..Params::default() }).unwrap();
+//! assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
+//! ```
+
+use crate::error::{check_seed, ensure, Error};
+use crate::rng::{GroupLcg, UnitRng};
+use crate::Observer;
+
+/// The most instances a group may hold at once.
+pub const MAX_GROUP_SIZE: usize = 256;
+/// The most permanent-failure rounds one run may list.
+pub const MAX_FAILURE_ROUNDS: usize = 16;
+/// The most rounds one run may simulate.
+pub const MAX_ROUNDS: u32 = 10_000_000;
+
+/// The rounds at which one ready, healthy instance breaks for good.
+pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
+
+/// One run's parameters; [`Default`] gives the lesson's constants.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Params {
+    /// Consecutive failed health checks that get an instance replaced (`esik`), ≥ 1.
+    pub threshold: u32,
+    /// Rounds after a scaling action before the next one (`soguma`).
+    pub cooldown: u32,
+    /// Seed of the health-check generator (`tohum`), 1 to 2^31 − 2.
+    pub seed: u32,
+    /// Rounds simulated (`TUR`), 1 to [`MAX_ROUNDS`].
+    pub rounds: u32,
+    /// Requests one instance serves (`KAPASITE`), > 0.
+    pub capacity: f64,
+    /// Rounds an instance takes to boot (`ACILIS`).
+    pub boot_rounds: u32,
+    /// Probability that a healthy instance fails one check (`GECICI`), 0 to 1.
+    pub transient_failure: f64,
+    /// Rounds at which an instance breaks permanently (`BOZULMA_ANI`).
+    pub failure_rounds: FailureRounds,
+    /// Demand curve: `base + amplitude * sin(2π t / period) + (surge in [surge_start,
+    /// surge_end))`, in requests per round.
+    pub demand_base: f64,
+    /// See [`Params::demand_base`].
+    pub demand_amplitude: f64,
+    /// See [`Params::demand_base`]; > 0.
+    pub demand_period: f64,
+    /// First round of the surge.
+    pub surge_start: u32,
+    /// First round after the surge.
+    pub surge_end: u32,
+    /// Extra demand during the surge.
+    pub surge: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let mut failure_rounds = FailureRounds::new();
+        for t in [40, 95, 170] {
+            // Three entries always fit in MAX_FAILURE_ROUNDS.
+            let _ = failure_rounds.push(t);
+        }
+        Self {
+            threshold: 2,
+            cooldown: 0,
+            seed: 20_261_001,
+            rounds: 240,
+            capacity: 100.0,
+            boot_rounds: 2,
+            transient_failure: 0.08,
+            failure_rounds,
+            demand_base: 900.0,
+            demand_amplitude: 380.0,
+            demand_period: 120.0,
+            surge_start: 150,
+            surge_end: 190,
+            surge: 520.0,
+        }
+    }
+}
+
+impl Params {
+    /// Returns the first parameter outside its accepted range, if any.
+    pub fn validate(&self) -> Result<(), Error> {
+        ensure(self.threshold >= 1, "threshold", "integers >= 1")?;
+        check_seed(self.seed)?;
+        ensure(
+            (1..=MAX_ROUNDS).contains(&self.rounds),
+            "rounds",
+            "integers from 1 to 10000000",
+        )?;
+        ensure(
+            self.capacity.is_finite() && self.capacity > 0.0,
+            "capacity",
+            "finite numbers > 0",
+        )?;
+        ensure(
+            (0.0..=1.0).contains(&self.transient_failure),
+            "transient-failure",
+            "probabilities from 0 to 1",
+        )?;
+        ensure(
+            self.demand_base.is_finite(),
+            "demand-base",
+            "finite numbers",
+        )?;
+        ensure(
+            self.demand_amplitude.is_finite(),
+            "demand-amplitude",
+            "finite numbers",
+        )?;
+        ensure(
+            self.demand_period.is_finite() && self.demand_period > 0.0,
+            "demand-period",
+            "finite numbers > 0",
+        )?;
+        ensure(self.surge.is_finite(), "surge", "finite numbers")
+    }
+
+    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
+    pub fn demand(&self, t: u32) -> f64 {
+        let t = f64::from(t);
+        let wave = libm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
+        let surge = if t >= f64::from(self.surge_start) && t < f64::from(self.surge_end) {
+            self.surge
+        } else {
+            0.0
+        };
+        self.demand_base + self.demand_amplitude * wave + surge
+    }
+
+    /// Returns the instances needed in round `t` (`gerekli`): `ceil(demand / capacity)`.
+    pub fn required(&self, t: u32) -> f64 {
+        libm::ceil(self.demand(t) / self.capacity)
+    }
+}
+
+/// What one run measured (the lesson's `m`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Metrics {
+    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99.
+    pub min_size: u32,
+    /// Largest group size seen.
+    pub max_size: u32,
+    /// Most instances booting at once.
+    pub max_launching: u32,
+    /// Largest share of the group booting at once.
+    pub max_launching_ratio: f64,
+    /// Rounds with fewer ready instances than required.
+    pub under_capacity_rounds: u32,
+    /// Instances launched, by scaling and by replacement.
+    pub launched: u32,
+    /// Healthy instances replaced after transient failures.
+    pub false_replacements: u32,
+    /// Instance-rounds a broken instance stayed in service.
+    pub broken_rounds: u32,
+    /// Scale-out and scale-in actions.
+    pub scaling_actions: u32,
+    /// Instances replaced by the health check.
+    pub replacements: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Instance {
+    ready: bool,
+    broken: bool,
+    boot_left: u32,
+    failures: u32,
+}
+
+impl Instance {
+    const fn booting(boot_rounds: u32) -> Self {
+        Self {
+            ready: false,
+            broken: false,
+            boot_left: boot_rounds,
+            failures: 0,
+        }
+    }
+}
+
+const GROUP_FULL: Error = Error::CapacityExceeded {
+    what: "group size",
+    limit: MAX_GROUP_SIZE as u32,
+};
+
+const EMPTY_GROUP: Error = Error::OutOfRange {
+    param: "demand-base",
+    accepted: "demand curves that keep the group non-empty (demand > 0)",
+};
+
+/// Converts a required-instance count to an integer, saturating far outside the group range.
+fn required_count(x: f64) -> i64 {
+    // NaN cannot occur for validated parameters; `as` saturates and maps NaN to 0.
+    x as i64
+}
+
+/// Runs the model with the lesson's generator seeded from `params.seed`.
+pub fn run(params: &Params) -> Result<Metrics, Error> {
+    run_with(params, &mut GroupLcg::new(params.seed), &mut ())
+}
+
+/// Runs the model drawing health checks from `rng` (`params.seed` is not used), calling
+/// `observer` after every round.
+pub fn run_with<R: UnitRng, O: Observer>(
+    params: &Params,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    params.validate()?;
+    let mut group: heapless::Vec<Instance, MAX_GROUP_SIZE> = heapless::Vec::new();
+    let initial = required_count(params.required(0));
+    if initial < 0 {
+        // The lesson cannot even build the group (`Array.from` with a negative length).
+        return Err(EMPTY_GROUP);
+    }
+    for _ in 0..initial {
+        group
+            .push(Instance {
+                ready: true,
+                ..Instance::booting(0)
+            })
+            .map_err(|_| GROUP_FULL)?;
+    }
+    let mut m = Metrics {
+        min_size: 99,
+        ..Metrics::default()
+    };
+    let cooldown = i64::from(params.cooldown);
+    let mut last_action = -cooldown;
+    for t in 0..params.rounds {
+        let needed = required_count(params.required(t));
+        if params.failure_rounds.contains(&t) {
+            if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
+                victim.broken = true;
+            }
+        }
+        // Health check: ignores the cooldown.
+        for o in group.iter_mut().filter(|o| o.ready) {
+            if o.broken {
+                m.broken_rounds += 1;
+            }
+            // A broken instance fails without a draw (the lesson's `&&` short-circuits).
+            let passed = !o.broken && rng.next_unit() >= params.transient_failure;
+            o.failures = if passed { 0 } else { o.failures + 1 };
+            if o.failures >= params.threshold {
+                m.replacements += 1;
+                if !o.broken {
+                    m.false_replacements += 1;
+                }
+                *o = Instance::booting(params.boot_rounds);
+                m.launched += 1;
+            }
+        }
+        // Scaling policy: counts ready instances only.
+        let ready = group.iter().filter(|o| o.ready).count() as i64;
+        if i64::from(t) - last_action >= cooldown {
+            if ready < needed {
+                let add = needed - ready;
+                if add > (MAX_GROUP_SIZE - group.len()) as i64 {
+                    return Err(GROUP_FULL);
+                }
+                for _ in 0..add {
+                    group
+                        .push(Instance::booting(params.boot_rounds))
+                        .map_err(|_| GROUP_FULL)?;
+                }
+                m.launched += add as u32;
+                m.scaling_actions += 1;
+                last_action = i64::from(t);
+            } else if ready > needed + 1 {
+                for _ in 0..ready - needed - 1 {
+                    if let Some(i) = group.iter().position(|o| o.ready) {
+                        group.remove(i);
+                    }
+                }
+                m.scaling_actions += 1;
+                last_action = i64::from(t);
+            }
+        }
+        for o in group.iter_mut().filter(|o| !o.ready) {
+            o.boot_left = o.boot_left.saturating_sub(1);
+            if o.boot_left == 0 {
+                o.ready = true;
+            }
+        }
+        let size = group.len() as u32;
+        let launching = group.iter().filter(|o| !o.ready).count() as u32;
+        if size == 0 {
+            // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
+            return Err(EMPTY_GROUP);
+        }
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        m.max_launching = m.max_launching.max(launching);
+        m.max_launching_ratio = m
+            .max_launching_ratio
+            .max(f64::from(launching) / f64::from(size));
+        if i64::from(size - launching) < needed {
+            m.under_capacity_rounds += 1;
+        }
+        observer.round_done(u64::from(t));
+    }
+    Ok(m)
+}

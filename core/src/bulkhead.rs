@@ -1,0 +1,336 @@
+//! Bulkhead: one shared slot pool vs. partitioned pools under Poisson arrivals and a slow
+//! dependency.
+//!
+//! Each round: slots whose hold has ended are freed; the busy slots are counted; Poisson
+//! numbers of tracking and event requests arrive, are shuffled (Fisher–Yates), and each takes
+//! a slot of its pool for its hold time or is dropped. A drop in a partitioned layout counts
+//! the free slots of the other pool as idle. In slowdown mode event requests hold their slot
+//! for `slow_hold` rounds from `failure_start` on. The lesson program is the specification.
+//!
+//! Storage is fixed: per pool a calendar of slot releases over the next [`MAX_HOLD`] rounds
+//! (no list of busy slots), and at most [`MAX_ARRIVALS_PER_ROUND`] arrivals per round, beyond
+//! which a run returns [`Error::CapacityExceeded`].
+//!
+//! ```
+//! use capsim_core::bulkhead::{run, Mode, Params, Split};
+//! let m = run(&Params { split: Split::Partitioned(24), mode: Mode::Slowdown, ..Params::default() }).unwrap();
+//! assert_eq!((m.tracking_dropped, m.event_dropped), (172, 2011));
+//! ```
+
+use core::fmt;
+
+use crate::error::{check_seed, ensure, Error};
+use crate::rng::{ParkMiller, UnitRng};
+use crate::Observer;
+
+/// The longest hold time, in rounds (the size of each pool's release calendar).
+pub const MAX_HOLD: u32 = 255;
+/// The most requests that may arrive in one round.
+pub const MAX_ARRIVALS_PER_ROUND: usize = 256;
+/// The most slots in all.
+pub const MAX_TOTAL_SLOTS: u32 = 65_535;
+/// The largest mean arrivals per round of one stream (rate / rounds per second).
+pub const MAX_ARRIVALS_PER_ROUND_MEAN: f64 = 64.0;
+/// The longest horizon, in rounds.
+pub const MAX_HORIZON: u32 = 100_000_000;
+
+/// How the slots are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Split {
+    /// One pool of `total_slots` for both streams.
+    Shared,
+    /// This many slots for tracking, the rest for events.
+    Partitioned(u32),
+}
+
+/// Whether the event dependency slows down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Mode {
+    /// Every request holds its slot for its stream's normal time (`saglikli`).
+    Healthy,
+    /// From `failure_start` on, event requests hold theirs for `slow_hold` (`yavaslama`).
+    Slowdown,
+}
+
+impl Mode {
+    /// Returns the CLI's name for the mode.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Healthy => "healthy",
+            Mode::Slowdown => "slowdown",
+        }
+    }
+}
+
+impl fmt::Display for Split {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Split::Shared => f.pad("shared"),
+            Split::Partitioned(k) => write!(f, "{k}"),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// One run's parameters; [`Default`] gives the lesson's constants (shared pool, healthy).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Params {
+    /// Shared pool, or the tracking pool's size (`bolme`), 1 to `total_slots − 1`.
+    pub split: Split,
+    /// Healthy or slowdown (`kip`).
+    pub mode: Mode,
+    /// Seed of the arrival generator, 1 to 2^31 − 2.
+    pub seed: u32,
+    /// Slots in all (`TOPLAM`), 1 to [`MAX_TOTAL_SLOTS`] (2 or more when partitioned).
+    pub total_slots: u32,
+    /// Rounds per second (`CEVRIM`), > 0.
+    pub rounds_per_second: f64,
+    /// Rounds simulated (`T`), 1 to [`MAX_HORIZON`].
+    pub horizon: u32,
+    /// First round of the slowdown (`BAS`).
+    pub failure_start: u32,
+    /// Tracking requests per second (`TAKIP`), ≥ 0.
+    pub tracking_rate: f64,
+    /// Event requests per second (`OLAY`), ≥ 0.
+    pub event_rate: f64,
+    /// Rounds a tracking request holds its slot, 1 to [`MAX_HOLD`].
+    pub tracking_hold: u32,
+    /// Rounds an event request holds its slot, 1 to [`MAX_HOLD`].
+    pub event_hold: u32,
+    /// Rounds an event request holds its slot during the slowdown (`YAVAS`), 1 to
+    /// [`MAX_HOLD`].
+    pub slow_hold: u32,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self {
+            split: Split::Shared,
+            mode: Mode::Healthy,
+            seed: 20_260_801,
+            total_slots: 32,
+            rounds_per_second: 100.0,
+            horizon: 4000,
+            failure_start: 1000,
+            tracking_rate: 416.67,
+            event_rate: 97.22,
+            tracking_hold: 4,
+            event_hold: 6,
+            slow_hold: 22,
+        }
+    }
+}
+
+const HOLD_ACCEPTED: &str = "integers from 1 to 255";
+
+impl Params {
+    /// Returns the first parameter outside its accepted range, if any.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_seed(self.seed)?;
+        ensure(
+            (1..=MAX_TOTAL_SLOTS).contains(&self.total_slots),
+            "total-slots",
+            "integers from 1 to 65535 (2 or more with a split)",
+        )?;
+        if let Split::Partitioned(k) = self.split {
+            ensure(
+                k >= 1 && k < self.total_slots,
+                "split",
+                "shared, or an integer leaving both pools a slot: 1 to total-slots - 1",
+            )?;
+        }
+        ensure(
+            self.rounds_per_second.is_finite() && self.rounds_per_second > 0.0,
+            "rounds-per-second",
+            "finite numbers > 0",
+        )?;
+        ensure(
+            (1..=MAX_HORIZON).contains(&self.horizon),
+            "horizon",
+            "integers from 1 to 100000000",
+        )?;
+        let rate_ok =
+            |rate: f64| rate >= 0.0 && rate / self.rounds_per_second <= MAX_ARRIVALS_PER_ROUND_MEAN;
+        ensure(
+            rate_ok(self.tracking_rate),
+            "tracking-rate",
+            "numbers >= 0 with at most 64 arrivals per round (rate / rounds-per-second)",
+        )?;
+        ensure(
+            rate_ok(self.event_rate),
+            "event-rate",
+            "numbers >= 0 with at most 64 arrivals per round (rate / rounds-per-second)",
+        )?;
+        let hold_ok = |h: u32| (1..=MAX_HOLD).contains(&h);
+        ensure(hold_ok(self.tracking_hold), "tracking-hold", HOLD_ACCEPTED)?;
+        ensure(hold_ok(self.event_hold), "event-hold", HOLD_ACCEPTED)?;
+        ensure(hold_ok(self.slow_hold), "slow-hold", HOLD_ACCEPTED)
+    }
+}
+
+/// What one run measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Metrics {
+    /// Tracking requests that got a slot (`takipYanit`).
+    pub tracking_served: u64,
+    /// Tracking requests dropped (`takipDusen`).
+    pub tracking_dropped: u64,
+    /// Event requests that got a slot (`olayYanit`).
+    pub event_served: u64,
+    /// Event requests dropped (`olayDusen`).
+    pub event_dropped: u64,
+    /// Free slots of the other pool, summed over every drop (`atil`).
+    pub idle_slots: u64,
+    /// Busy slots summed over rounds (`doluTur`).
+    pub busy_slot_rounds: u64,
+}
+
+/// One pool: its size, its busy slots, and how many slots free up in each coming round.
+struct Pool {
+    size: u32,
+    busy: u32,
+    /// `releases[r % 256]`: slots whose hold ends at round `r`.
+    releases: [u16; 256],
+}
+
+impl Pool {
+    const fn new(size: u32) -> Self {
+        Self {
+            size,
+            busy: 0,
+            releases: [0; 256],
+        }
+    }
+
+    fn free_ended(&mut self, round: u32) {
+        let bucket = &mut self.releases[(round % 256) as usize];
+        self.busy -= u32::from(*bucket);
+        *bucket = 0;
+    }
+
+    fn free(&self) -> u32 {
+        self.size - self.busy
+    }
+
+    /// Takes a slot until `round + hold` (1 ≤ hold ≤ 255, so no bucket is reused early).
+    fn take(&mut self, round: u32, hold: u32) {
+        self.busy += 1;
+        self.releases[(round.wrapping_add(hold) % 256) as usize] += 1;
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Tracking,
+    Event,
+}
+
+/// Draws a Poisson number by Knuth's product method, against `limit = exp(-λ)` computed once
+/// per run (the lesson recomputes it per draw; the value is the same).
+fn poisson<R: UnitRng>(rng: &mut R, limit: f64) -> Result<usize, Error> {
+    let mut k = 0usize;
+    let mut p = 1.0;
+    loop {
+        k += 1;
+        p *= rng.next_unit();
+        if p <= limit {
+            return Ok(k - 1);
+        }
+        if k > MAX_ARRIVALS_PER_ROUND {
+            return Err(TOO_MANY_ARRIVALS);
+        }
+    }
+}
+
+const TOO_MANY_ARRIVALS: Error = Error::CapacityExceeded {
+    what: "arrivals per round",
+    limit: MAX_ARRIVALS_PER_ROUND as u32,
+};
+
+/// Runs the model with the lesson's generator seeded from `params.seed`.
+pub fn run(params: &Params) -> Result<Metrics, Error> {
+    run_with(params, &mut ParkMiller::new(params.seed), &mut ())
+}
+
+/// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
+/// calling `observer` after every round.
+pub fn run_with<R: UnitRng, O: Observer>(
+    params: &Params,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    params.validate()?;
+    let (mut first, mut second) = match params.split {
+        Split::Shared => (Pool::new(params.total_slots), None),
+        Split::Partitioned(k) => (Pool::new(k), Some(Pool::new(params.total_slots - k))),
+    };
+    let tracking_limit = libm::exp(-(params.tracking_rate / params.rounds_per_second));
+    let event_limit = libm::exp(-(params.event_rate / params.rounds_per_second));
+    let mut m = Metrics::default();
+    let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
+    for t in 0..params.horizon {
+        first.free_ended(t);
+        if let Some(p) = second.as_mut() {
+            p.free_ended(t);
+        }
+        m.busy_slot_rounds += u64::from(first.busy + second.as_ref().map_or(0, |p| p.busy));
+        arrivals.clear();
+        for _ in 0..poisson(rng, tracking_limit)? {
+            arrivals
+                .push(Stream::Tracking)
+                .map_err(|_| TOO_MANY_ARRIVALS)?;
+        }
+        for _ in 0..poisson(rng, event_limit)? {
+            arrivals
+                .push(Stream::Event)
+                .map_err(|_| TOO_MANY_ARRIVALS)?;
+        }
+        for i in (1..arrivals.len()).rev() {
+            // floor(r * (i + 1)) < i + 1 for r < 1.
+            let j = libm::floor(rng.next_unit() * (i + 1) as f64) as usize;
+            arrivals.swap(i, j.min(i));
+        }
+        let slow = params.mode == Mode::Slowdown && t >= params.failure_start;
+        for &stream in arrivals.iter() {
+            let hold = match stream {
+                Stream::Tracking => params.tracking_hold,
+                Stream::Event if slow => params.slow_hold,
+                Stream::Event => params.event_hold,
+            };
+            let (pool, other) = match (stream, second.as_mut()) {
+                (Stream::Event, Some(events)) => (events, Some(&first)),
+                (_, second_pool) => (&mut first, second_pool.map(|p| &*p)),
+            };
+            if pool.free() > 0 {
+                pool.take(t, hold);
+                match stream {
+                    Stream::Tracking => m.tracking_served += 1,
+                    Stream::Event => m.event_served += 1,
+                }
+            } else {
+                match stream {
+                    Stream::Tracking => m.tracking_dropped += 1,
+                    Stream::Event => m.event_dropped += 1,
+                }
+                if let Some(o) = other {
+                    m.idle_slots += u64::from(o.free());
+                }
+            }
+        }
+        observer.round_done(u64::from(t));
+    }
+    Ok(m)
+}

@@ -1,0 +1,216 @@
+//! The lessons' three seeded generators, and the one trait every model draws from.
+//!
+//! Each lesson program has its own generator. They are reproduced exactly here, as
+//! `rand_core` generators ([`TryRng`] with `Error = Infallible`, hence [`rand_core::Rng`],
+//! and [`SeedableRng`]), so a model run with the lesson's generator gives the lesson's bits.
+//!
+//! The models do not ask for bits, they ask for a double in `[0, 1)`, exactly as the lessons
+//! do: that is [`UnitRng`]. The lesson generators implement it with the lesson's own
+//! arithmetic; any other `rand_core` generator plugs in through [`Uniform`].
+//!
+//! ```
+//! use capsim_core::rng::{GroupLcg, UnitRng};
+//! let mut r = GroupLcg::new(20261001);
+//! let x = r.next_unit();
+//! assert!((0.0..1.0).contains(&x));
+//! ```
+
+use core::convert::Infallible;
+use rand_core::{Rng, SeedableRng, TryRng};
+
+/// Returns uniform doubles in `[0, 1)`: the one thing the models draw.
+pub trait UnitRng {
+    /// Returns the next double in `[0, 1)`.
+    fn next_unit(&mut self) -> f64;
+}
+
+impl<T: UnitRng + ?Sized> UnitRng for &mut T {
+    fn next_unit(&mut self) -> f64 {
+        (**self).next_unit()
+    }
+}
+
+/// Adapts any `rand_core` generator to [`UnitRng`]: the top 53 bits of `next_u64`, scaled.
+#[derive(Clone, Debug)]
+pub struct Uniform<R>(pub R);
+
+impl<R: Rng> UnitRng for Uniform<R> {
+    fn next_unit(&mut self) -> f64 {
+        // 53 random bits are exactly representable; the product is exact.
+        (self.0.next_u64() >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    }
+}
+
+/// Implements `TryRng` (infallible) and `SeedableRng` (4-byte little-endian seed,
+/// `seed_from_u64` taking the low 32 bits as the seed) from `new` and `step`.
+macro_rules! lesson_rng_traits {
+    ($ty:ident) => {
+        impl TryRng for $ty {
+            type Error = Infallible;
+            fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+                Ok(self.step())
+            }
+            fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+                rand_core::utils::next_u64_via_u32(self)
+            }
+            fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+                rand_core::utils::fill_bytes_via_next_word(dst, || self.try_next_u32())
+            }
+        }
+
+        impl SeedableRng for $ty {
+            type Seed = [u8; 4];
+            fn from_seed(seed: [u8; 4]) -> Self {
+                Self::new(u32::from_le_bytes(seed))
+            }
+            /// Uses the low 32 bits as the lesson seed, so `seed_from_u64(20261001)` is the
+            /// lesson's generator.
+            fn seed_from_u64(state: u64) -> Self {
+                Self::new(state as u32)
+            }
+        }
+    };
+}
+
+/// The auto-scaling lesson's C-style LCG, computed the way the lesson computes it: in IEEE
+/// doubles.
+///
+/// `s = (s * 1103515245 + 12345) % 2^31`, returning `s / 2^31`. The product reaches 2^61,
+/// beyond the 2^53 a double holds exactly, so low bits are rounded away; that rounding is part
+/// of the lesson's stream and is reproduced, not "fixed". `next_u32` returns the new state
+/// (31 bits).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupLcg {
+    state: u32,
+}
+
+impl GroupLcg {
+    /// Returns the generator the lesson builds with `uretec(seed)`.
+    pub const fn new(seed: u32) -> Self {
+        Self { state: seed }
+    }
+
+    fn step(&mut self) -> u32 {
+        // Two roundings, as in JavaScript: the product, then the sum.
+        let x = f64::from(self.state) * 1_103_515_245.0 + 12_345.0;
+        // `x` is an integer below 2^62, so the conversion is exact and `%` equals JS's `%`.
+        self.state = ((x as u64) % 2_147_483_648) as u32;
+        self.state
+    }
+}
+
+impl UnitRng for GroupLcg {
+    fn next_unit(&mut self) -> f64 {
+        f64::from(self.step()) / 2_147_483_648.0
+    }
+}
+lesson_rng_traits!(GroupLcg);
+
+/// The consumers lesson's counter-based 32-bit hash generator (`Math.imul`, `>>>`).
+///
+/// Output `n` (from 0) hashes `seed + (n + 1) * 0x9e3779b9 (mod 2^32)`, so any position of
+/// the stream can be computed directly: [`CounterHash::at`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CounterHash {
+    counter: u32,
+}
+
+impl CounterHash {
+    const GOLDEN: u32 = 0x9e37_79b9;
+
+    /// Returns the generator the lesson builds with `uretec(seed)`.
+    pub const fn new(seed: u32) -> Self {
+        Self { counter: seed }
+    }
+
+    /// Returns output number `n` (0-based) of the stream seeded with `seed`, as 32 bits.
+    pub const fn at(seed: u32, n: u64) -> u32 {
+        let steps = (n.wrapping_add(1)) as u32;
+        Self::mix(seed.wrapping_add(steps.wrapping_mul(Self::GOLDEN)))
+    }
+
+    /// Returns output number `n` (0-based) as the lesson's double in `[0, 1)`.
+    pub fn unit_at(seed: u32, n: u64) -> f64 {
+        f64::from(Self::at(seed, n)) / 4_294_967_296.0
+    }
+
+    const fn mix(a: u32) -> u32 {
+        let z = (a ^ (a >> 16)).wrapping_mul(0x21f0_aaad);
+        let z = (z ^ (z >> 15)).wrapping_mul(0x735a_2d97);
+        z ^ (z >> 15)
+    }
+
+    fn step(&mut self) -> u32 {
+        self.counter = self.counter.wrapping_add(Self::GOLDEN);
+        Self::mix(self.counter)
+    }
+}
+
+impl UnitRng for CounterHash {
+    fn next_unit(&mut self) -> f64 {
+        f64::from(self.step()) / 4_294_967_296.0
+    }
+}
+lesson_rng_traits!(CounterHash);
+
+/// The bulkhead lesson's Park–Miller generator: `s = s * 48271 % (2^31 - 1)`, returning
+/// `s / (2^31 - 1)`.
+///
+/// The product stays below 2^47, so integer arithmetic gives exactly the lesson's doubles.
+/// `next_u32` returns the new state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParkMiller {
+    state: u32,
+}
+
+impl ParkMiller {
+    const MODULUS: u64 = 2_147_483_647;
+
+    /// Returns the generator the lesson builds from `seed % (2^31 - 1)`.
+    pub const fn new(seed: u32) -> Self {
+        Self {
+            state: (seed as u64 % Self::MODULUS) as u32,
+        }
+    }
+
+    fn step(&mut self) -> u32 {
+        self.state = (u64::from(self.state) * 48_271 % Self::MODULUS) as u32;
+        self.state
+    }
+}
+
+impl UnitRng for ParkMiller {
+    fn next_unit(&mut self) -> f64 {
+        f64::from(self.step()) / 2_147_483_647.0
+    }
+}
+lesson_rng_traits!(ParkMiller);
+
+/// Returns a 64-bit mix of `x` (SplitMix64's finaliser): seeds independent sub-streams.
+pub(crate) const fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_hash_random_access_matches_the_stream() {
+        let mut r = CounterHash::new(20260731);
+        for n in 0..100 {
+            assert_eq!(r.next_u32(), CounterHash::at(20260731, n));
+        }
+    }
+
+    #[test]
+    fn group_lcg_rounds_like_a_double() {
+        // 2147483646 * 1103515245 is not representable: the integer LCG would differ.
+        let mut r = GroupLcg::new(2_147_483_646);
+        let exact = (2_147_483_646u64 * 1_103_515_245 + 12_345) % 2_147_483_648;
+        assert_ne!(u64::from(r.next_u32()), exact);
+    }
+}

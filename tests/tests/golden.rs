@@ -1,0 +1,81 @@
+//! The five lesson outputs, byte for byte, against the lessons' own printed tables
+//! (`tests/golden/*.out`, copied from the lesson programs' output).
+
+use capsim_core::consumers::Workspace;
+use capsim_core::lesson::{render, render_all, Lesson, LESSON_SHIPMENTS};
+
+fn golden(lesson: Lesson) -> String {
+    let path = format!(
+        "{}/golden/{}.out",
+        env!("CARGO_MANIFEST_DIR"),
+        lesson.name()
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn rendered(lesson: Lesson) -> String {
+    let mut out = String::new();
+    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    render(lesson, &mut out, &mut ws).unwrap();
+    out
+}
+
+fn assert_same(lesson: Lesson) {
+    let (want, got) = (golden(lesson), rendered(lesson));
+    for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+        assert_eq!(g, w, "{} line {}", lesson.name(), i + 1);
+    }
+    assert_eq!(got, want, "{}: whole output", lesson.name());
+}
+
+#[test]
+fn group() {
+    assert_same(Lesson::Group);
+}
+
+#[test]
+fn group_sweep() {
+    assert_same(Lesson::GroupSweep);
+}
+
+#[test]
+fn group_ledger() {
+    assert_same(Lesson::GroupLedger);
+}
+
+#[test]
+fn consumers() {
+    assert_same(Lesson::Consumers);
+}
+
+#[test]
+fn bulkhead() {
+    assert_same(Lesson::Bulkhead);
+}
+
+#[test]
+fn all_is_the_five_in_order() {
+    let want: String = Lesson::ALL.into_iter().map(golden).collect();
+    let mut got = String::new();
+    render_all(
+        &mut got,
+        &mut Box::new(Workspace::<LESSON_SHIPMENTS>::new()),
+    )
+    .unwrap();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_small_workspace_fails_only_the_consumers_lesson() {
+    let mut ws = Workspace::<100>::new();
+    for lesson in Lesson::ALL {
+        let mut out = String::new();
+        let result = render(lesson, &mut out, &mut ws);
+        assert_eq!(
+            result.is_err(),
+            lesson == Lesson::Consumers,
+            "{}",
+            lesson.name()
+        );
+    }
+}
