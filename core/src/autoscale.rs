@@ -24,9 +24,12 @@ use crate::Observer;
 /// The most instances a group may hold at once.
 pub const MAX_GROUP_SIZE: usize = 256;
 /// The most permanent-failure rounds one run may list.
-pub const MAX_FAILURE_ROUNDS: usize = 16;
+pub const MAX_FAILURE_ROUNDS: usize = 64;
 /// The most rounds one run may simulate.
 pub const MAX_ROUNDS: u32 = 10_000_000;
+
+/// The most rounds per demand period (keeps the sine's argument below 2^20 · π/2).
+pub const MAX_ROUNDS_PER_PERIOD: f64 = 131_000.0;
 
 /// The rounds at which one ready, healthy instance breaks for good.
 pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
@@ -123,10 +126,13 @@ impl Params {
             "demand-amplitude",
             "finite numbers",
         )?;
+        // The sine's argument must stay within fdlibm's medium reduction (see `fdlibm`).
         ensure(
-            self.demand_period.is_finite() && self.demand_period > 0.0,
+            self.demand_period.is_finite()
+                && self.demand_period > 0.0
+                && f64::from(self.rounds) / self.demand_period <= MAX_ROUNDS_PER_PERIOD,
             "demand-period",
-            "finite numbers > 0",
+            "finite numbers > 0 and at least rounds / 131000",
         )?;
         ensure(self.surge.is_finite(), "surge", "finite numbers")
     }
@@ -134,7 +140,7 @@ impl Params {
     /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
     pub fn demand(&self, t: u32) -> f64 {
         let t = f64::from(t);
-        let wave = libm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
+        let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
         let surge = if t >= f64::from(self.surge_start) && t < f64::from(self.surge_end) {
             self.surge
         } else {

@@ -12,6 +12,7 @@
 //! - [`autoscale`]: auto-scaling group with a health check (lesson 1).
 //! - [`consumers`]: competing consumers on one queue with a store of S slots (lesson 2).
 //! - [`bulkhead`]: a shared slot pool vs. partitioned pools (lesson 3).
+//! - [`fdlibm`]: `sin` as JavaScript computes it (the demand curve needs its exact bits).
 //! - [`jsfmt`]: JavaScript's number formatting, which the lessons' tables use.
 //! - [`lesson`]: the five lesson outputs, written into any `core::fmt::Write`.
 //!
@@ -29,6 +30,7 @@ pub mod autoscale;
 pub mod bulkhead;
 pub mod consumers;
 mod error;
+pub mod fdlibm;
 pub mod jsfmt;
 pub mod lesson;
 pub mod rng;
