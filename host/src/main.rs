@@ -1,1 +1,214 @@
-fn main() {}
+//! `capsim`: the lessons' outputs byte for byte, and parameter sweeps of their models.
+//!
+//! Bad input exits with status 2 and one line on stderr naming the flag and what it accepts;
+//! nothing here panics on input.
+
+mod list;
+mod models;
+mod output;
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use capsim_core::consumers::Workspace;
+use capsim_core::lesson::{self, Lesson, LESSON_SHIPMENTS};
+use clap::{Parser, Subcommand};
+use rayon::prelude::*;
+
+use models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
+use output::{write_rows, Format};
+
+const LIMITS: &str = "\
+Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
+'1..=100' or '1..101'); the command runs every combination, the first flag outermost and the
+seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs per command;
+seeds 1 to 2147483646. Bad input exits with status 2 and one line on stderr.";
+
+/// Capacity and resilience lessons, runnable and bit-for-bit reproducible.
+#[derive(Parser, Debug)]
+#[command(name = "capsim", version, about, after_help = LIMITS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print a lesson's output exactly as the lesson program prints it
+    Lesson {
+        /// group, group-sweep, group-ledger, consumers, bulkhead, or all (the five in order)
+        #[arg(value_name = "NAME", value_parser = ["group", "group-sweep", "group-ledger", "consumers", "bulkhead", "all"])]
+        name: String,
+    },
+    /// Auto-scaling group with a health check: threshold x cooldown sweeps
+    #[command(after_help = LIMITS)]
+    Autoscale {
+        #[command(flatten)]
+        model: AutoscaleArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Competing consumers on one queue with a store of S slots
+    #[command(after_help = LIMITS)]
+    Consumers {
+        #[command(flatten)]
+        model: ConsumersArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// One shared slot pool vs. partitioned pools, healthy or with a slow dependency
+    #[command(after_help = LIMITS)]
+    Bulkhead {
+        #[command(flatten)]
+        model: BulkheadArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+/// Flags every model command shares.
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// Output format: aligned table, JSON Lines (one object per run), or CSV
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// Worker threads for the runs (output order and bytes do not depend on it) [0: one per core]
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+}
+
+/// A failure to report: bad input (status 2) or a failed write.
+enum Failure {
+    Input(String),
+    Io(io::Error),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Io(e)
+    }
+}
+
+fn main() -> ExitCode {
+    // A last line of defence: a bug must still end in one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!("error: internal error: {msg}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(e),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = run(cli, &mut out).and_then(|()| out.flush().map_err(Failure::Io));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        // A closed pipe (`capsim ... | head`) is not an error worth a message.
+        Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Io(e)) => {
+            eprintln!("error: cannot write the output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Prints help and version as clap does; squeezes every other clap error into one line.
+fn clap_failure(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        let _ = e.print();
+        return ExitCode::from(2);
+    }
+    let text = e.render().to_string();
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("Usage:")
+                && !l.starts_with("For more information")
+                && !l.starts_with("tip:")
+        })
+        .collect();
+    eprintln!("{}", line.join(" "));
+    ExitCode::from(2)
+}
+
+fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
+    match cli.command {
+        Command::Lesson { name } => print_lesson(&name, out),
+        Command::Autoscale { model, run } => sweep(&model, &run, out),
+        Command::Consumers { model, run } => sweep(&model, &run, out),
+        Command::Bulkhead { model, run } => sweep(&model, &run, out),
+    }
+}
+
+/// Adapts an `io::Write` to `fmt::Write`, keeping the I/O error.
+struct FmtIo<'a, W: Write> {
+    inner: &'a mut W,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> std::fmt::Write for FmtIo<'_, W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.inner.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
+fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
+    let lessons: Vec<Lesson> = match Lesson::from_name(name) {
+        Some(l) => vec![l],
+        None => Lesson::ALL.to_vec(), // clap admits only the five names and "all"
+    };
+    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    let mut w = FmtIo {
+        inner: out,
+        error: None,
+    };
+    for l in lessons {
+        if let Err(e) = lesson::render(l, &mut w, &mut ws) {
+            return Err(match w.error.take() {
+                Some(io) => Failure::Io(io),
+                None => Failure::Input(e.to_string()),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let grid = model.grid().map_err(Failure::Input)?;
+    for p in &grid {
+        M::validate(p).map_err(|e| Failure::Input(e.to_string()))?;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| Failure::Input(format!("--threads: {e}")))?;
+    // `collect` on an indexed parallel iterator keeps the grid's order.
+    let rows: Result<Vec<_>, _> = pool.install(|| {
+        grid.par_iter()
+            .map_init(M::scratch, |scratch, p| M::run(p, scratch))
+            .collect()
+    });
+    let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
+    write_rows(out, args.format, &rows, &model.table_keys())?;
+    Ok(())
+}

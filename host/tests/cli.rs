@@ -1,0 +1,273 @@
+//! The `capsim` command-line contract: lesson bytes, flags, formats, exit codes.
+
+use std::process::{Command, Output};
+
+fn capsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(args)
+        .output()
+        .expect("capsim runs")
+}
+
+fn golden(name: &str) -> Vec<u8> {
+    let path = format!("{}/../tests/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(path).unwrap()
+}
+
+const LESSONS: [&str; 5] = [
+    "group",
+    "group-sweep",
+    "group-ledger",
+    "consumers",
+    "bulkhead",
+];
+
+#[test]
+fn lesson_prints_the_lesson_bytes() {
+    for name in LESSONS {
+        let out = capsim(&["lesson", name]);
+        assert!(out.status.success(), "{name}");
+        assert_eq!(out.stdout, golden(name), "{name}");
+    }
+    let all: Vec<u8> = LESSONS.iter().flat_map(|n| golden(n)).collect();
+    assert_eq!(capsim(&["lesson", "all"]).stdout, all);
+}
+
+/// Asserts exit status 2, one line on stderr mentioning `flag`, nothing on stdout.
+fn assert_bad_input(args: &[&str], flag: &str) {
+    let out = capsim(args);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(flag), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    // zero or negative where not allowed
+    assert_bad_input(&["autoscale", "--threshold", "0"], "--threshold");
+    assert_bad_input(&["autoscale", "--threshold", "-1"], "--threshold");
+    assert_bad_input(&["consumers", "--consumers", "0"], "--consumers");
+    assert_bad_input(&["consumers", "--slots", "0"], "--slots");
+    assert_bad_input(&["consumers", "--shipments", "0"], "--shipments");
+    assert_bad_input(&["bulkhead", "--tracking-hold", "0"], "--tracking-hold");
+    // out of range
+    assert_bad_input(&["autoscale", "--seed", "0"], "--seed");
+    assert_bad_input(&["autoscale", "--seed", "2147483647"], "--seed");
+    assert_bad_input(&["bulkhead", "--split", "32"], "--split");
+    assert_bad_input(&["bulkhead", "--split", "0"], "--split");
+    assert_bad_input(
+        &["autoscale", "--transient-failure", "1.5"],
+        "--transient-failure",
+    );
+    assert_bad_input(&["consumers", "--seed", "99999999999"], "--seed");
+    // over a capacity limit
+    assert_bad_input(&["consumers", "--shipments", "65537"], "--shipments");
+    assert_bad_input(&["consumers", "--consumers", "65"], "--consumers");
+    assert_bad_input(&["autoscale", "--capacity", "1"], "group size");
+    assert_bad_input(&["autoscale", "--seed", "1..=2000000"], "--seed");
+    // malformed lists
+    assert_bad_input(&["autoscale", "--threshold", "2,,3"], "--threshold");
+    assert_bad_input(&["autoscale", "--threshold", "two"], "--threshold");
+    assert_bad_input(&["autoscale", "--cooldown", "5..=1"], "--cooldown");
+    assert_bad_input(&["bulkhead", "--split", "shared,x"], "--split");
+    assert_bad_input(&["autoscale", "--capacity", "nan"], "--capacity");
+    // unknown mode, format, lesson, flag
+    assert_bad_input(&["bulkhead", "--mode", "fast"], "--mode");
+    assert_bad_input(&["bulkhead", "--format", "xml"], "--format");
+    assert_bad_input(&["lesson", "nope"], "nope");
+    assert_bad_input(&["autoscale", "--bogus", "1"], "--bogus");
+}
+
+fn json_lines(args: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    let out = capsim(args);
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| match serde_json::from_str(l).unwrap() {
+            serde_json::Value::Object(m) => m,
+            other => panic!("not an object: {other}"),
+        })
+        .collect()
+}
+
+#[test]
+fn json_holds_parameters_and_the_contract_metric_keys() {
+    let cases: [(&[&str], &[&str]); 3] = [
+        (
+            &[
+                "autoscale",
+                "--threshold",
+                "2,5",
+                "--cooldown",
+                "0,8",
+                "--format",
+                "json",
+            ],
+            &[
+                "threshold",
+                "cooldown",
+                "seed",
+                "min_size",
+                "max_size",
+                "max_launching",
+                "max_launching_ratio",
+                "under_capacity_rounds",
+                "launched",
+                "false_replacements",
+                "broken_rounds",
+                "scaling_actions",
+                "replacements",
+            ],
+        ),
+        (
+            &[
+                "consumers",
+                "--consumers",
+                "1,8",
+                "--slots",
+                "2",
+                "--format",
+                "json",
+            ],
+            &[
+                "consumers",
+                "slots",
+                "shipments",
+                "seed",
+                "rounds",
+                "reordered_shipments",
+                "wrong_final_state",
+                "throughput",
+            ],
+        ),
+        (
+            &[
+                "bulkhead",
+                "--split",
+                "shared,24",
+                "--mode",
+                "healthy,slowdown",
+                "--format",
+                "json",
+            ],
+            &[
+                "split",
+                "mode",
+                "seed",
+                "tracking_served",
+                "tracking_dropped",
+                "event_served",
+                "event_dropped",
+                "idle_slots",
+                "busy_slot_rounds",
+            ],
+        ),
+    ];
+    for (args, keys) in cases {
+        let rows = json_lines(args);
+        let runs = if args[0] == "consumers" { 2 } else { 4 };
+        assert_eq!(rows.len(), runs, "{args:?}");
+        for row in &rows {
+            for key in keys {
+                assert!(row.contains_key(*key), "{key} missing in {args:?}");
+            }
+        }
+    }
+    // The lesson's numbers, through the CLI.
+    let g = json_lines(&[
+        "autoscale",
+        "--threshold",
+        "2,5",
+        "--cooldown",
+        "0,8",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        (g[0]["launched"].as_u64(), g[3]["launched"].as_u64()),
+        (Some(46), Some(19))
+    );
+    let c = json_lines(&[
+        "consumers",
+        "--consumers",
+        "1,8",
+        "--slots",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(c[1]["rounds"].as_u64(), Some(17551));
+    assert_eq!(c[1]["wrong_final_state"].as_u64(), Some(432));
+    let b = json_lines(&[
+        "bulkhead",
+        "--split",
+        "shared,24",
+        "--mode",
+        "healthy,slowdown",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(b[0]["split"], "shared");
+    assert_eq!(b[3]["split"], 24);
+    assert_eq!(b[3]["mode"], "slowdown");
+    assert_eq!(b[1]["tracking_dropped"].as_u64(), Some(2654));
+    assert_eq!(b[3]["tracking_dropped"].as_u64(), Some(172));
+}
+
+#[test]
+fn csv_and_table_have_a_header_and_a_line_per_run() {
+    let out = capsim(&[
+        "autoscale",
+        "--threshold",
+        "2,3,5",
+        "--cooldown",
+        "0,3,8",
+        "--format",
+        "csv",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 10);
+    assert!(lines[0].starts_with("threshold,cooldown,seed,"));
+    assert!(lines[0].contains(",min_size,max_size,"));
+    assert!(lines[1].starts_with("2,0,20261001,"));
+    let out = capsim(&["bulkhead", "--split", "shared,28,24,20,16"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 6);
+    let widths: Vec<usize> = text.lines().map(str::len).collect();
+    assert!(widths.windows(2).all(|w| w[0] == w[1]), "aligned: {text}");
+}
+
+#[test]
+fn thread_count_does_not_change_the_bytes() {
+    let args = [
+        "bulkhead",
+        "--split",
+        "shared,24",
+        "--seed",
+        "1..=40",
+        "--format",
+        "csv",
+    ];
+    let serial = capsim(&[&args[..], &["--threads", "1"]].concat()).stdout;
+    let parallel = capsim(&[&args[..], &["--threads", "2"]].concat()).stdout;
+    assert_eq!(serial.iter().filter(|&&b| b == b'\n').count(), 81);
+    assert_eq!(serial, parallel);
+}
+
+#[test]
+fn help_shows_the_limits() {
+    let out = capsim(&["consumers", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for needle in ["1 to 64", "1 to 65536", "1 to 2147483646", "--format"] {
+        assert!(help.contains(needle), "{needle}");
+    }
+}

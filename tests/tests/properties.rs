@@ -1,0 +1,261 @@
+//! Properties the lessons state, checked across seeds and parameters.
+
+use capsim_core::autoscale;
+use capsim_core::bulkhead::{self, Mode, Split};
+use capsim_core::consumers::{self, Event, LessonDraws, Queue, Workspace};
+use capsim_core::lesson::{render_all, LESSON_SHIPMENTS};
+use capsim_core::rng::{CounterHash, Uniform};
+
+#[test]
+fn one_consumer_never_reorders() {
+    let mut ws = Box::new(Workspace::<20_000>::new());
+    for seed in [1, 7, 20_260_731, 2_147_483_646] {
+        for slots in [1, 2, 5] {
+            let p = consumers::Params {
+                consumers: 1,
+                slots,
+                shipments: 2000,
+                seed,
+                ..consumers::Params::default()
+            };
+            let m = consumers::run(&p, &mut ws).unwrap();
+            assert_eq!(
+                (m.reordered_shipments, m.wrong_final_state),
+                (0, 0),
+                "{p:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_shared_pool_has_no_idle_slots_while_dropping() {
+    for seed in 1..=20 {
+        for mode in [Mode::Healthy, Mode::Slowdown] {
+            let p = bulkhead::Params {
+                split: Split::Shared,
+                mode,
+                seed,
+                ..bulkhead::Params::default()
+            };
+            let m = bulkhead::run(&p).unwrap();
+            assert!(m.tracking_dropped + m.event_dropped > 0 || mode == Mode::Healthy);
+            assert_eq!(m.idle_slots, 0, "{p:?}");
+            // A partitioned layout under the same load does strand slots.
+            let q = bulkhead::Params {
+                split: Split::Partitioned(24),
+                ..p
+            };
+            assert!(bulkhead::run(&q).unwrap().idle_slots > 0);
+        }
+    }
+}
+
+#[test]
+fn the_queue_is_the_sorted_workload() {
+    // The streamed queue must equal the lesson's construction: generate every event, then
+    // sort by arrival time (stable, so ties keep generation order).
+    for (seed, shipments, events, gap) in [
+        (20_260_731, 300, 7, 1.0),
+        (5, 50, 3, 0.0),
+        (99, 120, 12, 2.5),
+        (123_456, 1, 1, 1.0),
+    ] {
+        let p = consumers::Params {
+            shipments,
+            events_per_shipment: events,
+            queue_gap: gap,
+            seed,
+            ..consumers::Params::default()
+        };
+        let mut r = CounterHash::new(seed);
+        let mut all = Vec::new();
+        use capsim_core::rng::UnitRng;
+        for g in 0..shipments {
+            let start = r.next_unit() * f64::from(shipments) * gap;
+            for k in 0..events {
+                let arrival = start + f64::from(k) * gap + r.next_unit() * gap;
+                let rounds = if k == events - 1 {
+                    6
+                } else {
+                    1 + (r.next_unit() * 3.0).floor() as u32
+                };
+                all.push(Event {
+                    shipment: g,
+                    step: k,
+                    rounds,
+                    arrival,
+                });
+            }
+        }
+        all.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).unwrap());
+        let mut order = vec![0u16; shipments as usize];
+        let streamed: Vec<Event> = Queue::new(&p, LessonDraws::new(&p), &mut order)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(streamed, all, "{p:?}");
+    }
+}
+
+/// The lesson's tick-by-tick loop, written out plainly: the event-driven engine must agree.
+fn tick_by_tick(p: &consumers::Params) -> consumers::Metrics {
+    let mut order = vec![0u16; p.shipments as usize];
+    let events: Vec<Event> = Queue::new(p, LessonDraws::new(p), &mut order)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let n = p.consumers as usize;
+    let mut held: Vec<Option<(Event, u32)>> = vec![None; n];
+    let mut last = vec![-1i64; p.shipments as usize];
+    let mut reordered = vec![false; p.shipments as usize];
+    let (mut next, mut round, mut applied) = (0usize, 0u64, 0usize);
+    while applied < events.len() {
+        for (_, left) in held.iter_mut().flatten() {
+            if *left > 0 {
+                *left -= 1;
+            }
+        }
+        let mut slots = p.slots;
+        for c in held.iter_mut() {
+            if let Some((e, 0)) = c {
+                if slots > 0 {
+                    slots -= 1;
+                    let g = e.shipment as usize;
+                    if i64::from(e.step) < last[g] {
+                        reordered[g] = true;
+                    }
+                    last[g] = i64::from(e.step);
+                    applied += 1;
+                    *c = None;
+                }
+            }
+        }
+        for c in held.iter_mut() {
+            if c.is_none() && next < events.len() {
+                *c = Some((events[next], events[next].rounds));
+                next += 1;
+            }
+        }
+        round += 1;
+    }
+    let final_step = i64::from(p.events_per_shipment) - 1;
+    consumers::Metrics {
+        rounds: round,
+        reordered_shipments: reordered.iter().filter(|&&r| r).count() as u32,
+        wrong_final_state: last.iter().filter(|&&k| k != final_step).count() as u32,
+        throughput: events.len() as f64 / round as f64,
+    }
+}
+
+#[test]
+fn the_event_driven_engine_matches_tick_by_tick() {
+    let mut ws = Box::new(Workspace::<3000>::new());
+    let mut cases = 0;
+    for consumers in [1, 2, 3, 5, 8, 13] {
+        for slots in [1, 2, 4, 9] {
+            for (seed, final_rounds, min, spread) in [(3, 6, 1, 3), (11, 0, 0, 2), (42, 2, 3, 1)] {
+                let p = consumers::Params {
+                    consumers,
+                    slots,
+                    shipments: 1500,
+                    seed,
+                    final_event_rounds: final_rounds,
+                    event_rounds_min: min,
+                    event_rounds_spread: spread,
+                    ..consumers::Params::default()
+                };
+                let got = consumers::run(&p, &mut ws).unwrap();
+                assert_eq!(got, tick_by_tick(&p), "{p:?}");
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 72);
+}
+
+#[test]
+fn any_rand_core_generator_drives_every_model() {
+    // Same generator, same seed: same metrics; a different seed: (almost surely) different.
+    type Pcg = rand_pcg::Pcg32;
+    use rand_core::SeedableRng;
+    let a = autoscale::Params::default();
+    let run_a = |s| autoscale::run_with(&a, &mut Uniform(Pcg::seed_from_u64(s)), &mut ()).unwrap();
+    assert_eq!(run_a(1), run_a(1));
+    assert_ne!(run_a(1), run_a(2));
+    let b = bulkhead::Params::default();
+    let run_b = |s| bulkhead::run_with(&b, &mut Uniform(Pcg::seed_from_u64(s)), &mut ()).unwrap();
+    assert_eq!(run_b(1), run_b(1));
+    assert_ne!(run_b(1), run_b(2));
+    let c = consumers::Params {
+        consumers: 4,
+        shipments: 500,
+        ..consumers::Params::default()
+    };
+    let mut ws = Workspace::<500>::new();
+    let mut run_c = |s| {
+        let draws = consumers::SubstreamDraws::<Pcg>::new(s);
+        consumers::run_with(&c, draws, &mut ws, &mut ()).unwrap()
+    };
+    assert_eq!(run_c(1), run_c(1));
+    assert_ne!(run_c(1), run_c(2));
+}
+
+#[test]
+fn same_inputs_same_bytes() {
+    let render = || {
+        let mut s = String::new();
+        render_all(&mut s, &mut Box::new(Workspace::<LESSON_SHIPMENTS>::new())).unwrap();
+        s
+    };
+    assert_eq!(render(), render());
+    let p = autoscale::Params {
+        threshold: 1,
+        seed: 77,
+        ..autoscale::Params::default()
+    };
+    assert_eq!(autoscale::run(&p), autoscale::run(&p));
+}
+
+#[test]
+fn bad_parameters_are_errors_not_panics() {
+    use capsim_core::Error;
+    let e = autoscale::run(&autoscale::Params {
+        threshold: 0,
+        ..autoscale::Params::default()
+    });
+    assert!(matches!(
+        e,
+        Err(Error::OutOfRange {
+            param: "threshold",
+            ..
+        })
+    ));
+    let e = autoscale::run(&autoscale::Params {
+        capacity: 1.0, // 1800 instances: over the group capacity
+        ..autoscale::Params::default()
+    });
+    assert!(matches!(e, Err(Error::CapacityExceeded { .. })));
+    let e = bulkhead::run(&bulkhead::Params {
+        split: Split::Partitioned(32),
+        ..bulkhead::Params::default()
+    });
+    assert!(matches!(e, Err(Error::OutOfRange { param: "split", .. })));
+    let mut small = Workspace::<10>::new();
+    let e = consumers::run(&consumers::Params::default(), &mut small);
+    assert!(matches!(e, Err(Error::CapacityExceeded { .. })));
+    let e = consumers::run(
+        &consumers::Params {
+            queue_gap: f64::NAN,
+            ..consumers::Params::default()
+        },
+        &mut small,
+    );
+    assert!(matches!(
+        e,
+        Err(Error::OutOfRange {
+            param: "queue-gap",
+            ..
+        })
+    ));
+}
