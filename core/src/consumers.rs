@@ -548,14 +548,11 @@ where
     let mut reordered: u32 = 0;
     let mut round: u64 = 0;
     let mut take = |round: u64, slot: &mut Option<Busy>| -> Result<(), Error> {
-        *slot = match queue.next().transpose()? {
-            Some(e) => Some(Busy {
-                ready: round + u64::from(e.rounds.max(1)),
-                shipment: e.shipment,
-                step: e.step,
-            }),
-            None => None,
-        };
+        *slot = queue.next().transpose()?.map(|e| Busy {
+            ready: round + u64::from(e.rounds.max(1)),
+            shipment: e.shipment,
+            step: e.step,
+        });
         Ok(())
     };
     // Round 0: nothing to apply yet; every consumer takes an event.

@@ -10,6 +10,10 @@
 //! Only the argument reduction for `|x| <= 2^20 · π/2` is implemented (fdlibm's "medium"
 //! path); larger arguments return NaN, and the models reject parameters that would need them.
 
+// The coefficients are written as fdlibm publishes them (more digits than a double holds);
+// each rounds to the intended double, which the tests against node confirm.
+#![allow(clippy::excessive_precision)]
+
 /// High 32 bits of a double.
 fn high(x: f64) -> u32 {
     (x.to_bits() >> 32) as u32
@@ -73,7 +77,7 @@ fn kernel_cos(x: f64, y: f64) -> f64 {
 
 /// Returns `(n, y0, y1)` with `x - n·π/2 = y0 + y1`, for `|x| <= 2^20 · π/2`; `None` beyond.
 fn rem_pio2(x: f64) -> Option<(i32, f64, f64)> {
-    const INV_PIO2: f64 = 6.366_197_723_675_813_824_33e-01;
+    const INV_PIO2: f64 = core::f64::consts::FRAC_2_PI; // 0x3FE45F30_6DC9C883, as fdlibm
     const PIO2_1: f64 = 1.570_796_326_734_125_614_17e+00;
     const PIO2_1T: f64 = 6.077_100_506_506_192_249_32e-11;
     const PIO2_2: f64 = 6.077_100_506_303_965_976_60e-11;
@@ -204,6 +208,14 @@ mod tests {
                 ][(n - 1) as usize]
             );
         }
+    }
+
+    #[test]
+    fn frac_2_pi_is_fdlibms_invpio2() {
+        assert_eq!(
+            core::f64::consts::FRAC_2_PI.to_bits(),
+            0x3FE4_5F30_6DC9_C883
+        );
     }
 
     #[test]
