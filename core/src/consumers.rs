@@ -259,6 +259,8 @@ pub struct Event {
 #[derive(Clone, Copy)]
 struct Pending {
     arrival: f64,
+    /// The shipment's start time, kept to compute its next arrival with one draw.
+    start: f64,
     shipment: u16,
     step: u8,
 }
@@ -284,6 +286,7 @@ impl InFlight {
         Self {
             items: [Pending {
                 arrival: 0.0,
+                start: 0.0,
                 shipment: 0,
                 step: 0,
             }; MAX_IN_FLIGHT],
@@ -356,6 +359,8 @@ pub struct Queue<'w, D> {
     order: &'w mut [u16],
     in_flight: InFlight,
     next_start: usize,
+    /// The start time of `order[next_start]`, once computed.
+    next_start_time: Option<f64>,
     shipments: u32,
     events_per_shipment: u32,
     gap: f64,
@@ -393,6 +398,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
             order,
             in_flight: InFlight::new(),
             next_start: 0,
+            next_start_time: None,
             shipments: params.shipments,
             events_per_shipment: params.events_per_shipment,
             gap,
@@ -407,8 +413,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         self.draws.draw(shipment, 0) * f64::from(self.shipments) * self.gap
     }
 
-    fn arrival(&mut self, shipment: u32, step: u32) -> f64 {
-        let start = self.start(shipment);
+    fn arrival(&mut self, start: f64, shipment: u32, step: u32) -> f64 {
         let jitter = self.draws.draw(shipment, 1 + 2 * step);
         start + f64::from(step) * self.gap + jitter * self.gap
     }
@@ -423,9 +428,10 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         }
     }
 
-    fn pending(&mut self, shipment: u32, step: u32) -> Pending {
+    fn pending(&mut self, start: f64, shipment: u32, step: u32) -> Pending {
         Pending {
-            arrival: self.arrival(shipment, step),
+            arrival: self.arrival(start, shipment, step),
+            start,
             shipment: shipment as u16,
             step: step as u8,
         }
@@ -436,7 +442,14 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         // first event arrives no earlier than its start, and ties go to the lower shipment.
         while let Some(&g) = self.order.get(self.next_start) {
             let g = u32::from(g);
-            let start = self.start(g);
+            let start = match self.next_start_time {
+                Some(t) => t,
+                None => {
+                    let t = self.start(g);
+                    self.next_start_time = Some(t);
+                    t
+                }
+            };
             let due = match self.in_flight.peek() {
                 None => true,
                 Some(top) => match start.partial_cmp(&top.arrival) {
@@ -448,9 +461,10 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
             if !due {
                 break;
             }
-            let first = self.pending(g, 0);
+            let first = self.pending(start, g, 0);
             self.in_flight.push(first)?;
             self.next_start += 1;
+            self.next_start_time = None;
         }
         let Some(&top) = self.in_flight.peek() else {
             return Ok(None);
@@ -458,7 +472,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         let shipment = u32::from(top.shipment);
         let step = u32::from(top.step);
         let next = if step + 1 < self.events_per_shipment {
-            let next = self.pending(shipment, step + 1);
+            let next = self.pending(top.start, shipment, step + 1);
             // The stream relies on a shipment's events arriving in step order.
             if next.arrival < top.arrival {
                 return Err(Error::WorkloadOrder { shipment });

@@ -101,7 +101,7 @@ impl GroupLcg {
 
 impl UnitRng for GroupLcg {
     fn next_unit(&mut self) -> f64 {
-        f64::from(self.step()) / 2_147_483_648.0
+        f64::from(self.step()) * (1.0 / 2_147_483_648.0) // exact: a power of two
     }
 }
 lesson_rng_traits!(GroupLcg);
@@ -131,7 +131,8 @@ impl CounterHash {
 
     /// Returns output number `n` (0-based) as the lesson's double in `[0, 1)`.
     pub fn unit_at(seed: u32, n: u64) -> f64 {
-        f64::from(Self::at(seed, n)) / 4_294_967_296.0
+        // Multiplying by 2^-32 is exact and equals the lesson's division.
+        f64::from(Self::at(seed, n)) * (1.0 / 4_294_967_296.0)
     }
 
     const fn mix(a: u32) -> u32 {
@@ -148,7 +149,7 @@ impl CounterHash {
 
 impl UnitRng for CounterHash {
     fn next_unit(&mut self) -> f64 {
-        f64::from(self.step()) / 4_294_967_296.0
+        f64::from(self.step()) * (1.0 / 4_294_967_296.0)
     }
 }
 lesson_rng_traits!(CounterHash);

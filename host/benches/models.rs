@@ -1,0 +1,75 @@
+//! Criterion benchmarks: one run of each model, each lesson sweep, and the consumers
+//! workload generation on its own. Run with `cargo bench -p capsim`.
+
+use capsim_core::consumers::{self, LessonDraws, Queue, Workspace};
+use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
+use capsim_core::{autoscale, bulkhead};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use std::hint::black_box;
+
+/// Counts bytes: rendering without the cost of storing the text.
+struct Sink(usize);
+
+impl core::fmt::Write for Sink {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+fn single_runs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("run");
+    let a = autoscale::Params::default();
+    g.bench_function("autoscale", |b| b.iter(|| autoscale::run(black_box(&a))));
+    let bh = bulkhead::Params::default();
+    g.bench_function("bulkhead", |b| b.iter(|| bulkhead::run(black_box(&bh))));
+    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    for n in [1, 8] {
+        let p = consumers::Params {
+            consumers: n,
+            ..consumers::Params::default()
+        };
+        g.throughput(Throughput::Elements(p.events()));
+        g.bench_function(format!("consumers_n{n}_s2"), |b| {
+            b.iter(|| consumers::run(black_box(&p), &mut ws))
+        });
+    }
+    g.finish();
+}
+
+fn workload(c: &mut Criterion) {
+    let mut g = c.benchmark_group("workload");
+    let p = consumers::Params::default();
+    g.throughput(Throughput::Elements(p.events()));
+    let mut order = vec![0u16; p.shipments as usize];
+    g.bench_function("consumers_generate", |b| {
+        b.iter(|| {
+            let q = Queue::new(&p, LessonDraws::new(&p), &mut order).unwrap();
+            q.map(|e| e.unwrap().rounds as u64).sum::<u64>()
+        })
+    });
+    g.finish();
+}
+
+fn lesson_sweeps(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sweep");
+    g.sample_size(20);
+    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    for (name, lesson) in [
+        ("group_9_pairs", Lesson::GroupSweep),
+        ("consumers_s_by_n", Lesson::Consumers),
+        ("bulkhead_splits", Lesson::Bulkhead),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || Sink(0),
+                |mut out| render(lesson, &mut out, &mut ws).map(|()| out.0),
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, single_runs, workload, lesson_sweeps);
+criterion_main!(benches);
