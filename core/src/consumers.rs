@@ -523,7 +523,13 @@ pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize>(
 ) -> Result<Metrics, Error> {
     let Workspace { order, store } = ws;
     let queue = Queue::new(params, draws, order)?;
-    let store = &mut store[..params.shipments as usize];
+    // `Queue::new` checked that the workspace holds every shipment.
+    let store = store
+        .get_mut(..params.shipments as usize)
+        .ok_or(Error::CapacityExceeded {
+            what: "workspace shipments",
+            limit: N as u32,
+        })?;
     simulate(params, queue, store, observer)
 }
 
