@@ -6,6 +6,7 @@
 mod list;
 mod models;
 mod output;
+mod summary;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -72,6 +73,9 @@ struct RunArgs {
     /// Output format: aligned table, JSON Lines (one object per run), or CSV
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
+    #[arg(long)]
+    summary: bool,
     /// Worker threads for the runs (output order and bytes do not depend on it) [0: one per core]
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
@@ -209,6 +213,27 @@ fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<()
             .collect()
     });
     let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
-    write_rows(out, args.format, &rows, &model.table_keys())?;
+    if !args.summary {
+        write_rows(out, args.format, &rows, &model.table_keys())?;
+        return Ok(());
+    }
+    let summary = summary::summarize(&rows, model.seeds(), M::METRICS);
+    if args.format == Format::Table {
+        let params: Vec<&str> = model
+            .table_keys()
+            .into_iter()
+            .filter(|k| *k != "seed" && !M::METRICS.contains(k))
+            .collect();
+        let long = summary::long_form(&summary, &params, M::METRICS);
+        let mut keys = params;
+        keys.extend(["seeds", "metric"]);
+        keys.extend(summary::STATS);
+        write_rows(out, args.format, &long, &keys)?;
+    } else {
+        let keys: Vec<&str> = summary
+            .first()
+            .map_or(Vec::new(), |r| r.iter().map(|(k, _)| k.as_ref()).collect());
+        write_rows(out, args.format, &summary, &keys)?;
+    }
     Ok(())
 }

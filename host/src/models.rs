@@ -7,7 +7,7 @@ use capsim_core::Error;
 use clap::Args;
 
 use crate::list::{parse, List};
-use crate::output::{Cell, Row};
+use crate::output::{row, Cell, Row};
 
 /// The most runs one command may make (the product of its lists).
 pub const MAX_RUNS: u64 = 1_000_000;
@@ -69,6 +69,8 @@ pub trait Model: Sync {
     fn table_keys(&self) -> Vec<&'static str>;
     /// The metric keys, in contract order.
     const METRICS: &'static [&'static str];
+    /// How many seeds the grid runs per combination (the innermost list).
+    fn seeds(&self) -> usize;
 }
 
 /// Keys of listed flags whose list has more than one value (shown in the table).
@@ -128,6 +130,10 @@ pub struct AutoscaleArgs {
 }
 
 impl Model for AutoscaleArgs {
+    fn seeds(&self) -> usize {
+        len(&self.seed)
+    }
+
     type Params = autoscale::Params;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
@@ -185,7 +191,7 @@ impl Model for AutoscaleArgs {
 
     fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
         let m = autoscale::run(p)?;
-        Ok(vec![
+        Ok(row(vec![
             ("threshold", Cell::Int(p.threshold.into())),
             ("cooldown", Cell::Int(p.cooldown.into())),
             ("seed", Cell::Int(p.seed.into())),
@@ -213,7 +219,7 @@ impl Model for AutoscaleArgs {
             ("broken_rounds", Cell::Int(m.broken_rounds.into())),
             ("scaling_actions", Cell::Int(m.scaling_actions.into())),
             ("replacements", Cell::Int(m.replacements.into())),
-        ])
+        ]))
     }
 
     fn table_keys(&self) -> Vec<&'static str> {
@@ -269,6 +275,10 @@ pub struct ConsumersArgs {
 }
 
 impl Model for ConsumersArgs {
+    fn seeds(&self) -> usize {
+        len(&self.seed)
+    }
+
     type Params = consumers::Params;
     type Scratch = Box<Workspace<MAX_SHIPMENTS>>;
     const METRICS: &'static [&'static str] = &[
@@ -316,7 +326,7 @@ impl Model for ConsumersArgs {
 
     fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Result<Row, Error> {
         let m = consumers::run(p, ws)?;
-        Ok(vec![
+        Ok(row(vec![
             ("consumers", Cell::Int(p.consumers.into())),
             ("slots", Cell::Int(p.slots.into())),
             ("shipments", Cell::Int(p.shipments.into())),
@@ -339,7 +349,7 @@ impl Model for ConsumersArgs {
             ),
             ("wrong_final_state", Cell::Int(m.wrong_final_state.into())),
             ("throughput", Cell::Float(m.throughput)),
-        ])
+        ]))
     }
 
     fn table_keys(&self) -> Vec<&'static str> {
@@ -410,6 +420,10 @@ pub struct BulkheadArgs {
 }
 
 impl Model for BulkheadArgs {
+    fn seeds(&self) -> usize {
+        len(&self.seed)
+    }
+
     type Params = bulkhead::Params;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
@@ -463,7 +477,7 @@ impl Model for BulkheadArgs {
             Split::Shared => Cell::Word("shared"),
             Split::Partitioned(k) => Cell::Int(k.into()),
         };
-        Ok(vec![
+        Ok(row(vec![
             ("split", split),
             ("mode", Cell::Word(p.mode.name())),
             ("seed", Cell::Int(p.seed.into())),
@@ -482,7 +496,7 @@ impl Model for BulkheadArgs {
             ("event_dropped", Cell::Int(m.event_dropped)),
             ("idle_slots", Cell::Int(m.idle_slots)),
             ("busy_slot_rounds", Cell::Int(m.busy_slot_rounds)),
-        ])
+        ]))
     }
 
     fn table_keys(&self) -> Vec<&'static str> {

@@ -11,6 +11,8 @@ pub enum Cell {
     Int(u64),
     /// A float, shown as JavaScript would print it.
     Float(f64),
+    /// A float computed here (a summary statistic), shown with three decimals in tables.
+    Stat(f64),
     /// A word (`shared`, `healthy`).
     Word(&'static str),
     /// A list of integers (`failure_rounds`).
@@ -18,10 +20,21 @@ pub enum Cell {
 }
 
 impl Cell {
-    fn text(&self) -> String {
+    /// Returns the value as a float, for statistics.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Cell::Int(v) => Some(*v as f64),
+            Cell::Float(v) | Cell::Stat(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Returns the value as text (tables and CSV).
+    pub fn text(&self) -> String {
         match self {
             Cell::Int(v) => v.to_string(),
             Cell::Float(v) => Num(*v).to_string(),
+            Cell::Stat(v) => format!("{v:.3}"),
             Cell::Word(w) => (*w).to_string(),
             Cell::Ints(v) if v.is_empty() => "none".to_string(),
             Cell::Ints(v) => v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"),
@@ -31,19 +44,30 @@ impl Cell {
     fn json(&self) -> String {
         match self {
             Cell::Int(v) => v.to_string(),
-            Cell::Float(v) => serde_json::Value::from(*v).to_string(),
+            Cell::Float(v) | Cell::Stat(v) => serde_json::Value::from(*v).to_string(),
             Cell::Word(w) => serde_json::Value::from(*w).to_string(),
             Cell::Ints(v) => serde_json::Value::from(v.clone()).to_string(),
         }
     }
 
     fn is_number(&self) -> bool {
-        matches!(self, Cell::Int(_) | Cell::Float(_))
+        matches!(self, Cell::Int(_) | Cell::Float(_) | Cell::Stat(_))
     }
 }
 
+/// A column name: a parameter or metric key, or a derived one (`tracking_dropped_mean`).
+pub type Key = std::borrow::Cow<'static, str>;
+
 /// One run: its parameters then its metrics, each a (key, value) pair in contract order.
-pub type Row = Vec<(&'static str, Cell)>;
+pub type Row = Vec<(Key, Cell)>;
+
+/// Returns a row from static keys.
+pub fn row(fields: Vec<(&'static str, Cell)>) -> Row {
+    fields
+        .into_iter()
+        .map(|(k, v)| (Key::Borrowed(k), v))
+        .collect()
+}
 
 /// The output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -77,7 +101,7 @@ pub fn write_rows(
             }
         }
         Format::Csv => {
-            let header: Vec<&str> = first.iter().map(|(k, _)| *k).collect();
+            let header: Vec<&str> = first.iter().map(|(k, _)| k.as_ref()).collect();
             writeln!(out, "{}", header.join(","))?;
             for row in rows {
                 let cells: Vec<String> = row.iter().map(|(_, v)| v.text()).collect();
@@ -88,7 +112,7 @@ pub fn write_rows(
             let columns: Vec<usize> = first
                 .iter()
                 .enumerate()
-                .filter(|(_, (k, _))| table_keys.contains(k))
+                .filter(|(_, (k, _))| table_keys.contains(&k.as_ref()))
                 .map(|(i, _)| i)
                 .collect();
             let texts: Vec<Vec<String>> = rows
@@ -110,7 +134,7 @@ pub fn write_rows(
             let header: Vec<String> = columns
                 .iter()
                 .zip(&widths)
-                .map(|(&i, &w)| pad(first[i].0, w, first[i].1.is_number()))
+                .map(|(&i, &w)| pad(&first[i].0, w, first[i].1.is_number()))
                 .collect();
             writeln!(out, "{}", header.join("  ").trim_end())?;
             for (row, text) in rows.iter().zip(&texts) {
