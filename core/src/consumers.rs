@@ -15,8 +15,9 @@
 //! Events are never stored. The workload is regenerated in arrival order from random access
 //! to the generator's stream ([`WorkloadDraws`]): shipments are sorted by start time into a
 //! caller-provided [`Workspace`] (2 bytes per shipment), and the few shipments in flight sit
-//! in a small heap on the stack (at most [`MAX_IN_FLIGHT`]). The store's state is 1 byte per
-//! shipment. That is 3 bytes per shipment in all, for up to [`MAX_SHIPMENTS`] shipments.
+//! in a small heap there too (its own fixed capacity, [`DEFAULT_IN_FLIGHT`] unless chosen). The store's
+//! state is 1 byte per shipment. That is 3 bytes per shipment in all, for up to
+//! [`MAX_SHIPMENTS`] shipments.
 //!
 //! ```
 //! use capsim_core::consumers::{run, Params, Workspace};
@@ -40,8 +41,6 @@ pub const MAX_SHIPMENTS: usize = 65_536;
 pub const MAX_EVENTS_PER_SHIPMENT: u32 = 126;
 /// The most consumers on the queue.
 pub const MAX_CONSUMERS: usize = 64;
-/// The most shipments whose events can be interleaved in the queue at once.
-pub const MAX_IN_FLIGHT: usize = 256;
 /// The largest queue gap accepted.
 pub const MAX_QUEUE_GAP: f64 = 1e9;
 
@@ -208,23 +207,51 @@ impl<R: SeedableRng + Rng> WorkloadDraws for SubstreamDraws<R> {
     }
 }
 
-/// Caller-provided storage for one run: 3 bytes per shipment, for up to `N` shipments
-/// (`N` at most [`MAX_SHIPMENTS`]).
-///
-/// `Workspace::<5000>` (15,000 bytes) holds the lesson's workload. `new` is `const`, so a
-/// workspace can live in a `static`.
-pub struct Workspace<const N: usize> {
-    /// Shipments sorted by start time.
+/// The in-flight capacity a [`Workspace`] has unless told otherwise.
+pub const DEFAULT_IN_FLIGHT: usize = 256;
+
+/// Caller-provided storage for regenerating the queue: the shipments sorted by start time
+/// (2 bytes per shipment, up to `N`) and the heap of shipments in flight (up to `F`, 24 bytes
+/// each).
+pub struct QueueSpace<const N: usize, const F: usize = DEFAULT_IN_FLIGHT> {
     order: [u16; N],
+    in_flight: [Pending; F],
+}
+
+impl<const N: usize, const F: usize> QueueSpace<N, F> {
+    /// Returns empty storage.
+    pub const fn new() -> Self {
+        Self {
+            order: [0; N],
+            in_flight: [Pending::ZERO; F],
+        }
+    }
+}
+
+impl<const N: usize, const F: usize> Default for QueueSpace<N, F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Caller-provided storage for one run: 3 bytes per shipment, for up to `N` shipments
+/// (`N` at most [`MAX_SHIPMENTS`]), and up to `F` shipments whose events interleave in the
+/// queue at once (24 bytes each; [`DEFAULT_IN_FLIGHT`] unless chosen).
+///
+/// `Workspace::<5000>` (15,000 + 6,144 bytes) holds the lesson's workload. `new` is `const`,
+/// so a workspace can live in a `static`; `Workspace::<0, 0>` holds nothing (a board too
+/// small for the consumers lesson).
+pub struct Workspace<const N: usize, const F: usize = DEFAULT_IN_FLIGHT> {
+    queue: QueueSpace<N, F>,
     /// Per shipment: bits 0–6 the last step applied plus one (0: none); bit 7: reordered.
     store: [u8; N],
 }
 
-impl<const N: usize> Workspace<N> {
+impl<const N: usize, const F: usize> Workspace<N, F> {
     /// Returns an empty workspace.
     pub const fn new() -> Self {
         Self {
-            order: [0; N],
+            queue: QueueSpace::new(),
             store: [0; N],
         }
     }
@@ -235,7 +262,7 @@ impl<const N: usize> Workspace<N> {
     }
 }
 
-impl<const N: usize> Default for Workspace<N> {
+impl<const N: usize, const F: usize> Default for Workspace<N, F> {
     fn default() -> Self {
         Self::new()
     }
@@ -266,6 +293,13 @@ struct Pending {
 }
 
 impl Pending {
+    const ZERO: Pending = Pending {
+        arrival: 0.0,
+        start: 0.0,
+        shipment: 0,
+        step: 0,
+    };
+
     fn before(&self, other: &Pending) -> bool {
         match self.arrival.partial_cmp(&other.arrival) {
             Some(Ordering::Less) => true,
@@ -275,23 +309,15 @@ impl Pending {
     }
 }
 
-/// A fixed-capacity binary min-heap of [`Pending`] events.
-struct InFlight {
-    items: [Pending; MAX_IN_FLIGHT],
+/// A binary min-heap of [`Pending`] events in caller-provided storage.
+struct InFlight<'w> {
+    items: &'w mut [Pending],
     len: usize,
 }
 
-impl InFlight {
-    const fn new() -> Self {
-        Self {
-            items: [Pending {
-                arrival: 0.0,
-                start: 0.0,
-                shipment: 0,
-                step: 0,
-            }; MAX_IN_FLIGHT],
-            len: 0,
-        }
+impl<'w> InFlight<'w> {
+    fn new(items: &'w mut [Pending]) -> Self {
+        Self { items, len: 0 }
     }
 
     fn peek(&self) -> Option<&Pending> {
@@ -299,10 +325,10 @@ impl InFlight {
     }
 
     fn push(&mut self, p: Pending) -> Result<(), Error> {
-        if self.len == MAX_IN_FLIGHT {
+        if self.len == self.items.len() {
             return Err(Error::CapacityExceeded {
                 what: "shipments in flight",
-                limit: MAX_IN_FLIGHT as u32,
+                limit: self.items.len() as u32,
             });
         }
         let mut i = self.len;
@@ -357,7 +383,7 @@ impl InFlight {
 pub struct Queue<'w, D> {
     draws: D,
     order: &'w mut [u16],
-    in_flight: InFlight,
+    in_flight: InFlight<'w>,
     next_start: usize,
     /// The start time of `order[next_start]`, once computed.
     next_start_time: Option<f64>,
@@ -371,9 +397,22 @@ pub struct Queue<'w, D> {
 }
 
 impl<'w, D: WorkloadDraws> Queue<'w, D> {
-    /// Returns the queue for `params`, sorting the shipments into `order` (one entry per
-    /// shipment; `order.len()` must be at least `params.shipments`).
-    pub fn new(params: &Params, mut draws: D, order: &'w mut [u16]) -> Result<Self, Error> {
+    /// Returns the queue for `params`, sorting the shipments into `space` (which must hold
+    /// `params.shipments`).
+    pub fn new<const N: usize, const F: usize>(
+        params: &Params,
+        draws: D,
+        space: &'w mut QueueSpace<N, F>,
+    ) -> Result<Self, Error> {
+        Self::from_parts(params, draws, &mut space.order, &mut space.in_flight)
+    }
+
+    fn from_parts(
+        params: &Params,
+        mut draws: D,
+        order: &'w mut [u16],
+        in_flight: &'w mut [Pending],
+    ) -> Result<Self, Error> {
         params.validate()?;
         let n = params.shipments as usize;
         let capacity = order.len() as u32;
@@ -396,7 +435,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         Ok(Self {
             draws,
             order,
-            in_flight: InFlight::new(),
+            in_flight: InFlight::new(in_flight),
             next_start: 0,
             next_start_time: None,
             shipments: params.shipments,
@@ -508,21 +547,24 @@ impl<D: WorkloadDraws> Iterator for Queue<'_, D> {
 }
 
 /// Runs the model on the lesson's workload.
-pub fn run<const N: usize>(params: &Params, ws: &mut Workspace<N>) -> Result<Metrics, Error> {
+pub fn run<const N: usize, const F: usize>(
+    params: &Params,
+    ws: &mut Workspace<N, F>,
+) -> Result<Metrics, Error> {
     run_with(params, LessonDraws::new(params), ws, &mut ())
 }
 
 /// Runs the model on the workload drawn from `draws`, calling `observer` after every round
 /// in which something happened (rounds in which every consumer is only counting down are
 /// skipped in one step; the observer sees the round reached).
-pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize>(
+pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize, const F: usize>(
     params: &Params,
     draws: D,
-    ws: &mut Workspace<N>,
+    ws: &mut Workspace<N, F>,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let Workspace { order, store } = ws;
-    let queue = Queue::new(params, draws, order)?;
+    let Workspace { queue, store } = ws;
+    let queue = Queue::new(params, draws, queue)?;
     // `Queue::new` checked that the workspace holds every shipment.
     let store = store
         .get_mut(..params.shipments as usize)

@@ -103,18 +103,18 @@ impl fmt::Display for LessonError {
 impl core::error::Error for LessonError {}
 
 /// Writes one lesson's output.
-pub fn render<W: Write, const N: usize>(
+pub fn render<W: Write, const N: usize, const F: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N>,
+    ws: &mut Workspace<N, F>,
 ) -> Result<(), LessonError> {
     render_observed(lesson, out, ws, &mut ())
 }
 
 /// Writes all five lesson outputs, in [`Lesson::ALL`] order.
-pub fn render_all<W: Write, const N: usize>(
+pub fn render_all<W: Write, const N: usize, const F: usize>(
     out: &mut W,
-    ws: &mut Workspace<N>,
+    ws: &mut Workspace<N, F>,
 ) -> Result<(), LessonError> {
     for lesson in Lesson::ALL {
         render(lesson, out, ws)?;
@@ -123,10 +123,10 @@ pub fn render_all<W: Write, const N: usize>(
 }
 
 /// Writes one lesson's output, calling `observer` after every simulated round.
-pub fn render_observed<W: Write, O: Observer, const N: usize>(
+pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N>,
+    ws: &mut Workspace<N, F>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
@@ -156,6 +156,8 @@ fn autoscale_run<O: Observer>(
     autoscale::run_with(&params, &mut GroupLcg::new(params.seed), observer)
 }
 
+// Kept out of line so that one lesson's frame does not add to another's peak stack.
+#[inline(never)]
 fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
     let p = autoscale::Params::default();
     let pairs = [(2, 0), (5, 8)];
@@ -210,6 +212,8 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
     Ok(())
 }
 
+// Kept out of line so that one lesson's frame does not add to another's peak stack.
+#[inline(never)]
 fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
     const THRESHOLDS: [u32; 3] = [2, 3, 5];
     const COOLDOWNS: [u32; 3] = [0, 3, 8];
@@ -292,6 +296,8 @@ fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(
     Ok(())
 }
 
+// Kept out of line so that one lesson's frame does not add to another's peak stack.
+#[inline(never)]
 fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
     const PAIRS: [(u32, u32); 3] = [(2, 0), (3, 3), (5, 3)];
     /// Cost of one idle instance-hour, in the lesson's permanent capacity units.
@@ -356,9 +362,11 @@ fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<
 
 // ---------------------------------------------------------------- competing consumers
 
-fn consumers_tables<W: Write, O: Observer, const N: usize>(
+// Kept out of line so that one lesson's frame does not add to another's peak stack.
+#[inline(never)]
+fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize>(
     out: &mut W,
-    ws: &mut Workspace<N>,
+    ws: &mut Workspace<N, F>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     const SLOTS: [u32; 2] = [2, 4];
@@ -476,6 +484,8 @@ fn bulkhead_run<O: Observer>(
     bulkhead::run_with(&params, &mut ParkMiller::new(params.seed), observer)
 }
 
+// Kept out of line so that one lesson's frame does not add to another's peak stack.
+#[inline(never)]
 fn bulkhead_tables<W: Write, O: Observer>(
     out: &mut W,
     observer: &mut O,

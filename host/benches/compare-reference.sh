@@ -183,7 +183,7 @@ awk -v sweeps="${SWEEPS[*]}" '
     }
     {
         node[$1] = node[$1] " " $3; capsim[$1] = capsim[$1] " " $4
-        ratios[$1] = ratios[$1] sprintf(" %.0f", $3 / $4)
+        ratios[$1] = ratios[$1] sprintf(" %.1f", $3 / $4)
     }
     END {
         printf "%-12s | %12s | %12s | %17s | %s\n", "sweep", "node ms", "capsim ms", "ratio node/capsim", "per-round ratios"

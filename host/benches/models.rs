@@ -1,7 +1,7 @@
 //! Criterion benchmarks: one run of each model, each lesson sweep, and the consumers
 //! workload generation on its own. Run with `cargo bench -p capsim`.
 
-use capsim_core::consumers::{self, LessonDraws, Queue, Workspace};
+use capsim_core::consumers::{self, LessonDraws, Queue, QueueSpace, Workspace};
 use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
 use capsim_core::{autoscale, bulkhead};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -41,7 +41,7 @@ fn workload(c: &mut Criterion) {
     let mut g = c.benchmark_group("workload");
     let p = consumers::Params::default();
     g.throughput(Throughput::Elements(p.events()));
-    let mut order = vec![0u16; p.shipments as usize];
+    let mut order = Box::new(QueueSpace::<5000>::new());
     g.bench_function("consumers_generate", |b| {
         b.iter(|| {
             let q = Queue::new(&p, LessonDraws::new(&p), &mut order).unwrap();

@@ -2,7 +2,7 @@
 
 use capsim_core::autoscale;
 use capsim_core::bulkhead::{self, Mode, Split};
-use capsim_core::consumers::{self, Event, LessonDraws, Queue, Workspace};
+use capsim_core::consumers::{self, Event, LessonDraws, Queue, QueueSpace, Workspace};
 use capsim_core::lesson::{render_all, LESSON_SHIPMENTS};
 use capsim_core::rng::{CounterHash, Uniform};
 
@@ -89,7 +89,7 @@ fn the_queue_is_the_sorted_workload() {
             }
         }
         all.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).unwrap());
-        let mut order = vec![0u16; shipments as usize];
+        let mut order = Box::new(QueueSpace::<{ 2000 }>::new());
         let streamed: Vec<Event> = Queue::new(&p, LessonDraws::new(&p), &mut order)
             .unwrap()
             .map(Result::unwrap)
@@ -100,7 +100,7 @@ fn the_queue_is_the_sorted_workload() {
 
 /// The lesson's tick-by-tick loop, written out plainly: the event-driven engine must agree.
 fn tick_by_tick(p: &consumers::Params) -> consumers::Metrics {
-    let mut order = vec![0u16; p.shipments as usize];
+    let mut order = Box::new(QueueSpace::<5000>::new());
     let events: Vec<Event> = Queue::new(p, LessonDraws::new(p), &mut order)
         .unwrap()
         .map(Result::unwrap)
