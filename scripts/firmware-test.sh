@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# Runs the capsim firmware on four QEMU boards and checks it against the host CLI.
+#
+#   scripts/firmware-test.sh
+#
+# 1. installs what is missing: the rust targets, llvm-tools, QEMU (Debian bookworm-backports),
+#    defmt-print;
+# 2. builds the firmware (release) for each target, and lints it (fmt, clippy -D warnings);
+# 3. runs each build under QEMU, twice at once, with a timeout;
+# 4. compares its stdout byte for byte with `capsim lesson all` on the host (microbit: the
+#    lessons that fit, see MICROBIT_LESSONS);
+# 5. checks that it exited with status 0 and that both runs noted the same work figures;
+# 6. prints the budgets (lm3s6965evb: flash <= 128 KiB, static RAM + peak stack <= 32 KiB)
+#    and the instructions per lesson;
+# 7. builds and runs the defmt build for each board and compares the decoded report lines.
+#
+# Exits non-zero on any difference, timeout, failing exit status or budget overrun.
+# Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
+# RUN_TIMEOUT (seconds per QEMU run, default 300). Under CI=true nothing is skipped: a tool
+# that cannot be installed fails the run.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fw="$root/firmware"
+work="$fw/target/firmware-test"
+run_timeout=${RUN_TIMEOUT:-300}
+
+# target, board, lessons compared (all: the whole suite)
+boards=(
+  "thumbv7m-none-eabi lm3s6965evb all"
+  "thumbv7em-none-eabihf mps2-an386 all"
+  "thumbv6m-none-eabi microbit microbit"
+  "riscv32imac-unknown-none-elf riscv-virt all"
+)
+# The micro:bit has 16 KiB of RAM. The consumers lesson's workspace alone is 15,000 bytes
+# (3 per shipment x 5000) and its run needs about as much stack again, so the microbit build
+# gives it no workspace: that lesson reports a capacity error on stderr (checked below) and
+# these four run and are compared.
+MICROBIT_LESSONS=(group group-sweep group-ledger bulkhead)
+FLASH_BUDGET=$((128 * 1024))
+RAM_BUDGET=$((32 * 1024))
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "  ok    $*"; }
+fail() { failed=$((failed + 1)); echo "  FAIL  $*"; }
+section() { echo; echo "== $*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# ---------------------------------------------------------------- 1. tools
+section "tools"
+start=$SECONDS
+installed_targets=$(rustup target list --installed)
+for spec in "${boards[@]}"; do
+  target=${spec%% *}
+  grep -qx "$target" <<<"$installed_targets" || rustup target add "$target"
+done
+rustup component list --installed | grep '^llvm-tools' >/dev/null || rustup component add llvm-tools
+sysroot=$(rustc --print sysroot)
+host_triple=$(rustc -vV | sed -n 's/^host: //p')
+llvm_size="$sysroot/lib/rustlib/$host_triple/bin/llvm-size"
+llvm_nm="$sysroot/lib/rustlib/$host_triple/bin/llvm-nm"
+
+if ! command -v qemu-system-arm >/dev/null || ! command -v qemu-system-riscv32 >/dev/null; then
+  # Debian bookworm's own QEMU (7.2) conflicts with the newer qemu-utils some images carry;
+  # bookworm-backports has QEMU 10, where qemu-system-riscv32 is in package qemu-system-riscv.
+  suite=()
+  if grep -qs '^VERSION_CODENAME=bookworm' /etc/os-release; then
+    if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      echo 'deb http://deb.debian.org/debian bookworm-backports main' |
+        as_root tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+    fi
+    suite=(-t bookworm-backports)
+  fi
+  as_root apt-get update -qq
+  riscv_pkg=qemu-system-misc
+  if apt-cache show qemu-system-riscv >/dev/null 2>&1; then riscv_pkg=qemu-system-riscv; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${suite[@]}" qemu-system-arm "$riscv_pkg" >/dev/null
+fi
+command -v defmt-print >/dev/null || cargo install -q --locked defmt-print
+for tool in qemu-system-arm qemu-system-riscv32 defmt-print "$llvm_size" "$llvm_nm"; do
+  command -v "$tool" >/dev/null || { echo "missing tool: $tool"; exit 1; }
+done
+echo "  $(qemu-system-arm --version | head -n 1)"
+echo "  $(defmt-print --version)"
+echo "  tools ready in $((SECONDS - start)) s"
+
+# ---------------------------------------------------------------- host output
+section "host output"
+start=$SECONDS
+mkdir -p "$work"
+host() {
+  if [ -n "${CAPSIM_HOST:-}" ]; then
+    "$CAPSIM_HOST" "$@"
+  else
+    (cd "$root" && cargo run -q --release -p capsim -- "$@")
+  fi
+}
+host lesson all >"$work/host-all.out"
+: >"$work/host-microbit.out"
+for lesson in "${MICROBIT_LESSONS[@]}"; do
+  host lesson "$lesson" >>"$work/host-microbit.out"
+done
+echo "  $(wc -l <"$work/host-all.out") lines of \`capsim lesson all\` in $((SECONDS - start)) s"
+# Report lines never start with '#': that prefix marks the firmware's notes under defmt.
+if grep -q '^#' "$work/host-all.out"; then
+  echo "host report has lines starting with '#': the defmt check cannot tell them from notes"
+  exit 1
+fi
+
+# ---------------------------------------------------------------- 2. build and lint
+section "build (release) and lint"
+start=$SECONDS
+cd "$fw"
+# One target per cargo call: a multi-target build would unify the targets' features of
+# critical-section (Cortex-M and RISC-V each set their own restore state).
+for spec in "${boards[@]}"; do
+  read -r target board _ <<<"$spec"
+  cargo build -q --release --target "$target"
+  cp "target/$target/release/capsim-firmware" "$work/$board.elf"
+done
+echo "  built in $((SECONDS - start)) s"
+if cargo fmt --check >/dev/null; then pass "cargo fmt --check"; else fail "cargo fmt --check"; fi
+for spec in "${boards[@]}"; do
+  target=${spec%% *}
+  if cargo clippy -q --release --target "$target" -- -D warnings; then
+    pass "clippy $target"
+  else
+    fail "clippy $target"
+  fi
+done
+# The features that no QEMU run exercises: rtt (a real board, e.g. micro:bit) and step-mode.
+for build in "thumbv7m-none-eabi rtt" "thumbv6m-none-eabi rtt" "thumbv7m-none-eabi step-mode"; do
+  read -r target features <<<"$build"
+  if cargo clippy -q --release --target "$target" --features "$features" -- -D warnings; then
+    pass "clippy $target --features $features"
+  else
+    fail "clippy $target --features $features"
+  fi
+done
+echo "  linted in $((SECONDS - start)) s"
+
+# ---------------------------------------------------------------- 3.-5. run and compare
+# Runs ELF $2 with target $1's cargo runner (QEMU, from firmware/.cargo/config.toml, the one
+# place that names the QEMU options) into $3.out, $3.err and $3.status.
+run() {
+  local target=$1 elf=$2 out=$3 runner status=0
+  runner=$(sed -n "/^\[target\.$target\]/,/^\[/ s/^runner = \"\(.*\)\"$/\1/p" .cargo/config.toml)
+  [ -n "$runner" ] || { echo "no runner for $target in .cargo/config.toml"; exit 1; }
+  # shellcheck disable=SC2086 # the runner is a command line
+  timeout --kill-after=10 "$run_timeout" $runner "$elf" >"$out.out" 2>"$out.err" || status=$?
+  echo "$status" >"$out.status"
+}
+
+for spec in "${boards[@]}"; do
+  read -r target board lessons <<<"$spec"
+  section "$board ($target)"
+  start=$SECONDS
+  run "$target" "$work/$board.elf" "$work/$board.1" &
+  run "$target" "$work/$board.elf" "$work/$board.2" &
+  wait
+  echo "  two runs in $((SECONDS - start)) s"
+  status=$(cat "$work/$board.1.status")
+  case $status in
+    0) pass "exit status 0" ;;
+    124 | 137) fail "timed out after $run_timeout s" ;;
+    *) fail "exit status $status"; sed 's/^/        /' "$work/$board.1.err" ;;
+  esac
+  expected="$work/host-all.out"
+  [ "$lessons" = microbit ] && expected="$work/host-microbit.out"
+  if cmp -s "$expected" "$work/$board.1.out"; then
+    pass "stdout equals the host's ($lessons: $(wc -c <"$expected") bytes)"
+  else
+    fail "stdout differs from the host's ($lessons):"
+    diff "$expected" "$work/$board.1.out" | head -n 20 | sed 's/^/        /'
+  fi
+  if [ "$lessons" = microbit ]; then
+    if grep -q '^# error consumers: .*capacity' "$work/$board.1.err"; then
+      pass "consumers lesson reports its capacity error"
+    else
+      fail "no capacity error noted for the consumers lesson"
+    fi
+  fi
+  if cmp -s "$work/$board.1.err" "$work/$board.2.err" && cmp -s "$work/$board.1.out" "$work/$board.2.out"; then
+    pass "second run identical (work figures reproducible)"
+  else
+    fail "second run differs:"
+    diff "$work/$board.1.err" "$work/$board.2.err" | head -n 10 | sed 's/^/        /'
+  fi
+  sed -n 's/^# /  /p' "$work/$board.1.err"
+done
+
+# ---------------------------------------------------------------- 6. budgets
+section "budgets (llvm-size; peak stack painted and measured on the board)"
+allocators=()
+printf '  %-12s %8s %8s %8s %8s %8s %10s %12s\n' board .text .rodata .data .bss flash static+pk "peak stack"
+for spec in "${boards[@]}"; do
+  read -r _ board _ <<<"$spec"
+  read -r text rodata data bss vectors < <("$llvm_size" -A "$work/$board.elf" | awk '
+    $1 == ".text" {t = $2} $1 == ".rodata" {r = $2} $1 == ".data" {d = $2}
+    $1 == ".bss" || $1 == ".uninit" {b += $2} $1 == ".vector_table" {v = $2}
+    END {print t + 0, r + 0, d + 0, b + 0, v + 0}')
+  flash=$((vectors + text + rodata + data))
+  peak=$(sed -n 's/^# stack [^:]*: peak \([0-9]*\) bytes.*/\1/p' "$work/$board.1.err")
+  peak=${peak:-0}
+  ram=$((data + bss + peak))
+  printf '  %-12s %8d %8d %8d %8d %8d %8d %10d\n' "$board" "$text" "$rodata" "$data" "$bss" "$flash" "$ram" "$peak"
+  # A global allocator would define these (the firmware has none and no `alloc`).
+  if "$llvm_nm" "$work/$board.elf" | grep -E '__rust_alloc|__rg_alloc|__rdl_alloc' >/dev/null; then
+    allocators+=("$board")
+  fi
+  if [ "$board" = lm3s6965evb ]; then
+    lm3s_flash=$flash lm3s_ram=$ram
+  fi
+done
+if [ "${#allocators[@]}" = 0 ]; then
+  pass "no allocator linked (llvm-nm finds no __rust_alloc, __rg_alloc, __rdl_alloc)"
+else
+  fail "an allocator is linked in: ${allocators[*]}"
+fi
+if [ "${lm3s_flash:-0}" -gt 0 ] && [ "$lm3s_flash" -le "$FLASH_BUDGET" ]; then
+  pass "lm3s6965evb flash $lm3s_flash <= $FLASH_BUDGET bytes"
+else
+  fail "lm3s6965evb flash ${lm3s_flash:-?} > $FLASH_BUDGET bytes"
+fi
+if [ "${lm3s_ram:-0}" -gt 0 ] && [ "$lm3s_ram" -le "$RAM_BUDGET" ]; then
+  pass "lm3s6965evb static RAM + peak stack $lm3s_ram <= $RAM_BUDGET bytes"
+else
+  fail "lm3s6965evb static RAM + peak stack ${lm3s_ram:-?} > $RAM_BUDGET bytes"
+fi
+
+# ---------------------------------------------------------------- 7. defmt
+# Report lines go out as defmt::println!, notes as defmt::info! starting with "# ".
+for spec in "${boards[@]}"; do
+  read -r target board lessons <<<"$spec"
+  section "$board: defmt over semihosting, decoded by defmt-print"
+  start=$SECONDS
+  cargo build -q --release --target "$target" --features defmt
+  elf="$work/$board-defmt.elf"
+  cp "target/$target/release/capsim-firmware" "$elf"
+  run "$target" "$elf" "$work/$board-defmt"
+  status=$(cat "$work/$board-defmt.status")
+  if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
+  defmt-print -e "$elf" --log-format '{s}' <"$work/$board-defmt.out" >"$work/$board-defmt.log"
+  grep -v '^# ' "$work/$board-defmt.log" >"$work/$board-defmt-report.out" || true
+  expected="$work/host-all.out"
+  [ "$lessons" = microbit ] && expected="$work/host-microbit.out"
+  if cmp -s "$expected" "$work/$board-defmt-report.out"; then
+    pass "decoded report lines equal the host's ($(wc -l <"$expected") lines)"
+  else
+    fail "decoded report lines differ from the host's:"
+    diff "$expected" "$work/$board-defmt-report.out" | head -n 20 | sed 's/^/        /'
+  fi
+  if grep -q '^# stack ' "$work/$board-defmt.log"; then
+    pass "notes decoded: $(grep '^# stack ' "$work/$board-defmt.log" | cut -c3-)"
+  else
+    fail "no notes decoded"
+  fi
+  echo "  built and run in $((SECONDS - start)) s"
+done
+
+echo
+echo "firmware: $passed passed, $failed failed"
+[ "$failed" = 0 ]
