@@ -89,7 +89,7 @@ fn the_queue_is_the_sorted_workload() {
             }
         }
         all.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).unwrap());
-        let mut order = Box::new(QueueSpace::<{ 2000 }>::new());
+        let mut order = Box::new(QueueSpace::<2000>::new());
         let streamed: Vec<Event> = Queue::new(&p, LessonDraws::new(&p), &mut order)
             .unwrap()
             .map(Result::unwrap)
