@@ -24,7 +24,7 @@ use crate::rng::{ParkMiller, UnitRng};
 use crate::Observer;
 
 /// The longest hold time, in rounds (the size of each pool's release calendar).
-pub const MAX_HOLD: u32 = 255;
+pub const MAX_HOLD: u32 = 127;
 /// The most requests that may arrive in one round.
 pub const MAX_ARRIVALS_PER_ROUND: usize = 256;
 /// The most slots in all.
@@ -132,7 +132,7 @@ impl Default for Params {
     }
 }
 
-const HOLD_ACCEPTED: &str = "integers from 1 to 255";
+const HOLD_ACCEPTED: &str = "integers from 1 to 127";
 
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
@@ -198,12 +198,15 @@ pub struct Metrics {
     pub busy_slot_rounds: u64,
 }
 
+/// Release calendar length: one more than the longest hold, rounded up to a power of two.
+const CALENDAR: usize = 128;
+
 /// One pool: its size, its busy slots, and how many slots free up in each coming round.
 struct Pool {
     size: u32,
     busy: u32,
-    /// `releases[r % 256]`: slots whose hold ends at round `r`.
-    releases: [u16; 256],
+    /// `releases[r % CALENDAR]`: slots whose hold ends at round `r`.
+    releases: [u16; CALENDAR],
 }
 
 impl Pool {
@@ -211,12 +214,12 @@ impl Pool {
         Self {
             size,
             busy: 0,
-            releases: [0; 256],
+            releases: [0; CALENDAR],
         }
     }
 
     fn free_ended(&mut self, round: u32) {
-        let bucket = &mut self.releases[(round % 256) as usize];
+        let bucket = &mut self.releases[round as usize % CALENDAR];
         self.busy -= u32::from(*bucket);
         *bucket = 0;
     }
@@ -225,10 +228,10 @@ impl Pool {
         self.size - self.busy
     }
 
-    /// Takes a slot until `round + hold` (1 ≤ hold ≤ 255, so no bucket is reused early).
+    /// Takes a slot until `round + hold` (1 ≤ hold < CALENDAR, so no bucket is reused early).
     fn take(&mut self, round: u32, hold: u32) {
         self.busy += 1;
-        self.releases[(round.wrapping_add(hold) % 256) as usize] += 1;
+        self.releases[round.wrapping_add(hold) as usize % CALENDAR] += 1;
     }
 }
 
@@ -260,6 +263,81 @@ const TOO_MANY_ARRIVALS: Error = Error::CapacityExceeded {
     limit: MAX_ARRIVALS_PER_ROUND as u32,
 };
 
+/// One layout's state during a run: its pools, hold times and metrics.
+struct Lane {
+    /// The shared pool, or the tracking pool.
+    first: Pool,
+    /// The event pool, when partitioned.
+    second: Option<Pool>,
+    tracking_hold: u32,
+    event_hold: u32,
+    slow_hold: u32,
+    /// First round of the slowdown, `u32::MAX` for a healthy run.
+    slow_from: u32,
+    m: Metrics,
+}
+
+impl Lane {
+    fn new(p: &Params) -> Self {
+        let (first, second) = match p.split {
+            Split::Shared => (Pool::new(p.total_slots), None),
+            Split::Partitioned(k) => (Pool::new(k), Some(Pool::new(p.total_slots - k))),
+        };
+        Self {
+            first,
+            second,
+            tracking_hold: p.tracking_hold,
+            event_hold: p.event_hold,
+            slow_hold: p.slow_hold,
+            slow_from: match p.mode {
+                Mode::Healthy => u32::MAX,
+                Mode::Slowdown => p.failure_start,
+            },
+            m: Metrics::default(),
+        }
+    }
+
+    /// Plays one round's shuffled arrivals against this layout.
+    fn round(&mut self, t: u32, arrivals: &[Stream]) {
+        self.first.free_ended(t);
+        if let Some(p) = self.second.as_mut() {
+            p.free_ended(t);
+        }
+        let busy = self.first.busy + self.second.as_ref().map_or(0, |p| p.busy);
+        self.m.busy_slot_rounds += u64::from(busy);
+        let event_hold = if t >= self.slow_from {
+            self.slow_hold
+        } else {
+            self.event_hold
+        };
+        for &stream in arrivals {
+            let hold = match stream {
+                Stream::Tracking => self.tracking_hold,
+                Stream::Event => event_hold,
+            };
+            let (pool, other) = match (stream, self.second.as_mut()) {
+                (Stream::Event, Some(events)) => (events, Some(&self.first)),
+                (_, second) => (&mut self.first, second.map(|p| &*p)),
+            };
+            if pool.free() > 0 {
+                pool.take(t, hold);
+                match stream {
+                    Stream::Tracking => self.m.tracking_served += 1,
+                    Stream::Event => self.m.event_served += 1,
+                }
+            } else {
+                match stream {
+                    Stream::Tracking => self.m.tracking_dropped += 1,
+                    Stream::Event => self.m.event_dropped += 1,
+                }
+                if let Some(o) = other {
+                    self.m.idle_slots += u64::from(o.free());
+                }
+            }
+        }
+    }
+}
+
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
     run_with(params, &mut ParkMiller::new(params.seed), &mut ())
@@ -272,21 +350,52 @@ pub fn run_with<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    params.validate()?;
-    let (mut first, mut second) = match params.split {
-        Split::Shared => (Pool::new(params.total_slots), None),
-        Split::Partitioned(k) => (Pool::new(k), Some(Pool::new(params.total_slots - k))),
+    let [m] = run_many_with(core::array::from_ref(params), rng, observer)?;
+    Ok(m)
+}
+
+/// Runs several layouts on one arrival stream, with the lesson's generator: returns exactly
+/// what `B` separate [`run`]s return.
+///
+/// The arrivals and their shuffle depend only on the seed, the rates, the rounds per second
+/// and the horizon, never on the pools, so runs that share those see the same stream: it is
+/// drawn once and played against every layout (split, mode, slots and hold times may differ).
+/// Each layout takes about 600 bytes of stack.
+pub fn run_many<const B: usize>(params: &[Params; B]) -> Result<[Metrics; B], Error> {
+    let seed = params.first().map_or(1, |p| p.seed);
+    run_many_with(params, &mut ParkMiller::new(seed), &mut ())
+}
+
+/// [`run_many`] drawing from `rng`, calling `observer` after every round.
+pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
+    params: &[Params; B],
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<[Metrics; B], Error> {
+    let Some(first) = params.first() else {
+        return Ok([Metrics::default(); B]);
     };
-    let tracking_limit = libm::exp(-(params.tracking_rate / params.rounds_per_second));
-    let event_limit = libm::exp(-(params.event_rate / params.rounds_per_second));
-    let mut m = Metrics::default();
-    let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
-    for t in 0..params.horizon {
-        first.free_ended(t);
-        if let Some(p) = second.as_mut() {
-            p.free_ended(t);
+    for p in params {
+        p.validate()?;
+        let same_stream = [
+            ("seed", p.seed == first.seed),
+            ("horizon", p.horizon == first.horizon),
+            (
+                "rounds-per-second",
+                p.rounds_per_second == first.rounds_per_second,
+            ),
+            ("tracking-rate", p.tracking_rate == first.tracking_rate),
+            ("event-rate", p.event_rate == first.event_rate),
+        ];
+        if let Some(&(param, _)) = same_stream.iter().find(|(_, same)| !same) {
+            return Err(Error::BatchMismatch { param });
         }
-        m.busy_slot_rounds += u64::from(first.busy + second.as_ref().map_or(0, |p| p.busy));
+    }
+    let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
+    let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
+    let mut lanes: [Lane; B] = core::array::from_fn(|i| Lane::new(&params[i]));
+    let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
+    for t in 0..first.horizon {
         arrivals.clear();
         for _ in 0..poisson(rng, tracking_limit)? {
             arrivals
@@ -299,38 +408,14 @@ pub fn run_with<R: UnitRng, O: Observer>(
                 .map_err(|_| TOO_MANY_ARRIVALS)?;
         }
         for i in (1..arrivals.len()).rev() {
-            // floor(r * (i + 1)) < i + 1 for r < 1.
-            let j = libm::floor(rng.next_unit() * (i + 1) as f64) as usize;
+            // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
+            let j = (rng.next_unit() * (i + 1) as f64) as usize;
             arrivals.swap(i, j.min(i));
         }
-        let slow = params.mode == Mode::Slowdown && t >= params.failure_start;
-        for &stream in arrivals.iter() {
-            let hold = match stream {
-                Stream::Tracking => params.tracking_hold,
-                Stream::Event if slow => params.slow_hold,
-                Stream::Event => params.event_hold,
-            };
-            let (pool, other) = match (stream, second.as_mut()) {
-                (Stream::Event, Some(events)) => (events, Some(&first)),
-                (_, second_pool) => (&mut first, second_pool.map(|p| &*p)),
-            };
-            if pool.free() > 0 {
-                pool.take(t, hold);
-                match stream {
-                    Stream::Tracking => m.tracking_served += 1,
-                    Stream::Event => m.event_served += 1,
-                }
-            } else {
-                match stream {
-                    Stream::Tracking => m.tracking_dropped += 1,
-                    Stream::Event => m.event_dropped += 1,
-                }
-                if let Some(o) = other {
-                    m.idle_slots += u64::from(o.free());
-                }
-            }
+        for lane in lanes.iter_mut() {
+            lane.round(t, &arrivals);
         }
         observer.round_done(u64::from(t));
     }
-    Ok(m)
+    Ok(lanes.map(|lane| lane.m))
 }

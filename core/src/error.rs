@@ -23,6 +23,11 @@ pub enum Error {
         /// The capacity that was reached.
         limit: u32,
     },
+    /// Runs batched on one random stream differ in a parameter that defines the stream.
+    BatchMismatch {
+        /// The parameter, spelled as its CLI flag.
+        param: &'static str,
+    },
     /// The consumers workload is not in arrival order within one shipment, so it cannot be
     /// streamed (only possible with extreme queue gaps; the run stops rather than reorder).
     WorkloadOrder {
@@ -39,6 +44,9 @@ impl fmt::Display for Error {
             }
             Error::CapacityExceeded { what, limit } => {
                 write!(f, "{what} exceeds its capacity of {limit}")
+            }
+            Error::BatchMismatch { param } => {
+                write!(f, "--{param}: runs batched on one stream must share it")
             }
             Error::WorkloadOrder { shipment } => write!(
                 f,

@@ -471,19 +471,6 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize>(
 
 // ---------------------------------------------------------------- bulkhead
 
-fn bulkhead_run<O: Observer>(
-    split: bulkhead::Split,
-    mode: bulkhead::Mode,
-    observer: &mut O,
-) -> Result<bulkhead::Metrics, Error> {
-    let params = bulkhead::Params {
-        split,
-        mode,
-        ..bulkhead::Params::default()
-    };
-    bulkhead::run_with(&params, &mut ParkMiller::new(params.seed), observer)
-}
-
 // Kept out of line so that one lesson's frame does not add to another's peak stack.
 #[inline(never)]
 fn bulkhead_tables<W: Write, O: Observer>(
@@ -529,12 +516,33 @@ fn bulkhead_tables<W: Write, O: Observer>(
         write!(out, "{title:>13}")?;
     }
     writeln!(out, "{:>20}", "ortalama dolu yuva")?;
+    // Every run shares the seed and the rates, hence one arrival stream: the eleven distinct
+    // layouts the lesson prints (its 15 calls repeat four) run together on it.
     let layouts = [Split::Shared, Split::Partitioned(LESSON_SPLIT)];
     let modes = [Mode::Healthy, Mode::Slowdown];
+    let run = |split, mode| bulkhead::Params {
+        split,
+        mode,
+        ..p.clone()
+    };
+    let mut batch: [bulkhead::Params; 11] = core::array::from_fn(|_| p.clone());
+    for (i, split) in TABLE_SPLITS.iter().enumerate() {
+        batch[2 * i] = run(*split, Mode::Healthy);
+        batch[2 * i + 1] = run(*split, Mode::Slowdown);
+    }
+    batch[10] = run(Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
+    let results = bulkhead::run_many_with(&batch, &mut ParkMiller::new(p.seed), observer)?;
+    let find = |split: Split, mode: Mode| {
+        batch
+            .iter()
+            .zip(results.iter())
+            .find(|(q, _)| q.split == split && q.mode == mode)
+            .map_or(bulkhead::Metrics::default(), |(_, m)| *m)
+    };
     let mut r = [[bulkhead::Metrics::default(); 2]; 2];
     for (row, split) in r.iter_mut().zip(layouts) {
         for (cell, mode) in row.iter_mut().zip(modes) {
-            let k = bulkhead_run(split, mode, observer)?;
+            let k = find(split, mode);
             *cell = k;
             match split {
                 Split::Shared => pad_end(out, 22, format_args!("tek havuz ({total})"))?,
@@ -599,8 +607,8 @@ fn bulkhead_tables<W: Write, O: Observer>(
         "yavaslamada olay dusen"
     )?;
     for split in TABLE_SPLITS {
-        let s = bulkhead_run(split, Mode::Healthy, observer)?;
-        let y = bulkhead_run(split, Mode::Slowdown, observer)?;
+        let s = find(split, Mode::Healthy);
+        let y = find(split, Mode::Slowdown);
         match split {
             Split::Shared => pad_end(out, 20, format_args!("tek havuz ({total})"))?,
             Split::Partitioned(k) => pad_end(out, 20, format_args!("{k}/{}", total - k))?,
@@ -611,11 +619,7 @@ fn bulkhead_tables<W: Write, O: Observer>(
             s.tracking_dropped, s.event_dropped, y.tracking_dropped, y.event_dropped
         )?;
     }
-    let alt = bulkhead_run(
-        Split::Partitioned(SENSITIVITY_SPLIT),
-        Mode::Healthy,
-        observer,
-    )?;
+    let alt = find(Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
     let event_load = (p.event_rate / rps) * f64::from(p.event_hold);
     writeln!(
         out,

@@ -175,7 +175,14 @@ impl ParkMiller {
     }
 
     fn step(&mut self) -> u32 {
-        self.state = (u64::from(self.state) * 48_271 % Self::MODULUS) as u32;
+        // x mod (2^31 - 1) without a division: 2^31 = 1 (mod 2^31 - 1), and x < 2^47 leaves
+        // at most one subtraction.
+        let x = u64::from(self.state) * 48_271;
+        let mut r = (x & Self::MODULUS) + (x >> 31);
+        if r >= Self::MODULUS {
+            r -= Self::MODULUS;
+        }
+        self.state = r as u32;
         self.state
     }
 }

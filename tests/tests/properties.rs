@@ -259,3 +259,43 @@ fn bad_parameters_are_errors_not_panics() {
         })
     ));
 }
+
+#[test]
+fn layouts_batched_on_one_stream_equal_separate_runs() {
+    for seed in [1, 20_260_801, 987_654_321] {
+        let base = bulkhead::Params {
+            seed,
+            horizon: 1500,
+            ..bulkhead::Params::default()
+        };
+        let batch: [bulkhead::Params; 4] = [
+            base.clone(),
+            bulkhead::Params {
+                split: Split::Partitioned(20),
+                mode: Mode::Slowdown,
+                ..base.clone()
+            },
+            bulkhead::Params {
+                split: Split::Partitioned(3),
+                total_slots: 9,
+                tracking_hold: 2,
+                ..base.clone()
+            },
+            bulkhead::Params {
+                mode: Mode::Slowdown,
+                failure_start: 10,
+                slow_hold: 100,
+                ..base.clone()
+            },
+        ];
+        let together = bulkhead::run_many(&batch).unwrap();
+        for (p, m) in batch.iter().zip(together) {
+            assert_eq!(bulkhead::run(p).unwrap(), m, "{p:?}");
+        }
+        let mismatched = [base.clone(), bulkhead::Params { seed: seed + 1, ..base }];
+        assert!(matches!(
+            bulkhead::run_many(&mismatched),
+            Err(capsim_core::Error::BatchMismatch { param: "seed" })
+        ));
+    }
+}
