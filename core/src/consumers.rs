@@ -234,25 +234,28 @@ impl<const N: usize, const F: usize> Default for QueueSpace<N, F> {
     }
 }
 
-/// Caller-provided storage for one run: 3 bytes per shipment, for up to `N` shipments
-/// (`N` at most [`MAX_SHIPMENTS`]), and up to `F` shipments whose events interleave in the
-/// queue at once (24 bytes each; [`DEFAULT_IN_FLIGHT`] unless chosen).
+/// Caller-provided storage for a run: 3 bytes per shipment, for up to `N` shipments (`N` at
+/// most [`MAX_SHIPMENTS`]), and up to `F` shipments whose events interleave in the queue at
+/// once (24 bytes each; [`DEFAULT_IN_FLIGHT`] unless chosen). With `R` lanes (default 1),
+/// [`run_batch`] runs `R` configurations on one pass over the queue, for 1 more byte per
+/// shipment per extra lane: memory for speed, the caller's choice.
 ///
 /// `Workspace::<5000>` (15,000 + 6,144 bytes) holds the lesson's workload. `new` is `const`,
 /// so a workspace can live in a `static`; `Workspace::<0, 0>` holds nothing (a board too
 /// small for the consumers lesson).
-pub struct Workspace<const N: usize, const F: usize = DEFAULT_IN_FLIGHT> {
+pub struct Workspace<const N: usize, const F: usize = DEFAULT_IN_FLIGHT, const R: usize = 1> {
     queue: QueueSpace<N, F>,
-    /// Per shipment: bits 0–6 the last step applied plus one (0: none); bit 7: reordered.
-    store: [u8; N],
+    /// Per lane, per shipment: bits 0–6 the last step applied plus one (0: none); bit 7:
+    /// reordered.
+    stores: [[u8; N]; R],
 }
 
-impl<const N: usize, const F: usize> Workspace<N, F> {
+impl<const N: usize, const F: usize, const R: usize> Workspace<N, F, R> {
     /// Returns an empty workspace.
     pub const fn new() -> Self {
         Self {
             queue: QueueSpace::new(),
-            store: [0; N],
+            stores: [[0; N]; R],
         }
     }
 
@@ -260,9 +263,14 @@ impl<const N: usize, const F: usize> Workspace<N, F> {
     pub const fn capacity(&self) -> usize {
         N
     }
+
+    /// Returns how many configurations one pass over the queue can run, `R`.
+    pub const fn lanes(&self) -> usize {
+        R
+    }
 }
 
-impl<const N: usize, const F: usize> Default for Workspace<N, F> {
+impl<const N: usize, const F: usize, const R: usize> Default for Workspace<N, F, R> {
     fn default() -> Self {
         Self::new()
     }
@@ -290,6 +298,15 @@ struct Pending {
     start: f64,
     shipment: u16,
     step: u8,
+}
+
+impl Event {
+    const ZERO: Event = Event {
+        shipment: 0,
+        step: 0,
+        rounds: 0,
+        arrival: 0.0,
+    };
 }
 
 impl Pending {
@@ -547,9 +564,9 @@ impl<D: WorkloadDraws> Iterator for Queue<'_, D> {
 }
 
 /// Runs the model on the lesson's workload.
-pub fn run<const N: usize, const F: usize>(
+pub fn run<const N: usize, const F: usize, const R: usize>(
     params: &Params,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
 ) -> Result<Metrics, Error> {
     run_with(params, LessonDraws::new(params), ws, &mut ())
 }
@@ -557,121 +574,272 @@ pub fn run<const N: usize, const F: usize>(
 /// Runs the model on the workload drawn from `draws`, calling `observer` after every round
 /// in which something happened (rounds in which every consumer is only counting down are
 /// skipped in one step; the observer sees the round reached).
-pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize, const F: usize>(
+pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize, const F: usize, const R: usize>(
     params: &Params,
     draws: D,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let Workspace { queue, store } = ws;
-    let queue = Queue::new(params, draws, queue)?;
-    // `Queue::new` checked that the workspace holds every shipment.
-    let store = store
-        .get_mut(..params.shipments as usize)
-        .ok_or(Error::CapacityExceeded {
+    let mut out = [Metrics::default()];
+    run_batch_with(core::slice::from_ref(params), draws, ws, observer, &mut out)?;
+    Ok(out[0])
+}
+
+/// Runs up to `R` configurations on one pass over the lesson's workload, writing each one's
+/// metrics to `out`: exactly what separate [`run`]s return.
+///
+/// The workload depends only on the shipments, events per shipment, queue gap, seed and
+/// processing times; configurations that share those (and differ in consumers and slots)
+/// consume the same queue, so it is generated once for all of them. Each needs its own
+/// store, which is what the workspace's `R` provides (1 byte per shipment per lane).
+pub fn run_batch<const N: usize, const F: usize, const R: usize>(
+    params: &[Params],
+    ws: &mut Workspace<N, F, R>,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
+    let Some(first) = params.first() else {
+        return Ok(());
+    };
+    run_batch_with(params, LessonDraws::new(first), ws, &mut (), out)
+}
+
+/// [`run_batch`] on the workload drawn from `draws`, calling `observer` after every round
+/// any configuration processes.
+pub fn run_batch_with<D, O, const N: usize, const F: usize, const R: usize>(
+    params: &[Params],
+    draws: D,
+    ws: &mut Workspace<N, F, R>,
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error>
+where
+    D: WorkloadDraws,
+    O: Observer,
+{
+    let Some(first) = params.first() else {
+        return Ok(());
+    };
+    if params.len() > R || out.len() < params.len() {
+        return Err(Error::CapacityExceeded {
+            what: "configurations in one batch (workspace lanes)",
+            limit: R as u32,
+        });
+    }
+    for p in params {
+        p.validate()?;
+        let same_workload = [
+            ("shipments", p.shipments == first.shipments),
+            (
+                "events-per-shipment",
+                p.events_per_shipment == first.events_per_shipment,
+            ),
+            (
+                "queue-gap",
+                p.queue_gap.to_bits() == first.queue_gap.to_bits(),
+            ),
+            ("seed", p.seed == first.seed),
+            (
+                "final-event-rounds",
+                p.final_event_rounds == first.final_event_rounds,
+            ),
+            (
+                "event-rounds-min",
+                p.event_rounds_min == first.event_rounds_min,
+            ),
+            (
+                "event-rounds-spread",
+                p.event_rounds_spread == first.event_rounds_spread,
+            ),
+        ];
+        if let Some(&(param, _)) = same_workload.iter().find(|(_, same)| !same) {
+            return Err(Error::BatchMismatch { param });
+        }
+    }
+    let Workspace { queue, stores } = ws;
+    let mut queue = Queue::new(first, draws, queue)?;
+    let shipments = first.shipments as usize;
+    let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
+    for (p, store) in params.iter().zip(stores.iter_mut()) {
+        // `Queue::new` checked that the workspace holds every shipment.
+        let store = store.get_mut(..shipments).ok_or(Error::CapacityExceeded {
             what: "workspace shipments",
             limit: N as u32,
         })?;
-    simulate(params, queue, store, observer)
-}
-
-/// A consumer holding an event: it may apply it from round `ready` on.
-#[derive(Clone, Copy)]
-struct Busy {
-    ready: u64,
-    shipment: u32,
-    step: u32,
-}
-
-const STEP_MASK: u8 = 0x7f;
-const REORDERED: u8 = 0x80;
-
-/// The event-driven engine: its cost grows with the events, not with rounds × consumers.
-///
-/// A consumer that takes an event with processing time `d` in round `r` may apply it from
-/// round `r + max(d, 1)` (it counts down once per round, and a zero time still waits for the
-/// next round). Rounds in which no consumer may apply are skipped in one step.
-fn simulate<I, O>(
-    params: &Params,
-    mut queue: I,
-    store: &mut [u8],
-    observer: &mut O,
-) -> Result<Metrics, Error>
-where
-    I: Iterator<Item = Result<Event, Error>>,
-    O: Observer,
-{
-    store.fill(0);
-    let total = params.events();
-    let n = params.consumers as usize;
-    let mut consumers: [Option<Busy>; MAX_CONSUMERS] = [None; MAX_CONSUMERS];
-    let consumers = &mut consumers[..n];
-    let mut applied: u64 = 0;
-    let mut reordered: u32 = 0;
-    let mut round: u64 = 0;
-    let mut take = |round: u64, slot: &mut Option<Busy>| -> Result<(), Error> {
-        *slot = queue.next().transpose()?.map(|e| Busy {
-            ready: round + u64::from(e.rounds.max(1)),
-            shipment: e.shipment,
-            step: e.step,
-        });
-        Ok(())
-    };
-    // Round 0: nothing to apply yet; every consumer takes an event.
-    for slot in consumers.iter_mut() {
-        take(0, slot)?;
-    }
-    if total == 0 {
-        return Ok(Metrics::default());
-    }
-    loop {
-        observer.round_done(round);
-        // Jump to the next round in which some consumer may apply.
-        let next_ready = consumers.iter().flatten().map(|b| b.ready).min();
-        let Some(next_ready) = next_ready else {
-            // Unreachable while events remain: every event is either queued or held.
-            return Err(Error::CapacityExceeded {
-                what: "events lost",
-                limit: 0,
-            });
-        };
-        round = next_ready.max(round + 1);
-        let mut slots = params.slots;
-        for slot in consumers.iter_mut() {
-            if slots == 0 {
-                break;
-            }
-            let Some(busy) = *slot else { continue };
-            if busy.ready > round {
-                continue;
-            }
-            slots -= 1;
-            let state = &mut store[busy.shipment as usize];
-            let last = (*state & STEP_MASK) as u32; // last step applied + 1, 0 for none
-            let mut flags = *state & REORDERED;
-            if last > 0 && busy.step < last - 1 && flags == 0 {
-                flags = REORDERED;
-                reordered += 1;
-            }
-            *state = flags | (busy.step + 1) as u8;
-            applied += 1;
-            take(round, slot)?;
+        let lane = Lane::new(p, store);
+        if lanes.push(lane).is_err() {
+            break; // unreachable: params.len() <= R
         }
-        if applied == total {
+    }
+    // Every lane asks for the queue's events in order, so the queue is generated once, a
+    // chunk at a time, and each chunk is played to every lane in turn.
+    let mut chunk = [Event::ZERO; CHUNK];
+    loop {
+        let mut len = 0;
+        while len < CHUNK {
+            match queue.next().transpose()? {
+                Some(e) => {
+                    chunk[len] = e;
+                    len += 1;
+                }
+                None => break,
+            }
+        }
+        let exhausted = len < CHUNK;
+        for lane in lanes.iter_mut() {
+            lane.feed(&chunk[..len], exhausted, observer);
+        }
+        if exhausted {
             break;
         }
     }
-    observer.round_done(round);
-    let final_step = params.events_per_shipment;
-    let wrong = store
-        .iter()
-        .filter(|&&s| u32::from(s & STEP_MASK) != final_step)
-        .count() as u32;
-    let rounds = round + 1;
-    Ok(Metrics {
-        rounds,
-        reordered_shipments: reordered,
-        wrong_final_state: wrong,
-        throughput: total as f64 / rounds as f64,
-    })
+    for (lane, m) in lanes.iter().zip(out.iter_mut()) {
+        *m = lane.metrics(first);
+    }
+    Ok(())
+}
+
+/// Events generated at a time and played to every lane (16 bytes each, on the stack).
+const CHUNK: usize = 64;
+
+const STEP_MASK: u8 = 0x7f;
+const REORDERED: u8 = 0x80;
+/// `ready` of a consumer holding nothing.
+const IDLE: u64 = u64::MAX;
+
+/// One configuration's run, event-driven: its cost grows with the events, not with rounds ×
+/// consumers.
+///
+/// A consumer that takes an event with processing time `d` in round `r` may apply it from
+/// round `r + max(d, 1)` (it counts down once per round, and a zero time still waits for the
+/// next round). Rounds in which no consumer may apply are skipped in one step. The lane is a
+/// state machine so that several can share one queue: [`Lane::advance`] runs until a
+/// consumer needs the next event, [`Lane::give`] hands it over.
+struct Lane<'s> {
+    /// Per consumer: the round from which it may apply its event ([`IDLE`]: none held).
+    ready: [u64; MAX_CONSUMERS],
+    /// Per consumer: the event it holds, as `shipment << 8 | step`.
+    job: [u32; MAX_CONSUMERS],
+    n: usize,
+    slots: u32,
+    total: u64,
+    store: &'s mut [u8],
+    round: u64,
+    applied: u64,
+    reordered: u32,
+    /// The consumer waiting for the next event, if any.
+    wants: Option<usize>,
+    /// Round 0 hands every consumer an event: how many have one so far.
+    started: usize,
+    /// Within a round: the next consumer to look at, and the store slots left.
+    scan: usize,
+    slots_left: u32,
+}
+
+impl<'s> Lane<'s> {
+    fn new(p: &Params, store: &'s mut [u8]) -> Self {
+        store.fill(0);
+        Self {
+            ready: [IDLE; MAX_CONSUMERS],
+            job: [0; MAX_CONSUMERS],
+            n: p.consumers as usize,
+            slots: p.slots,
+            total: p.events(),
+            store,
+            round: 0,
+            applied: 0,
+            reordered: 0,
+            wants: None,
+            started: 0,
+            scan: 0,
+            slots_left: 0,
+        }
+    }
+
+    /// Plays `events` (the queue's next ones, in order) to this lane: it runs until it needs
+    /// an event beyond them or, once the queue is `exhausted`, until every event is applied.
+    #[inline]
+    fn feed<O: Observer>(&mut self, events: &[Event], exhausted: bool, observer: &mut O) {
+        let mut events = events.iter();
+        loop {
+            if let Some(i) = self.wants {
+                match events.next() {
+                    Some(e) => {
+                        self.ready[i] = self.round + u64::from(e.rounds.max(1));
+                        self.job[i] = (e.shipment << 8) | e.step;
+                    }
+                    None if exhausted => self.ready[i] = IDLE,
+                    None => return, // wait for the next chunk
+                }
+                self.wants = None;
+            }
+            if !self.advance(observer) {
+                return;
+            }
+        }
+    }
+
+    /// Runs until a consumer needs an event (returns `true`) or every event is applied.
+    #[inline]
+    fn advance<O: Observer>(&mut self, observer: &mut O) -> bool {
+        if self.started < self.n {
+            // Round 0: nothing to apply yet; every consumer takes an event.
+            self.wants = Some(self.started);
+            self.started += 1;
+            return true;
+        }
+        let n = self.n;
+        loop {
+            if self.slots_left > 0 {
+                let round = self.round;
+                if let Some(i) = (self.scan..n).find(|&i| self.ready[i] <= round) {
+                    self.scan = i + 1;
+                    self.slots_left -= 1;
+                    self.apply(self.job[i]);
+                    self.wants = Some(i);
+                    return true;
+                }
+            }
+            observer.round_done(self.round);
+            if self.applied == self.total {
+                return false;
+            }
+            // Jump to the next round in which some consumer may apply.
+            let next = self.ready[..n].iter().copied().min().unwrap_or(IDLE);
+            if next == IDLE {
+                return false; // unreachable while events remain: each is queued or held
+            }
+            self.round = next.max(self.round + 1);
+            self.scan = 0;
+            self.slots_left = self.slots;
+        }
+    }
+
+    fn apply(&mut self, job: u32) {
+        let (shipment, step) = (job >> 8, job & 0xff);
+        let state = &mut self.store[shipment as usize];
+        let last = u32::from(*state & STEP_MASK); // last step applied + 1, 0 for none
+        let mut flags = *state & REORDERED;
+        if last > 0 && step < last - 1 && flags == 0 {
+            flags = REORDERED;
+            self.reordered += 1;
+        }
+        *state = flags | (step + 1) as u8;
+        self.applied += 1;
+    }
+
+    fn metrics(&self, p: &Params) -> Metrics {
+        let final_step = p.events_per_shipment;
+        let wrong = self
+            .store
+            .iter()
+            .filter(|&&s| u32::from(s & STEP_MASK) != final_step)
+            .count() as u32;
+        let rounds = self.round + 1;
+        Metrics {
+            rounds,
+            reordered_shipments: self.reordered,
+            wrong_final_state: wrong,
+            throughput: self.total as f64 / rounds as f64,
+        }
+    }
 }

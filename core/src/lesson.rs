@@ -26,6 +26,10 @@ use crate::{autoscale, bulkhead, Error, Observer};
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
 
+/// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
+/// the lesson in one pass over its queue.
+pub const LESSON_CONFIGURATIONS: usize = 12;
+
 /// One of the five lesson outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -103,18 +107,18 @@ impl fmt::Display for LessonError {
 impl core::error::Error for LessonError {}
 
 /// Writes one lesson's output.
-pub fn render<W: Write, const N: usize, const F: usize>(
+pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
 ) -> Result<(), LessonError> {
     render_observed(lesson, out, ws, &mut ())
 }
 
 /// Writes all five lesson outputs, in [`Lesson::ALL`] order.
-pub fn render_all<W: Write, const N: usize, const F: usize>(
+pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize>(
     out: &mut W,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
 ) -> Result<(), LessonError> {
     for lesson in Lesson::ALL {
         render(lesson, out, ws)?;
@@ -123,10 +127,10 @@ pub fn render_all<W: Write, const N: usize, const F: usize>(
 }
 
 /// Writes one lesson's output, calling `observer` after every simulated round.
-pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize>(
+pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
@@ -364,9 +368,9 @@ fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<
 
 // Kept out of line so that one lesson's frame does not add to another's peak stack.
 #[inline(never)]
-fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize>(
+fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
     out: &mut W,
-    ws: &mut Workspace<N, F>,
+    ws: &mut Workspace<N, F, R>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     const SLOTS: [u32; 2] = [2, 4];
@@ -383,18 +387,22 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize>(
         }
         .into());
     }
-    let mut results = [[consumers::Metrics::default(); 6]; 2];
-    for (row, &slots) in results.iter_mut().zip(SLOTS.iter()) {
-        for (cell, &n) in row.iter_mut().zip(CONSUMERS.iter()) {
-            let params = consumers::Params {
-                consumers: n,
-                slots,
-                ..base.clone()
-            };
-            *cell =
-                consumers::run_with(&params, consumers::LessonDraws::new(&params), ws, observer)?;
-        }
+    // The twelve configurations share one workload: with R lanes, each pass over the queue
+    // runs R of them (one on a small board, all twelve on a host).
+    let configs: [consumers::Params; 12] = core::array::from_fn(|i| consumers::Params {
+        consumers: CONSUMERS[i % 6],
+        slots: SLOTS[i / 6],
+        ..base.clone()
+    });
+    let mut flat = [consumers::Metrics::default(); 12];
+    for (params, out) in configs.chunks(R.max(1)).zip(flat.chunks_mut(R.max(1))) {
+        let draws = consumers::LessonDraws::new(&base);
+        consumers::run_batch_with(params, draws, ws, observer, out)?;
     }
+    let results = [
+        <[consumers::Metrics; 6]>::try_from(&flat[..6]).unwrap_or_default(),
+        <[consumers::Metrics; 6]>::try_from(&flat[6..]).unwrap_or_default(),
+    ];
     writeln!(
         out,
         "is yuku: {} gonderi x {} olay (V4) = {} olay",

@@ -1,8 +1,8 @@
 //! Criterion benchmarks: one run of each model, each lesson sweep, and the consumers
 //! workload generation on its own. Run with `cargo bench -p capsim`.
 
-use capsim_core::consumers::{self, LessonDraws, Queue, QueueSpace, Workspace};
-use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
+use capsim_core::consumers::{self, LessonDraws, Queue, QueueSpace, Workspace, DEFAULT_IN_FLIGHT};
+use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use capsim_core::{autoscale, bulkhead};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
@@ -54,7 +54,12 @@ fn workload(c: &mut Criterion) {
 fn lesson_sweeps(c: &mut Criterion) {
     let mut g = c.benchmark_group("sweep");
     g.sample_size(20);
-    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    // What `capsim lesson` uses: one lane per consumers configuration.
+    let mut ws = Box::new(Workspace::<
+        LESSON_SHIPMENTS,
+        DEFAULT_IN_FLIGHT,
+        LESSON_CONFIGURATIONS,
+    >::new());
     for (name, lesson) in [
         ("group_9_pairs", Lesson::GroupSweep),
         ("consumers_s_by_n", Lesson::Consumers),
@@ -68,6 +73,15 @@ fn lesson_sweeps(c: &mut Criterion) {
             )
         });
     }
+    // A small board's way: one lane, the queue regenerated for each configuration.
+    let mut one_lane = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    g.bench_function("consumers_s_by_n_one_lane", |b| {
+        b.iter_batched(
+            || Sink(0),
+            |mut out| render(Lesson::Consumers, &mut out, &mut one_lane).map(|()| out.0),
+            BatchSize::SmallInput,
+        )
+    });
     g.finish();
 }
 

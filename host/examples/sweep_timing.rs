@@ -5,8 +5,8 @@
 //! Usage: `sweep_timing [--min-secs S] [SWEEP...]`, SWEEP one of `group_sweep`, `consumers`,
 //! `bulkhead` (default: all three). Prints `<sweep> <ms per sweep> <bytes rendered>` per line.
 
-use capsim_core::consumers::Workspace;
-use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
+use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
+use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -27,7 +27,8 @@ impl core::fmt::Write for Sink {
     }
 }
 
-type Ws = Workspace<LESSON_SHIPMENTS>;
+/// What `capsim lesson` uses: one lane per consumers configuration.
+type Ws = Workspace<LESSON_SHIPMENTS, DEFAULT_IN_FLIGHT, LESSON_CONFIGURATIONS>;
 
 /// Renders `lesson` `n` times and returns the seconds taken and the bytes of one render.
 fn batch(lesson: Lesson, n: u64, ws: &mut Ws) -> (f64, usize) {

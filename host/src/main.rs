@@ -12,7 +12,8 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use capsim_core::consumers::Workspace;
-use capsim_core::lesson::{self, Lesson, LESSON_SHIPMENTS};
+use capsim_core::consumers::DEFAULT_IN_FLIGHT;
+use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
@@ -181,7 +182,12 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
         Some(l) => vec![l],
         None => Lesson::ALL.to_vec(), // clap admits only the five names and "all"
     };
-    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    // Twelve lanes: the consumers lesson's configurations share one pass over its queue.
+    let mut ws = Box::new(Workspace::<
+        LESSON_SHIPMENTS,
+        DEFAULT_IN_FLIGHT,
+        LESSON_CONFIGURATIONS,
+    >::new());
     let mut w = FmtIo {
         inner: out,
         error: None,

@@ -66,6 +66,25 @@ fn all_is_the_five_in_order() {
 }
 
 #[test]
+fn consumers_renders_the_same_with_any_number_of_lanes() {
+    use capsim_core::consumers::DEFAULT_IN_FLIGHT;
+    use capsim_core::lesson::LESSON_CONFIGURATIONS;
+    let want = golden(Lesson::Consumers);
+    let mut out = String::new();
+    let mut ws = Box::new(Workspace::<
+        LESSON_SHIPMENTS,
+        DEFAULT_IN_FLIGHT,
+        LESSON_CONFIGURATIONS,
+    >::new());
+    render(Lesson::Consumers, &mut out, &mut ws).unwrap();
+    assert_eq!(out, want, "12 lanes");
+    let mut out = String::new();
+    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS, 32, 5>::new());
+    render(Lesson::Consumers, &mut out, &mut ws).unwrap();
+    assert_eq!(out, want, "5 lanes, 32 in flight");
+}
+
+#[test]
 fn a_small_workspace_fails_only_the_consumers_lesson() {
     let mut ws = Workspace::<100>::new();
     for lesson in Lesson::ALL {

@@ -292,10 +292,45 @@ fn layouts_batched_on_one_stream_equal_separate_runs() {
         for (p, m) in batch.iter().zip(together) {
             assert_eq!(bulkhead::run(p).unwrap(), m, "{p:?}");
         }
-        let mismatched = [base.clone(), bulkhead::Params { seed: seed + 1, ..base }];
+        let mismatched = [
+            base.clone(),
+            bulkhead::Params {
+                seed: seed + 1,
+                ..base
+            },
+        ];
         assert!(matches!(
             bulkhead::run_many(&mismatched),
             Err(capsim_core::Error::BatchMismatch { param: "seed" })
         ));
     }
+}
+
+#[test]
+fn configurations_batched_on_one_queue_equal_separate_runs() {
+    let base = consumers::Params {
+        shipments: 800,
+        seed: 4242,
+        ..consumers::Params::default()
+    };
+    let batch: Vec<consumers::Params> = [(1, 1), (3, 2), (8, 1), (13, 5), (2, 9)]
+        .iter()
+        .map(|&(n, s)| consumers::Params {
+            consumers: n,
+            slots: s,
+            ..base.clone()
+        })
+        .collect();
+    let mut ws = Box::new(Workspace::<800, 64, 5>::new());
+    let mut out = [consumers::Metrics::default(); 5];
+    consumers::run_batch(&batch, &mut ws, &mut out).unwrap();
+    let mut single = Box::new(Workspace::<800>::new());
+    for (p, m) in batch.iter().zip(out) {
+        assert_eq!(consumers::run(p, &mut single).unwrap(), m, "{p:?}");
+    }
+    let mismatched = [base.clone(), consumers::Params { seed: 1, ..base }];
+    assert!(matches!(
+        consumers::run_batch(&mismatched, &mut ws, &mut out),
+        Err(capsim_core::Error::BatchMismatch { param: "seed" })
+    ));
 }
