@@ -26,7 +26,7 @@ use crate::Observer;
 /// The longest hold time, in rounds (the size of each pool's release calendar).
 pub const MAX_HOLD: u32 = 127;
 /// The most requests that may arrive in one round.
-pub const MAX_ARRIVALS_PER_ROUND: usize = 256;
+pub const MAX_ARRIVALS_PER_ROUND: usize = 255;
 /// The most slots in all.
 pub const MAX_TOTAL_SLOTS: u32 = 65_535;
 /// The largest mean arrivals per round of one stream (rate / rounds per second).
@@ -205,8 +205,9 @@ const CALENDAR: usize = 128;
 struct Pool {
     size: u32,
     busy: u32,
-    /// `releases[r % CALENDAR]`: slots whose hold ends at round `r`.
-    releases: [u16; CALENDAR],
+    /// `releases[r % CALENDAR]`: slots whose hold ends at round `r` (all taken in one round,
+    /// so at most [`MAX_ARRIVALS_PER_ROUND`]: a byte holds it).
+    releases: [u8; CALENDAR],
 }
 
 impl Pool {
@@ -417,5 +418,5 @@ pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
         }
         observer.round_done(u64::from(t));
     }
-    Ok(lanes.map(|lane| lane.m))
+    Ok(core::array::from_fn(|i| lanes[i].m))
 }
