@@ -229,9 +229,20 @@ pub fn run_with<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
+    simulate(params, |t| params.required(t), rng, observer)
+}
+
+/// The model, with `required(t)` supplied by the caller: a sweep whose runs share a demand
+/// curve computes it once (see `lesson`).
+pub(crate) fn simulate<R: UnitRng, O: Observer>(
+    params: &Params,
+    required: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
     params.validate()?;
     let mut group: heapless::Vec<Instance, MAX_GROUP_SIZE> = heapless::Vec::new();
-    let initial = required_count(params.required(0));
+    let initial = required_count(required(0));
     if initial < 0 {
         // The lesson cannot even build the group (`Array.from` with a negative length).
         return Err(EMPTY_GROUP);
@@ -244,6 +255,8 @@ pub fn run_with<R: UnitRng, O: Observer>(
             })
             .map_err(|_| GROUP_FULL)?;
     }
+    // Ready instances, kept up to date instead of recounted.
+    let mut ready = group.len() as i64;
     let mut m = Metrics {
         min_size: 99,
         ..Metrics::default()
@@ -251,14 +264,17 @@ pub fn run_with<R: UnitRng, O: Observer>(
     let cooldown = i64::from(params.cooldown);
     let mut last_action = -cooldown;
     for t in 0..params.rounds {
-        let needed = required_count(params.required(t));
+        let needed = required_count(required(t));
         if params.failure_rounds.contains(&t) {
             if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
                 victim.broken = true;
             }
         }
         // Health check: ignores the cooldown.
-        for o in group.iter_mut().filter(|o| o.ready) {
+        for o in group.iter_mut() {
+            if !o.ready {
+                continue;
+            }
             if o.broken {
                 m.broken_rounds += 1;
             }
@@ -272,10 +288,10 @@ pub fn run_with<R: UnitRng, O: Observer>(
                 }
                 *o = Instance::booting(params.boot_rounds);
                 m.launched += 1;
+                ready -= 1;
             }
         }
         // Scaling policy: counts ready instances only.
-        let ready = group.iter().filter(|o| o.ready).count() as i64;
         if i64::from(t) - last_action >= cooldown {
             if ready < needed {
                 let add = needed - ready;
@@ -294,31 +310,38 @@ pub fn run_with<R: UnitRng, O: Observer>(
                 for _ in 0..ready - needed - 1 {
                     if let Some(i) = group.iter().position(|o| o.ready) {
                         group.remove(i);
+                        ready -= 1;
                     }
                 }
                 m.scaling_actions += 1;
                 last_action = i64::from(t);
             }
         }
-        for o in group.iter_mut().filter(|o| !o.ready) {
-            o.boot_left = o.boot_left.saturating_sub(1);
-            if o.boot_left == 0 {
-                o.ready = true;
+        if ready < group.len() as i64 {
+            for o in group.iter_mut().filter(|o| !o.ready) {
+                o.boot_left = o.boot_left.saturating_sub(1);
+                if o.boot_left == 0 {
+                    o.ready = true;
+                    ready += 1;
+                }
             }
         }
         let size = group.len() as u32;
-        let launching = group.iter().filter(|o| !o.ready).count() as u32;
         if size == 0 {
             // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
             return Err(EMPTY_GROUP);
         }
+        let launching = size - ready as u32;
         m.min_size = m.min_size.min(size);
         m.max_size = m.max_size.max(size);
-        m.max_launching = m.max_launching.max(launching);
-        m.max_launching_ratio = m
-            .max_launching_ratio
-            .max(f64::from(launching) / f64::from(size));
-        if i64::from(size - launching) < needed {
+        if launching > 0 {
+            m.max_launching = m.max_launching.max(launching);
+            // With none launching the share is 0, which never raises the maximum.
+            m.max_launching_ratio = m
+                .max_launching_ratio
+                .max(f64::from(launching) / f64::from(size));
+        }
+        if ready < needed {
             m.under_capacity_rounds += 1;
         }
         observer.round_done(u64::from(t));

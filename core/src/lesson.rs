@@ -147,17 +147,36 @@ pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, co
 /// Rounds per hour in the lesson's story (one round is one minute).
 const ROUNDS_PER_HOUR: f64 = 60.0;
 
-fn autoscale_run<O: Observer>(
-    threshold: u32,
-    cooldown: u32,
-    observer: &mut O,
-) -> Result<autoscale::Metrics, Error> {
-    let params = autoscale::Params {
-        threshold,
-        cooldown,
-        ..autoscale::Params::default()
-    };
-    autoscale::run_with(&params, &mut GroupLcg::new(params.seed), observer)
+/// The lesson's rounds: its demand curve is tabulated once per lesson.
+const LESSON_ROUNDS: usize = 240;
+
+/// `required(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
+struct DemandTable([f64; LESSON_ROUNDS]);
+
+impl DemandTable {
+    fn new() -> Self {
+        let p = autoscale::Params::default();
+        Self(core::array::from_fn(|t| p.required(t as u32)))
+    }
+
+    fn run<O: Observer>(
+        &self,
+        threshold: u32,
+        cooldown: u32,
+        observer: &mut O,
+    ) -> Result<autoscale::Metrics, Error> {
+        let params = autoscale::Params {
+            threshold,
+            cooldown,
+            ..autoscale::Params::default()
+        };
+        let required = |t: u32| match self.0.get(t as usize) {
+            Some(&r) => r,
+            None => params.required(t),
+        };
+        let mut rng = GroupLcg::new(params.seed);
+        autoscale::simulate(&params, required, &mut rng, observer)
+    }
 }
 
 // Kept out of line so that one lesson's frame does not add to another's peak stack.
@@ -165,8 +184,9 @@ fn autoscale_run<O: Observer>(
 fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
     let p = autoscale::Params::default();
     let pairs = [(2, 0), (5, 8)];
-    let bad = autoscale_run(2, 0, observer)?;
-    let good = autoscale_run(5, 8, observer)?;
+    let demand = DemandTable::new();
+    let bad = demand.run(2, 0, observer)?;
+    let good = demand.run(5, 8, observer)?;
     writeln!(
         out,
         "{} tur, ornek basina {} istek, acilis {} tur; tohum {}",
@@ -176,8 +196,7 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
         p.seed
     )?;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for t in 0..p.rounds {
-        let g = p.required(t);
+    for &g in demand.0.iter() {
         lo = lo.min(g);
         hi = hi.max(g);
     }
@@ -244,8 +263,9 @@ fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(
     let pairs = THRESHOLDS
         .iter()
         .flat_map(|&e| COOLDOWNS.iter().map(move |&s| (e, s)));
+    let demand = DemandTable::new();
     for (slot, (e, s)) in all.iter_mut().zip(pairs) {
-        let m = autoscale_run(e, s, observer)?;
+        let m = demand.run(e, s, observer)?;
         *slot = (e, s, m);
         write!(out, "{e:<7}{s:<9}")?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
@@ -331,8 +351,9 @@ fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<
         "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur",
         "cift", "gunde baslatilan", "acilista gecen", "gunluk bos birim", "kapasite alti"
     )?;
+    let demand = DemandTable::new();
     for (e, s) in PAIRS {
-        let m = autoscale_run(e, s, observer)?;
+        let m = demand.run(e, s, observer)?;
         let daily = (f64::from(m.launched) / hours) * 24.0;
         let idle = (daily * f64::from(p.boot_rounds)) / 60.0;
         pad_end(out, 22, format_args!("esik {e}, soguma {s}"))?;
@@ -645,4 +666,15 @@ fn bulkhead_tables<W: Write, O: Observer>(
         Fixed(event_load / f64::from(total - SENSITIVITY_SPLIT), 3)
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_demand_table_covers_the_lesson() {
+        assert_eq!(
+            crate::autoscale::Params::default().rounds as usize,
+            super::LESSON_ROUNDS
+        );
+    }
 }
