@@ -15,7 +15,6 @@ use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
-use rayon::prelude::*;
 
 use models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
 use output::{write_rows, Format};
@@ -212,12 +211,8 @@ fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<()
         .num_threads(args.threads)
         .build()
         .map_err(|e| Failure::Input(format!("--threads: {e}")))?;
-    // `collect` on an indexed parallel iterator keeps the grid's order.
-    let rows: Result<Vec<_>, _> = pool.install(|| {
-        grid.par_iter()
-            .map_init(M::scratch, |scratch, p| M::run(p, scratch))
-            .collect()
-    });
+    // Rows come back in grid order whatever the number of threads.
+    let rows = pool.install(|| M::run_grid(&grid));
     let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
     if !args.summary {
         write_rows(out, args.format, &rows, &model.table_keys())?;

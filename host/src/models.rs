@@ -5,6 +5,7 @@ use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
 use clap::Args;
+use rayon::prelude::*;
 
 use crate::list::{parse, List};
 use crate::output::{row, Cell, Row};
@@ -63,6 +64,16 @@ pub trait Model: Sync {
     fn scratch() -> Self::Scratch;
     /// Runs one combination and returns its row (parameters, then metrics).
     fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Result<Row, Error>;
+    /// Runs every combination and returns the rows in grid order (default: each on its own,
+    /// spread over the current rayon pool).
+    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error>
+    where
+        Self: Sized,
+    {
+        grid.par_iter()
+            .map_init(Self::scratch, |scratch, p| Self::run(p, scratch))
+            .collect()
+    }
     /// Checks one combination's parameters.
     fn validate(p: &Self::Params) -> Result<(), Error>;
     /// The columns the table shows by default.
@@ -472,31 +483,36 @@ impl Model for BulkheadArgs {
     }
 
     fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
-        let m = bulkhead::run(p)?;
-        let split = match p.split {
-            Split::Shared => Cell::Word("shared"),
-            Split::Partitioned(k) => Cell::Int(k.into()),
-        };
-        Ok(row(vec![
-            ("split", split),
-            ("mode", Cell::Word(p.mode.name())),
-            ("seed", Cell::Int(p.seed.into())),
-            ("total_slots", Cell::Int(p.total_slots.into())),
-            ("rounds_per_second", Cell::Float(p.rounds_per_second)),
-            ("horizon", Cell::Int(p.horizon.into())),
-            ("failure_start", Cell::Int(p.failure_start.into())),
-            ("tracking_rate", Cell::Float(p.tracking_rate)),
-            ("event_rate", Cell::Float(p.event_rate)),
-            ("tracking_hold", Cell::Int(p.tracking_hold.into())),
-            ("event_hold", Cell::Int(p.event_hold.into())),
-            ("slow_hold", Cell::Int(p.slow_hold.into())),
-            ("tracking_served", Cell::Int(m.tracking_served)),
-            ("tracking_dropped", Cell::Int(m.tracking_dropped)),
-            ("event_served", Cell::Int(m.event_served)),
-            ("event_dropped", Cell::Int(m.event_dropped)),
-            ("idle_slots", Cell::Int(m.idle_slots)),
-            ("busy_slot_rounds", Cell::Int(m.busy_slot_rounds)),
-        ]))
+        Ok(bulkhead_row(p, &bulkhead::run(p)?))
+    }
+
+    /// Runs the combinations that share an arrival stream (seed, horizon, rates) together,
+    /// up to [`BULKHEAD_LANES`] at a time: the stream is drawn once per batch.
+    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error> {
+        let mut streams: std::collections::BTreeMap<_, Vec<usize>> = Default::default();
+        for (i, p) in grid.iter().enumerate() {
+            let key = (
+                p.seed,
+                p.horizon,
+                p.rounds_per_second.to_bits(),
+                p.tracking_rate.to_bits(),
+                p.event_rate.to_bits(),
+            );
+            streams.entry(key).or_default().push(i);
+        }
+        let batches: Vec<&[usize]> = streams
+            .values()
+            .flat_map(|runs| runs.chunks(BULKHEAD_LANES))
+            .collect();
+        let done: Vec<Vec<(usize, Row)>> = batches
+            .par_iter()
+            .map(|batch| run_bulkhead_batch(grid, batch))
+            .collect::<Result<_, _>>()?;
+        let mut rows: Vec<Option<Row>> = vec![None; grid.len()];
+        for (i, row) in done.into_iter().flatten() {
+            rows[i] = Some(row);
+        }
+        Ok(rows.into_iter().flatten().collect())
     }
 
     fn table_keys(&self) -> Vec<&'static str> {
@@ -513,4 +529,64 @@ impl Model for BulkheadArgs {
         keys.extend_from_slice(Self::METRICS);
         keys
     }
+}
+
+/// Bulkhead combinations run together on one arrival stream at most.
+const BULKHEAD_LANES: usize = 8;
+
+/// Runs `batch` (indices into `grid`, all on one arrival stream) with exactly as many lanes.
+fn run_bulkhead_batch(
+    grid: &[bulkhead::Params],
+    batch: &[usize],
+) -> Result<Vec<(usize, Row)>, Error> {
+    fn lanes<const B: usize>(
+        grid: &[bulkhead::Params],
+        batch: &[usize],
+    ) -> Result<Vec<(usize, Row)>, Error> {
+        let params: [bulkhead::Params; B] = std::array::from_fn(|i| grid[batch[i]].clone());
+        let metrics = bulkhead::run_many(&params)?;
+        Ok(batch
+            .iter()
+            .zip(params.iter().zip(metrics.iter()))
+            .map(|(&i, (p, m))| (i, bulkhead_row(p, m)))
+            .collect())
+    }
+    match batch.len() {
+        1 => lanes::<1>(grid, batch),
+        2 => lanes::<2>(grid, batch),
+        3 => lanes::<3>(grid, batch),
+        4 => lanes::<4>(grid, batch),
+        5 => lanes::<5>(grid, batch),
+        6 => lanes::<6>(grid, batch),
+        7 => lanes::<7>(grid, batch),
+        _ => lanes::<8>(grid, batch),
+    }
+}
+
+/// Returns a bulkhead run's row: its parameters, then its metrics.
+fn bulkhead_row(p: &bulkhead::Params, m: &bulkhead::Metrics) -> Row {
+    let split = match p.split {
+        Split::Shared => Cell::Word("shared"),
+        Split::Partitioned(k) => Cell::Int(k.into()),
+    };
+    row(vec![
+        ("split", split),
+        ("mode", Cell::Word(p.mode.name())),
+        ("seed", Cell::Int(p.seed.into())),
+        ("total_slots", Cell::Int(p.total_slots.into())),
+        ("rounds_per_second", Cell::Float(p.rounds_per_second)),
+        ("horizon", Cell::Int(p.horizon.into())),
+        ("failure_start", Cell::Int(p.failure_start.into())),
+        ("tracking_rate", Cell::Float(p.tracking_rate)),
+        ("event_rate", Cell::Float(p.event_rate)),
+        ("tracking_hold", Cell::Int(p.tracking_hold.into())),
+        ("event_hold", Cell::Int(p.event_hold.into())),
+        ("slow_hold", Cell::Int(p.slow_hold.into())),
+        ("tracking_served", Cell::Int(m.tracking_served)),
+        ("tracking_dropped", Cell::Int(m.tracking_dropped)),
+        ("event_served", Cell::Int(m.event_served)),
+        ("event_dropped", Cell::Int(m.event_dropped)),
+        ("idle_slots", Cell::Int(m.idle_slots)),
+        ("busy_slot_rounds", Cell::Int(m.busy_slot_rounds)),
+    ])
 }
