@@ -93,8 +93,9 @@ impl GroupLcg {
     fn step(&mut self) -> u32 {
         // Two roundings, as in JavaScript: the product, then the sum.
         let x = f64::from(self.state) * 1_103_515_245.0 + 12_345.0;
-        // `x` is an integer below 2^62, so the conversion is exact and `%` equals JS's `%`.
-        self.state = ((x as u64) % 2_147_483_648) as u32;
+        // `x` is an integer below 2^62, so the conversion is exact (to i64: one instruction
+        // on x86-64) and masking the low 31 bits equals JS's `% 2^31`.
+        self.state = ((x as i64) & 0x7fff_ffff) as u32;
         self.state
     }
 }
