@@ -396,6 +396,70 @@ impl<'w> InFlight<'w> {
     }
 }
 
+/// Sorts shipments `0..order.len()` into `order` by (start time, shipment), where a
+/// shipment's start is `draw(g, 0) · scale · gap`.
+///
+/// A counting sort into 256 buckets by the first draw (the start grows with it), then each
+/// bucket sorted exactly; no storage beyond `order` and 2 KiB of stack. The start is
+/// recomputed from the draw, never stored.
+fn sort_by_start<D: WorkloadDraws>(order: &mut [u16], draws: &mut D, scale: f64, gap: f64) {
+    const BUCKETS: usize = 256;
+    let n = order.len();
+    if gap == 0.0 {
+        // Every start is 0: the queue keeps generation order.
+        for (g, slot) in order.iter_mut().enumerate() {
+            *slot = g as u16; // n <= 65536
+        }
+        return;
+    }
+    let bucket = |r: f64| ((r * BUCKETS as f64) as usize).min(BUCKETS - 1);
+    let mut ends = [0u32; BUCKETS];
+    for g in 0..n as u32 {
+        ends[bucket(draws.draw(g, 0))] += 1;
+    }
+    let mut next = [0u32; BUCKETS];
+    let mut sum = 0;
+    for (end, first) in ends.iter_mut().zip(next.iter_mut()) {
+        *first = sum;
+        sum += *end;
+        *end = sum;
+    }
+    for g in 0..n as u32 {
+        let b = bucket(draws.draw(g, 0));
+        if let Some(slot) = order.get_mut(next[b] as usize) {
+            *slot = g as u16;
+        }
+        next[b] += 1;
+    }
+    let mut start_of = |g: u16| draws.draw(u32::from(g), 0) * scale * gap;
+    let mut begin = 0;
+    for &end in &ends {
+        let bucket = &mut order[begin..end as usize];
+        if bucket.len() > 1 {
+            bucket.sort_unstable_by(|&a, &b| {
+                start_of(a)
+                    .partial_cmp(&start_of(b))
+                    .unwrap_or(Ordering::Equal)
+                    .then(a.cmp(&b))
+            });
+        }
+        begin = end as usize;
+    }
+    // Rounding can give neighbouring buckets equal starts: such a run goes by shipment.
+    let mut i = 0;
+    while i < n {
+        let s = start_of(order[i]);
+        let mut j = i + 1;
+        while j < n && start_of(order[j]) == s {
+            j += 1;
+        }
+        if j - i > 1 {
+            order[i..j].sort_unstable();
+        }
+        i = j;
+    }
+}
+
 /// The workload in arrival order, regenerated on the fly (an iterator of events).
 pub struct Queue<'w, D> {
     draws: D,
@@ -408,7 +472,7 @@ pub struct Queue<'w, D> {
     events_per_shipment: u32,
     gap: f64,
     final_event_rounds: u32,
-    event_rounds_min: f64,
+    event_rounds_min: u32,
     event_rounds_spread: f64,
     failed: bool,
 }
@@ -437,18 +501,9 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
             what: "workspace shipments",
             limit: capacity,
         })?;
-        for (g, slot) in order.iter_mut().enumerate() {
-            *slot = g as u16; // n <= 65536
-        }
         let scale = f64::from(params.shipments);
         let gap = params.queue_gap;
-        order.sort_unstable_by(|&a, &b| {
-            let sa = draws.draw(u32::from(a), 0) * scale * gap;
-            let sb = draws.draw(u32::from(b), 0) * scale * gap;
-            sa.partial_cmp(&sb)
-                .unwrap_or(Ordering::Equal)
-                .then(a.cmp(&b))
-        });
+        sort_by_start(order, &mut draws, scale, gap);
         Ok(Self {
             draws,
             order,
@@ -459,7 +514,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
             events_per_shipment: params.events_per_shipment,
             gap,
             final_event_rounds: params.final_event_rounds,
-            event_rounds_min: f64::from(params.event_rounds_min),
+            event_rounds_min: params.event_rounds_min,
             event_rounds_spread: f64::from(params.event_rounds_spread),
             failed: false,
         })
@@ -480,7 +535,8 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         } else {
             let r = self.draws.draw(shipment, 2 + 2 * step);
             // An integer below 2^32 (checked by `Params::validate`).
-            (self.event_rounds_min + libm::floor(r * self.event_rounds_spread)) as u32
+            // floor(r · spread) for r in [0, 1) is below 2^32: truncation is floor here.
+            self.event_rounds_min + (r * self.event_rounds_spread) as u32
         }
     }
 
