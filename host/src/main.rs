@@ -204,6 +204,8 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
 
 fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let grid = model.grid().map_err(Failure::Input)?;
+    let table_keys = models::table_keys::<M>(&grid.swept);
+    let grid = grid.runs;
     for p in &grid {
         M::validate(p).map_err(|e| Failure::Input(e.to_string()))?;
     }
@@ -215,14 +217,14 @@ fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<()
     let rows = pool.install(|| M::run_grid(&grid));
     let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
     if !args.summary {
-        write_rows(out, args.format, &rows, &model.table_keys())?;
+        write_rows(out, args.format, &rows, &table_keys)?;
         return Ok(());
     }
     let summary = summary::summarize(&rows, model.seeds(), M::METRICS);
     if args.format == Format::Table {
-        let params: Vec<&str> = model
-            .table_keys()
-            .into_iter()
+        let params: Vec<&str> = table_keys
+            .iter()
+            .copied()
             .filter(|k| *k != "seed" && !M::METRICS.contains(k))
             .collect();
         let long = summary::long_form(&summary, &params, M::METRICS);

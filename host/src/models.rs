@@ -13,43 +13,61 @@ use crate::output::{row, Cell, Row};
 /// The most runs one command may make (the product of its lists).
 pub const MAX_RUNS: u64 = 1_000_000;
 
-/// Expands `grid` by one parameter: every existing combination times every listed value
-/// (the first flag is the outermost loop).
-fn expand<P: Clone, T: Clone>(
-    grid: Vec<P>,
-    values: &Option<List<T>>,
-    set: fn(&mut P, T),
-) -> Vec<P> {
-    let Some(List(values)) = values else {
-        return grid;
-    };
-    let mut out = Vec::with_capacity(grid.len() * values.len());
-    for p in &grid {
-        for v in values {
-            let mut q = p.clone();
-            set(&mut q, v.clone());
-            out.push(q);
+/// The parameter grid of one command: every combination of the listed values, built one
+/// flag at a time (the first flag is the outermost loop), never past [`MAX_RUNS`].
+pub struct Grid<P> {
+    /// The combinations, in output order.
+    pub runs: Vec<P>,
+    /// The keys of flags given more than one value (the table shows them).
+    pub swept: Vec<&'static str>,
+    too_many: Option<u64>,
+}
+
+impl<P: Clone> Grid<P> {
+    fn new(base: P) -> Self {
+        Self {
+            runs: vec![base],
+            swept: Vec::new(),
+            too_many: None,
         }
     }
-    out
-}
 
-/// Returns the number of runs the lists make, or an error naming the limit.
-fn count_runs(lengths: &[usize]) -> Result<u64, String> {
-    let mut n: u64 = 1;
-    for &len in lengths {
-        n = n.saturating_mul(len as u64);
+    /// Multiplies the grid by one flag's values (an omitted flag keeps the default).
+    fn axis<T: Clone>(&mut self, key: &'static str, values: &Option<List<T>>, set: fn(&mut P, T)) {
+        let Some(List(values)) = values else {
+            return;
+        };
+        if values.len() > 1 {
+            self.swept.push(key);
+        }
+        let total = (self.runs.len() as u64).saturating_mul(values.len() as u64);
+        if let Some(n) = self.too_many.as_mut() {
+            *n = n.saturating_mul(values.len() as u64);
+            return;
+        }
+        if total > MAX_RUNS {
+            self.too_many = Some(total);
+            return;
+        }
+        let mut out = Vec::with_capacity(total as usize);
+        for p in &self.runs {
+            for v in values {
+                let mut q = p.clone();
+                set(&mut q, v.clone());
+                out.push(q);
+            }
+        }
+        self.runs = out;
     }
-    if n > MAX_RUNS {
-        return Err(format!(
-            "the parameter lists make {n} runs; at most {MAX_RUNS} are accepted"
-        ));
-    }
-    Ok(n)
-}
 
-fn len<T>(l: &Option<List<T>>) -> usize {
-    l.as_ref().map_or(1, |l| l.0.len())
+    fn finish(self) -> Result<Self, String> {
+        match self.too_many {
+            Some(n) => Err(format!(
+                "the parameter lists make {n} runs; at most {MAX_RUNS} are accepted"
+            )),
+            None => Ok(self),
+        }
+    }
 }
 
 /// A model the CLI can sweep.
@@ -59,7 +77,7 @@ pub trait Model: Sync {
     /// Per-thread scratch storage.
     type Scratch;
     /// Returns every combination, in output order.
-    fn grid(&self) -> Result<Vec<Self::Params>, String>;
+    fn grid(&self) -> Result<Grid<Self::Params>, String>;
     /// Returns fresh scratch storage.
     fn scratch() -> Self::Scratch;
     /// Runs one combination and returns its row (parameters, then metrics).
@@ -76,19 +94,20 @@ pub trait Model: Sync {
     }
     /// Checks one combination's parameters.
     fn validate(p: &Self::Params) -> Result<(), Error>;
-    /// The columns the table shows by default.
-    fn table_keys(&self) -> Vec<&'static str>;
+    /// The parameters the table always shows (swept ones join them).
+    const HEADLINE: &'static [&'static str];
     /// The metric keys, in contract order.
     const METRICS: &'static [&'static str];
     /// How many seeds the grid runs per combination (the innermost list).
     fn seeds(&self) -> usize;
 }
 
-/// Keys of listed flags whose list has more than one value (shown in the table).
-fn swept(keys: &mut Vec<&'static str>, key: &'static str, n: usize) {
-    if n > 1 && !keys.contains(&key) {
-        keys.push(key);
-    }
+/// Returns the table's columns: the headline parameters, the swept ones, the metrics.
+pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
+    let mut keys = M::HEADLINE.to_vec();
+    keys.extend(swept.iter().filter(|k| !M::HEADLINE.contains(k)));
+    keys.extend_from_slice(M::METRICS);
+    keys
 }
 
 // ---------------------------------------------------------------- autoscale
@@ -142,7 +161,7 @@ pub struct AutoscaleArgs {
 
 impl Model for AutoscaleArgs {
     fn seeds(&self) -> usize {
-        len(&self.seed)
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     type Params = autoscale::Params;
@@ -160,38 +179,31 @@ impl Model for AutoscaleArgs {
         "replacements",
     ];
 
-    fn grid(&self) -> Result<Vec<Self::Params>, String> {
-        count_runs(&[
-            len(&self.threshold),
-            len(&self.cooldown),
-            len(&self.rounds),
-            len(&self.capacity),
-            len(&self.boot_rounds),
-            len(&self.transient_failure),
-            len(&self.failure_rounds),
-            len(&self.demand_base),
-            len(&self.demand_amplitude),
-            len(&self.demand_period),
-            len(&self.surge_start),
-            len(&self.surge_end),
-            len(&self.surge),
-            len(&self.seed),
-        ])?;
-        let g = vec![autoscale::Params::default()];
-        let g = expand(g, &self.threshold, |p, v| p.threshold = v);
-        let g = expand(g, &self.cooldown, |p, v| p.cooldown = v);
-        let g = expand(g, &self.rounds, |p, v| p.rounds = v);
-        let g = expand(g, &self.capacity, |p, v| p.capacity = v);
-        let g = expand(g, &self.boot_rounds, |p, v| p.boot_rounds = v);
-        let g = expand(g, &self.transient_failure, |p, v| p.transient_failure = v);
-        let g = expand(g, &self.failure_rounds, |p, v| p.failure_rounds = v);
-        let g = expand(g, &self.demand_base, |p, v| p.demand_base = v);
-        let g = expand(g, &self.demand_amplitude, |p, v| p.demand_amplitude = v);
-        let g = expand(g, &self.demand_period, |p, v| p.demand_period = v);
-        let g = expand(g, &self.surge_start, |p, v| p.surge_start = v);
-        let g = expand(g, &self.surge_end, |p, v| p.surge_end = v);
-        let g = expand(g, &self.surge, |p, v| p.surge = v);
-        Ok(expand(g, &self.seed, |p, v| p.seed = v))
+    fn grid(&self) -> Result<Grid<Self::Params>, String> {
+        let mut g = Grid::new(autoscale::Params::default());
+        g.axis("threshold", &self.threshold, |p, v| p.threshold = v);
+        g.axis("cooldown", &self.cooldown, |p, v| p.cooldown = v);
+        g.axis("rounds", &self.rounds, |p, v| p.rounds = v);
+        g.axis("capacity", &self.capacity, |p, v| p.capacity = v);
+        g.axis("boot_rounds", &self.boot_rounds, |p, v| p.boot_rounds = v);
+        g.axis("transient_failure", &self.transient_failure, |p, v| {
+            p.transient_failure = v
+        });
+        g.axis("failure_rounds", &self.failure_rounds, |p, v| {
+            p.failure_rounds = v
+        });
+        g.axis("demand_base", &self.demand_base, |p, v| p.demand_base = v);
+        g.axis("demand_amplitude", &self.demand_amplitude, |p, v| {
+            p.demand_amplitude = v
+        });
+        g.axis("demand_period", &self.demand_period, |p, v| {
+            p.demand_period = v
+        });
+        g.axis("surge_start", &self.surge_start, |p, v| p.surge_start = v);
+        g.axis("surge_end", &self.surge_end, |p, v| p.surge_end = v);
+        g.axis("surge", &self.surge, |p, v| p.surge = v);
+        g.axis("seed", &self.seed, |p, v| p.seed = v);
+        g.finish()
     }
 
     fn scratch() {}
@@ -232,23 +244,7 @@ impl Model for AutoscaleArgs {
             ("replacements", Cell::Int(m.replacements.into())),
         ]))
     }
-
-    fn table_keys(&self) -> Vec<&'static str> {
-        let mut keys = vec!["threshold", "cooldown", "seed"];
-        swept(&mut keys, "rounds", len(&self.rounds));
-        swept(&mut keys, "capacity", len(&self.capacity));
-        swept(&mut keys, "boot_rounds", len(&self.boot_rounds));
-        swept(&mut keys, "transient_failure", len(&self.transient_failure));
-        swept(&mut keys, "failure_rounds", len(&self.failure_rounds));
-        swept(&mut keys, "demand_base", len(&self.demand_base));
-        swept(&mut keys, "demand_amplitude", len(&self.demand_amplitude));
-        swept(&mut keys, "demand_period", len(&self.demand_period));
-        swept(&mut keys, "surge_start", len(&self.surge_start));
-        swept(&mut keys, "surge_end", len(&self.surge_end));
-        swept(&mut keys, "surge", len(&self.surge));
-        keys.extend_from_slice(Self::METRICS);
-        keys
-    }
+    const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
 }
 
 // ---------------------------------------------------------------- consumers
@@ -287,7 +283,7 @@ pub struct ConsumersArgs {
 
 impl Model for ConsumersArgs {
     fn seeds(&self) -> usize {
-        len(&self.seed)
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     type Params = consumers::Params;
@@ -299,32 +295,20 @@ impl Model for ConsumersArgs {
         "throughput",
     ];
 
-    fn grid(&self) -> Result<Vec<Self::Params>, String> {
-        count_runs(&[
-            len(&self.consumers),
-            len(&self.slots),
-            len(&self.shipments),
-            len(&self.events_per_shipment),
-            len(&self.queue_gap),
-            len(&self.final_event_rounds),
-            len(&self.event_rounds_min),
-            len(&self.event_rounds_spread),
-            len(&self.seed),
-        ])?;
-        let g = vec![consumers::Params::default()];
-        let g = expand(g, &self.consumers, |p, v| p.consumers = v);
-        let g = expand(g, &self.slots, |p, v| p.slots = v);
-        let g = expand(g, &self.shipments, |p, v| p.shipments = v);
-        let g = expand(g, &self.events_per_shipment, |p, v| {
-            p.events_per_shipment = v
+    fn grid(&self) -> Result<Grid<Self::Params>, String> {
+        let mut g = Grid::new(consumers::Params::default());
+        g.axis("consumers", &self.consumers, |p, v| p.consumers = v);
+        g.axis("slots", &self.slots, |p, v| p.slots = v);
+        g.axis("shipments", &self.shipments, |p, v| p.shipments = v);
+        g.axis("queue_gap", &self.queue_gap, |p, v| p.queue_gap = v);
+        g.axis("final_event_rounds", &self.final_event_rounds, |p, v| {
+            p.final_event_rounds = v
         });
-        let g = expand(g, &self.queue_gap, |p, v| p.queue_gap = v);
-        let g = expand(g, &self.final_event_rounds, |p, v| p.final_event_rounds = v);
-        let g = expand(g, &self.event_rounds_min, |p, v| p.event_rounds_min = v);
-        let g = expand(g, &self.event_rounds_spread, |p, v| {
-            p.event_rounds_spread = v
+        g.axis("event_rounds_min", &self.event_rounds_min, |p, v| {
+            p.event_rounds_min = v
         });
-        Ok(expand(g, &self.seed, |p, v| p.seed = v))
+        g.axis("seed", &self.seed, |p, v| p.seed = v);
+        g.finish()
     }
 
     fn scratch() -> Self::Scratch {
@@ -362,29 +346,7 @@ impl Model for ConsumersArgs {
             ("throughput", Cell::Float(m.throughput)),
         ]))
     }
-
-    fn table_keys(&self) -> Vec<&'static str> {
-        let mut keys = vec!["consumers", "slots", "shipments", "seed"];
-        swept(
-            &mut keys,
-            "events_per_shipment",
-            len(&self.events_per_shipment),
-        );
-        swept(&mut keys, "queue_gap", len(&self.queue_gap));
-        swept(
-            &mut keys,
-            "final_event_rounds",
-            len(&self.final_event_rounds),
-        );
-        swept(&mut keys, "event_rounds_min", len(&self.event_rounds_min));
-        swept(
-            &mut keys,
-            "event_rounds_spread",
-            len(&self.event_rounds_spread),
-        );
-        keys.extend_from_slice(Self::METRICS);
-        keys
-    }
+    const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
 }
 
 // ---------------------------------------------------------------- bulkhead
@@ -432,7 +394,7 @@ pub struct BulkheadArgs {
 
 impl Model for BulkheadArgs {
     fn seeds(&self) -> usize {
-        len(&self.seed)
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     type Params = bulkhead::Params;
@@ -446,34 +408,29 @@ impl Model for BulkheadArgs {
         "busy_slot_rounds",
     ];
 
-    fn grid(&self) -> Result<Vec<Self::Params>, String> {
-        count_runs(&[
-            len(&self.split),
-            len(&self.mode),
-            len(&self.total_slots),
-            len(&self.rounds_per_second),
-            len(&self.horizon),
-            len(&self.failure_start),
-            len(&self.tracking_rate),
-            len(&self.event_rate),
-            len(&self.tracking_hold),
-            len(&self.event_hold),
-            len(&self.slow_hold),
-            len(&self.seed),
-        ])?;
-        let g = vec![bulkhead::Params::default()];
-        let g = expand(g, &self.split, |p, v| p.split = v);
-        let g = expand(g, &self.mode, |p, v| p.mode = v);
-        let g = expand(g, &self.total_slots, |p, v| p.total_slots = v);
-        let g = expand(g, &self.rounds_per_second, |p, v| p.rounds_per_second = v);
-        let g = expand(g, &self.horizon, |p, v| p.horizon = v);
-        let g = expand(g, &self.failure_start, |p, v| p.failure_start = v);
-        let g = expand(g, &self.tracking_rate, |p, v| p.tracking_rate = v);
-        let g = expand(g, &self.event_rate, |p, v| p.event_rate = v);
-        let g = expand(g, &self.tracking_hold, |p, v| p.tracking_hold = v);
-        let g = expand(g, &self.event_hold, |p, v| p.event_hold = v);
-        let g = expand(g, &self.slow_hold, |p, v| p.slow_hold = v);
-        Ok(expand(g, &self.seed, |p, v| p.seed = v))
+    fn grid(&self) -> Result<Grid<Self::Params>, String> {
+        let mut g = Grid::new(bulkhead::Params::default());
+        g.axis("split", &self.split, |p, v| p.split = v);
+        g.axis("mode", &self.mode, |p, v| p.mode = v);
+        g.axis("total_slots", &self.total_slots, |p, v| p.total_slots = v);
+        g.axis("rounds_per_second", &self.rounds_per_second, |p, v| {
+            p.rounds_per_second = v
+        });
+        g.axis("horizon", &self.horizon, |p, v| p.horizon = v);
+        g.axis("failure_start", &self.failure_start, |p, v| {
+            p.failure_start = v
+        });
+        g.axis("tracking_rate", &self.tracking_rate, |p, v| {
+            p.tracking_rate = v
+        });
+        g.axis("event_rate", &self.event_rate, |p, v| p.event_rate = v);
+        g.axis("tracking_hold", &self.tracking_hold, |p, v| {
+            p.tracking_hold = v
+        });
+        g.axis("event_hold", &self.event_hold, |p, v| p.event_hold = v);
+        g.axis("slow_hold", &self.slow_hold, |p, v| p.slow_hold = v);
+        g.axis("seed", &self.seed, |p, v| p.seed = v);
+        g.finish()
     }
 
     fn scratch() {}
@@ -514,21 +471,7 @@ impl Model for BulkheadArgs {
         }
         Ok(rows.into_iter().flatten().collect())
     }
-
-    fn table_keys(&self) -> Vec<&'static str> {
-        let mut keys = vec!["split", "mode", "seed"];
-        swept(&mut keys, "total_slots", len(&self.total_slots));
-        swept(&mut keys, "rounds_per_second", len(&self.rounds_per_second));
-        swept(&mut keys, "horizon", len(&self.horizon));
-        swept(&mut keys, "failure_start", len(&self.failure_start));
-        swept(&mut keys, "tracking_rate", len(&self.tracking_rate));
-        swept(&mut keys, "event_rate", len(&self.event_rate));
-        swept(&mut keys, "tracking_hold", len(&self.tracking_hold));
-        swept(&mut keys, "event_hold", len(&self.event_hold));
-        swept(&mut keys, "slow_hold", len(&self.slow_hold));
-        keys.extend_from_slice(Self::METRICS);
-        keys
-    }
+    const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
 }
 
 /// Bulkhead combinations run together on one arrival stream at most.
