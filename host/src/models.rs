@@ -300,12 +300,18 @@ impl Model for ConsumersArgs {
         g.axis("consumers", &self.consumers, |p, v| p.consumers = v);
         g.axis("slots", &self.slots, |p, v| p.slots = v);
         g.axis("shipments", &self.shipments, |p, v| p.shipments = v);
+        g.axis("events_per_shipment", &self.events_per_shipment, |p, v| {
+            p.events_per_shipment = v
+        });
         g.axis("queue_gap", &self.queue_gap, |p, v| p.queue_gap = v);
         g.axis("final_event_rounds", &self.final_event_rounds, |p, v| {
             p.final_event_rounds = v
         });
         g.axis("event_rounds_min", &self.event_rounds_min, |p, v| {
             p.event_rounds_min = v
+        });
+        g.axis("event_rounds_spread", &self.event_rounds_spread, |p, v| {
+            p.event_rounds_spread = v
         });
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()

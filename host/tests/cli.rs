@@ -271,3 +271,84 @@ fn help_shows_the_limits() {
         assert!(help.contains(needle), "{needle}");
     }
 }
+
+#[test]
+fn every_parameter_flag_reaches_the_run() {
+    // Each flag with a non-lesson value must come back in the run's JSON parameters.
+    let cases: [(&str, &[(&str, &str)]); 3] = [
+        (
+            "autoscale",
+            &[
+                ("threshold", "3"),
+                ("cooldown", "4"),
+                ("seed", "77"),
+                ("rounds", "200"),
+                ("capacity", "90"),
+                ("boot_rounds", "3"),
+                ("transient_failure", "0.05"),
+                ("failure_rounds", "10:20"),
+                ("demand_base", "950"),
+                ("demand_amplitude", "300"),
+                ("demand_period", "100"),
+                ("surge_start", "140"),
+                ("surge_end", "180"),
+                ("surge", "500"),
+            ],
+        ),
+        (
+            "consumers",
+            &[
+                ("consumers", "3"),
+                ("slots", "3"),
+                ("shipments", "300"),
+                ("events_per_shipment", "5"),
+                ("queue_gap", "2"),
+                ("seed", "77"),
+                ("final_event_rounds", "4"),
+                ("event_rounds_min", "2"),
+                ("event_rounds_spread", "4"),
+            ],
+        ),
+        (
+            "bulkhead",
+            &[
+                ("split", "20"),
+                ("mode", "slowdown"),
+                ("seed", "77"),
+                ("total_slots", "30"),
+                ("rounds_per_second", "50"),
+                ("horizon", "500"),
+                ("failure_start", "100"),
+                ("tracking_rate", "200"),
+                ("event_rate", "50"),
+                ("tracking_hold", "3"),
+                ("event_hold", "5"),
+                ("slow_hold", "20"),
+            ],
+        ),
+    ];
+    for (model, flags) in cases {
+        let mut args = vec![model.to_string(), "--format".into(), "json".into()];
+        for (key, value) in flags {
+            args.push(format!("--{}", key.replace('_', "-")));
+            args.push((*value).to_string());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let rows = json_lines(&args);
+        assert_eq!(rows.len(), 1, "{model}");
+        for (key, value) in flags {
+            let got = &rows[0][*key];
+            let shown = match got {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(":"),
+                serde_json::Value::Number(n) => n.as_f64().unwrap().to_string(),
+                other => other.to_string(),
+            };
+            assert_eq!(shown, *value, "{model} --{key}");
+        }
+    }
+}
