@@ -160,10 +160,6 @@ pub struct AutoscaleArgs {
 }
 
 impl Model for AutoscaleArgs {
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
-
     type Params = autoscale::Params;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
@@ -204,6 +200,10 @@ impl Model for AutoscaleArgs {
         g.axis("surge", &self.surge, |p, v| p.surge = v);
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()
+    }
+
+    fn seeds(&self) -> usize {
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     fn scratch() {}
@@ -282,10 +282,6 @@ pub struct ConsumersArgs {
 }
 
 impl Model for ConsumersArgs {
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
-
     type Params = consumers::Params;
     type Scratch = Box<Workspace<MAX_SHIPMENTS>>;
     const METRICS: &'static [&'static str] = &[
@@ -315,6 +311,10 @@ impl Model for ConsumersArgs {
         });
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()
+    }
+
+    fn seeds(&self) -> usize {
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     fn scratch() -> Self::Scratch {
@@ -384,13 +384,13 @@ pub struct BulkheadArgs {
     /// Event requests per second [>= 0, at most 64 per round; lesson: 97.22]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
     pub event_rate: Option<List<f64>>,
-    /// Rounds a tracking request holds its slot [1 to 255; lesson: 4]
+    /// Rounds a tracking request holds its slot [1 to 127; lesson: 4]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub tracking_hold: Option<List<u32>>,
-    /// Rounds an event request holds its slot [1 to 255; lesson: 6]
+    /// Rounds an event request holds its slot [1 to 127; lesson: 6]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub event_hold: Option<List<u32>>,
-    /// Rounds an event request holds its slot during the slowdown [1 to 255; lesson: 22]
+    /// Rounds an event request holds its slot during the slowdown [1 to 127; lesson: 22]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub slow_hold: Option<List<u32>>,
     /// Arrival generator seed [1 to 2147483646; lesson: 20260801]
@@ -399,10 +399,6 @@ pub struct BulkheadArgs {
 }
 
 impl Model for BulkheadArgs {
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
-
     type Params = bulkhead::Params;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
@@ -437,6 +433,10 @@ impl Model for BulkheadArgs {
         g.axis("slow_hold", &self.slow_hold, |p, v| p.slow_hold = v);
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()
+    }
+
+    fn seeds(&self) -> usize {
+        self.seed.as_ref().map_or(1, |l| l.0.len())
     }
 
     fn scratch() {}

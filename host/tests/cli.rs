@@ -270,6 +270,10 @@ fn help_shows_the_limits() {
     for needle in ["1 to 64", "1 to 65536", "1 to 2147483646", "--format"] {
         assert!(help.contains(needle), "{needle}");
     }
+    let help = String::from_utf8(capsim(&["bulkhead", "--help"]).stdout).unwrap();
+    for needle in ["1 to 127", "1 to 65535", "at most 64 per round"] {
+        assert!(help.contains(needle), "{needle}");
+    }
 }
 
 #[test]
