@@ -47,6 +47,19 @@ fail() { failed=$((failed + 1)); echo "  FAIL  $*"; }
 section() { echo; echo "== $*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# compare_with_host LESSONS ACTUAL WHAT UNIT WC_FLAG: byte-compares ACTUAL with the host's
+# output of LESSONS (all, or the microbit subset) and reports the result.
+compare_with_host() {
+  local expected="$work/host-all.out"
+  [ "$1" = microbit ] && expected="$work/host-microbit.out"
+  if cmp -s "$expected" "$2"; then
+    pass "$3 equal the host's ($1: $(wc "$5" <"$expected") $4)"
+  else
+    fail "$3 differ from the host's ($1):"
+    diff "$expected" "$2" | head -n 20 | sed 's/^/        /'
+  fi
+}
+
 # ---------------------------------------------------------------- 1. tools
 section "tools"
 start=$SECONDS
@@ -167,14 +180,7 @@ for spec in "${boards[@]}"; do
     124 | 137) fail "timed out after $run_timeout s" ;;
     *) fail "exit status $status"; sed 's/^/        /' "$work/$board.1.err" ;;
   esac
-  expected="$work/host-all.out"
-  [ "$lessons" = microbit ] && expected="$work/host-microbit.out"
-  if cmp -s "$expected" "$work/$board.1.out"; then
-    pass "stdout equals the host's ($lessons: $(wc -c <"$expected") bytes)"
-  else
-    fail "stdout differs from the host's ($lessons):"
-    diff "$expected" "$work/$board.1.out" | head -n 20 | sed 's/^/        /'
-  fi
+  compare_with_host "$lessons" "$work/$board.1.out" "stdout" bytes -c
   if [ "$lessons" = microbit ]; then
     if grep -q '^# error consumers: .*capacity' "$work/$board.1.err"; then
       pass "consumers lesson reports its capacity error"
@@ -244,14 +250,7 @@ for spec in "${boards[@]}"; do
   if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
   defmt-print -e "$elf" --log-format '{s}' <"$work/$board-defmt.out" >"$work/$board-defmt.log"
   grep -v '^# ' "$work/$board-defmt.log" >"$work/$board-defmt-report.out" || true
-  expected="$work/host-all.out"
-  [ "$lessons" = microbit ] && expected="$work/host-microbit.out"
-  if cmp -s "$expected" "$work/$board-defmt-report.out"; then
-    pass "decoded report lines equal the host's ($(wc -l <"$expected") lines)"
-  else
-    fail "decoded report lines differ from the host's:"
-    diff "$expected" "$work/$board-defmt-report.out" | head -n 20 | sed 's/^/        /'
-  fi
+  compare_with_host "$lessons" "$work/$board-defmt-report.out" "decoded report lines" lines -l
   if grep -q '^# stack ' "$work/$board-defmt.log"; then
     pass "notes decoded: $(grep '^# stack ' "$work/$board-defmt.log" | cut -c3-)"
   else
