@@ -97,19 +97,40 @@ fn json_lines(args: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> 
         .collect()
 }
 
+/// The lesson's own sweeps, as JSON Lines queries.
+const GROUP_PAIRS: &[&str] = &[
+    "autoscale",
+    "--threshold",
+    "2,5",
+    "--cooldown",
+    "0,8",
+    "--format",
+    "json",
+];
+const CONSUMERS_N1_N8: &[&str] = &[
+    "consumers",
+    "--consumers",
+    "1,8",
+    "--slots",
+    "2",
+    "--format",
+    "json",
+];
+const BULKHEAD_LAYOUTS: &[&str] = &[
+    "bulkhead",
+    "--split",
+    "shared,24",
+    "--mode",
+    "healthy,slowdown",
+    "--format",
+    "json",
+];
+
 #[test]
 fn json_holds_parameters_and_the_contract_metric_keys() {
     let cases: [(&[&str], &[&str]); 3] = [
         (
-            &[
-                "autoscale",
-                "--threshold",
-                "2,5",
-                "--cooldown",
-                "0,8",
-                "--format",
-                "json",
-            ],
+            GROUP_PAIRS,
             &[
                 "threshold",
                 "cooldown",
@@ -127,15 +148,7 @@ fn json_holds_parameters_and_the_contract_metric_keys() {
             ],
         ),
         (
-            &[
-                "consumers",
-                "--consumers",
-                "1,8",
-                "--slots",
-                "2",
-                "--format",
-                "json",
-            ],
+            CONSUMERS_N1_N8,
             &[
                 "consumers",
                 "slots",
@@ -148,15 +161,7 @@ fn json_holds_parameters_and_the_contract_metric_keys() {
             ],
         ),
         (
-            &[
-                "bulkhead",
-                "--split",
-                "shared,24",
-                "--mode",
-                "healthy,slowdown",
-                "--format",
-                "json",
-            ],
+            BULKHEAD_LAYOUTS,
             &[
                 "split",
                 "mode",
@@ -181,39 +186,15 @@ fn json_holds_parameters_and_the_contract_metric_keys() {
         }
     }
     // The lesson's numbers, through the CLI.
-    let g = json_lines(&[
-        "autoscale",
-        "--threshold",
-        "2,5",
-        "--cooldown",
-        "0,8",
-        "--format",
-        "json",
-    ]);
+    let g = json_lines(GROUP_PAIRS);
     assert_eq!(
         (g[0]["launched"].as_u64(), g[3]["launched"].as_u64()),
         (Some(46), Some(19))
     );
-    let c = json_lines(&[
-        "consumers",
-        "--consumers",
-        "1,8",
-        "--slots",
-        "2",
-        "--format",
-        "json",
-    ]);
+    let c = json_lines(CONSUMERS_N1_N8);
     assert_eq!(c[1]["rounds"].as_u64(), Some(17551));
     assert_eq!(c[1]["wrong_final_state"].as_u64(), Some(432));
-    let b = json_lines(&[
-        "bulkhead",
-        "--split",
-        "shared,24",
-        "--mode",
-        "healthy,slowdown",
-        "--format",
-        "json",
-    ]);
+    let b = json_lines(BULKHEAD_LAYOUTS);
     assert_eq!(b[0]["split"], "shared");
     assert_eq!(b[3]["split"], 24);
     assert_eq!(b[3]["mode"], "slowdown");
