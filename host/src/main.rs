@@ -3,11 +3,6 @@
 //! Bad input exits with status 2 and one line on stderr naming the flag and what it accepts;
 //! nothing here panics on input.
 
-mod list;
-mod models;
-mod output;
-mod summary;
-
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -16,8 +11,9 @@ use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
 
-use models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
-use output::{write_rows, Format};
+use capsim::models::{self, AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
+use capsim::output::{write_rows, Format};
+use capsim::summary;
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
