@@ -21,6 +21,19 @@ use crate::error::{check_seed, ensure, Error};
 use crate::rng::{GroupLcg, UnitRng};
 use crate::Observer;
 
+mod group;
+mod lifecycle;
+mod policy;
+mod state;
+
+pub use group::Group;
+pub use lifecycle::{
+    Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout, MAX_APPLY_DELAY,
+    MAX_CHECK_LATENCY, MAX_HOOK_ROUNDS,
+};
+pub use policy::{HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal};
+pub use state::{RoundState, State, StateCounts};
+
 /// The most instances a group may hold at once.
 pub const MAX_GROUP_SIZE: usize = 256;
 /// The most permanent-failure rounds one run may list.
@@ -68,6 +81,11 @@ pub struct Params {
     pub surge_end: u32,
     /// Extra demand during the surge.
     pub surge: f64,
+    /// Where the minimum group size starts: the lesson's `min: 99`, so a group that never
+    /// shrinks below 99 reports 99. `u32::MAX` gives the true minimum.
+    pub min_size_start: u32,
+    /// Hooks, protection, removal, reclaim and the provider's delays; off by default.
+    pub lifecycle: Lifecycle,
 }
 
 impl Default for Params {
@@ -92,6 +110,8 @@ impl Default for Params {
             surge_start: 150,
             surge_end: 190,
             surge: 520.0,
+            min_size_start: 99,
+            lifecycle: Lifecycle::default(),
         }
     }
 }
@@ -134,7 +154,8 @@ impl Params {
             "demand-period",
             "finite numbers > 0 and at least rounds / 131000",
         )?;
-        ensure(self.surge.is_finite(), "surge", "finite numbers")
+        ensure(self.surge.is_finite(), "surge", "finite numbers")?;
+        self.lifecycle.validate()
     }
 
     /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
@@ -151,7 +172,12 @@ impl Params {
 
     /// Returns the instances needed in round `t` (`gerekli`): `ceil(demand / capacity)`.
     pub fn required(&self, t: u32) -> f64 {
-        libm::ceil(self.demand(t) / self.capacity)
+        self.required_for(self.demand(t))
+    }
+
+    /// Returns the instances needed for `demand`: `ceil(demand / capacity)`.
+    pub fn required_for(&self, demand: f64) -> f64 {
+        libm::ceil(demand / self.capacity)
     }
 }
 
@@ -180,39 +206,37 @@ pub struct Metrics {
     pub scaling_actions: u32,
     /// Instances replaced by the health check.
     pub replacements: u32,
+    /// Most rounds from a launch (or restart) decision to the first round the instance
+    /// serves: apply delay + boot (at least 1) + hook wait; the lesson's instances take 2.
+    pub time_to_in_service_max: u32,
+    /// Rounds in which scale-in wanted to remove more than it could (the rest protected).
+    pub scale_in_blocked_rounds: u32,
+    /// Stopped instances restarted by scale-out (not counted in `launched`).
+    pub restarts_from_stopped: u32,
+    /// Launch requests that failed for want of capacity (stockout rounds).
+    pub failed_launches: u32,
+    /// Lifecycle hooks that ended at their timeout (every hook does).
+    pub hook_timeouts: u32,
+    /// Launches a launch hook abandoned (released before serving).
+    pub abandoned_launches: u32,
+    /// Instance-rounds billed in full (every state but Stopped).
+    pub billed_rounds: u64,
+    /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
+    pub idle_billed_rounds: u64,
 }
 
-#[derive(Clone, Copy)]
-struct Instance {
-    ready: bool,
-    broken: bool,
-    boot_left: u32,
-    failures: u32,
-}
-
-impl Instance {
-    const fn booting(boot_rounds: u32) -> Self {
-        Self {
-            ready: false,
-            broken: false,
-            boot_left: boot_rounds,
-            failures: 0,
-        }
-    }
-}
-
-const GROUP_FULL: Error = Error::CapacityExceeded {
+pub(crate) const GROUP_FULL: Error = Error::CapacityExceeded {
     what: "group size",
     limit: MAX_GROUP_SIZE as u32,
 };
 
-const EMPTY_GROUP: Error = Error::OutOfRange {
+pub(crate) const EMPTY_GROUP: Error = Error::OutOfRange {
     param: "demand-base",
     accepted: "demand curves that keep the group non-empty (demand > 0)",
 };
 
 /// Converts a required-instance count to an integer, saturating far outside the group range.
-fn required_count(x: f64) -> i64 {
+pub(crate) fn required_count(x: f64) -> i64 {
     // NaN cannot occur for validated parameters; `as` saturates and maps NaN to 0.
     x as i64
 }
@@ -229,122 +253,55 @@ pub fn run_with<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate(params, |t| params.required(t), rng, observer)
+    simulate(params, |t| params.demand(t), rng, observer)
 }
 
-/// The model, with `required(t)` supplied by the caller: a sweep whose runs share a demand
+/// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
 /// curve computes it once (see `lesson`).
 pub(crate) fn simulate<R: UnitRng, O: Observer>(
     params: &Params,
-    required: impl Fn(u32) -> f64,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    simulate_with(params, demand, &mut policy, &mut check, rng, observer)
+}
+
+/// Runs the model with any scaling policy and health check (`params.cooldown`,
+/// `transient_failure` and `lifecycle.count_pending` are the lesson policy's and check's,
+/// so they do nothing here), calling `observer` after every round.
+pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+    params: &Params,
+    policy: &mut P,
+    check: &mut H,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    simulate_with(params, |t| params.demand(t), policy, check, rng, observer)
+}
+
+fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    policy: &mut P,
+    check: &mut H,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     params.validate()?;
-    let mut group: heapless::Vec<Instance, MAX_GROUP_SIZE> = heapless::Vec::new();
-    let initial = required_count(required(0));
-    if initial < 0 {
-        // The lesson cannot even build the group (`Array.from` with a negative length).
-        return Err(EMPTY_GROUP);
-    }
-    for _ in 0..initial {
-        group
-            .push(Instance {
-                ready: true,
-                ..Instance::booting(0)
-            })
-            .map_err(|_| GROUP_FULL)?;
-    }
-    // Ready instances, kept up to date instead of recounted.
-    let mut ready = group.len() as i64;
-    let mut m = Metrics {
-        min_size: 99,
-        ..Metrics::default()
-    };
-    let cooldown = i64::from(params.cooldown);
-    let mut last_action = -cooldown;
+    let mut group = Group::new(params, demand(0))?;
     for t in 0..params.rounds {
-        let needed = required_count(required(t));
-        if params.failure_rounds.contains(&t) {
-            if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
-                victim.broken = true;
-            }
-        }
-        // Health check: ignores the cooldown.
-        for o in group.iter_mut() {
-            if !o.ready {
-                continue;
-            }
-            if o.broken {
-                m.broken_rounds += 1;
-            }
-            // A broken instance fails without a draw (the lesson's `&&` short-circuits).
-            let passed = !o.broken && rng.next_unit() >= params.transient_failure;
-            o.failures = if passed { 0 } else { o.failures + 1 };
-            if o.failures >= params.threshold {
-                m.replacements += 1;
-                if !o.broken {
-                    m.false_replacements += 1;
-                }
-                *o = Instance::booting(params.boot_rounds);
-                m.launched += 1;
-                ready -= 1;
-            }
-        }
-        // Scaling policy: counts ready instances only.
-        if i64::from(t) - last_action >= cooldown {
-            if ready < needed {
-                let add = needed - ready;
-                if add > (MAX_GROUP_SIZE - group.len()) as i64 {
-                    return Err(GROUP_FULL);
-                }
-                for _ in 0..add {
-                    group
-                        .push(Instance::booting(params.boot_rounds))
-                        .map_err(|_| GROUP_FULL)?;
-                }
-                m.launched += add as u32;
-                m.scaling_actions += 1;
-                last_action = i64::from(t);
-            } else if ready > needed + 1 {
-                for _ in 0..ready - needed - 1 {
-                    if let Some(i) = group.iter().position(|o| o.ready) {
-                        group.remove(i);
-                        ready -= 1;
-                    }
-                }
-                m.scaling_actions += 1;
-                last_action = i64::from(t);
-            }
-        }
-        if ready < group.len() as i64 {
-            for o in group.iter_mut().filter(|o| !o.ready) {
-                o.boot_left = o.boot_left.saturating_sub(1);
-                if o.boot_left == 0 {
-                    o.ready = true;
-                    ready += 1;
-                }
-            }
-        }
-        let size = group.len() as u32;
-        if size == 0 {
-            // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
-            return Err(EMPTY_GROUP);
-        }
-        let launching = size - ready as u32;
-        m.min_size = m.min_size.min(size);
-        m.max_size = m.max_size.max(size);
-        if launching > 0 {
-            m.max_launching = m.max_launching.max(launching);
-            // With none launching the share is 0, which never raises the maximum.
-            m.max_launching_ratio = m
-                .max_launching_ratio
-                .max(f64::from(launching) / f64::from(size));
-        }
-        if ready < needed {
-            m.under_capacity_rounds += 1;
-        }
-        observer.round_done(u64::from(t));
+        group.round(
+            params,
+            t,
+            demand(t),
+            (&mut *policy, &mut *check, &mut *rng),
+            observer,
+        )?;
     }
-    Ok(m)
+    Ok(*group.metrics())
 }

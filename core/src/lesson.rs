@@ -150,13 +150,13 @@ const ROUNDS_PER_HOUR: f64 = 60.0;
 /// The lesson's rounds: its demand curve is tabulated once per lesson.
 const LESSON_ROUNDS: usize = 240;
 
-/// `required(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
+/// `demand(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
 struct DemandTable([f64; LESSON_ROUNDS]);
 
 impl DemandTable {
     fn new() -> Self {
         let p = autoscale::Params::default();
-        Self(core::array::from_fn(|t| p.required(t as u32)))
+        Self(core::array::from_fn(|t| p.demand(t as u32)))
     }
 
     fn run<O: Observer>(
@@ -170,12 +170,12 @@ impl DemandTable {
             cooldown,
             ..autoscale::Params::default()
         };
-        let required = |t: u32| match self.0.get(t as usize) {
-            Some(&r) => r,
-            None => params.required(t),
+        let demand = |t: u32| match self.0.get(t as usize) {
+            Some(&d) => d,
+            None => params.demand(t),
         };
         let mut rng = GroupLcg::new(params.seed);
-        autoscale::simulate(&params, required, &mut rng, observer)
+        autoscale::simulate(&params, demand, &mut rng, observer)
     }
 }
 
@@ -196,7 +196,8 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
         p.seed
     )?;
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &g in demand.0.iter() {
+    for &d in demand.0.iter() {
+        let g = p.required_for(d);
         lo = lo.min(g);
         hi = hi.max(g);
     }

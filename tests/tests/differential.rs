@@ -55,6 +55,7 @@ fn autoscale_matches_the_reference() {
             surge_start: u(&p, "surge_start"),
             surge_end: u(&p, "surge_end"),
             surge: f(&p, "surge"),
+            ..autoscale::Params::default()
         };
         let m = autoscale::run(&params).unwrap_or_else(|e| panic!("{p}: {e}"));
         let got = [

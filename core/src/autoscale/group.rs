@@ -1,0 +1,487 @@
+//! The group and its round, phase by phase.
+//!
+//! Each phase is a method of [`Group`]; [`Group::round`] runs them in order. A phase that a
+//! default [`super::Lifecycle`] leaves idle does exactly what the lesson's loop does at that
+//! point, so the lesson's metrics come out bit for bit.
+
+use crate::error::Error;
+use crate::rng::UnitRng;
+use crate::Observer;
+
+use super::lifecycle::{HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
+use super::policy::{HealthCheck, ScalingPolicy, Signal};
+use super::state::{Instance, RoundState, State, StateCounts};
+use super::{required_count, Metrics, Params, EMPTY_GROUP, GROUP_FULL, MAX_GROUP_SIZE};
+
+/// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
+const RING: usize = MAX_APPLY_DELAY as usize + 1;
+
+/// A group of instance records in fixed storage, with what it has measured so far.
+#[derive(Clone, Debug)]
+pub struct Group {
+    instances: heapless::Vec<Instance, MAX_GROUP_SIZE>,
+    counts: StateCounts,
+    /// Instances asked for, by the round (modulo [`RING`]) in which they join.
+    in_flight: [u16; RING],
+    in_flight_total: u32,
+    metrics: Metrics,
+    /// This round's events, for the observer.
+    now: RoundState,
+}
+
+impl Group {
+    /// Returns the initial group: `required(0)` InService instances, the first
+    /// `lifecycle.protected` of them Protected.
+    pub fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
+        let mut g = Self {
+            instances: heapless::Vec::new(),
+            counts: StateCounts::default(),
+            in_flight: [0; RING],
+            in_flight_total: 0,
+            metrics: Metrics {
+                min_size: params.min_size_start,
+                ..Metrics::default()
+            },
+            now: RoundState::default(),
+        };
+        let initial = required_count(params.required_for(demand0));
+        if initial < 0 {
+            // The lesson cannot even build the group (`Array.from` with a negative length).
+            return Err(EMPTY_GROUP);
+        }
+        for i in 0..initial {
+            let state = if i < i64::from(params.lifecycle.protected) {
+                State::Protected
+            } else {
+                State::InService
+            };
+            g.push(Instance::new(state, 0, 0))?;
+        }
+        Ok(g)
+    }
+
+    /// Returns the instances per state.
+    pub fn counts(&self) -> StateCounts {
+        self.counts
+    }
+
+    /// Returns the instances asked for that have not joined yet (apply delay).
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight_total
+    }
+
+    /// Returns what the group has measured so far.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    fn push(&mut self, o: Instance) -> Result<(), Error> {
+        self.instances.push(o).map_err(|_| GROUP_FULL)?;
+        self.counts.enter(o.state);
+        Ok(())
+    }
+
+    fn set(&mut self, i: usize, state: State) {
+        let o = &mut self.instances[i];
+        self.counts.leave(o.state);
+        self.counts.enter(state);
+        o.state = state;
+    }
+
+    fn drop_at(&mut self, i: usize) {
+        let o = self.instances.remove(i);
+        self.counts.leave(o.state);
+    }
+
+    /// Runs one round `t` of the model with the round's `demand` and reports it to
+    /// `observer`.
+    pub fn round<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+        &mut self,
+        params: &Params,
+        t: u32,
+        demand: f64,
+        (policy, check, rng): (&mut P, &mut H, &mut R),
+        observer: &mut O,
+    ) -> Result<(), Error> {
+        let needed = required_count(params.required_for(demand));
+        self.now = RoundState {
+            round: t,
+            demand,
+            required: needed,
+            ..RoundState::default()
+        };
+        self.fail_permanently(params, t);
+        self.health_check(params, t, check, rng);
+        self.join_delayed(params, t)?;
+        self.scale(params, t, demand, needed, policy)?;
+        self.advance(params, t);
+        self.measure(needed)?;
+        observer.group_round(&self.now);
+        observer.round_done(u64::from(t));
+        Ok(())
+    }
+
+    /// Phase 1: in a listed round, the first serving, healthy instance breaks for good.
+    pub fn fail_permanently(&mut self, params: &Params, t: u32) {
+        if params.failure_rounds.contains(&t) {
+            if let Some(victim) = self
+                .instances
+                .iter_mut()
+                .find(|o| o.state.serves() && !o.broken)
+            {
+                victim.broken = true;
+            }
+        }
+    }
+
+    /// Phase 2: the health check (it ignores the cooldown) checks every serving instance in
+    /// storage order; a result counts `check_latency` rounds after its check; `threshold`
+    /// failed results in a row replace the instance in place with a fresh launch (which
+    /// fails in a stockout round, and then the record just leaves).
+    pub fn health_check<H: HealthCheck, R: UnitRng>(
+        &mut self,
+        params: &Params,
+        t: u32,
+        check: &mut H,
+        rng: &mut R,
+    ) {
+        let latency = params.lifecycle.check_latency;
+        let mut i = 0;
+        while i < self.instances.len() {
+            let o = &mut self.instances[i];
+            if !o.state.serves() {
+                i += 1;
+                continue;
+            }
+            if o.broken {
+                self.metrics.broken_rounds += 1;
+            }
+            let failed = !check.passes(o.broken, rng);
+            let known = if latency == 0 {
+                Some(failed)
+            } else {
+                o.in_transit = (o.in_transit << 1) | u32::from(failed);
+                o.checks = o.checks.saturating_add(1);
+                (u32::from(o.checks) > latency).then_some((o.in_transit >> latency) & 1 == 1)
+            };
+            if let Some(failed) = known {
+                o.failures = if failed {
+                    o.failures.saturating_add(1)
+                } else {
+                    0
+                };
+            }
+            if o.failures < params.threshold {
+                i += 1;
+                continue;
+            }
+            self.metrics.replacements += 1;
+            self.now.replaced += 1;
+            if !o.broken {
+                self.metrics.false_replacements += 1;
+            }
+            if params.lifecycle.stocked_out(t) {
+                self.metrics.failed_launches += 1;
+                self.now.failed += 1;
+                self.drop_at(i);
+                continue;
+            }
+            let old = o.state;
+            *o = Instance::new(State::Pending, t, params.boot_rounds);
+            self.counts.leave(old);
+            self.counts.enter(State::Pending);
+            self.metrics.launched += 1;
+            self.now.launched += 1;
+            i += 1;
+        }
+    }
+
+    /// Phase 3a: the instances an earlier decision asked for (`apply_delay` rounds ago)
+    /// join the group.
+    pub fn join_delayed(&mut self, params: &Params, t: u32) -> Result<(), Error> {
+        if self.in_flight_total == 0 {
+            return Ok(());
+        }
+        let slot = t as usize % RING;
+        let n = u32::from(self.in_flight[slot]);
+        self.in_flight[slot] = 0;
+        self.in_flight_total -= n;
+        let decided = t.saturating_sub(params.lifecycle.apply_delay);
+        self.launch(params, t, decided, n)
+    }
+
+    /// Phase 3: the scaling policy decides; the group applies the change now or, with an
+    /// apply delay, later. A scale-in that removes nothing is not a scaling action.
+    pub fn scale<P: ScalingPolicy>(
+        &mut self,
+        params: &Params,
+        t: u32,
+        demand: f64,
+        needed: i64,
+        policy: &mut P,
+    ) -> Result<(), Error> {
+        let signal = Signal {
+            round: t,
+            demand,
+            required: needed,
+            counts: self.counts,
+            in_flight: self.in_flight_total,
+        };
+        let change = policy.decide(&signal);
+        let acted = if change > 0 {
+            self.ask(params, t, change)?;
+            true
+        } else if change < 0 {
+            self.scale_in(params, change.unsigned_abs()) > 0
+        } else {
+            return Ok(());
+        };
+        if acted {
+            self.metrics.scaling_actions += 1;
+        }
+        policy.applied(t, acted);
+        Ok(())
+    }
+
+    /// Asks for `n` instances: launched now, or queued for `apply_delay` rounds.
+    fn ask(&mut self, params: &Params, t: u32, n: i64) -> Result<(), Error> {
+        // Stopped records restart in place; everything else needs a free record.
+        let room = (MAX_GROUP_SIZE - self.instances.len()) as i64
+            + i64::from(self.counts.get(State::Stopped))
+            - i64::from(self.in_flight_total);
+        if n > room {
+            return Err(GROUP_FULL);
+        }
+        let n = n as u32; // n <= 2 * MAX_GROUP_SIZE here
+        let delay = params.lifecycle.apply_delay;
+        if delay == 0 {
+            return self.launch(params, t, t, n);
+        }
+        let slot = (t as usize + delay as usize) % RING;
+        self.in_flight[slot] += n as u16;
+        self.in_flight_total += n;
+        Ok(())
+    }
+
+    /// Brings `n` instances into the group in round `t` for a decision of round `decided`:
+    /// Stopped ones restart first (storage order), the rest are fresh launches, which fail
+    /// in a stockout round (counted, not retried this round).
+    fn launch(&mut self, params: &Params, t: u32, decided: u32, n: u32) -> Result<(), Error> {
+        let mut left = n;
+        if self.counts.get(State::Stopped) > 0 {
+            let restart = params.lifecycle.restart_rounds;
+            for i in 0..self.instances.len() {
+                if left == 0 {
+                    break;
+                }
+                if self.instances[i].state == State::Stopped {
+                    self.set(i, State::Restarting);
+                    let o = &mut self.instances[i];
+                    o.timer = restart;
+                    o.since = decided;
+                    left -= 1;
+                    self.metrics.restarts_from_stopped += 1;
+                    self.now.restarted += 1;
+                }
+            }
+        }
+        if left == 0 {
+            return Ok(());
+        }
+        if params.lifecycle.stocked_out(t) {
+            self.metrics.failed_launches += left;
+            self.now.failed += left;
+            return Ok(());
+        }
+        if left as usize > MAX_GROUP_SIZE - self.instances.len() {
+            return Err(GROUP_FULL);
+        }
+        for _ in 0..left {
+            self.push(Instance::new(State::Pending, decided, params.boot_rounds))?;
+        }
+        self.metrics.launched += left;
+        self.now.launched += left;
+        Ok(())
+    }
+
+    /// Phase 3, scale-in: chooses up to `n` InService victims by the removal policy (never
+    /// Protected or Standby ones) and sends each through Removing; returns how many.
+    pub fn scale_in(&mut self, params: &Params, n: u64) -> u32 {
+        let candidates = u64::from(self.counts.get(State::InService));
+        let take = n.min(candidates) as u32;
+        if u64::from(take) < n {
+            self.metrics.scale_in_blocked_rounds += 1;
+        }
+        match params.lifecycle.removal_policy {
+            RemovalPolicy::Lesson => {
+                let mut left = take;
+                for i in 0..self.instances.len() {
+                    if left == 0 {
+                        break;
+                    }
+                    if self.instances[i].state == State::InService {
+                        self.set(i, State::Removing);
+                        left -= 1;
+                    }
+                }
+            }
+            policy => {
+                for _ in 0..take {
+                    let mut pick: Option<(usize, u32)> = None;
+                    for (i, o) in self.instances.iter().enumerate() {
+                        if o.state != State::InService {
+                            continue;
+                        }
+                        let better = match (pick, policy) {
+                            (None, _) => true,
+                            (Some((_, s)), RemovalPolicy::Oldest) => o.since < s,
+                            (Some((_, s)), _) => o.since >= s,
+                        };
+                        if better {
+                            pick = Some((i, o.since));
+                        }
+                    }
+                    if let Some((i, _)) = pick {
+                        self.set(i, State::Removing);
+                    }
+                }
+            }
+        }
+        self.now.removed += take;
+        self.leave_removing(params);
+        take
+    }
+
+    /// Sends every Removing instance on: into Removing:Wait under a terminate hook, else out.
+    fn leave_removing(&mut self, params: &Params) {
+        let hook = params.lifecycle.terminate_hook;
+        let mut i = 0;
+        while i < self.instances.len() {
+            if self.instances[i].state != State::Removing {
+                i += 1;
+                continue;
+            }
+            match hook {
+                Some(h) => {
+                    self.set(i, State::RemovingWait);
+                    self.instances[i].timer = h.rounds;
+                    i += 1;
+                }
+                None => {
+                    if self.leave(params, i) {
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes instance `i` out of service for good: released (the record goes; returns
+    /// false) or stopped (it stays; returns true).
+    fn leave(&mut self, params: &Params, i: usize) -> bool {
+        match params.lifecycle.reclaim {
+            Reclaim::Release => {
+                self.drop_at(i);
+                false
+            }
+            Reclaim::Stop => {
+                self.set(i, State::Stopped);
+                let o = &mut self.instances[i];
+                o.failures = 0;
+                o.in_transit = 0;
+                o.checks = 0;
+                true
+            }
+        }
+    }
+
+    /// Phase 4: timers advance in storage order, one transition per instance at most. A
+    /// timer set in this round's phases 1–3 counts down now; a wait entered now starts
+    /// counting next round (so a launch hook of H rounds adds exactly H rounds).
+    pub fn advance(&mut self, params: &Params, t: u32) {
+        let busy = self.counts.launching() + self.counts.get(State::RemovingWait);
+        if busy == 0 {
+            return;
+        }
+        let hook = params.lifecycle.launch_hook;
+        let mut i = 0;
+        while i < self.instances.len() {
+            let o = &mut self.instances[i];
+            let state = o.state;
+            if !matches!(
+                state,
+                State::Pending | State::Restarting | State::PendingWait | State::RemovingWait
+            ) {
+                i += 1;
+                continue;
+            }
+            o.timer = o.timer.saturating_sub(1);
+            if o.timer > 0 {
+                i += 1;
+                continue;
+            }
+            match (state, hook) {
+                (State::Pending | State::Restarting, Some(h)) => {
+                    o.timer = h.rounds;
+                    self.set(i, State::PendingWait);
+                }
+                (State::Pending | State::Restarting, None) => self.serve(i, t),
+                (State::PendingWait, _) => {
+                    self.metrics.hook_timeouts += 1;
+                    if hook.is_some_and(|h| h.result == HookResult::Abandon) {
+                        self.metrics.abandoned_launches += 1;
+                        self.drop_at(i);
+                        continue;
+                    }
+                    self.serve(i, t);
+                }
+                _ => {
+                    self.metrics.hook_timeouts += 1;
+                    if !self.leave(params, i) {
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Puts instance `i` into service at the end of round `t`: it serves from round `t + 1`.
+    fn serve(&mut self, i: usize, t: u32) {
+        self.set(i, State::InService);
+        let waited = (t + 1).saturating_sub(self.instances[i].since);
+        let m = &mut self.metrics;
+        m.time_to_in_service_max = m.time_to_in_service_max.max(waited);
+    }
+
+    /// Phase 5: the round's metrics.
+    pub fn measure(&mut self, needed: i64) -> Result<(), Error> {
+        let size = self.instances.len() as u32;
+        if size == 0 {
+            // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
+            return Err(EMPTY_GROUP);
+        }
+        let c = &self.counts;
+        let serving = c.serving();
+        let launching = c.launching();
+        let billed = size - c.get(State::Stopped);
+        let m = &mut self.metrics;
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        if launching > 0 {
+            m.max_launching = m.max_launching.max(launching);
+            // With none launching the share is 0, which never raises the maximum.
+            m.max_launching_ratio = m
+                .max_launching_ratio
+                .max(f64::from(launching) / f64::from(size));
+        }
+        if i64::from(serving) < needed {
+            m.under_capacity_rounds += 1;
+        }
+        m.billed_rounds += u64::from(billed);
+        m.idle_billed_rounds += u64::from(billed - serving);
+        self.now.size = size;
+        self.now.counts = self.counts;
+        Ok(())
+    }
+}
