@@ -4,8 +4,10 @@
 //! listed round); the health check (which ignores the cooldown) draws one number per ready,
 //! non-broken instance and replaces an instance after `threshold` consecutive failures; the
 //! scaling policy, if the cooldown has passed, launches up to the demand or terminates the
-//! first ready instances down to demand + 1 (it counts ready instances only); booting
-//! instances advance; then the metrics are updated. The lesson program is the specification.
+//! first ready instances down to demand + 1 (it counts ready instances only; past the last
+//! ready one the lesson's `splice(-1, 1)` takes booting instances from the end); booting
+//! instances advance; then the metrics are updated. The lesson program is the specification,
+//! for any demand curve: one that goes negative can empty the group (scaling to zero).
 //!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instances; a run that
 //! would grow past it returns [`Error::CapacityExceeded`]. Validation happens once in
@@ -186,13 +188,15 @@ impl Params {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Metrics {
-    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99.
+    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
+    /// once the group was empty.
     pub min_size: u32,
     /// Largest group size seen.
     pub max_size: u32,
     /// Most instances booting at once.
     pub max_launching: u32,
-    /// Largest share of the group booting at once.
+    /// Largest share of the group booting at once; NaN once the group was empty (the
+    /// lesson's `0 / 0`, which `Math.max` keeps).
     pub max_launching_ratio: f64,
     /// Rounds with fewer ready instances than required.
     pub under_capacity_rounds: u32,
@@ -214,7 +218,7 @@ pub struct Metrics {
     /// Stopped instances restarted by scale-out (not counted in `launched`).
     pub restarts_from_stopped: u32,
     /// Launch requests that failed for want of capacity (stockout rounds).
-    pub failed_launches: u32,
+    pub failed_launches: u64,
     /// Lifecycle hooks that ended at their timeout (every hook does).
     pub hook_timeouts: u32,
     /// Launches a launch hook abandoned (released before serving).
@@ -230,14 +234,30 @@ pub(crate) const GROUP_FULL: Error = Error::CapacityExceeded {
     limit: MAX_GROUP_SIZE as u32,
 };
 
-pub(crate) const EMPTY_GROUP: Error = Error::OutOfRange {
-    param: "demand-base",
-    accepted: "demand curves that keep the group non-empty (demand > 0)",
-};
+// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round (a round launches
+// at most as many instances as the group then holds: replacements take ready slots, scale-out
+// fills the rest up to the capacity), plus the initial group: so none reaches `u32::MAX`.
+const _: () = assert!(
+    (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
+    "a u32 metric could overflow"
+);
 
-/// Converts a required-instance count to an integer, saturating far outside the group range.
+/// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
+/// drop it), otherwise the larger.
+pub(crate) fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Converts a required-instance count to an integer: `required` is an integer or ±inf (the
+/// lesson's doubles), and `as` saturates the infinities; every comparison with it is then
+/// the lesson's.
 pub(crate) fn required_count(x: f64) -> i64 {
-    // NaN cannot occur for validated parameters; `as` saturates and maps NaN to 0.
     x as i64
 }
 

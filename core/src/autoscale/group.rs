@@ -11,7 +11,7 @@ use crate::Observer;
 use super::lifecycle::{HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
 use super::policy::{HealthCheck, ScalingPolicy, Signal};
 use super::state::{Instance, RoundState, State, StateCounts};
-use super::{required_count, Metrics, Params, EMPTY_GROUP, GROUP_FULL, MAX_GROUP_SIZE};
+use super::{js_max, required_count, Metrics, Params, GROUP_FULL, MAX_GROUP_SIZE};
 
 /// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
 const RING: usize = MAX_APPLY_DELAY as usize + 1;
@@ -44,13 +44,15 @@ impl Group {
             },
             now: RoundState::default(),
         };
-        let initial = required_count(params.required_for(demand0));
-        if initial < 0 {
-            // The lesson cannot even build the group (`Array.from` with a negative length).
-            return Err(EMPTY_GROUP);
+        // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
+        // empty group); a length it would accept but the group cannot hold is a capacity error.
+        let initial = params.required_for(demand0);
+        if initial > MAX_GROUP_SIZE as f64 {
+            return Err(GROUP_FULL);
         }
-        for i in 0..initial {
-            let state = if i < i64::from(params.lifecycle.protected) {
+        // Now at most 256, or negative, -0 or -inf: `as` saturates those to 0.
+        for i in 0..initial as usize {
+            let state = if i < params.lifecycle.protected as usize {
                 State::Protected
             } else {
                 State::InService
@@ -115,7 +117,7 @@ impl Group {
         self.join_delayed(params, t)?;
         self.scale(params, t, demand, needed, policy)?;
         self.advance(params, t);
-        self.measure(needed)?;
+        self.measure(needed);
         observer.group_round(&self.now);
         observer.round_done(u64::from(t));
         Ok(())
@@ -232,7 +234,11 @@ impl Group {
             self.ask(params, t, change)?;
             true
         } else if change < 0 {
-            self.scale_in(params, change.unsigned_abs()) > 0
+            // The lesson counts a scale-in of an empty group (its splices do nothing, its
+            // `olcekleme++` still runs); any other scale-in that removes nothing is no action.
+            let lesson_quirk = self.instances.is_empty()
+                && params.lifecycle.removal_policy == RemovalPolicy::Lesson;
+            self.scale_in(params, change.unsigned_abs()) > 0 || lesson_quirk
         } else {
             return Ok(());
         };
@@ -289,7 +295,7 @@ impl Group {
             return Ok(());
         }
         if params.lifecycle.stocked_out(t) {
-            self.metrics.failed_launches += left;
+            self.metrics.failed_launches += u64::from(left);
             self.now.failed += left;
             return Ok(());
         }
@@ -305,14 +311,18 @@ impl Group {
     }
 
     /// Phase 3, scale-in: chooses up to `n` InService victims by the removal policy (never
-    /// Protected or Standby ones) and sends each through Removing; returns how many.
+    /// Protected, Standby or Stopped ones) and sends each through Removing; returns how many
+    /// instances it took.
+    ///
+    /// Under the lesson's policy, steps left over once no InService instance is left cancel
+    /// launches from the end of the group: the lesson's `splice(findIndex(...), 1)` with
+    /// `findIndex` at -1 removes the last instance, which is a booting one there. A cancelled
+    /// launch skips the terminate hook (it never served) and is released or stopped.
     pub fn scale_in(&mut self, params: &Params, n: u64) -> u32 {
         let candidates = u64::from(self.counts.get(State::InService));
         let take = n.min(candidates) as u32;
-        if u64::from(take) < n {
-            self.metrics.scale_in_blocked_rounds += 1;
-        }
-        match params.lifecycle.removal_policy {
+        let policy = params.lifecycle.removal_policy;
+        match policy {
             RemovalPolicy::Lesson => {
                 let mut left = take;
                 for i in 0..self.instances.len() {
@@ -325,7 +335,7 @@ impl Group {
                     }
                 }
             }
-            policy => {
+            _ => {
                 for _ in 0..take {
                     let mut pick: Option<(usize, u32)> = None;
                     for (i, o) in self.instances.iter().enumerate() {
@@ -347,9 +357,26 @@ impl Group {
                 }
             }
         }
-        self.now.removed += take;
         self.leave_removing(params);
-        take
+        let mut removed = take;
+        if policy == RemovalPolicy::Lesson && u64::from(take) < n {
+            let mut left = n - u64::from(take);
+            let mut i = self.instances.len();
+            while left > 0 && i > 0 {
+                i -= 1;
+                if self.instances[i].state.launching() {
+                    self.leave(params, i);
+                    removed += 1;
+                    left -= 1;
+                }
+            }
+        }
+        let held = self.counts.get(State::Protected) + self.counts.get(State::Standby);
+        if u64::from(removed) < n && held > 0 {
+            self.metrics.scale_in_blocked_rounds += 1;
+        }
+        self.now.removed += removed;
+        removed
     }
 
     /// Sends every Removing instance on: into Removing:Wait under a terminate hook, else out.
@@ -455,12 +482,8 @@ impl Group {
     }
 
     /// Phase 5: the round's metrics.
-    pub fn measure(&mut self, needed: i64) -> Result<(), Error> {
-        let size = self.instances.len() as u32;
-        if size == 0 {
-            // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
-            return Err(EMPTY_GROUP);
-        }
+    pub fn measure(&mut self, needed: i64) {
+        let size = self.instances.len() as u32; // at most 256
         let c = &self.counts;
         let serving = c.serving();
         let launching = c.launching();
@@ -468,13 +491,12 @@ impl Group {
         let m = &mut self.metrics;
         m.min_size = m.min_size.min(size);
         m.max_size = m.max_size.max(size);
-        if launching > 0 {
-            m.max_launching = m.max_launching.max(launching);
-            // With none launching the share is 0, which never raises the maximum.
-            m.max_launching_ratio = m
-                .max_launching_ratio
-                .max(f64::from(launching) / f64::from(size));
-        }
+        m.max_launching = m.max_launching.max(launching);
+        // An empty group gives 0 / 0 = NaN, and `Math.max` keeps NaN for the rest of the run.
+        m.max_launching_ratio = js_max(
+            m.max_launching_ratio,
+            f64::from(launching) / f64::from(size),
+        );
         if i64::from(serving) < needed {
             m.under_capacity_rounds += 1;
         }
@@ -482,6 +504,5 @@ impl Group {
         m.idle_billed_rounds += u64::from(billed - serving);
         self.now.size = size;
         self.now.counts = self.counts;
-        Ok(())
     }
 }
