@@ -1,7 +1,9 @@
 //! Parameter lists on the command line: `2,3,5`, ranges `1..=10000` and `1..5`, and the
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
-use capsim_core::autoscale::{FailureRounds, MAX_FAILURE_ROUNDS};
+use capsim_core::autoscale::{
+    FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout, MAX_FAILURE_ROUNDS,
+};
 use capsim_core::bulkhead::{Mode, Split};
 
 /// The most values one flag may expand to (ranges included).
@@ -102,6 +104,89 @@ impl Item for FailureRounds {
     }
 }
 
+/// A hook: `ROUNDS[:continue|abandon]` (ROUNDS may be a range) or `none`.
+impl Item for Option<Hook> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let (rounds, result) = match s.rsplit_once(':') {
+            Some((r, "continue")) => (r, HookResult::Continue),
+            Some((r, "abandon")) => (r, HookResult::Abandon),
+            Some(_) => return Err(format!("'{s}': the result is 'continue' or 'abandon'")),
+            None => (s, HookResult::Continue),
+        };
+        let mut all = Vec::new();
+        u32::parse_item(rounds, &mut all)
+            .map_err(|e| format!("'{s}' is not ROUNDS[:continue|abandon] or 'none': {e}"))?;
+        out.extend(all.into_iter().map(|rounds| Some(Hook { rounds, result })));
+        Ok(())
+    }
+}
+
+/// `yes` or `no`.
+impl Item for bool {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "yes" => true,
+            "no" => false,
+            _ => return Err(format!("'{s}' is neither 'yes' nor 'no'")),
+        });
+        Ok(())
+    }
+}
+
+impl Item for RemovalPolicy {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "lesson" => RemovalPolicy::Lesson,
+            "oldest" => RemovalPolicy::Oldest,
+            "newest" => RemovalPolicy::Newest,
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a removal policy (lesson, oldest or newest)"
+                ))
+            }
+        });
+        Ok(())
+    }
+}
+
+impl Item for Reclaim {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "release" => Reclaim::Release,
+            "stop" => Reclaim::Stop,
+            _ => return Err(format!("'{s}' is not a reclaim mode (release or stop)")),
+        });
+        Ok(())
+    }
+}
+
+/// Stockout rounds: `A..B` (B excluded), `A..=B`, or `none`.
+impl Item for Option<Stockout> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let bad = || format!("'{s}' is not A..B, A..=B or 'none'");
+        let (start, end) = match s.split_once("..=") {
+            Some((a, b)) => (parse_u32(a)?, parse_u32(b)?.checked_add(1).ok_or_else(bad)?),
+            None => {
+                let (a, b) = s.split_once("..").ok_or_else(bad)?;
+                (parse_u32(a)?, parse_u32(b)?)
+            }
+        };
+        if start >= end {
+            return Err(format!("range '{s}' is empty"));
+        }
+        out.push(Some(Stockout { start, end }));
+        Ok(())
+    }
+}
+
 /// Parses a comma-separated list (clap value parser).
 pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
     let mut out = Vec::new();
@@ -145,5 +230,29 @@ mod tests {
         assert!(parse::<Mode>("healthy,slow").is_err());
         let f = parse::<FailureRounds>("40:95:170,none").unwrap().0;
         assert_eq!((f[0].as_slice(), f[1].len()), (&[40, 95, 170][..], 0));
+        let h = parse::<Option<Hook>>("none,3,2..=3:abandon").unwrap().0;
+        assert_eq!(h.len(), 4);
+        assert_eq!(h[0], None);
+        assert_eq!(
+            h[1].map(|h| (h.rounds, h.result)),
+            Some((3, HookResult::Continue))
+        );
+        assert_eq!(
+            h[3].map(|h| (h.rounds, h.result)),
+            Some((3, HookResult::Abandon))
+        );
+        assert!(parse::<Option<Hook>>("3:maybe").is_err());
+        let s = parse::<Option<Stockout>>("150..190,1..=2,none").unwrap().0;
+        assert_eq!(
+            s[0],
+            Some(Stockout {
+                start: 150,
+                end: 190
+            })
+        );
+        assert_eq!(s[1], Some(Stockout { start: 1, end: 3 }));
+        assert_eq!(s[2], None);
+        assert!(parse::<Option<Stockout>>("5..5").is_err());
+        assert!(parse::<bool>("yes,no").is_ok() && parse::<bool>("true").is_err());
     }
 }

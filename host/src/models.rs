@@ -1,6 +1,6 @@
 //! The three model commands: their flags, the parameter grid, and one row per run.
 
-use capsim_core::autoscale::{self, FailureRounds};
+use capsim_core::autoscale::{self, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
@@ -157,6 +157,36 @@ pub struct AutoscaleArgs {
     /// Health-check generator seed [1 to 2147483646; lesson: 20261001]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub seed: Option<List<u32>>,
+    /// Launch hook: Pending:Wait for ROUNDS, then its default result [ROUNDS[:continue|abandon], 1 to 360, or none; lesson: none]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Hook>>)]
+    pub launch_hook: Option<List<Option<Hook>>>,
+    /// Terminate hook: Removing:Wait for ROUNDS before the instance leaves [ROUNDS[:continue|abandon], 1 to 360, or none; lesson: none]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Hook>>)]
+    pub terminate_hook: Option<List<Option<Hook>>>,
+    /// The policy also counts instances booting, waiting, restarting or not yet applied [no or yes; lesson: no]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<bool>)]
+    pub count_pending: Option<List<bool>>,
+    /// The first N instances of the initial group are Protected: serving, never scaled in [0 to 256; lesson: 0]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
+    pub protected: Option<List<u32>>,
+    /// Which InService instances scale-in removes: first in group order, oldest or newest launch [lesson, oldest or newest; lesson: lesson]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<RemovalPolicy>)]
+    pub removal_policy: Option<List<RemovalPolicy>>,
+    /// Scale-in releases instances, or stops them for scale-out to restart first [release or stop; lesson: release]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Reclaim>)]
+    pub reclaim: Option<List<Reclaim>>,
+    /// Rounds a Stopped instance takes to serve again after a restart [integers >= 0; default: 1]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
+    pub restart_rounds: Option<List<u32>>,
+    /// Rounds after a health check before its result is known [0 to 31; lesson: 0]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
+    pub check_latency: Option<List<u32>>,
+    /// Rounds after a scale-out decision before its instances join the group [0 to 64; lesson: 0]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
+    pub apply_delay: Option<List<u32>>,
+    /// Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round [A..B, A..=B or none; lesson: none]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Stockout>>)]
+    pub stockout_rounds: Option<List<Option<Stockout>>>,
 }
 
 impl Model for AutoscaleArgs {
@@ -173,6 +203,14 @@ impl Model for AutoscaleArgs {
         "broken_rounds",
         "scaling_actions",
         "replacements",
+        "time_to_in_service_max",
+        "scale_in_blocked_rounds",
+        "restarts_from_stopped",
+        "failed_launches",
+        "hook_timeouts",
+        "abandoned_launches",
+        "billed_rounds",
+        "idle_billed_rounds",
     ];
 
     fn grid(&self) -> Result<Grid<Self::Params>, String> {
@@ -198,6 +236,34 @@ impl Model for AutoscaleArgs {
         g.axis("surge_start", &self.surge_start, |p, v| p.surge_start = v);
         g.axis("surge_end", &self.surge_end, |p, v| p.surge_end = v);
         g.axis("surge", &self.surge, |p, v| p.surge = v);
+        g.axis("launch_hook", &self.launch_hook, |p, v| {
+            p.lifecycle.launch_hook = v
+        });
+        g.axis("terminate_hook", &self.terminate_hook, |p, v| {
+            p.lifecycle.terminate_hook = v
+        });
+        g.axis("count_pending", &self.count_pending, |p, v| {
+            p.lifecycle.count_pending = v
+        });
+        g.axis("protected", &self.protected, |p, v| {
+            p.lifecycle.protected = v
+        });
+        g.axis("removal_policy", &self.removal_policy, |p, v| {
+            p.lifecycle.removal_policy = v
+        });
+        g.axis("reclaim", &self.reclaim, |p, v| p.lifecycle.reclaim = v);
+        g.axis("restart_rounds", &self.restart_rounds, |p, v| {
+            p.lifecycle.restart_rounds = v
+        });
+        g.axis("check_latency", &self.check_latency, |p, v| {
+            p.lifecycle.check_latency = v
+        });
+        g.axis("apply_delay", &self.apply_delay, |p, v| {
+            p.lifecycle.apply_delay = v
+        });
+        g.axis("stockout_rounds", &self.stockout_rounds, |p, v| {
+            p.lifecycle.stockout = v
+        });
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()
     }
@@ -214,6 +280,10 @@ impl Model for AutoscaleArgs {
 
     fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
         let m = autoscale::run(p)?;
+        let l = &p.lifecycle;
+        let hook = |h: Option<Hook>| h.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()));
+        let hook_result = |h: Option<Hook>| Cell::Word(h.map_or("none", |h| h.result.name()));
+        let stockout = l.stockout.map_or(Vec::new(), |s| vec![s.start, s.end]);
         Ok(row(vec![
             ("threshold", Cell::Int(p.threshold.into())),
             ("cooldown", Cell::Int(p.cooldown.into())),
@@ -229,6 +299,21 @@ impl Model for AutoscaleArgs {
             ("surge_start", Cell::Int(p.surge_start.into())),
             ("surge_end", Cell::Int(p.surge_end.into())),
             ("surge", Cell::Float(p.surge)),
+            ("launch_hook", hook(l.launch_hook)),
+            ("launch_hook_result", hook_result(l.launch_hook)),
+            ("terminate_hook", hook(l.terminate_hook)),
+            ("terminate_hook_result", hook_result(l.terminate_hook)),
+            (
+                "count_pending",
+                Cell::Word(if l.count_pending { "yes" } else { "no" }),
+            ),
+            ("protected", Cell::Int(l.protected.into())),
+            ("removal_policy", Cell::Word(l.removal_policy.name())),
+            ("reclaim", Cell::Word(l.reclaim.name())),
+            ("restart_rounds", Cell::Int(l.restart_rounds.into())),
+            ("check_latency", Cell::Int(l.check_latency.into())),
+            ("apply_delay", Cell::Int(l.apply_delay.into())),
+            ("stockout_rounds", Cell::Ints(stockout)),
             ("min_size", Cell::Int(m.min_size.into())),
             ("max_size", Cell::Int(m.max_size.into())),
             ("max_launching", Cell::Int(m.max_launching.into())),
@@ -242,6 +327,23 @@ impl Model for AutoscaleArgs {
             ("broken_rounds", Cell::Int(m.broken_rounds.into())),
             ("scaling_actions", Cell::Int(m.scaling_actions.into())),
             ("replacements", Cell::Int(m.replacements.into())),
+            (
+                "time_to_in_service_max",
+                Cell::Int(m.time_to_in_service_max.into()),
+            ),
+            (
+                "scale_in_blocked_rounds",
+                Cell::Int(m.scale_in_blocked_rounds.into()),
+            ),
+            (
+                "restarts_from_stopped",
+                Cell::Int(m.restarts_from_stopped.into()),
+            ),
+            ("failed_launches", Cell::Int(m.failed_launches)),
+            ("hook_timeouts", Cell::Int(m.hook_timeouts.into())),
+            ("abandoned_launches", Cell::Int(m.abandoned_launches.into())),
+            ("billed_rounds", Cell::Int(m.billed_rounds)),
+            ("idle_billed_rounds", Cell::Int(m.idle_billed_rounds)),
         ]))
     }
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
