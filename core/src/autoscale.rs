@@ -1,17 +1,74 @@
 //! Auto-scaling group: a scaling policy and a health check change the same group size.
 //!
-//! Each round, in this order: permanent failures strike (one ready, healthy instance per
-//! listed round); the health check (which ignores the cooldown) draws one number per ready,
-//! non-broken instance and replaces an instance after `threshold` consecutive failures; the
-//! scaling policy, if the cooldown has passed, launches up to the demand or terminates the
-//! first ready instances down to demand + 1 (it counts ready instances only; past the last
-//! ready one the lesson's `splice(-1, 1)` takes booting instances from the end); booting
-//! instances advance; then the metrics are updated. The lesson program is the specification,
-//! for any demand curve: one that goes negative can empty the group (scaling to zero).
+//! With default [`Params`] this is the lesson's model (`grup.mjs`, its specification), for
+//! any demand curve: one that goes negative can empty the group (scaling to zero). With
+//! [`Lifecycle`] options it is the group as providers run it (Alibaba Auto Scaling first,
+//! AWS EC2 Auto Scaling second): instances move through the seed's states ([`State`]),
+//! lifecycle hooks hold them in wait states, protected instances are never scaled in,
+//! scale-in may stop instead of release, and the provider's three delays of the lesson's
+//! ledger (health-check latency, apply delay, capacity availability) can be switched on.
 //!
-//! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instances; a run that
-//! would grow past it returns [`Error::CapacityExceeded`]. Validation happens once in
-//! [`Params::validate`]; nothing here panics on any input.
+//! A round is five phases over a [`Group`] (each a method of it, in this order):
+//! 1. permanent failures strike (the first serving, healthy instance per listed round);
+//! 2. the health check (it ignores the cooldown) checks every serving instance through the
+//!    [`HealthCheck`] seam; `threshold` failed results in a row replace it in place;
+//! 3. launches delayed by `apply_delay` join; the [`ScalingPolicy`] seam decides a change,
+//!    which launches (Stopped instances restart first) or scales in (InService victims by
+//!    the removal policy, through Removing into Removing:Wait or out);
+//! 4. timers advance: boot, restart and hook waits (a timer set in phases 1–3 counts down
+//!    now; a wait entered now starts next round, so a hook of H rounds adds exactly H);
+//! 5. metrics, then the observer ([`crate::Observer::group_round`], `round_done`).
+//!
+//! The lesson's defaults are [`LessonPolicy`] (ready-only counting, its cooldown, down to
+//! required + 1) and [`LessonCheck`]; its other quirks are named where they live: the
+//! minimum that starts at 99 ([`Params::min_size_start`]), the `splice(-1, 1)` that cancels
+//! launches from the end once no ready instance is left ([`RemovalPolicy::Lesson`]), and a
+//! scale-in of an empty group that still counts as an action. New randomness would need a
+//! generator of its own: no option draws from the lesson's.
+//!
+//! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
+//! every state (Stopped ones included; 20 bytes each); a run that would grow past it
+//! returns [`Error::CapacityExceeded`]. Validation happens once in [`Params::validate`];
+//! nothing here panics on any input.
+//!
+//! # Where this differs from the specification's §10 proposal (`specs/lifecycle.md`)
+//!
+//! - **State names** are the providers' (Pending, Pending:Wait, Removing:Wait, plus
+//!   Restarting for a Stopped instance starting again), so a board reads like the console.
+//!   Removing lasts no whole round (no `removing_rounds`): nothing in the issue needs it.
+//! - **The cooldown belongs to the policy**, not the group: the formula policy (seed 003)
+//!   replaces it with its own interval. The policy hears whether its decision acted
+//!   ([`ScalingPolicy::applied`]); a scale-in that removes nothing does not act (no action
+//!   counted, no cooldown), except the lesson's empty-group quirk above.
+//! - **Protected instances are health-checked** and replaced like any serving instance
+//!   (AWS: protection covers scale-in only); the spec's Alibaba reading freezes their health,
+//!   which would leave a broken protected instance serving forever and take checks (and the
+//!   lesson's draws) away from serving instances. The replacement is not protected.
+//! - **`scale_in_blocked_rounds`** counts a shortfall only while Protected or Standby
+//!   instances remain (the issue's "because the rest were protected"); a negative demand
+//!   asking for more than the group holds is not blocked, just exhausted.
+//! - **Removal by age** uses the round of the launch decision, ties in storage order
+//!   (oldest: first; newest: last), instead of an instance id: one `u32` less per record.
+//!   Only the lesson's order cancels launches when InService instances run out (its
+//!   `splice(-1, 1)`); a cancelled launch skips the terminate hook (it never served).
+//! - **Economical mode**: unhealthy instances are released and replaced, never stopped (the
+//!   2021 English page; §12 Q5), since a stopped broken instance would return broken. A
+//!   healthy-looking but broken instance that scale-in stops stays broken when restarted.
+//!   Restarts go in storage order, pass through the launch hook, and never fail in a
+//!   stockout (the stopped instance's capacity counts as reserved; Alibaba may release it
+//!   instead, not modelled). No MaxSize: the 256 records are the only bound.
+//! - **Apply delay** delays scale-out only (scale-in stays immediate); the instances in
+//!   flight count as pending for `count_pending`; a stockout is judged in the round they
+//!   join (when the provider launches them); their time to service counts from the decision.
+//! - **Stockout and the health check**: a replacement that cannot launch leaves the
+//!   unhealthy instance's record empty (the group shrinks; the policy asks again next round).
+//! - **Billing** is read at the end of each round like every lesson metric: an instance that
+//!   boots for b rounds is idle-billed b − 1 times before it counts as serving.
+//! - **Group size** (min/max and the booting share) counts every record, Stopped included,
+//!   as Alibaba's console lists Stopped instances in the group.
+//! - **Not modelled** (no scenario file yet): several hooks per direction, heartbeats and
+//!   early completion, hook flavours, scripted Standby/Protect/Detach events, warm pools,
+//!   group deletion, MaxSize, configuration versions.
 //!
 //! ```
 //! use capsim_core::autoscale::{run, Params};

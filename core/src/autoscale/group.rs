@@ -506,3 +506,21 @@ impl Group {
         self.now.counts = self.counts;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_stay_small() {
+        // Five u32 words would be 20 bytes; the state and two small fields share the last.
+        assert_eq!(core::mem::size_of::<Instance>(), 20);
+        // 256 records (5,120 bytes), the ring of launches in flight, counts, metrics and the
+        // round's snapshot: 5,472 bytes on a 64-bit host.
+        assert!(
+            core::mem::size_of::<Group>() < 6 * 1024,
+            "{}",
+            core::mem::size_of::<Group>()
+        );
+    }
+}
