@@ -513,7 +513,7 @@ mod tests {
 
     #[test]
     fn records_stay_small() {
-        // Five u32 words would be 20 bytes; the state and two small fields share the last.
+        // Four u32 words, then the state, a flag and a check count share the fifth.
         assert_eq!(core::mem::size_of::<Instance>(), 20);
         // 256 records (5,120 bytes), the ring of launches in flight, counts, metrics and the
         // round's snapshot: 5,472 bytes on a 64-bit host.
