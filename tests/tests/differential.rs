@@ -39,6 +39,7 @@ fn assert_capacity_error<T: std::fmt::Debug>(
 ) {
     let what = match name {
         "group_size" => "group size",
+        "arrivals_per_round" => "arrivals per round",
         other => panic!("unknown capacity {other}"),
     };
     match got {
@@ -181,6 +182,10 @@ fn bulkhead_matches_the_reference() {
             event_hold: u(&p, "event_hold"),
             slow_hold: u(&p, "slow_hold"),
         };
+        if let Some(name) = expected_error(&want) {
+            assert_capacity_error(bulkhead::run(&params), name, &p);
+            continue;
+        }
         let m = bulkhead::run(&params).unwrap_or_else(|e| panic!("{p}: {e}"));
         let got = [
             ("tracking_served", m.tracking_served),
