@@ -180,6 +180,10 @@ impl Params {
 }
 
 /// What one run measured.
+///
+/// No counter can overflow a `u64`: at most [`MAX_ARRIVALS_PER_ROUND`] requests arrive per
+/// round for at most [`MAX_HORIZON`] rounds (2.6e10 served or dropped), a drop adds at most
+/// [`MAX_TOTAL_SLOTS`] idle slots (1.7e15) and a round at most that many busy ones (6.6e12).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -207,6 +211,7 @@ const _: () = assert!(MAX_TOTAL_SLOTS <= u16::MAX as u32);
 /// One pool: its size, its busy slots, and how many slots free up in each coming round.
 struct Pool {
     size: u32,
+    /// At most `size`: a slot is taken only while one is free, and each is freed once.
     busy: u32,
     /// `releases[r % CALENDAR]`: slots whose hold ends at round `r`. With different hold
     /// times they were taken in different rounds (a byte once wrapped here), but all of them
@@ -224,6 +229,7 @@ impl Pool {
         }
     }
 
+    /// Frees the slots whose hold ends at `round` (each counted in `busy`: no underflow).
     fn free_ended(&mut self, round: u32) {
         let bucket = &mut self.releases[round as usize % CALENDAR];
         self.busy -= u32::from(*bucket);
@@ -238,6 +244,7 @@ impl Pool {
     /// early). The caller checked `free() > 0`: `busy` stays ≤ `size`, and so does every bucket.
     fn take(&mut self, round: u32, hold: u32) {
         self.busy += 1;
+        // round < MAX_HORIZON and hold ≤ MAX_HOLD: the sum cannot wrap.
         self.releases[round.wrapping_add(hold) as usize % CALENDAR] += 1;
     }
 }
