@@ -241,6 +241,9 @@ impl Params {
 }
 
 /// What one run measured (the lesson's `m`).
+///
+/// No counter can overflow: each rises by at most [`MAX_GROUP_SIZE`] per round (checked at
+/// compile time against [`MAX_ROUNDS`]), and the sizes are at most [`MAX_GROUP_SIZE`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -248,14 +251,14 @@ pub struct Metrics {
     /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
     /// once the group was empty.
     pub min_size: u32,
-    /// Largest group size seen.
+    /// Largest group size seen, at most [`MAX_GROUP_SIZE`].
     pub max_size: u32,
     /// Most instances booting at once.
     pub max_launching: u32,
     /// Largest share of the group booting at once; NaN once the group was empty (the
     /// lesson's `0 / 0`, which `Math.max` keeps).
     pub max_launching_ratio: f64,
-    /// Rounds with fewer ready instances than required.
+    /// Rounds with fewer ready instances than required (at most [`MAX_ROUNDS`]).
     pub under_capacity_rounds: u32,
     /// Instances launched, by scaling and by replacement.
     pub launched: u32,
@@ -263,7 +266,7 @@ pub struct Metrics {
     pub false_replacements: u32,
     /// Instance-rounds a broken instance stayed in service.
     pub broken_rounds: u32,
-    /// Scale-out and scale-in actions.
+    /// Scale-out and scale-in actions (at most one per round).
     pub scaling_actions: u32,
     /// Instances replaced by the health check.
     pub replacements: u32,
