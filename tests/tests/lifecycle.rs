@@ -419,3 +419,57 @@ fn options_that_change_nothing_here_change_nothing() {
         assert_eq!(no_ratio(got), no_ratio(want), "{q:?}");
     }
 }
+
+#[test]
+fn extreme_options_end_in_metrics_or_errors_never_panics() {
+    let hooks = [
+        None,
+        Some(Hook {
+            rounds: 1,
+            result: HookResult::Abandon,
+        }),
+        Some(Hook {
+            rounds: autoscale::MAX_HOOK_ROUNDS,
+            result: HookResult::Continue,
+        }),
+    ];
+    let mut runs = 0;
+    for boot_rounds in [0, 1, u32::MAX] {
+        for hook in hooks {
+            for (protected, demand_base) in [(0, -1e300), (256, 1e300), (256, 25_000.0), (3, 0.0)] {
+                for reclaim in [Reclaim::Release, Reclaim::Stop] {
+                    let p = Params {
+                        rounds: 400,
+                        boot_rounds,
+                        threshold: [1, u32::MAX][runs % 2],
+                        transient_failure: 1.0,
+                        demand_base,
+                        lifecycle: Lifecycle {
+                            launch_hook: hook,
+                            terminate_hook: hook,
+                            count_pending: runs % 3 == 0,
+                            protected,
+                            removal_policy: RemovalPolicy::Newest,
+                            reclaim,
+                            restart_rounds: u32::MAX,
+                            check_latency: autoscale::MAX_CHECK_LATENCY,
+                            apply_delay: autoscale::MAX_APPLY_DELAY,
+                            stockout: Some(Stockout {
+                                start: 100,
+                                end: u32::MAX,
+                            }),
+                        },
+                        ..Params::default()
+                    };
+                    match autoscale::run(&p) {
+                        Ok(m) => assert!(m.max_size <= 256),
+                        Err(Error::CapacityExceeded { .. }) => {}
+                        Err(e) => panic!("{p:?}: {e}"),
+                    }
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 72);
+}
