@@ -354,6 +354,28 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
 /// Runs the model with any scaling policy and health check (`params.cooldown`,
 /// `transient_failure` and `lifecycle.count_pending` are the lesson policy's and check's,
 /// so they do nothing here), calling `observer` after every round.
+///
+/// A policy returns a change; a target-tracking one subtracts what it counts:
+///
+/// ```
+/// use capsim_core::autoscale::{run_custom, LessonCheck, Params, ScalingPolicy, Signal};
+/// use capsim_core::rng::GroupLcg;
+///
+/// /// Keeps ten instances serving or on their way, whatever the demand.
+/// struct Fixed(u32);
+/// impl ScalingPolicy for Fixed {
+///     fn decide(&mut self, s: &Signal) -> i64 {
+///         let have = s.counts.serving() + s.counts.launching() + s.in_flight;
+///         i64::from(self.0) - i64::from(have)
+///     }
+/// }
+/// let p = Params::default();
+/// let mut check = LessonCheck { transient_failure: 0.0 };
+/// let mut rng = GroupLcg::new(p.seed);
+/// let m = run_custom(&p, &mut Fixed(10), &mut check, &mut rng, &mut ()).unwrap();
+/// // 9 serve at first (900 / 100): 1 launch; 3 break for good and are replaced.
+/// assert_eq!((m.max_size, m.launched), (10, 1 + 3));
+/// ```
 pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     params: &Params,
     policy: &mut P,
