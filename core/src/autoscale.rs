@@ -397,13 +397,7 @@ fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     params.validate()?;
     let mut group = Group::new(params, demand(0))?;
     for t in 0..params.rounds {
-        group.round(
-            params,
-            t,
-            demand(t),
-            (&mut *policy, &mut *check, &mut *rng),
-            observer,
-        )?;
+        group.round(t, demand(t), policy, check, rng, observer)?;
     }
     Ok(*group.metrics())
 }

@@ -1,8 +1,9 @@
 //! The group and its round, phase by phase.
 //!
-//! Each phase is a method of [`Group`]; [`Group::round`] runs them in order. A phase that a
-//! default [`super::Lifecycle`] leaves idle does exactly what the lesson's loop does at that
-//! point, so the lesson's metrics come out bit for bit.
+//! Each phase is a method of [`Group`] named for what it does; [`Group::round`] runs them in
+//! order (only whole rounds are public, so a round's snapshot is always complete). A phase
+//! that a default [`super::Lifecycle`] leaves idle does exactly what the lesson's loop does
+//! at that point, so the lesson's metrics come out bit for bit.
 
 use crate::error::Error;
 use crate::rng::UnitRng;
@@ -18,7 +19,8 @@ const RING: usize = MAX_APPLY_DELAY as usize + 1;
 
 /// A group of instance records in fixed storage, with what it has measured so far.
 #[derive(Clone, Debug)]
-pub struct Group {
+pub struct Group<'p> {
+    params: &'p Params,
     instances: heapless::Vec<Instance, MAX_GROUP_SIZE>,
     counts: StateCounts,
     /// Instances asked for, by the round (modulo [`RING`]) in which they join.
@@ -29,11 +31,14 @@ pub struct Group {
     now: RoundState,
 }
 
-impl Group {
-    /// Returns the initial group: `required(0)` InService instances, the first
-    /// `lifecycle.protected` of them Protected.
-    pub fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
+impl<'p> Group<'p> {
+    /// Returns the initial group for `params` (checked here): `required(0)` InService
+    /// instances for the round-0 demand `demand0`, the first `lifecycle.protected` of them
+    /// Protected.
+    pub fn new(params: &'p Params, demand0: f64) -> Result<Self, Error> {
+        params.validate()?;
         let mut g = Self {
+            params,
             instances: heapless::Vec::new(),
             counts: StateCounts::default(),
             in_flight: [0; RING],
@@ -99,12 +104,14 @@ impl Group {
     /// `observer`.
     pub fn round<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
         &mut self,
-        params: &Params,
         t: u32,
         demand: f64,
-        (policy, check, rng): (&mut P, &mut H, &mut R),
+        policy: &mut P,
+        check: &mut H,
+        rng: &mut R,
         observer: &mut O,
     ) -> Result<(), Error> {
+        let params = self.params;
         let needed = required_count(params.required_for(demand));
         self.now = RoundState {
             round: t,
@@ -112,11 +119,11 @@ impl Group {
             required: needed,
             ..RoundState::default()
         };
-        self.fail_permanently(params, t);
-        self.health_check(params, t, check, rng);
-        self.join_delayed(params, t)?;
-        self.scale(params, t, demand, needed, policy)?;
-        self.advance(params, t);
+        self.fail_permanently(t);
+        self.health_check(t, check, rng);
+        self.join_delayed(t)?;
+        self.scale(t, demand, needed, policy)?;
+        self.advance(t);
         self.measure(needed);
         observer.group_round(&self.now);
         observer.round_done(u64::from(t));
@@ -124,7 +131,8 @@ impl Group {
     }
 
     /// Phase 1: in a listed round, the first serving, healthy instance breaks for good.
-    pub fn fail_permanently(&mut self, params: &Params, t: u32) {
+    fn fail_permanently(&mut self, t: u32) {
+        let params = self.params;
         if params.failure_rounds.contains(&t) {
             if let Some(victim) = self
                 .instances
@@ -140,13 +148,8 @@ impl Group {
     /// storage order; a result counts `check_latency` rounds after its check; `threshold`
     /// failed results in a row replace the instance in place with a fresh launch (which
     /// fails in a stockout round, and then the record just leaves).
-    pub fn health_check<H: HealthCheck, R: UnitRng>(
-        &mut self,
-        params: &Params,
-        t: u32,
-        check: &mut H,
-        rng: &mut R,
-    ) {
+    fn health_check<H: HealthCheck, R: UnitRng>(&mut self, t: u32, check: &mut H, rng: &mut R) {
+        let params = self.params;
         let latency = params.lifecycle.check_latency;
         let mut i = 0;
         while i < self.instances.len() {
@@ -200,7 +203,8 @@ impl Group {
 
     /// Phase 3a: the instances an earlier decision asked for (`apply_delay` rounds ago)
     /// join the group.
-    pub fn join_delayed(&mut self, params: &Params, t: u32) -> Result<(), Error> {
+    fn join_delayed(&mut self, t: u32) -> Result<(), Error> {
+        let params = self.params;
         if self.in_flight_total == 0 {
             return Ok(());
         }
@@ -209,19 +213,19 @@ impl Group {
         self.in_flight[slot] = 0;
         self.in_flight_total -= n;
         let decided = t.saturating_sub(params.lifecycle.apply_delay);
-        self.launch(params, t, decided, n)
+        self.launch(t, decided, n)
     }
 
     /// Phase 3: the scaling policy decides; the group applies the change now or, with an
     /// apply delay, later. A scale-in that removes nothing is not a scaling action.
-    pub fn scale<P: ScalingPolicy>(
+    fn scale<P: ScalingPolicy>(
         &mut self,
-        params: &Params,
         t: u32,
         demand: f64,
         needed: i64,
         policy: &mut P,
     ) -> Result<(), Error> {
+        let params = self.params;
         let signal = Signal {
             round: t,
             demand,
@@ -231,14 +235,14 @@ impl Group {
         };
         let change = policy.decide(&signal);
         let acted = if change > 0 {
-            self.ask(params, t, change)?;
+            self.ask(t, change)?;
             true
         } else if change < 0 {
             // The lesson counts a scale-in of an empty group (its splices do nothing, its
             // `olcekleme++` still runs); any other scale-in that removes nothing is no action.
             let lesson_quirk = self.instances.is_empty()
                 && params.lifecycle.removal_policy == RemovalPolicy::Lesson;
-            self.scale_in(params, change.unsigned_abs()) > 0 || lesson_quirk
+            self.scale_in(change.unsigned_abs()) > 0 || lesson_quirk
         } else {
             return Ok(());
         };
@@ -250,7 +254,8 @@ impl Group {
     }
 
     /// Asks for `n` instances: launched now, or queued for `apply_delay` rounds.
-    fn ask(&mut self, params: &Params, t: u32, n: i64) -> Result<(), Error> {
+    fn ask(&mut self, t: u32, n: i64) -> Result<(), Error> {
+        let params = self.params;
         // Stopped records restart in place; everything else needs a free record.
         let room = (MAX_GROUP_SIZE - self.instances.len()) as i64
             + i64::from(self.counts.get(State::Stopped))
@@ -261,7 +266,7 @@ impl Group {
         let n = n as u32; // n <= 2 * MAX_GROUP_SIZE here
         let delay = params.lifecycle.apply_delay;
         if delay == 0 {
-            return self.launch(params, t, t, n);
+            return self.launch(t, t, n);
         }
         let slot = (t as usize + delay as usize) % RING;
         self.in_flight[slot] += n as u16;
@@ -272,7 +277,8 @@ impl Group {
     /// Brings `n` instances into the group in round `t` for a decision of round `decided`:
     /// Stopped ones restart first (storage order), the rest are fresh launches, which fail
     /// in a stockout round (counted, not retried this round).
-    fn launch(&mut self, params: &Params, t: u32, decided: u32, n: u32) -> Result<(), Error> {
+    fn launch(&mut self, t: u32, decided: u32, n: u32) -> Result<(), Error> {
+        let params = self.params;
         let mut left = n;
         if self.counts.get(State::Stopped) > 0 {
             let restart = params.lifecycle.restart_rounds;
@@ -318,7 +324,8 @@ impl Group {
     /// launches from the end of the group: the lesson's `splice(findIndex(...), 1)` with
     /// `findIndex` at -1 removes the last instance, which is a booting one there. A cancelled
     /// launch skips the terminate hook (it never served) and is released or stopped.
-    pub fn scale_in(&mut self, params: &Params, n: u64) -> u32 {
+    fn scale_in(&mut self, n: u64) -> u32 {
+        let params = self.params;
         let candidates = u64::from(self.counts.get(State::InService));
         let take = n.min(candidates) as u32;
         let policy = params.lifecycle.removal_policy;
@@ -357,7 +364,7 @@ impl Group {
                 }
             }
         }
-        self.leave_removing(params);
+        self.leave_removing();
         let mut removed = take;
         if policy == RemovalPolicy::Lesson && u64::from(take) < n {
             let mut left = n - u64::from(take);
@@ -365,7 +372,7 @@ impl Group {
             while left > 0 && i > 0 {
                 i -= 1;
                 if self.instances[i].state.launching() {
-                    self.leave(params, i);
+                    self.leave(i);
                     removed += 1;
                     left -= 1;
                 }
@@ -380,7 +387,8 @@ impl Group {
     }
 
     /// Sends every Removing instance on: into Removing:Wait under a terminate hook, else out.
-    fn leave_removing(&mut self, params: &Params) {
+    fn leave_removing(&mut self) {
+        let params = self.params;
         let hook = params.lifecycle.terminate_hook;
         let mut i = 0;
         while i < self.instances.len() {
@@ -395,7 +403,7 @@ impl Group {
                     i += 1;
                 }
                 None => {
-                    if self.leave(params, i) {
+                    if self.leave(i) {
                         i += 1;
                     }
                 }
@@ -405,7 +413,8 @@ impl Group {
 
     /// Takes instance `i` out of service for good: released (the record goes; returns
     /// false) or stopped (it stays; returns true).
-    fn leave(&mut self, params: &Params, i: usize) -> bool {
+    fn leave(&mut self, i: usize) -> bool {
+        let params = self.params;
         match params.lifecycle.reclaim {
             Reclaim::Release => {
                 self.drop_at(i);
@@ -425,7 +434,8 @@ impl Group {
     /// Phase 4: timers advance in storage order, one transition per instance at most. A
     /// timer set in this round's phases 1–3 counts down now; a wait entered now starts
     /// counting next round (so a launch hook of H rounds adds exactly H rounds).
-    pub fn advance(&mut self, params: &Params, t: u32) {
+    fn advance(&mut self, t: u32) {
+        let params = self.params;
         let busy = self.counts.launching() + self.counts.get(State::RemovingWait);
         if busy == 0 {
             return;
@@ -464,7 +474,7 @@ impl Group {
                 }
                 _ => {
                     self.metrics.hook_timeouts += 1;
-                    if !self.leave(params, i) {
+                    if !self.leave(i) {
                         continue;
                     }
                 }
@@ -482,7 +492,7 @@ impl Group {
     }
 
     /// Phase 5: the round's metrics.
-    pub fn measure(&mut self, needed: i64) {
+    fn measure(&mut self, needed: i64) {
         let size = self.instances.len() as u32; // at most 256
         let c = &self.counts;
         let serving = c.serving();
