@@ -9,7 +9,8 @@
 //! ledger (health-check latency, apply delay, capacity availability) can be switched on.
 //!
 //! A round is five phases over a [`Group`] (each a method of it, in this order):
-//! 1. permanent failures strike (the first serving, healthy instance per listed round);
+//! 1. permanent failures strike (the first serving, healthy instance per listed round); then
+//!    the round's scripted user actions (Standby, protection) apply, in list order;
 //! 2. the health check (it ignores the cooldown) checks every serving instance through the
 //!    [`HealthCheck`] seam; `threshold` failed results in a row replace it in place;
 //! 3. launches delayed by `apply_delay` join; the [`ScalingPolicy`] seam decides a change,
@@ -66,9 +67,12 @@
 //!   boots for b rounds is idle-billed b − 1 times before it counts as serving.
 //! - **Group size** (min/max and the booting share) counts every record, Stopped included,
 //!   as Alibaba's console lists Stopped instances in the group.
-//! - **Not modelled** (no scenario file yet): several hooks per direction, heartbeats and
-//!   early completion, hook flavours, scripted Standby/Protect/Detach events, warm pools,
-//!   group deletion, MaxSize, configuration versions.
+//! - **Scripted actions** take a count instead of a selector: each moves the first `count`
+//!   instances (storage order) in its source state; Standby never decrements the desired
+//!   count (the lesson's policy replaces the instance, as AWS does without decrement).
+//! - **Not modelled** (no scenario file): several hooks per direction, heartbeats and
+//!   early completion, hook flavours, Detach, warm pools, group deletion, MaxSize,
+//!   configuration versions.
 //!
 //! ```
 //! use capsim_core::autoscale::{run, Params};
@@ -87,8 +91,8 @@ mod state;
 
 pub use group::Group;
 pub use lifecycle::{
-    Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout, MAX_APPLY_DELAY,
-    MAX_CHECK_LATENCY, MAX_HOOK_ROUNDS,
+    Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
+    MAX_APPLY_DELAY, MAX_CHECK_LATENCY, MAX_EVENTS, MAX_HOOK_ROUNDS,
 };
 pub use policy::{HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal};
 pub use state::{RoundState, State, StateCounts};

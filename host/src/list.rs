@@ -2,7 +2,8 @@
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
 use capsim_core::autoscale::{
-    FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout, MAX_FAILURE_ROUNDS,
+    Action, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout,
+    MAX_EVENTS, MAX_FAILURE_ROUNDS,
 };
 use capsim_core::bulkhead::{Mode, Split};
 
@@ -187,6 +188,45 @@ impl Item for Option<Stockout> {
     }
 }
 
+/// Scripted actions: `ROUND:ACTION:COUNT` joined by `+`, or `none`.
+impl Item for Events {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        let mut events = Events::new();
+        if s != "none" {
+            for part in s.split('+') {
+                let bad = || format!("'{part}' is not ROUND:ACTION:COUNT");
+                let mut fields = part.split(':');
+                let (Some(round), Some(action), Some(count), None) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(bad());
+                };
+                let action = match action {
+                    "standby" => Action::EnterStandby,
+                    "unstandby" => Action::ExitStandby,
+                    "protect" => Action::Protect,
+                    "unprotect" => Action::Unprotect,
+                    _ => {
+                        return Err(format!(
+                            "'{action}' is not an action (standby, unstandby, protect or unprotect)"
+                        ))
+                    }
+                };
+                let event = Event {
+                    round: parse_u32(round)?,
+                    action,
+                    count: parse_u32(count)?,
+                };
+                events
+                    .push(event)
+                    .map_err(|_| format!("'{s}' lists more than {MAX_EVENTS} actions"))?;
+            }
+        }
+        out.push(events);
+        Ok(())
+    }
+}
+
 /// Parses a comma-separated list (clap value parser).
 pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
     let mut out = Vec::new();
@@ -254,5 +294,12 @@ mod tests {
         assert_eq!(s[2], None);
         assert!(parse::<Option<Stockout>>("5..5").is_err());
         assert!(parse::<bool>("yes,no").is_ok() && parse::<bool>("true").is_err());
+        let e = parse::<Events>("0:protect:3+50:standby:1,none").unwrap().0;
+        assert_eq!(e[0].len(), 2);
+        assert_eq!(e[0][1].action, Action::EnterStandby);
+        assert_eq!((e[0][1].round, e[0][1].count), (50, 1));
+        assert!(e[1].is_empty());
+        assert!(parse::<Events>("0:protect").is_err());
+        assert!(parse::<Events>("0:hibernate:1").is_err());
     }
 }

@@ -1,6 +1,6 @@
 //! The three model commands: their flags, the parameter grid, and one row per run.
 
-use capsim_core::autoscale::{self, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
+use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
@@ -187,6 +187,9 @@ pub struct AutoscaleArgs {
     /// Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round [A..B, A..=B or none; lesson: none]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Stockout>>)]
     pub stockout_rounds: Option<List<Option<Stockout>>>,
+    /// Scripted actions on the first COUNT instances in the source state, '+'-joined, or none [ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 64; lesson: none]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Events>)]
+    pub events: Option<List<Events>>,
 }
 
 impl Model for AutoscaleArgs {
@@ -264,6 +267,7 @@ impl Model for AutoscaleArgs {
         g.axis("stockout_rounds", &self.stockout_rounds, |p, v| {
             p.lifecycle.stockout = v
         });
+        g.axis("events", &self.events, |p, v| p.lifecycle.events = v);
         g.axis("seed", &self.seed, |p, v| p.seed = v);
         g.finish()
     }
@@ -284,6 +288,15 @@ impl Model for AutoscaleArgs {
         let hook = |h: Option<Hook>| h.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()));
         let hook_result = |h: Option<Hook>| Cell::Word(h.map_or("none", |h| h.result.name()));
         let stockout = l.stockout.map_or(Vec::new(), |s| vec![s.start, s.end]);
+        let events = match l.events.as_slice() {
+            [] => Cell::Word("none"),
+            all => Cell::Text(
+                all.iter()
+                    .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
+                    .collect::<Vec<_>>()
+                    .join("+"),
+            ),
+        };
         Ok(row(vec![
             ("threshold", Cell::Int(p.threshold.into())),
             ("cooldown", Cell::Int(p.cooldown.into())),
@@ -314,6 +327,7 @@ impl Model for AutoscaleArgs {
             ("check_latency", Cell::Int(l.check_latency.into())),
             ("apply_delay", Cell::Int(l.apply_delay.into())),
             ("stockout_rounds", Cell::Ints(stockout)),
+            ("events", events),
             ("min_size", Cell::Int(m.min_size.into())),
             ("max_size", Cell::Int(m.max_size.into())),
             ("max_launching", Cell::Int(m.max_launching.into())),

@@ -348,6 +348,9 @@ fn bad_lifecycle_input_is_one_line_and_status_2() {
         (&["--apply-delay", "65"], "--apply-delay"),
         (&["--stockout-rounds", "9..3"], "--stockout-rounds"),
         (&["--stockout-rounds", "5"], "--stockout-rounds"),
+        (&["--events", "3:standby"], "--events"),
+        (&["--events", "3:hibernate:1"], "--events"),
+        (&["--events", "3:standby:0"], "--events"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_capsim"))
             .arg("autoscale")
@@ -387,7 +390,69 @@ fn help_explains_each_lifecycle_flag_with_its_range() {
         "--apply-delay",
         "0 to 64",
         "--stockout-rounds",
+        "--events",
     ] {
         assert!(help.contains(needle), "{needle}");
     }
+}
+
+#[test]
+fn standby_takes_instances_out_of_service_and_back() {
+    // Required 6 throughout (600 / 100), 6 serving from round 0, boot 2. Round 3: two
+    // instances enter Standby before the check → 4 serve < 6 → launch 2 (size 8). t4: the
+    // pair still boots (it serves from the end of t4), 4 < 6 → launch 2 more (size 10). t5:
+    // 6 serve; the second pair serves from the end of t5. t6: 8 serve > 7 → remove 1 (9).
+    // Only round 3 ends under capacity. Standby is never removed and billed idle: 2 × rounds
+    // 3…9 = 14, plus a booting pair at the end of t3 and of t4 = 18.
+    let base: &[&str] = &[
+        "--rounds",
+        "10",
+        "--boot-rounds",
+        "2",
+        "--demand-base",
+        "600",
+        "--surge",
+        "0",
+    ];
+    let v = with(&[base, &["--events", "3:standby:2"]]);
+    assert_eq!(n(&v, "max_size"), 10);
+    assert_eq!(n(&v, "launched"), 4);
+    assert_eq!(n(&v, "scaling_actions"), 3);
+    assert_eq!(n(&v, "under_capacity_rounds"), 1);
+    assert_eq!(n(&v, "idle_billed_rounds"), 18);
+    assert_eq!(v["events"], "3:standby:2");
+    // Back in round 6, before the decision: 10 serve > 7 → remove 3 (size 7); Standby was
+    // billed idle in rounds 3, 4, 5: 6, plus the two booting pairs: 10.
+    let v = with(&[base, &["--events", "3:standby:2+6:unstandby:2"]]);
+    assert_eq!(n(&v, "scaling_actions"), 3);
+    assert_eq!(n(&v, "idle_billed_rounds"), 10);
+    assert_eq!(v["events"], "3:standby:2+6:unstandby:2");
+}
+
+#[test]
+fn protecting_by_event_is_protecting_from_the_start() {
+    // Scenario E with the protection scripted in round 0 instead of `--protected 3`.
+    let e: &[&str] = &[
+        "--rounds",
+        "15",
+        "--boot-rounds",
+        "2",
+        "--demand-base",
+        "100",
+        "--surge-start",
+        "0",
+        "--surge-end",
+        "5",
+        "--surge",
+        "800",
+    ];
+    let v = with(&[e, &["--events", "0:protect:3"]]);
+    assert_eq!(n(&v, "min_size"), 3);
+    assert_eq!(n(&v, "scale_in_blocked_rounds"), 10);
+    assert_eq!(n(&v, "scaling_actions"), 1);
+    // Unprotected again in round 10: 3 serve > 2 → remove 1 → 2, and nothing blocks after.
+    let v = with(&[e, &["--events", "0:protect:3+10:unprotect:3"]]);
+    assert_eq!(n(&v, "min_size"), 2);
+    assert_eq!(n(&v, "scale_in_blocked_rounds"), 5); // t5…t9
+    assert_eq!(n(&v, "scaling_actions"), 2);
 }

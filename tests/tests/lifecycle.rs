@@ -2,8 +2,8 @@
 //! from the general one when every lifecycle option is off.
 
 use capsim_core::autoscale::{
-    self, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy, RoundState, State,
-    Stockout,
+    self, Action, Event, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy,
+    RoundState, State, Stockout,
 };
 use capsim_core::rng::{GroupLcg, UnitRng};
 use capsim_core::{Error, Observer};
@@ -89,6 +89,18 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
                 end: start + 1 + below(r, 40),
             }
         }),
+        events: (0..below(r, 5))
+            .map(|_| Event {
+                round: below(r, 200),
+                action: [
+                    Action::EnterStandby,
+                    Action::ExitStandby,
+                    Action::Protect,
+                    Action::Unprotect,
+                ][below(r, 4) as usize],
+                count: 1 + below(r, 4),
+            })
+            .collect(),
     }
 }
 
@@ -107,7 +119,7 @@ fn lifecycle_invariants_hold_for_random_parameters() {
     for _ in 0..1500 {
         let mut p = random_params(&mut r);
         p.lifecycle = random_lifecycle(&mut r);
-        let l = p.lifecycle;
+        let l = p.lifecycle.clone();
         let mut tape = Tape::default();
         let m = match autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut tape) {
             Ok(m) => m,
@@ -458,6 +470,14 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                                 start: 100,
                                 end: u32::MAX,
                             }),
+                            events: [(0, Action::Protect), (10, Action::EnterStandby)]
+                                .map(|(round, action)| Event {
+                                    round,
+                                    action,
+                                    count: 256,
+                                })
+                                .into_iter()
+                                .collect(),
                         },
                         ..Params::default()
                     };

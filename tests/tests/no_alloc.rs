@@ -78,6 +78,18 @@ fn models_and_lessons_never_allocate() {
                 start: 150,
                 end: 190,
             }),
+            events: [
+                (30, autoscale::Action::EnterStandby),
+                (60, autoscale::Action::ExitStandby),
+                (90, autoscale::Action::Unprotect),
+            ]
+            .map(|(round, action)| autoscale::Event {
+                round,
+                action,
+                count: 2,
+            })
+            .into_iter()
+            .collect(),
         },
         ..autoscale::Params::default()
     };

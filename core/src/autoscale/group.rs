@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
 
-use super::lifecycle::{HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
+use super::lifecycle::{Action, HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
 use super::policy::{HealthCheck, ScalingPolicy, Signal};
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::{js_max, required_count, Metrics, Params, GROUP_FULL, MAX_GROUP_SIZE};
@@ -120,6 +120,7 @@ impl<'p> Group<'p> {
             ..RoundState::default()
         };
         self.fail_permanently(t);
+        self.user_actions(t);
         self.health_check(t, check, rng);
         self.join_delayed(t)?;
         self.scale(t, demand, needed, policy)?;
@@ -140,6 +141,29 @@ impl<'p> Group<'p> {
                 .find(|o| o.state.serves() && !o.broken)
             {
                 victim.broken = true;
+            }
+        }
+    }
+
+    /// Phase 1a: the round's scripted user actions, in list order.
+    fn user_actions(&mut self, t: u32) {
+        let params = self.params;
+        for e in params.lifecycle.events.iter().filter(|e| e.round == t) {
+            let (from, to) = match e.action {
+                Action::EnterStandby => (State::InService, State::Standby),
+                Action::ExitStandby => (State::Standby, State::InService),
+                Action::Protect => (State::InService, State::Protected),
+                Action::Unprotect => (State::Protected, State::InService),
+            };
+            let mut left = e.count;
+            for i in 0..self.instances.len() {
+                if left == 0 {
+                    break;
+                }
+                if self.instances[i].state == from {
+                    self.set(i, to);
+                    left -= 1;
+                }
             }
         }
     }

@@ -11,6 +11,53 @@ pub const MAX_HOOK_ROUNDS: u32 = 360;
 pub const MAX_CHECK_LATENCY: u32 = 31;
 /// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
 pub const MAX_APPLY_DELAY: u32 = 64;
+/// The most scripted user actions one run may list.
+pub const MAX_EVENTS: usize = 64;
+
+/// A user action on the group (the console's or the API's), scripted for a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Action {
+    /// `EnterStandby`: InService → Standby (out of service, not checked, never removed;
+    /// the desired count is not decremented, so the lesson's policy replaces it).
+    EnterStandby,
+    /// `ExitStandby`: Standby → InService (serving again from the next decision).
+    ExitStandby,
+    /// `SetInstancesProtection(true)`: InService → Protected.
+    Protect,
+    /// `SetInstancesProtection(false)`: Protected → InService.
+    Unprotect,
+}
+
+impl Action {
+    /// Returns the action as the flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Action::EnterStandby => "standby",
+            Action::ExitStandby => "unstandby",
+            Action::Protect => "protect",
+            Action::Unprotect => "unprotect",
+        }
+    }
+}
+
+/// One scripted action: in `round`, before the health check, it moves the first `count`
+/// instances (storage order) that are in the action's source state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Event {
+    /// The round.
+    pub round: u32,
+    /// What happens.
+    pub action: Action,
+    /// How many instances it moves at most, 1 to 256.
+    pub count: u32,
+}
+
+/// The scripted actions of one run, applied in list order within a round.
+pub type Events = heapless::Vec<Event, MAX_EVENTS>;
 
 /// What happens when a hook's wait ends (its default result; nothing completes it early).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,7 +161,7 @@ impl Stockout {
 }
 
 /// The lifecycle options; [`Default`] is the lesson (every option off).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Lifecycle {
@@ -141,6 +188,8 @@ pub struct Lifecycle {
     pub apply_delay: u32,
     /// Rounds in which launch requests fail.
     pub stockout: Option<Stockout>,
+    /// Scripted user actions (Standby, protection).
+    pub events: Events,
 }
 
 impl Default for Lifecycle {
@@ -156,6 +205,7 @@ impl Default for Lifecycle {
             check_latency: 0,
             apply_delay: 0,
             stockout: None,
+            events: Events::new(),
         }
     }
 }
@@ -193,6 +243,13 @@ impl Lifecycle {
             self.stockout.is_none_or(|s| s.start < s.end),
             "stockout-rounds",
             "'none' or A..B with A < B",
+        )?;
+        ensure(
+            self.events
+                .iter()
+                .all(|e| (1..=MAX_GROUP_SIZE as u32).contains(&e.count)),
+            "events",
+            "ROUND:ACTION:COUNT items with COUNT from 1 to 256",
         )
     }
 
