@@ -287,7 +287,7 @@ impl<'p> Group<'p> {
         if n > room {
             return Err(GROUP_FULL);
         }
-        let n = n as u32; // n <= 2 * MAX_GROUP_SIZE here
+        let n = n as u32; // 1 to MAX_GROUP_SIZE here (Stopped records are records too)
         let delay = params.lifecycle.apply_delay;
         if delay == 0 {
             return self.launch(t, t, n);
