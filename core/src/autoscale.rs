@@ -28,7 +28,7 @@
 //! generator of its own: no option draws from the lesson's.
 //!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
-//! every state (Stopped ones included; 20 bytes each); a run that would grow past it
+//! every state (Stopped ones included; 16 bytes each, in a caller-provided [`GroupStorage`]); a run that would grow past it
 //! returns [`Error::CapacityExceeded`]. Validation happens once in [`Params::validate`];
 //! nothing here panics on any input.
 //!
@@ -89,7 +89,7 @@ mod lifecycle;
 mod policy;
 mod state;
 
-pub use group::Group;
+pub use group::{Group, GroupStorage};
 pub use lifecycle::{
     Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
     MAX_APPLY_DELAY, MAX_CHECK_LATENCY, MAX_EVENTS, MAX_HOOK_ROUNDS,
@@ -399,7 +399,8 @@ fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     params.validate()?;
-    let mut group = Group::new(params, demand(0))?;
+    let mut storage = GroupStorage::new();
+    let mut group = Group::new(params, &mut storage, demand(0))?;
     for t in 0..params.rounds {
         group.round(t, demand(t), policy, check, rng, observer)?;
     }

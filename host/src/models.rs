@@ -178,7 +178,7 @@ pub struct AutoscaleArgs {
     /// Rounds a Stopped instance takes to serve again after a restart [integers >= 0; default: 1]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub restart_rounds: Option<List<u32>>,
-    /// Rounds after a health check before its result is known [0 to 31; lesson: 0]
+    /// Rounds after a health check before its result is known [0 to 7; lesson: 0]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub check_latency: Option<List<u32>>,
     /// Rounds after a scale-out decision before its instances join the group [0 to 64; lesson: 0]
@@ -187,7 +187,7 @@ pub struct AutoscaleArgs {
     /// Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round [A..B, A..=B or none; lesson: none]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Stockout>>)]
     pub stockout_rounds: Option<List<Option<Stockout>>>,
-    /// Scripted actions on the first COUNT instances in the source state, '+'-joined, or none [ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 64; lesson: none]
+    /// Scripted actions on the first COUNT instances in the source state, '+'-joined, or none [ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16; lesson: none]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Events>)]
     pub events: Option<List<Events>>,
 }

@@ -7,12 +7,14 @@ use super::MAX_GROUP_SIZE;
 
 /// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
 pub const MAX_HOOK_ROUNDS: u32 = 360;
-/// The longest health-check latency, in rounds (results in transit fit one `u32`).
-pub const MAX_CHECK_LATENCY: u32 = 31;
+/// The longest health-check latency, in rounds: an instance's results in transit fit one
+/// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
+pub const MAX_CHECK_LATENCY: u32 = 7;
 /// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
 pub const MAX_APPLY_DELAY: u32 = 64;
-/// The most scripted user actions one run may list.
-pub const MAX_EVENTS: usize = 64;
+/// The most scripted user actions one run may list (every copy of the parameters holds
+/// room for them, on a board's stack too).
+pub const MAX_EVENTS: usize = 16;
 
 /// A user action on the group (the console's or the API's), scripted for a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,7 +234,7 @@ impl Lifecycle {
         ensure(
             self.check_latency <= MAX_CHECK_LATENCY,
             "check-latency",
-            "integers from 0 to 31",
+            "integers from 0 to 7",
         )?;
         ensure(
             self.apply_delay <= MAX_APPLY_DELAY,

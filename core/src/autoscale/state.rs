@@ -145,7 +145,7 @@ pub struct RoundState {
     pub failed: u32,
 }
 
-/// One instance record (20 bytes; the group holds [`super::MAX_GROUP_SIZE`] of them).
+/// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Instance {
     /// The round of the decision that launched or restarted it (age for removal policies,
@@ -157,7 +157,7 @@ pub(crate) struct Instance {
     pub failures: u32,
     /// Health-check results not yet known: bit `i` is the result (1 = failed) of the check
     /// made `i` rounds ago (`check_latency` > 0 only).
-    pub in_transit: u32,
+    pub in_transit: u8,
     /// Checks made since it entered service, saturating (a result is known once this
     /// exceeds the latency).
     pub checks: u8,
