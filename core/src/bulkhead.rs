@@ -19,7 +19,7 @@
 
 use core::fmt;
 
-use crate::error::{check_seed, ensure, Error};
+use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{ParkMiller, UnitRng};
 use crate::Observer;
 
@@ -132,7 +132,7 @@ impl Default for Params {
     }
 }
 
-const HOLD_ACCEPTED: &str = "integers from 1 to 127";
+const HOLD_ACCEPTED: Accepted = Accepted::integers(1, MAX_HOLD as u64);
 
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
@@ -141,37 +141,35 @@ impl Params {
         ensure(
             (1..=MAX_TOTAL_SLOTS).contains(&self.total_slots),
             "total-slots",
-            "integers from 1 to 65535 (2 or more with a split)",
+            Accepted::integers(1, MAX_TOTAL_SLOTS as u64),
         )?;
         if let Split::Partitioned(k) = self.split {
+            // With one slot in all no split is accepted: `max` is 0.
             ensure(
                 k >= 1 && k < self.total_slots,
                 "split",
-                "shared, or an integer leaving both pools a slot: 1 to total-slots - 1",
+                Accepted::Split {
+                    max: self.total_slots - 1,
+                },
             )?;
         }
         ensure(
             self.rounds_per_second.is_finite() && self.rounds_per_second > 0.0,
             "rounds-per-second",
-            "finite numbers > 0",
+            Accepted::above(0.0),
         )?;
         ensure(
             (1..=MAX_HORIZON).contains(&self.horizon),
             "horizon",
-            "integers from 1 to 100000000",
+            Accepted::integers(1, MAX_HORIZON as u64),
         )?;
         let rate_ok =
             |rate: f64| rate >= 0.0 && rate / self.rounds_per_second <= MAX_ARRIVALS_PER_ROUND_MEAN;
-        ensure(
-            rate_ok(self.tracking_rate),
-            "tracking-rate",
-            "numbers >= 0 with at most 64 arrivals per round (rate / rounds-per-second)",
-        )?;
-        ensure(
-            rate_ok(self.event_rate),
-            "event-rate",
-            "numbers >= 0 with at most 64 arrivals per round (rate / rounds-per-second)",
-        )?;
+        let rate = Accepted::ArrivalRate {
+            max_per_round: MAX_ARRIVALS_PER_ROUND_MEAN,
+        };
+        ensure(rate_ok(self.tracking_rate), "tracking-rate", rate)?;
+        ensure(rate_ok(self.event_rate), "event-rate", rate)?;
         let hold_ok = |h: u32| (1..=MAX_HOLD).contains(&h);
         ensure(hold_ok(self.tracking_hold), "tracking-hold", HOLD_ACCEPTED)?;
         ensure(hold_ok(self.event_hold), "event-hold", HOLD_ACCEPTED)?;
@@ -273,7 +271,7 @@ fn poisson<R: UnitRng>(rng: &mut R, limit: f64) -> Result<usize, Error> {
 }
 
 const TOO_MANY_ARRIVALS: Error = Error::CapacityExceeded {
-    what: "arrivals per round",
+    capacity: Capacity::ArrivalsPerRound,
     limit: MAX_ARRIVALS_PER_ROUND as u32,
 };
 
