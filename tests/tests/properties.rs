@@ -357,3 +357,24 @@ fn configurations_batched_on_one_queue_equal_separate_runs() {
         Err(capsim_core::Error::BatchMismatch { param: "seed" })
     ));
 }
+
+/// A generator stuck just below 1 keeps Knuth's Poisson product above `exp(-λ)` for hundreds
+/// of draws: more arrivals than a round holds, which is the capacity error, not a panic.
+#[test]
+fn a_round_with_too_many_arrivals_is_a_capacity_error() {
+    use capsim_core::{rng::UnitRng, Capacity, Error};
+    struct NearOne;
+    impl UnitRng for NearOne {
+        fn next_unit(&mut self) -> f64 {
+            1.0 - f64::EPSILON / 2.0 // the largest double below 1
+        }
+    }
+    let got = bulkhead::run_with(&bulkhead::Params::default(), &mut NearOne, &mut ());
+    assert_eq!(
+        got,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::ArrivalsPerRound,
+            limit: 255
+        })
+    );
+}
