@@ -225,11 +225,11 @@ const _: () = assert!(
 );
 
 /// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
-/// drop it), otherwise the larger.
+/// drop it), otherwise the larger, +0 over -0.
 fn js_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
-    } else if a >= b {
+    } else if a > b || (a == b && a.is_sign_positive()) {
         a
     } else {
         b
@@ -395,4 +395,20 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
         observer.round_done(u64::from(t));
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_max;
+
+    /// `Math.max` as ECMA-262 defines it: any NaN gives NaN, and +0 is larger than -0.
+    #[test]
+    fn js_max_keeps_nan_and_prefers_positive_zero() {
+        assert!(js_max(f64::NAN, 0.0).is_nan());
+        assert!(js_max(0.5, f64::NAN).is_nan());
+        assert_eq!(js_max(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.0, -0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.25, 0.5), 0.5);
+        assert_eq!(js_max(0.5, 0.25), 0.5);
+    }
 }
