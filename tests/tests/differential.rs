@@ -44,15 +44,20 @@ fn assert_capacity_error<T: std::fmt::Debug>(
     name: &str,
     p: &Value,
 ) {
-    let what = match name {
-        "group_size" => "group size",
-        "arrivals_per_round" => "arrivals per round",
+    use capsim_core::{Capacity, Error};
+    let (want, limit) = match name {
+        "group_size" => (Capacity::GroupSize, 256),
+        "arrivals_per_round" => (Capacity::ArrivalsPerRound, 255),
         other => panic!("unknown capacity {other}"),
     };
-    match got {
-        Err(capsim_core::Error::CapacityExceeded { what: w, .. }) if w == what => {}
-        other => panic!("{p}: expected the {what} capacity error, got {other:?}"),
-    }
+    assert_eq!(
+        got.map(|_| ()),
+        Err(Error::CapacityExceeded {
+            capacity: want,
+            limit
+        }),
+        "{p}"
+    );
 }
 
 /// A float metric: JSON.stringify prints NaN as null, so null stands for NaN.

@@ -17,9 +17,17 @@ Before writing anything it checks itself:
   * the harness run at the lesson's parameters must agree with the numbers parsed
     from those outputs.
 
+Two more edits keep results unchanged while making extreme vectors computable: the group's
+scale-in loop is bounded by the group's size (see ``patch_group``; self-checked against the
+original loop), and where a run outgrows one of capsim's fixed capacities (a group of 256
+instances, 255 arrivals in a bulkhead round) the program stops and the vector records that
+capsim must return that capacity error.  NaN metrics (an emptied group's ratio) print as null.
+
 Outputs (relative to the repo root):
   tests/data/autoscale.jsonl, tests/data/consumers.jsonl, tests/data/bulkhead.jsonl
-      one ``{"params": {...}, "expected": {...}}`` object per line;
+      one ``{"params": {...}, "expected": {...}}`` object per line, or
+      ``{"params": {...}, "error": "group_size"}`` for a capacity error; ``"heavy": true``
+      marks vectors the debug-mode test skips (see ``is_heavy``);
   tests/data/generators.json
       first 64 outputs of the three generators for several seeds, plus
       ``Math.exp`` and ``Math.sin`` reference values.

@@ -1,7 +1,7 @@
 //! The lifecycle options of a group: hooks, protection, removal policy, reclaim mode and the
 //! provider's three delays. [`Lifecycle::default`] turns every one of them off (the lesson).
 
-use crate::error::{ensure, Error};
+use crate::error::{ensure, Accepted, Error};
 
 use super::MAX_GROUP_SIZE;
 
@@ -219,39 +219,40 @@ impl Lifecycle {
         ensure(
             hook_ok(self.launch_hook),
             "launch-hook",
-            "'none' or 1 to 360 rounds, optionally ':continue' or ':abandon'",
+            Accepted::integers(1, MAX_HOOK_ROUNDS as u64),
         )?;
         ensure(
             hook_ok(self.terminate_hook),
             "terminate-hook",
-            "'none' or 1 to 360 rounds, optionally ':continue' or ':abandon'",
+            Accepted::integers(1, MAX_HOOK_ROUNDS as u64),
         )?;
         ensure(
             self.protected <= MAX_GROUP_SIZE as u32,
             "protected",
-            "integers from 0 to 256",
+            Accepted::integers(0, MAX_GROUP_SIZE as u64),
         )?;
         ensure(
             self.check_latency <= MAX_CHECK_LATENCY,
             "check-latency",
-            "integers from 0 to 7",
+            Accepted::integers(0, MAX_CHECK_LATENCY as u64),
         )?;
         ensure(
             self.apply_delay <= MAX_APPLY_DELAY,
             "apply-delay",
-            "integers from 0 to 64",
+            Accepted::integers(0, MAX_APPLY_DELAY as u64),
         )?;
         ensure(
             self.stockout.is_none_or(|s| s.start < s.end),
             "stockout-rounds",
-            "'none' or A..B with A < B",
+            Accepted::RoundSpan,
         )?;
         ensure(
             self.events
                 .iter()
                 .all(|e| (1..=MAX_GROUP_SIZE as u32).contains(&e.count)),
+            // The COUNT of each ROUND:ACTION:COUNT item.
             "events",
-            "ROUND:ACTION:COUNT items with COUNT from 1 to 256",
+            Accepted::integers(1, MAX_GROUP_SIZE as u64),
         )
     }
 
