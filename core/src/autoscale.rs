@@ -28,9 +28,10 @@
 //! generator of its own: no option draws from the lesson's.
 //!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
-//! every state (Stopped ones included; 16 bytes each, in a caller-provided [`GroupStorage`]); a run that would grow past it
-//! returns [`Error::CapacityExceeded`]. Validation happens once in [`Params::validate`];
-//! nothing here panics on any input.
+//! every state (Stopped ones included), 16 bytes each, in a [`GroupStorage`] the caller
+//! provides (a run holds one copy of it, never moved: the group lessons need under 10 KB of
+//! a board's stack); a run that would grow past it returns [`Error::CapacityExceeded`].
+//! Validation happens once in [`Params::validate`]; nothing here panics on any input.
 //!
 //! # Where this differs from the specification's §10 proposal (`specs/lifecycle.md`)
 //!
@@ -61,8 +62,13 @@
 //! - **Apply delay** delays scale-out only (scale-in stays immediate); the instances in
 //!   flight count as pending for `count_pending`; a stockout is judged in the round they
 //!   join (when the provider launches them); their time to service counts from the decision.
-//! - **Stockout and the health check**: a replacement that cannot launch leaves the
-//!   unhealthy instance's record empty (the group shrinks; the policy asks again next round).
+//! - **Stockout and the health check**: when a replacement cannot launch, the unhealthy
+//!   instance leaves and nothing takes its place (the group shrinks; the policy asks again
+//!   next round).
+//! - **Bounds chosen for a board's stack**: check latency 0 to 7 rounds (the results in
+//!   transit fit a byte of the record), apply delay 0 to 64 (a ring of counts), 16 scripted
+//!   actions (every copy of [`Params`] holds room for them), hooks 1 to 360 rounds
+//!   (Alibaba's six-hour cap at one round per minute).
 //! - **Billing** is read at the end of each round like every lesson metric: an instance that
 //!   boots for b rounds is idle-billed b − 1 times before it counts as serving.
 //! - **Group size** (min/max and the booting share) counts every record, Stopped included,
