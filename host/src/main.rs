@@ -19,7 +19,8 @@ const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
 '1..=100' or '1..101'); the command runs every combination, the first flag outermost and the
 seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs per command;
-seeds 1 to 2147483646. Bad input exits with status 2 and one line on stderr.";
+seeds 1 to 2147483646; --threads 0 (one per core) to 256. Bad input exits with status 2 and
+one line on stderr.";
 
 /// Capacity and resilience lessons, runnable and bit-for-bit reproducible.
 #[derive(Parser, Debug)]
@@ -72,9 +73,22 @@ struct RunArgs {
     /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
     #[arg(long)]
     summary: bool,
-    /// Worker threads for the runs (output order and bytes do not depend on it) [0: one per core]
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256; default: 0]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true, value_parser = parse_threads)]
     threads: usize,
+}
+
+/// The most worker threads `--threads` accepts: more only loads the machine.
+const MAX_THREADS: usize = 256;
+
+/// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        _ => Err(format!(
+            "accepted values are 0 (one per core) to {MAX_THREADS}"
+        )),
+    }
 }
 
 /// A failure to report: bad input (status 2) or a failed write.

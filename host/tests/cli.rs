@@ -337,3 +337,18 @@ fn every_parameter_flag_reaches_the_run() {
         }
     }
 }
+
+#[test]
+fn threads_are_bounded() {
+    // 0 is one per core; 256 is the documented bound.
+    for ok in ["0", "1", "256"] {
+        let out = capsim(&["autoscale", "--threads", ok, "--format", "csv"]);
+        assert!(out.status.success(), "--threads {ok}");
+        assert!(out.stderr.is_empty(), "--threads {ok}");
+    }
+    for bad in ["257", "65535", "4294967296", "-1", "many"] {
+        assert_bad_input(&["autoscale", "--threads", bad], "--threads");
+    }
+    let help = String::from_utf8(capsim(&["autoscale", "--help"]).stdout).unwrap();
+    assert!(help.contains("0 (one per core) to 256"), "{help}");
+}
