@@ -75,6 +75,10 @@ fn bad_input_is_one_line_and_status_2() {
     assert_bad_input(&["autoscale", "--threshold", "2,,3"], "--threshold");
     assert_bad_input(&["autoscale", "--threshold", "two"], "--threshold");
     assert_bad_input(&["autoscale", "--cooldown", "5..=1"], "--cooldown");
+    // every empty range alike, 0..0 included
+    for empty in ["0..0", "1..1", "2..1"] {
+        assert_bad_input(&["autoscale", "--cooldown", empty], "is empty");
+    }
     assert_bad_input(&["bulkhead", "--split", "shared,x"], "--split");
     assert_bad_input(&["autoscale", "--capacity", "nan"], "--capacity");
     // unknown mode, format, lesson, flag
