@@ -11,9 +11,9 @@ use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
 
-use capsim::models::{self, AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
-use capsim::output::{write_rows, Format};
-use capsim::summary;
+use capsim::models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
+use capsim::output::Format;
+use capsim::sweep::{self, Failure, Options};
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
@@ -88,18 +88,6 @@ fn parse_threads(s: &str) -> Result<usize, String> {
         _ => Err(format!(
             "accepted values are 0 (one per core) to {MAX_THREADS}"
         )),
-    }
-}
-
-/// A failure to report: bad input (status 2) or a failed write.
-enum Failure {
-    Input(String),
-    Io(io::Error),
-}
-
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Io(e)
     }
 }
 
@@ -213,40 +201,10 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
 }
 
 fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let grid = model.grid().map_err(Failure::Input)?;
-    let table_keys = models::table_keys::<M>(&grid.swept);
-    let grid = grid.runs;
-    for p in &grid {
-        M::validate(p).map_err(|e| Failure::Input(e.to_string()))?;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| Failure::Input(format!("--threads: {e}")))?;
-    // Rows come back in grid order whatever the number of threads.
-    let rows = pool.install(|| M::run_grid(&grid));
-    let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
-    if !args.summary {
-        write_rows(out, args.format, &rows, &table_keys)?;
-        return Ok(());
-    }
-    let summary = summary::summarize(&rows, model.seeds(), M::METRICS);
-    if args.format == Format::Table {
-        let params: Vec<&str> = table_keys
-            .iter()
-            .copied()
-            .filter(|k| *k != "seed" && !M::METRICS.contains(k))
-            .collect();
-        let long = summary::long_form(&summary, &params, M::METRICS);
-        let mut keys = params;
-        keys.extend(["seeds", "metric"]);
-        keys.extend(summary::STATS);
-        write_rows(out, args.format, &long, &keys)?;
-    } else {
-        let keys: Vec<&str> = summary
-            .first()
-            .map_or(Vec::new(), |r| r.iter().map(|(k, _)| k.as_ref()).collect());
-        write_rows(out, args.format, &summary, &keys)?;
-    }
-    Ok(())
+    let options = Options {
+        format: args.format,
+        summary: args.summary,
+        threads: args.threads,
+    };
+    sweep::sweep(model, &options, out, &|_| {})
 }

@@ -13,83 +13,222 @@ use crate::output::{row, Cell, Row};
 /// The most runs one command may make (the product of its lists).
 pub const MAX_RUNS: u64 = 1_000_000;
 
-/// The parameter grid of one command: every combination of the listed values, built one
-/// flag at a time (the first flag is the outermost loop), never past [`MAX_RUNS`].
-pub struct Grid<P> {
-    /// The combinations, in output order.
-    pub runs: Vec<P>,
-    /// The keys of flags given more than one value (the table shows them).
-    pub swept: Vec<&'static str>,
-    too_many: Option<u64>,
+/// A parameter value the grid can set and a row can show.
+pub trait Value: Clone + Send + Sync + 'static {
+    /// Returns the value as a row shows it.
+    fn cell(&self) -> Cell;
 }
 
-impl<P: Clone> Grid<P> {
+impl Value for u32 {
+    fn cell(&self) -> Cell {
+        Cell::Int((*self).into())
+    }
+}
+
+impl Value for f64 {
+    fn cell(&self) -> Cell {
+        Cell::Float(*self)
+    }
+}
+
+impl Value for Split {
+    fn cell(&self) -> Cell {
+        match self {
+            Split::Shared => Cell::Word("shared"),
+            Split::Partitioned(k) => Cell::Int((*k).into()),
+        }
+    }
+}
+
+impl Value for Mode {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for FailureRounds {
+    fn cell(&self) -> Cell {
+        Cell::Ints(self.to_vec())
+    }
+}
+
+/// One flag's values as a grid axis: how many, and how to put the `i`th into a run.
+trait Axis<P>: Send + Sync {
+    fn len(&self) -> usize;
+    fn set(&self, p: &mut P, i: usize);
+    fn cell(&self, i: usize) -> Cell;
+}
+
+struct Values<P, T> {
+    values: Vec<T>,
+    set: fn(&mut P, T),
+}
+
+impl<P, T: Value> Axis<P> for Values<P, T> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    fn set(&self, p: &mut P, i: usize) {
+        (self.set)(p, self.values[i].clone());
+    }
+    fn cell(&self, i: usize) -> Cell {
+        self.values[i].cell()
+    }
+}
+
+/// The parameter grid of one command: every combination of the listed values, first flag
+/// outermost, seed innermost. Run `i`'s parameters are decoded from `i` on demand (mixed
+/// radix over the flags' value lists), so a grid of a million runs holds only its lists.
+pub struct Grid<P> {
+    base: P,
+    /// The given flags' keys and values, outermost first.
+    axes: Vec<(&'static str, Box<dyn Axis<P>>)>,
+    /// The product of the axes' lengths, saturating.
+    len: u64,
+    /// The keys of flags given more than one value (the table shows them).
+    pub swept: Vec<&'static str>,
+}
+
+impl<P: Clone + 'static> Grid<P> {
     fn new(base: P) -> Self {
         Self {
-            runs: vec![base],
+            base,
+            axes: Vec::new(),
+            len: 1,
             swept: Vec::new(),
-            too_many: None,
         }
     }
 
-    /// Multiplies the grid by one flag's values (an omitted flag keeps the default).
-    fn axis<T: Clone>(&mut self, key: &'static str, values: &Option<List<T>>, set: fn(&mut P, T)) {
+    /// Adds one flag's values as the next inner axis (an omitted flag keeps the default).
+    fn axis<T: Value>(&mut self, key: &'static str, values: &Option<List<T>>, set: fn(&mut P, T)) {
         let Some(List(values)) = values else {
             return;
         };
         if values.len() > 1 {
             self.swept.push(key);
         }
-        let total = (self.runs.len() as u64).saturating_mul(values.len() as u64);
-        if let Some(n) = self.too_many.as_mut() {
-            *n = n.saturating_mul(values.len() as u64);
-            return;
-        }
-        if total > MAX_RUNS {
-            self.too_many = Some(total);
-            return;
-        }
-        let mut out = Vec::with_capacity(total as usize);
-        for p in &self.runs {
-            for v in values {
-                let mut q = p.clone();
-                set(&mut q, v.clone());
-                out.push(q);
-            }
-        }
-        self.runs = out;
+        self.len = self.len.saturating_mul(values.len() as u64);
+        let values = values.clone();
+        self.axes.push((key, Box::new(Values { values, set })));
     }
 
     fn finish(self) -> Result<Self, String> {
-        match self.too_many {
-            Some(n) => Err(format!(
-                "the parameter lists make {n} runs; at most {MAX_RUNS} are accepted"
-            )),
-            None => Ok(self),
+        if self.len > MAX_RUNS {
+            return Err(format!(
+                "the parameter lists make {} runs; at most {MAX_RUNS} are accepted",
+                self.len
+            ));
         }
+        Ok(self)
+    }
+
+    /// Returns the number of runs.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Returns false: a grid has at least one run.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Returns each axis's index in run `i`, outermost first.
+    pub fn digits(&self, mut i: u64) -> Vec<usize> {
+        let mut digits = vec![0; self.axes.len()];
+        for (d, (_, axis)) in digits.iter_mut().zip(&self.axes).rev() {
+            let n = axis.len() as u64;
+            *d = (i % n) as usize;
+            i /= n;
+        }
+        digits
+    }
+
+    /// Returns the run with the given axis indices (inverse of [`Grid::digits`]).
+    pub fn index(&self, digits: &[usize]) -> u64 {
+        digits
+            .iter()
+            .zip(&self.axes)
+            .fold(0, |i, (&d, (_, axis))| i * axis.len() as u64 + d as u64)
+    }
+
+    /// Returns the position of the axis `key`, if the flag was given.
+    pub fn axis_of(&self, key: &str) -> Option<usize> {
+        self.axes.iter().position(|(k, _)| *k == key)
+    }
+
+    /// Returns the length of axis `a`.
+    pub fn axis_len(&self, a: usize) -> usize {
+        self.axes[a].1.len()
+    }
+
+    /// Returns run `i`'s parameters.
+    pub fn params(&self, i: u64) -> P {
+        let mut p = self.base.clone();
+        for (d, (_, axis)) in self.digits(i).into_iter().zip(&self.axes) {
+            axis.set(&mut p, d);
+        }
+        p
+    }
+
+    /// Names run `i` for an error: its values of the flags given more than one value, and
+    /// its seed (`demand-base=31000 seed=1`).
+    pub fn name(&self, i: u64, seed: u32) -> String {
+        let mut parts = Vec::new();
+        let mut seed_named = false;
+        for (d, (key, axis)) in self.digits(i).into_iter().zip(&self.axes) {
+            if axis.len() > 1 {
+                parts.push(format!("{}={}", key.replace('_', "-"), axis.cell(d).text()));
+                seed_named |= *key == "seed";
+            }
+        }
+        if !seed_named {
+            parts.push(format!("seed={seed}"));
+        }
+        parts.join(" ")
     }
 }
+
+/// One run's outcome: its metrics, or the error that stopped it.
+pub type Outcome<M> = Result<M, Error>;
 
 /// A model the CLI can sweep.
 pub trait Model: Sync {
     /// One run's parameters.
-    type Params: Clone + Send + Sync;
+    type Params: Clone + Send + Sync + 'static;
+    /// One run's metrics.
+    type Metrics: Send + Sync;
     /// Per-thread scratch storage.
     type Scratch;
-    /// Returns every combination, in output order.
+    /// Returns the grid of runs.
     fn grid(&self) -> Result<Grid<Self::Params>, String>;
     /// Returns fresh scratch storage.
     fn scratch() -> Self::Scratch;
-    /// Runs one combination and returns its row (parameters, then metrics).
-    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Result<Row, Error>;
-    /// Runs every combination and returns the rows in grid order (default: each on its own,
-    /// spread over the current rayon pool).
-    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error>
+    /// Runs one combination.
+    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics>;
+    /// Returns a run's row: parameters, then metrics.
+    fn row(p: &Self::Params, m: &Self::Metrics) -> Row;
+    /// Returns a run's seed (errors name it).
+    fn seed(p: &Self::Params) -> u32;
+    /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
+    /// returns their outcomes in grid order. `ahead` holds outcomes of later runs computed
+    /// early (a model may batch runs across windows); `done` is called with each count of
+    /// runs finished. Default: each run on its own.
+    fn run_window(
+        grid: &Grid<Self::Params>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>>
     where
         Self: Sized,
     {
-        grid.par_iter()
-            .map_init(Self::scratch, |scratch, p| Self::run(p, scratch))
+        let _ = ahead;
+        runs.into_par_iter()
+            .map_init(Self::scratch, |scratch, i| {
+                let outcome = Self::run(&grid.params(i), scratch);
+                done(1);
+                outcome
+            })
             .collect()
     }
     /// Checks one combination's parameters.
@@ -101,6 +240,9 @@ pub trait Model: Sync {
     /// How many seeds the grid runs per combination (the innermost list).
     fn seeds(&self) -> usize;
 }
+
+/// Outcomes of runs past the current window, computed early, by run index.
+pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
 
 /// Returns the table's columns: the headline parameters, the swept ones, the metrics.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
@@ -161,6 +303,7 @@ pub struct AutoscaleArgs {
 
 impl Model for AutoscaleArgs {
     type Params = autoscale::Params;
+    type Metrics = autoscale::Metrics;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
         "min_size",
@@ -212,9 +355,16 @@ impl Model for AutoscaleArgs {
         p.validate()
     }
 
-    fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
-        let m = autoscale::run(p)?;
-        Ok(row(vec![
+    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
+        autoscale::run(p)
+    }
+
+    fn seed(p: &Self::Params) -> u32 {
+        p.seed
+    }
+
+    fn row(p: &Self::Params, m: &Self::Metrics) -> Row {
+        row(vec![
             ("threshold", Cell::Int(p.threshold.into())),
             ("cooldown", Cell::Int(p.cooldown.into())),
             ("seed", Cell::Int(p.seed.into())),
@@ -242,7 +392,7 @@ impl Model for AutoscaleArgs {
             ("broken_rounds", Cell::Int(m.broken_rounds.into())),
             ("scaling_actions", Cell::Int(m.scaling_actions.into())),
             ("replacements", Cell::Int(m.replacements.into())),
-        ]))
+        ])
     }
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
 }
@@ -283,6 +433,7 @@ pub struct ConsumersArgs {
 
 impl Model for ConsumersArgs {
     type Params = consumers::Params;
+    type Metrics = consumers::Metrics;
     type Scratch = Box<Workspace<MAX_SHIPMENTS>>;
     const METRICS: &'static [&'static str] = &[
         "rounds",
@@ -325,9 +476,16 @@ impl Model for ConsumersArgs {
         p.validate()
     }
 
-    fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Result<Row, Error> {
-        let m = consumers::run(p, ws)?;
-        Ok(row(vec![
+    fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Outcome<Self::Metrics> {
+        consumers::run(p, ws)
+    }
+
+    fn seed(p: &Self::Params) -> u32 {
+        p.seed
+    }
+
+    fn row(p: &Self::Params, m: &Self::Metrics) -> Row {
+        row(vec![
             ("consumers", Cell::Int(p.consumers.into())),
             ("slots", Cell::Int(p.slots.into())),
             ("shipments", Cell::Int(p.shipments.into())),
@@ -350,7 +508,7 @@ impl Model for ConsumersArgs {
             ),
             ("wrong_final_state", Cell::Int(m.wrong_final_state.into())),
             ("throughput", Cell::Float(m.throughput)),
-        ]))
+        ])
     }
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
 }
@@ -358,7 +516,7 @@ impl Model for ConsumersArgs {
 // ---------------------------------------------------------------- bulkhead
 
 /// `capsim bulkhead`: a shared slot pool vs. partitioned pools.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 pub struct BulkheadArgs {
     /// 'shared', or the tracking pool's slots (events get the rest) [1 to total-slots - 1; lesson: shared,24]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Split>)]
@@ -400,6 +558,7 @@ pub struct BulkheadArgs {
 
 impl Model for BulkheadArgs {
     type Params = bulkhead::Params;
+    type Metrics = bulkhead::Metrics;
     type Scratch = ();
     const METRICS: &'static [&'static str] = &[
         "tracking_served",
@@ -445,37 +604,52 @@ impl Model for BulkheadArgs {
         p.validate()
     }
 
-    fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
-        Ok(bulkhead_row(p, &bulkhead::run(p)?))
+    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
+        bulkhead::run(p)
     }
 
-    /// Runs the combinations that share an arrival stream (seed, horizon, rates) together,
-    /// up to [`BULKHEAD_LANES`] at a time: the stream is drawn once per batch.
-    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error> {
-        let mut streams: std::collections::BTreeMap<_, Vec<usize>> = Default::default();
-        for (i, p) in grid.iter().enumerate() {
-            let key = (
-                p.seed,
-                p.horizon,
-                p.rounds_per_second.to_bits(),
-                p.tracking_rate.to_bits(),
-                p.event_rate.to_bits(),
-            );
-            streams.entry(key).or_default().push(i);
-        }
-        let batches: Vec<&[usize]> = streams
-            .values()
-            .flat_map(|runs| runs.chunks(BULKHEAD_LANES))
-            .collect();
-        let done: Vec<Vec<(usize, Row)>> = batches
+    fn seed(p: &Self::Params) -> u32 {
+        p.seed
+    }
+
+    fn row(p: &Self::Params, m: &Self::Metrics) -> Row {
+        bulkhead_row(p, m)
+    }
+
+    /// Runs the combinations that share an arrival stream (they differ only in flags that
+    /// do not shape the stream) together, up to [`BULKHEAD_LANES`] at a time: the stream is
+    /// drawn once per batch. A run's partners may lie up to [`BULKHEAD_LOOKAHEAD`] runs past
+    /// the window (the seed is innermost, so partners are a seed list apart); their
+    /// outcomes wait in `ahead`.
+    fn run_window(
+        grid: &Grid<Self::Params>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        let limit = runs
+            .start
+            .saturating_add(BULKHEAD_LOOKAHEAD)
+            .min(grid.len());
+        let batches = bulkhead_batches(grid, runs.clone(), limit, ahead);
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches
             .par_iter()
-            .map(|batch| run_bulkhead_batch(grid, batch))
-            .collect::<Result<_, _>>()?;
-        let mut rows: Vec<Option<Row>> = vec![None; grid.len()];
-        for (i, row) in done.into_iter().flatten() {
-            rows[i] = Some(row);
+            .map(|batch| {
+                let outcomes = run_bulkhead_batch(grid, batch);
+                done(batch.len() as u64);
+                outcomes
+            })
+            .collect();
+        for (i, outcome) in finished.into_iter().flatten() {
+            ahead.insert(i, outcome);
         }
-        Ok(rows.into_iter().flatten().collect())
+        // Every run of the window is in `ahead` now; should one not be, it runs here.
+        runs.map(|i| {
+            ahead
+                .remove(&i)
+                .unwrap_or_else(|| bulkhead::run(&grid.params(i)))
+        })
+        .collect()
     }
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
 }
@@ -483,32 +657,99 @@ impl Model for BulkheadArgs {
 /// Bulkhead combinations run together on one arrival stream at most.
 const BULKHEAD_LANES: usize = 8;
 
-/// Runs `batch` (indices into `grid`, all on one arrival stream) with exactly as many lanes.
-fn run_bulkhead_batch(
-    grid: &[bulkhead::Params],
-    batch: &[usize],
-) -> Result<Vec<(usize, Row)>, Error> {
-    fn lanes<const B: usize>(
-        grid: &[bulkhead::Params],
-        batch: &[usize],
-    ) -> Result<Vec<(usize, Row)>, Error> {
-        let params: [bulkhead::Params; B] = std::array::from_fn(|i| grid[batch[i]].clone());
-        let metrics = bulkhead::run_many(&params)?;
-        Ok(batch
-            .iter()
-            .zip(params.iter().zip(metrics.iter()))
-            .map(|(&i, (p, m))| (i, bulkhead_row(p, m)))
-            .collect())
+/// How far past a window's start a bulkhead run's batch partners may lie.
+const BULKHEAD_LOOKAHEAD: u64 = 65_536;
+
+/// The flags that shape the bulkhead arrival stream: runs that share these share it.
+const BULKHEAD_STREAM: [&str; 5] = [
+    "seed",
+    "horizon",
+    "rounds_per_second",
+    "tracking_rate",
+    "event_rate",
+];
+
+/// Groups the runs of `runs` not yet in `ahead` into batches on one arrival stream: each
+/// run not yet taken leads a batch and takes its next partners (same digits on the stream
+/// axes) below `limit`, in grid order.
+fn bulkhead_batches(
+    grid: &Grid<bulkhead::Params>,
+    runs: std::ops::Range<u64>,
+    limit: u64,
+    ahead: &Ahead<bulkhead::Metrics>,
+) -> Vec<Vec<u64>> {
+    // The axes a batch may vary, innermost first.
+    let free: Vec<usize> = (0..grid.axes.len())
+        .rev()
+        .filter(|&a| !BULKHEAD_STREAM.contains(&grid.axes[a].0) && grid.axis_len(a) > 1)
+        .collect();
+    let mut taken = std::collections::BTreeSet::new();
+    let mut batches = Vec::new();
+    for i in runs {
+        if ahead.contains_key(&i) || taken.contains(&i) {
+            continue;
+        }
+        let mut batch = vec![i];
+        let mut digits = grid.digits(i);
+        'partners: while batch.len() < BULKHEAD_LANES {
+            // The next run in grid order with the same stream digits: count up on the free axes.
+            let mut carried = true;
+            for &a in &free {
+                digits[a] += 1;
+                if digits[a] < grid.axis_len(a) {
+                    carried = false;
+                    break;
+                }
+                digits[a] = 0;
+            }
+            if carried {
+                break;
+            }
+            let j = grid.index(&digits);
+            if j >= limit {
+                break 'partners;
+            }
+            if !ahead.contains_key(&j) && taken.insert(j) {
+                batch.push(j);
+            }
+        }
+        batches.push(batch);
     }
-    match batch.len() {
-        1 => lanes::<1>(grid, batch),
-        2 => lanes::<2>(grid, batch),
-        3 => lanes::<3>(grid, batch),
-        4 => lanes::<4>(grid, batch),
-        5 => lanes::<5>(grid, batch),
-        6 => lanes::<6>(grid, batch),
-        7 => lanes::<7>(grid, batch),
-        _ => lanes::<8>(grid, batch),
+    batches
+}
+
+/// Runs `batch` (runs of `grid`, all on one arrival stream) with exactly as many lanes; when
+/// the batch fails, runs each on its own so that every run gets its own outcome.
+fn run_bulkhead_batch(
+    grid: &Grid<bulkhead::Params>,
+    batch: &[u64],
+) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
+    fn lanes<const B: usize>(params: &[bulkhead::Params]) -> Result<Vec<bulkhead::Metrics>, Error> {
+        let params: [bulkhead::Params; B] = std::array::from_fn(|k| params[k].clone());
+        Ok(bulkhead::run_many(&params)?.to_vec())
+    }
+    let params: Vec<bulkhead::Params> = batch.iter().map(|&i| grid.params(i)).collect();
+    let together = match batch.len() {
+        1 => lanes::<1>(&params),
+        2 => lanes::<2>(&params),
+        3 => lanes::<3>(&params),
+        4 => lanes::<4>(&params),
+        5 => lanes::<5>(&params),
+        6 => lanes::<6>(&params),
+        7 => lanes::<7>(&params),
+        _ => lanes::<8>(&params),
+    };
+    match together {
+        Ok(metrics) => batch
+            .iter()
+            .copied()
+            .zip(metrics.into_iter().map(Ok))
+            .collect(),
+        Err(_) => batch
+            .iter()
+            .zip(&params)
+            .map(|(&i, p)| (i, bulkhead::run(p)))
+            .collect(),
     }
 }
 
@@ -538,4 +779,64 @@ fn bulkhead_row(p: &bulkhead::Params, m: &bulkhead::Metrics) -> Row {
         ("idle_slots", Cell::Int(m.idle_slots)),
         ("busy_slot_rounds", Cell::Int(m.busy_slot_rounds)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bulkhead_grid(splits: Vec<Split>, seeds: Vec<u32>) -> Grid<bulkhead::Params> {
+        let args = BulkheadArgs {
+            split: Some(List(splits)),
+            seed: Some(List(seeds)),
+            ..BulkheadArgs::default()
+        };
+        args.grid().unwrap()
+    }
+
+    #[test]
+    fn grid_decodes_runs_first_flag_outermost() {
+        let g = bulkhead_grid(vec![Split::Shared, Split::Partitioned(24)], vec![7, 8, 9]);
+        assert_eq!(g.len(), 6);
+        let runs: Vec<(Split, u32)> = (0..6)
+            .map(|i| (g.params(i).split, g.params(i).seed))
+            .collect();
+        assert_eq!(
+            runs,
+            vec![
+                (Split::Shared, 7),
+                (Split::Shared, 8),
+                (Split::Shared, 9),
+                (Split::Partitioned(24), 7),
+                (Split::Partitioned(24), 8),
+                (Split::Partitioned(24), 9),
+            ]
+        );
+        assert_eq!(g.digits(4), vec![1, 1]);
+        assert_eq!(g.index(&[1, 1]), 4);
+        assert_eq!(g.name(4, 8), "split=24 seed=8");
+    }
+
+    #[test]
+    fn bulkhead_batches_join_runs_on_one_stream() {
+        // Runs i and i + 3 share a seed, hence an arrival stream.
+        let g = bulkhead_grid(vec![Split::Shared, Split::Partitioned(24)], vec![7, 8, 9]);
+        let none = Ahead::new();
+        assert_eq!(
+            bulkhead_batches(&g, 0..6, 6, &none),
+            vec![vec![0, 3], vec![1, 4], vec![2, 5]]
+        );
+        // A window of two runs takes its partners from later windows, within the limit.
+        assert_eq!(
+            bulkhead_batches(&g, 0..2, 4, &none),
+            vec![vec![0, 3], vec![1]]
+        );
+        // Runs already computed are neither led nor taken again.
+        let mut ahead = Ahead::new();
+        ahead.insert(3, Ok(bulkhead::Metrics::default()));
+        assert_eq!(
+            bulkhead_batches(&g, 3..6, 6, &ahead),
+            vec![vec![4], vec![5]]
+        );
+    }
 }
