@@ -3,17 +3,19 @@
 //! Bad input exits with status 2 and one line on stderr naming the flag and what it accepts;
 //! nothing here panics on input.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use capsim::models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
 use capsim::output::Format;
-use capsim::sweep::{self, Failure, Options};
+use capsim::sweep::{self, Failure, Options, Progress};
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
@@ -206,5 +208,42 @@ fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<()
         summary: args.summary,
         threads: args.threads,
     };
-    sweep::sweep(model, &options, out, &|_| {})
+    if !io::stderr().is_terminal() {
+        return sweep::sweep(model, &options, out, &());
+    }
+    let bar = Bar(OnceLock::new());
+    let result = sweep::sweep(model, &options, out, &bar);
+    // Gone before an error line or the shell prompt.
+    if let Some(b) = bar.0.get() {
+        b.finish_and_clear();
+    }
+    result
+}
+
+/// A progress bar on stderr (only ever made when stderr is a terminal): runs done, runs per
+/// second, time left. Grids of one run show none.
+struct Bar(OnceLock<ProgressBar>);
+
+impl Progress for Bar {
+    fn start(&self, runs: u64) {
+        if runs < 2 {
+            return;
+        }
+        let style = ProgressStyle::with_template(
+            "{wide_bar} {human_pos}/{human_len} runs, {rate} runs/s, {eta} left",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0}", s.per_sec());
+        });
+        let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr())
+            .with_style(style);
+        let _ = self.0.set(bar);
+    }
+
+    fn done(&self, runs: u64) {
+        if let Some(b) = self.0.get() {
+            b.inc(runs);
+        }
+    }
 }

@@ -39,8 +39,22 @@ impl From<io::Error> for Failure {
     }
 }
 
+/// Told how a sweep progresses (a progress display); `()` ignores it.
+pub trait Progress: Sync {
+    /// The grid has `runs` runs (its parameters are checked; the first run starts).
+    fn start(&self, runs: u64) {
+        let _ = runs;
+    }
+    /// `runs` more runs are finished.
+    fn done(&self, runs: u64) {
+        let _ = runs;
+    }
+}
+
+impl Progress for () {}
+
 /// Runs `model`'s grid and writes its rows (or summaries) to `out`, flushing after each
-/// window; `done` is told of every run finished (a progress display).
+/// window; `progress` is told of every run finished.
 ///
 /// Parameter errors are found before any output. A run that fails stops the sweep at the
 /// first failing run in grid order, whatever the number of threads: the rows before it are
@@ -49,7 +63,7 @@ pub fn sweep<M: Model>(
     model: &M,
     options: &Options,
     out: &mut impl Write,
-    done: &(dyn Fn(u64) + Sync),
+    progress: &impl Progress,
 ) -> Result<(), Failure> {
     let grid = model.grid().map_err(Failure::Input)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -68,6 +82,8 @@ pub fn sweep<M: Model>(
     let mut sink = Sink::<M>::new(model, options, &table_keys);
     let mut ahead = Ahead::new();
     let mut start = 0;
+    progress.start(grid.len());
+    let done = &|runs| progress.done(runs);
     while start < grid.len() {
         let end = start.saturating_add(WINDOW).min(grid.len());
         let rows = pool.install(|| run_window::<M>(&grid, start..end, &mut ahead, done));
