@@ -13,7 +13,7 @@ use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS}
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use capsim::models::{AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
+use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
 use capsim::output::Format;
 use capsim::sweep::{self, Failure, Options, Progress};
 
@@ -44,7 +44,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Autoscale {
         #[command(flatten)]
-        model: AutoscaleArgs,
+        model: Flags<Autoscale>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -52,7 +52,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Consumers {
         #[command(flatten)]
-        model: ConsumersArgs,
+        model: Flags<Consumers>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -60,7 +60,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Bulkhead {
         #[command(flatten)]
-        model: BulkheadArgs,
+        model: Flags<Bulkhead>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -202,7 +202,7 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
     Ok(())
 }
 
-fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
+fn sweep<M: Model>(model: &Flags<M>, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let options = Options {
         format: args.format,
         summary: args.summary,

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use rayon::prelude::*;
 
-use crate::models::{self, Ahead, Grid, Model};
+use crate::models::{self, Ahead, Flags, Grid, Model};
 use crate::output::{Format, Row, RowWriter};
 use crate::summary::{self, Combination};
 
@@ -60,12 +60,12 @@ impl Progress for () {}
 /// first failing run in grid order, whatever the number of threads: the rows before it are
 /// written, then the error names the run.
 pub fn sweep<M: Model>(
-    model: &M,
+    flags: &Flags<M>,
     options: &Options,
     out: &mut impl Write,
     progress: &impl Progress,
 ) -> Result<(), Failure> {
-    let grid = model.grid().map_err(Failure::Input)?;
+    let grid = flags.grid().map_err(Failure::Input)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
@@ -79,7 +79,8 @@ pub fn sweep<M: Model>(
         return Err(Failure::Input(e.to_string()));
     }
     let table_keys = models::table_keys::<M>(&grid.swept);
-    let mut sink = Sink::<M>::new(model, options, &table_keys);
+    let metrics = models::metric_keys::<M>();
+    let mut sink = Sink::<M>::new(&grid, &metrics, options, &table_keys);
     let mut ahead = Ahead::new();
     let mut start = 0;
     progress.start(grid.len());
@@ -93,7 +94,7 @@ pub fn sweep<M: Model>(
                 Err(e) => {
                     sink.writer.end_window(out)?;
                     out.flush()?;
-                    let name = grid.name(i, M::seed(&grid.params(i)));
+                    let name = grid.name(i);
                     return Err(Failure::Input(format!("run {name}: {e}")));
                 }
             }
@@ -107,7 +108,7 @@ pub fn sweep<M: Model>(
 
 /// Runs one window and returns its rows (or the runs' errors) in grid order.
 fn run_window<M: Model>(
-    grid: &Grid<M::Params>,
+    grid: &Grid<M>,
     runs: std::ops::Range<u64>,
     ahead: &mut Ahead<M::Metrics>,
     done: &(dyn Fn(u64) + Sync),
@@ -118,7 +119,7 @@ fn run_window<M: Model>(
         .par_iter()
         .enumerate()
         .map(|(k, outcome)| match outcome {
-            Ok(m) => Ok(M::row(&grid.params(start + k as u64), m)),
+            Ok(m) => Ok(models::row::<M>(&grid.params(start + k as u64), m)),
             Err(e) => Err(e.to_string()),
         })
         .collect()
@@ -140,7 +141,12 @@ struct Summary<'a> {
 }
 
 impl<'a, M: Model> Sink<'a, M> {
-    fn new(model: &M, options: &Options, table_keys: &[&'static str]) -> Self {
+    fn new(
+        grid: &Grid<M>,
+        metrics: &'a [&'static str],
+        options: &Options,
+        table_keys: &[&'static str],
+    ) -> Self {
         if !options.summary {
             return Self {
                 writer: RowWriter::new(options.format, table_keys),
@@ -151,7 +157,7 @@ impl<'a, M: Model> Sink<'a, M> {
         let params: Vec<&'static str> = table_keys
             .iter()
             .copied()
-            .filter(|k| *k != "seed" && !M::METRICS.contains(k))
+            .filter(|k| *k != "seed" && !metrics.contains(k))
             .collect();
         let mut keys = params.clone();
         keys.extend(["seeds", "metric"]);
@@ -161,8 +167,8 @@ impl<'a, M: Model> Sink<'a, M> {
             // JSON and CSV show every key; only the table picks.
             writer: RowWriter::new(options.format, &keys),
             summary: Some(Summary {
-                seeds: model.seeds().max(1),
-                metrics: M::METRICS,
+                seeds: grid.seeds().max(1),
+                metrics,
                 table_params: table.then_some(params),
                 current: None,
             }),
