@@ -246,4 +246,11 @@ impl Progress for Bar {
             b.inc(runs);
         }
     }
+
+    fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        match self.0.get() {
+            Some(b) => b.suspend(write),
+            None => write(),
+        }
+    }
 }

@@ -49,6 +49,10 @@ pub trait Progress: Sync {
     fn done(&self, runs: u64) {
         let _ = runs;
     }
+    /// Runs `write` (rows going to stdout) with the display out of its way.
+    fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        write()
+    }
 }
 
 impl Progress for () {}
@@ -88,22 +92,34 @@ pub fn sweep<M: Model>(
     while start < grid.len() {
         let end = start.saturating_add(WINDOW).min(grid.len());
         let rows = pool.install(|| run_window::<M>(&grid, start..end, &mut ahead, done));
-        for (i, row) in (start..end).zip(rows) {
-            match row {
-                Ok(row) => sink.push(out, row)?,
-                Err(e) => {
-                    sink.writer.end_window(out)?;
-                    out.flush()?;
-                    let name = grid.name(i);
-                    return Err(Failure::Input(format!("run {name}: {e}")));
-                }
-            }
-        }
-        sink.writer.end_window(out)?;
-        out.flush()?;
+        progress.suspend(|| write_window(&grid, start, rows, &mut sink, out))?;
         start = end;
     }
     Ok(())
+}
+
+/// Writes one window's rows (from run `start` on) and flushes them; the first failed run
+/// ends the sweep, after the rows before it.
+fn write_window<M: Model>(
+    grid: &Grid<M>,
+    start: u64,
+    rows: Vec<Result<Row, String>>,
+    sink: &mut Sink<'_, M>,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let mut failed = None;
+    for (i, row) in (start..).zip(rows) {
+        match row {
+            Ok(row) => sink.push(out, row)?,
+            Err(e) => {
+                failed = Some(format!("run {}: {e}", grid.name(i)));
+                break;
+            }
+        }
+    }
+    sink.writer.end_window(out)?;
+    out.flush()?;
+    failed.map_or(Ok(()), |e| Err(Failure::Input(e)))
 }
 
 /// Runs one window and returns its rows (or the runs' errors) in grid order.
