@@ -615,8 +615,8 @@ impl Model for Bulkhead {
     }
 
     /// Runs the combinations that share an arrival stream (they differ only in flags that
-    /// do not shape the stream) together, up to [`BULKHEAD_LANES`] at a time: the stream is
-    /// drawn once per batch. A run's partners may lie up to [`BULKHEAD_LOOKAHEAD`] runs past
+    /// do not shape the stream) together, up to `BULKHEAD_LANES` (8) at a time: the stream is
+    /// drawn once per batch. A run's partners may lie up to `BULKHEAD_LOOKAHEAD` runs past
     /// the window's start (the seed is innermost, so partners are a seed list apart); their
     /// outcomes wait in `ahead`.
     fn run_window(
