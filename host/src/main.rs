@@ -75,7 +75,7 @@ struct RunArgs {
     /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
     #[arg(long)]
     summary: bool,
-    /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256; default: 0]
+    /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256]
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true, value_parser = parse_threads)]
     threads: usize,
 }
