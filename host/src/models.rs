@@ -194,8 +194,8 @@ pub trait Model: Sized + Send + Sync + 'static {
     fn scratch() -> Self::Scratch;
     /// Runs one combination.
     fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics>;
-    /// Checks one combination's parameters.
-    fn validate(p: &Self::Params) -> Result<(), Error>;
+    /// Checks one combination's parameters (the core's `Params::validate`).
+    const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
     /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
     /// returns their outcomes in grid order. `ahead` holds outcomes of later runs computed
     /// early (a model may batch runs across windows); `done` is called with each count of
@@ -481,6 +481,7 @@ impl Model for Autoscale {
         param!(seed: u32,
             "Health-check generator seed", "1 to 2147483646", "20261001"),
     ];
+    const VALIDATE: fn(&autoscale::Params) -> Result<(), Error> = autoscale::Params::validate;
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
     const METRICS: &'static [Metric<autoscale::Metrics>] = &[
@@ -500,10 +501,6 @@ impl Model for Autoscale {
 
     fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
         autoscale::run(p)
-    }
-
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
     }
 }
 
@@ -536,6 +533,7 @@ impl Model for Consumers {
         param!(seed: u32,
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
+    const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
     const METRICS: &'static [Metric<consumers::Metrics>] = &[
@@ -551,10 +549,6 @@ impl Model for Consumers {
 
     fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Outcome<Self::Metrics> {
         consumers::run(p, ws)
-    }
-
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
     }
 }
 
@@ -593,6 +587,7 @@ impl Model for Bulkhead {
         param!(seed: u32,
             "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
+    const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
     const METRICS: &'static [Metric<bulkhead::Metrics>] = &[
@@ -608,10 +603,6 @@ impl Model for Bulkhead {
 
     fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
         bulkhead::run(p)
-    }
-
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
     }
 
     /// Runs the combinations that share an arrival stream (they differ only in flags that

@@ -77,7 +77,7 @@ pub fn sweep<M: Model>(
     let invalid = pool.install(|| {
         (0..grid.len())
             .into_par_iter()
-            .find_map_first(|i| M::validate(&grid.params(i)).err())
+            .find_map_first(|i| (M::VALIDATE)(&grid.params(i)).err())
     });
     if let Some(e) = invalid {
         return Err(Failure::Input(e.to_string()));
