@@ -124,7 +124,7 @@ pub struct AutoscaleArgs {
     /// Rounds simulated [1 to 10000000; lesson: 240]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub rounds: Option<List<u32>>,
-    /// Requests one instance serves per round [numbers > 0; lesson: 100]
+    /// Requests one instance serves per round [numbers > 0.0; lesson: 100]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
     pub capacity: Option<List<f64>>,
     /// Rounds an instance takes to boot [integers >= 0; lesson: 2]
@@ -369,7 +369,7 @@ pub struct BulkheadArgs {
     /// Slots in all [1 to 65535; lesson: 32]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
     pub total_slots: Option<List<u32>>,
-    /// Rounds per second [numbers > 0; lesson: 100]
+    /// Rounds per second [numbers > 0.0; lesson: 100]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
     pub rounds_per_second: Option<List<f64>>,
     /// Rounds simulated [1 to 100000000; lesson: 4000]
@@ -450,7 +450,7 @@ impl Model for BulkheadArgs {
     }
 
     /// Runs the combinations that share an arrival stream (seed, horizon, rates) together,
-    /// up to [`BULKHEAD_LANES`] at a time: the stream is drawn once per batch.
+    /// up to `BULKHEAD_LANES` at a time: the stream is drawn once per batch.
     fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error> {
         let mut streams: std::collections::BTreeMap<_, Vec<usize>> = Default::default();
         for (i, p) in grid.iter().enumerate() {
