@@ -135,19 +135,35 @@ pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, co
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
-        Lesson::Group => group(out, observer),
-        Lesson::GroupSweep => group_sweep(out, observer),
-        Lesson::GroupLedger => group_ledger(out, observer),
-        Lesson::Consumers => consumers_tables(out, ws, observer),
-        Lesson::Bulkhead => bulkhead_tables(out, observer),
+        Lesson::Group => compute_then_write(out, || group_results(observer), write_group),
+        Lesson::GroupSweep => compute_then_write(out, || sweep_results(observer), write_sweep),
+        Lesson::GroupLedger => {
+            compute_then_write(out, || pair_runs(&LEDGER_PAIRS, observer), write_ledger)
+        }
+        Lesson::Consumers => {
+            compute_then_write(out, || consumers_results(ws, observer), write_consumers)
+        }
+        Lesson::Bulkhead => compute_then_write(out, || bulkhead_results(observer), write_bulkhead),
     }
+}
+
+/// Computes a lesson's results, then writes them. Each lesson gets its own copy, kept out of
+/// line so that one lesson's results never add to another's peak stack; the computing and
+/// writing halves are out of line too, so their frames never coexist.
+#[inline(never)]
+fn compute_then_write<W: Write, T>(
+    out: &mut W,
+    compute: impl FnOnce() -> Result<T, Error>,
+    write: impl FnOnce(&mut W, &T) -> fmt::Result,
+) -> Result<(), LessonError> {
+    let results = compute()?;
+    write(out, &results)?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------- auto-scaling group
 //
-// Each lesson is a results struct, a function that computes it and one that writes it. The
-// renderers are kept out of line so that one lesson's frame does not add to another's peak
-// stack, and so are the computing and writing halves, whose frames never coexist.
+// Each lesson is a results type, a function that computes it and one that writes it.
 
 /// Rounds per hour in the lesson's story (one round is one minute).
 const ROUNDS_PER_HOUR: f64 = 60.0;
@@ -212,17 +228,17 @@ impl DemandTable {
         Ok(PairRun { pair, metrics })
     }
 
-    /// Runs every pair in order, into `runs`.
-    fn run_all<O: Observer>(
+    /// Runs every pair, in order.
+    fn run_pairs<O: Observer, const P: usize>(
         &self,
-        pairs: &[Pair],
-        runs: &mut [PairRun],
+        pairs: &[Pair; P],
         observer: &mut O,
-    ) -> Result<(), Error> {
+    ) -> Result<[PairRun; P], Error> {
+        let mut runs = [PairRun::default(); P];
         for (run, &pair) in runs.iter_mut().zip(pairs) {
             *run = self.run(pair, observer)?;
         }
-        Ok(())
+        Ok(runs)
     }
 
     /// Returns the smallest and the largest demand over the lesson's rounds.
@@ -233,6 +249,20 @@ impl DemandTable {
                 (lo.min(g), hi.max(g))
             })
     }
+}
+
+/// Writes a run's under-capacity rounds out of all its rounds, padded to `width`.
+fn under_capacity<W: Write>(
+    out: &mut W,
+    width: usize,
+    m: &autoscale::Metrics,
+    rounds: u32,
+) -> fmt::Result {
+    pad_end(
+        out,
+        width,
+        format_args!("{}/{}", m.under_capacity_rounds, rounds),
+    )
 }
 
 /// The group lesson's pairs: one that churns, one that holds still.
@@ -246,17 +276,9 @@ struct GroupResults {
 }
 
 #[inline(never)]
-fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    let results = group_results(observer)?;
-    write_group(out, &results)?;
-    Ok(())
-}
-
-#[inline(never)]
 fn group_results<O: Observer>(observer: &mut O) -> Result<GroupResults, Error> {
     let demand = DemandTable::new();
-    let mut runs = [PairRun::default(); GROUP_PAIRS.len()];
-    demand.run_all(&GROUP_PAIRS, &mut runs, observer)?;
+    let runs = demand.run_pairs(&GROUP_PAIRS, observer)?;
     let (demand_min, demand_max) = demand.range();
     Ok(GroupResults {
         demand_min,
@@ -293,11 +315,7 @@ fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
         write!(out, "{:<13}", m.max_size - m.min_size)?;
         let pct = round(100.0 * m.max_launching_ratio);
         pad_end(out, 20, format_args!("{} (%{})", m.max_launching, Num(pct)))?;
-        pad_end(
-            out,
-            19,
-            format_args!("{}/{}", m.under_capacity_rounds, p.rounds),
-        )?;
+        under_capacity(out, 19, m, p.rounds)?;
         writeln!(out, "{}", m.launched)?;
     }
     for PairRun { pair, metrics: m } in &results.runs {
@@ -311,14 +329,33 @@ fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
     Ok(())
 }
 
+/// Runs the lesson's group with each of `pairs`, on one demand table.
+#[inline(never)]
+fn pair_runs<O: Observer, const P: usize>(
+    pairs: &[Pair; P],
+    observer: &mut O,
+) -> Result<[PairRun; P], Error> {
+    DemandTable::new().run_pairs(pairs, observer)
+}
+
 /// The sweep's thresholds (outer) and cooldowns (inner).
 const SWEEP_THRESHOLDS: [u32; 3] = [2, 3, 5];
 const SWEEP_COOLDOWNS: [u32; 3] = [0, 3, 8];
-const SWEEP_PAIRS: usize = SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len();
+/// Every threshold with every cooldown, in table order.
+const SWEEP_PAIRS: [Pair; SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()] = {
+    let mut pairs = [Pair::new(0, 0); SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()];
+    let mut i = 0;
+    while i < pairs.len() {
+        let (t, c) = (i / SWEEP_COOLDOWNS.len(), i % SWEEP_COOLDOWNS.len());
+        pairs[i] = Pair::new(SWEEP_THRESHOLDS[t], SWEEP_COOLDOWNS[c]);
+        i += 1;
+    }
+    pairs
+};
 
 /// What the sweep lesson prints: one run per pair, in table order.
 struct SweepResults {
-    runs: [PairRun; SWEEP_PAIRS],
+    runs: [PairRun; SWEEP_PAIRS.len()],
 }
 
 impl SweepResults {
@@ -336,26 +373,8 @@ impl SweepResults {
     }
 }
 
-#[inline(never)]
-fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    let results = sweep_results(observer)?;
-    write_sweep(out, &results)?;
-    Ok(())
-}
-
-#[inline(never)]
 fn sweep_results<O: Observer>(observer: &mut O) -> Result<SweepResults, Error> {
-    let mut pairs = [Pair::default(); SWEEP_PAIRS];
-    let grid = SWEEP_THRESHOLDS.iter().flat_map(|&threshold| {
-        SWEEP_COOLDOWNS
-            .iter()
-            .map(move |&c| Pair::new(threshold, c))
-    });
-    for (slot, pair) in pairs.iter_mut().zip(grid) {
-        *slot = pair;
-    }
-    let mut runs = [PairRun::default(); SWEEP_PAIRS];
-    DemandTable::new().run_all(&pairs, &mut runs, observer)?;
+    let runs = pair_runs(&SWEEP_PAIRS, observer)?;
     Ok(SweepResults { runs })
 }
 
@@ -390,11 +409,7 @@ fn write_sweep<W: Write>(out: &mut W, results: &SweepResults) -> fmt::Result {
             m.max_size - m.min_size,
             m.max_launching
         )?;
-        pad_end(
-            out,
-            16,
-            format_args!("{}/{}", m.under_capacity_rounds, rounds),
-        )?;
+        under_capacity(out, 16, m, rounds)?;
         write!(out, "{:<17}{:<12}", m.false_replacements, m.broken_rounds)?;
         writeln!(out, "{}", per_hour(m))?;
     }
@@ -426,27 +441,9 @@ fn write_sweep<W: Write>(out: &mut W, results: &SweepResults) -> fmt::Result {
 /// The ledger's pairs.
 const LEDGER_PAIRS: [Pair; 3] = [Pair::new(2, 0), Pair::new(3, 3), Pair::new(5, 3)];
 
-/// What the ledger lesson prints: one run per pair.
-struct LedgerResults {
-    runs: [PairRun; LEDGER_PAIRS.len()],
-}
-
+/// Writes the ledger lesson from one run per [`LEDGER_PAIRS`] pair.
 #[inline(never)]
-fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    let results = ledger_results(observer)?;
-    write_ledger(out, &results)?;
-    Ok(())
-}
-
-#[inline(never)]
-fn ledger_results<O: Observer>(observer: &mut O) -> Result<LedgerResults, Error> {
-    let mut runs = [PairRun::default(); LEDGER_PAIRS.len()];
-    DemandTable::new().run_all(&LEDGER_PAIRS, &mut runs, observer)?;
-    Ok(LedgerResults { runs })
-}
-
-#[inline(never)]
-fn write_ledger<W: Write>(out: &mut W, results: &LedgerResults) -> fmt::Result {
+fn write_ledger<W: Write>(out: &mut W, runs: &[PairRun; LEDGER_PAIRS.len()]) -> fmt::Result {
     /// Cost of one idle instance-hour, in the lesson's permanent capacity units.
     const UNIT: f64 = 1.0;
     const IN_HAND: [&str; 6] = [
@@ -474,7 +471,7 @@ fn write_ledger<W: Write>(out: &mut W, results: &LedgerResults) -> fmt::Result {
         "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur",
         "cift", "gunde baslatilan", "acilista gecen", "gunluk bos birim", "kapasite alti"
     )?;
-    for PairRun { pair, metrics: m } in &results.runs {
+    for PairRun { pair, metrics: m } in runs {
         let daily = (f64::from(m.launched) / hours) * HOURS_PER_DAY;
         // Instance-hours spent booting: each launch boots for `boot_rounds` minutes.
         let idle = (daily * f64::from(p.boot_rounds)) / ROUNDS_PER_HOUR;
@@ -482,11 +479,7 @@ fn write_ledger<W: Write>(out: &mut W, results: &LedgerResults) -> fmt::Result {
         write!(out, "{:<18}", Fixed(daily, 0))?;
         pad_end(out, 16, format_args!("{} ornek-saat", Fixed(idle, 1)))?;
         write!(out, "{:<18}", Fixed(idle * UNIT, 1))?;
-        pad_end(
-            out,
-            16,
-            format_args!("{}/{}", m.under_capacity_rounds, p.rounds),
-        )?;
+        under_capacity(out, 16, m, p.rounds)?;
         writeln!(out, "{}", m.broken_rounds)?;
     }
     writeln!(
@@ -517,17 +510,6 @@ const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
 /// What the consumers lesson prints: a run per configuration, by S then N.
 struct ConsumersResults {
     tables: [[consumers::Metrics; CONSUMER_COUNTS.len()]; STORE_SLOTS.len()],
-}
-
-#[inline(never)]
-fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
-    out: &mut W,
-    ws: &mut Workspace<N, F, R>,
-    observer: &mut O,
-) -> Result<(), LessonError> {
-    let results = consumers_results(ws, observer)?;
-    write_consumers(out, &results)?;
-    Ok(())
 }
 
 #[inline(never)]
@@ -690,16 +672,6 @@ struct BulkheadResults {
     table: [Days; TABLE_SPLITS.len()],
     /// [`SENSITIVITY_SPLIT`] on a healthy day.
     sensitivity: bulkhead::Metrics,
-}
-
-#[inline(never)]
-fn bulkhead_tables<W: Write, O: Observer>(
-    out: &mut W,
-    observer: &mut O,
-) -> Result<(), LessonError> {
-    let results = bulkhead_results(observer)?;
-    write_bulkhead(out, &results)?;
-    Ok(())
 }
 
 #[inline(never)]
