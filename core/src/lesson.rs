@@ -135,28 +135,33 @@ pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, co
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
-        Lesson::Group => compute_then_write(out, || group_results(observer), write_group),
-        Lesson::GroupSweep => compute_then_write(out, || sweep_results(observer), write_sweep),
+        Lesson::Group => compute_then_write(out, |r| group_results(observer, r), write_group),
+        Lesson::GroupSweep => {
+            compute_then_write(out, |r| pair_runs(&SWEEP_PAIRS, observer, r), write_sweep)
+        }
         Lesson::GroupLedger => {
-            compute_then_write(out, || pair_runs(&LEDGER_PAIRS, observer), write_ledger)
+            compute_then_write(out, |r| pair_runs(&LEDGER_PAIRS, observer, r), write_ledger)
         }
         Lesson::Consumers => {
-            compute_then_write(out, || consumers_results(ws, observer), write_consumers)
+            compute_then_write(out, |r| consumers_results(ws, observer, r), write_consumers)
         }
-        Lesson::Bulkhead => compute_then_write(out, || bulkhead_results(observer), write_bulkhead),
+        Lesson::Bulkhead => {
+            compute_then_write(out, |r| bulkhead_results(observer, r), write_bulkhead)
+        }
     }
 }
 
-/// Computes a lesson's results, then writes them. Each lesson gets its own copy, kept out of
-/// line so that one lesson's results never add to another's peak stack; the computing and
-/// writing halves are out of line too, so their frames never coexist.
+/// Computes a lesson's results in place, then writes them. Each lesson gets its own copy,
+/// kept out of line so that one lesson's results never add to another's peak stack; the
+/// computing and writing halves are out of line too, so their frames never coexist.
 #[inline(never)]
-fn compute_then_write<W: Write, T>(
+fn compute_then_write<W: Write, T: Default>(
     out: &mut W,
-    compute: impl FnOnce() -> Result<T, Error>,
+    compute: impl FnOnce(&mut T) -> Result<(), Error>,
     write: impl FnOnce(&mut W, &T) -> fmt::Result,
 ) -> Result<(), LessonError> {
-    let results = compute()?;
+    let mut results = T::default();
+    compute(&mut results)?;
     write(out, &results)?;
     Ok(())
 }
@@ -228,17 +233,17 @@ impl DemandTable {
         Ok(PairRun { pair, metrics })
     }
 
-    /// Runs every pair, in order.
-    fn run_pairs<O: Observer, const P: usize>(
+    /// Runs every pair, in order, into `runs`.
+    fn run_pairs<O: Observer>(
         &self,
-        pairs: &[Pair; P],
+        pairs: &[Pair],
         observer: &mut O,
-    ) -> Result<[PairRun; P], Error> {
-        let mut runs = [PairRun::default(); P];
+        runs: &mut [PairRun],
+    ) -> Result<(), Error> {
         for (run, &pair) in runs.iter_mut().zip(pairs) {
             *run = self.run(pair, observer)?;
         }
-        Ok(runs)
+        Ok(())
     }
 
     /// Returns the smallest and the largest demand over the lesson's rounds.
@@ -269,6 +274,7 @@ fn under_capacity<W: Write>(
 const GROUP_PAIRS: [Pair; 2] = [Pair::new(2, 0), Pair::new(5, 8)];
 
 /// What the group lesson prints.
+#[derive(Default)]
 struct GroupResults {
     demand_min: f64,
     demand_max: f64,
@@ -276,15 +282,11 @@ struct GroupResults {
 }
 
 #[inline(never)]
-fn group_results<O: Observer>(observer: &mut O) -> Result<GroupResults, Error> {
+fn group_results<O: Observer>(observer: &mut O, results: &mut GroupResults) -> Result<(), Error> {
     let demand = DemandTable::new();
-    let runs = demand.run_pairs(&GROUP_PAIRS, observer)?;
-    let (demand_min, demand_max) = demand.range();
-    Ok(GroupResults {
-        demand_min,
-        demand_max,
-        runs,
-    })
+    demand.run_pairs(&GROUP_PAIRS, observer, &mut results.runs)?;
+    (results.demand_min, results.demand_max) = demand.range();
+    Ok(())
 }
 
 #[inline(never)]
@@ -329,13 +331,14 @@ fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
     Ok(())
 }
 
-/// Runs the lesson's group with each of `pairs`, on one demand table.
+/// Runs the lesson's group with each of `pairs`, on one demand table, into `runs`.
 #[inline(never)]
 fn pair_runs<O: Observer, const P: usize>(
     pairs: &[Pair; P],
     observer: &mut O,
-) -> Result<[PairRun; P], Error> {
-    DemandTable::new().run_pairs(pairs, observer)
+    runs: &mut [PairRun; P],
+) -> Result<(), Error> {
+    DemandTable::new().run_pairs(pairs, observer, runs)
 }
 
 /// The sweep's thresholds (outer) and cooldowns (inner).
@@ -353,33 +356,25 @@ const SWEEP_PAIRS: [Pair; SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()] = {
     pairs
 };
 
-/// What the sweep lesson prints: one run per pair, in table order.
-struct SweepResults {
-    runs: [PairRun; SWEEP_PAIRS.len()],
+/// Returns the sweep's run no other beats by `better(candidate, best)`; the first of equals,
+/// as the lesson's `reduce` keeps it.
+fn best(
+    runs: &[PairRun; SWEEP_PAIRS.len()],
+    better: impl Fn(&autoscale::Metrics, &autoscale::Metrics) -> bool,
+) -> PairRun {
+    let [first, rest @ ..] = runs;
+    rest.iter().fold(*first, |best, candidate| {
+        if better(&candidate.metrics, &best.metrics) {
+            *candidate
+        } else {
+            best
+        }
+    })
 }
 
-impl SweepResults {
-    /// Returns the run no other beats by `better(candidate, best)`; the first of equals, as
-    /// the lesson's `reduce` keeps it.
-    fn best(&self, better: impl Fn(&autoscale::Metrics, &autoscale::Metrics) -> bool) -> PairRun {
-        let [first, rest @ ..] = &self.runs;
-        rest.iter().fold(*first, |best, candidate| {
-            if better(&candidate.metrics, &best.metrics) {
-                *candidate
-            } else {
-                best
-            }
-        })
-    }
-}
-
-fn sweep_results<O: Observer>(observer: &mut O) -> Result<SweepResults, Error> {
-    let runs = pair_runs(&SWEEP_PAIRS, observer)?;
-    Ok(SweepResults { runs })
-}
-
+/// Writes the sweep lesson from one run per [`SWEEP_PAIRS`] pair.
 #[inline(never)]
-fn write_sweep<W: Write>(out: &mut W, results: &SweepResults) -> fmt::Result {
+fn write_sweep<W: Write>(out: &mut W, runs: &[PairRun; SWEEP_PAIRS.len()]) -> fmt::Result {
     let rounds = autoscale::Params::default().rounds;
     let hours = f64::from(rounds) / ROUNDS_PER_HOUR;
     let per_hour = |m: &autoscale::Metrics| Fixed(f64::from(m.launched) / hours, 1);
@@ -400,7 +395,7 @@ fn write_sweep<W: Write>(out: &mut W, results: &SweepResults) -> fmt::Result {
         "yanlis degisim",
         "bozuk tur"
     )?;
-    for PairRun { pair, metrics: m } in &results.runs {
+    for PairRun { pair, metrics: m } in runs {
         write!(out, "{:<7}{:<9}", pair.threshold, pair.cooldown)?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
         write!(
@@ -413,9 +408,9 @@ fn write_sweep<W: Write>(out: &mut W, results: &SweepResults) -> fmt::Result {
         write!(out, "{:<17}{:<12}", m.false_replacements, m.broken_rounds)?;
         writeln!(out, "{}", per_hour(m))?;
     }
-    let most = results.best(|b, a| b.launched > a.launched);
-    let least = results.best(|b, a| b.launched < a.launched);
-    let longest = results.best(|b, a| b.broken_rounds > a.broken_rounds);
+    let most = best(runs, |b, a| b.launched > a.launched);
+    let least = best(runs, |b, a| b.launched < a.launched);
+    let longest = best(runs, |b, a| b.broken_rounds > a.broken_rounds);
     writeln!(
         out,
         "\nsurekli degisim ureten cift: {} — saatte {} ornek, {} yanlis degistirme",
@@ -508,6 +503,7 @@ const STORE_SLOTS: [u32; 2] = [2, 4];
 const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// What the consumers lesson prints: a run per configuration, by S then N.
+#[derive(Default)]
 struct ConsumersResults {
     tables: [[consumers::Metrics; CONSUMER_COUNTS.len()]; STORE_SLOTS.len()],
 }
@@ -516,7 +512,8 @@ struct ConsumersResults {
 fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize>(
     ws: &mut Workspace<N, F, R>,
     observer: &mut O,
-) -> Result<ConsumersResults, Error> {
+    results: &mut ConsumersResults,
+) -> Result<(), Error> {
     let base = consumers::Params::default();
     if N < base.shipments as usize {
         return Err(Error::CapacityExceeded {
@@ -535,16 +532,15 @@ fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize
         config.slots = slots;
         config.consumers = consumers;
     }
-    let mut tables = [[consumers::Metrics::default(); CONSUMER_COUNTS.len()]; STORE_SLOTS.len()];
     let lanes = R.max(1);
     for (params, out) in configs
         .chunks(lanes)
-        .zip(tables.as_flattened_mut().chunks_mut(lanes))
+        .zip(results.tables.as_flattened_mut().chunks_mut(lanes))
     {
         let draws = consumers::LessonDraws::new(&base);
         consumers::run_batch_with(params, draws, ws, observer, out)?;
     }
-    Ok(ConsumersResults { tables })
+    Ok(())
 }
 
 #[inline(never)]
@@ -667,6 +663,7 @@ struct Days {
 }
 
 /// What the bulkhead lesson prints.
+#[derive(Default)]
 struct BulkheadResults {
     /// By [`TABLE_SPLITS`].
     table: [Days; TABLE_SPLITS.len()],
@@ -675,7 +672,10 @@ struct BulkheadResults {
 }
 
 #[inline(never)]
-fn bulkhead_results<O: Observer>(observer: &mut O) -> Result<BulkheadResults, Error> {
+fn bulkhead_results<O: Observer>(
+    observer: &mut O,
+    results: &mut BulkheadResults,
+) -> Result<(), Error> {
     let p = bulkhead::Params::default();
     // Every run shares the seed and the rates, hence one arrival stream: the eleven distinct
     // layouts the lesson prints (its 15 calls repeat four) run together on it.
@@ -689,15 +689,14 @@ fn bulkhead_results<O: Observer>(observer: &mut O) -> Result<BulkheadResults, Er
         (run.split, run.mode) = (Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
     }
     let metrics = bulkhead::run_many_with(&batch, &mut ParkMiller::new(p.seed), observer)?;
-    let mut table = [Days::default(); TABLE_SPLITS.len()];
-    for (row, [healthy, slowdown]) in table.iter_mut().zip(metrics.as_chunks::<2>().0) {
+    for (row, [healthy, slowdown]) in results.table.iter_mut().zip(metrics.as_chunks::<2>().0) {
         *row = Days {
             healthy: *healthy,
             slowdown: *slowdown,
         };
     }
-    let [.., sensitivity] = metrics;
-    Ok(BulkheadResults { table, sensitivity })
+    [.., results.sensitivity] = metrics;
+    Ok(())
 }
 
 #[inline(never)]
