@@ -830,6 +830,47 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_runs_each_threshold_with_each_cooldown() {
+        // The lesson's table order: thresholds outer, cooldowns inner.
+        let pairs = SWEEP_PAIRS.map(|p| (p.threshold, p.cooldown));
+        assert_eq!(
+            pairs,
+            [
+                (2, 0),
+                (2, 3),
+                (2, 8),
+                (3, 0),
+                (3, 3),
+                (3, 8),
+                (5, 0),
+                (5, 3),
+                (5, 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn best_keeps_the_first_of_equals() {
+        // The lesson picks with reduce((a, b) => better(b, a) ? b : a): a later equal loses.
+        let launched = [4, 9, 9, 2, 5, 2, 9, 3, 4];
+        let mut runs = [PairRun::default(); SWEEP_PAIRS.len()];
+        for (i, (run, n)) in runs.iter_mut().zip(launched).enumerate() {
+            run.pair.threshold = i as u32;
+            run.metrics.launched = n;
+        }
+        assert_eq!(
+            best(&runs, |b, a| b.launched > a.launched).pair.threshold,
+            1
+        );
+        assert_eq!(
+            best(&runs, |b, a| b.launched < a.launched).pair.threshold,
+            3
+        );
+    }
+
     #[test]
     fn the_demand_table_covers_the_lesson() {
         assert_eq!(
