@@ -207,20 +207,14 @@ fn any_rand_core_generator_drives_every_model() {
 fn a_reused_workspace_gives_what_a_fresh_one_gives() {
     // A workspace outlives its runs (the firmware renders every lesson with one static
     // workspace): nothing a run leaves in it may reach the next run.
-    let big = consumers::Params {
-        consumers: 13,
-        slots: 3,
-        shipments: 3000,
-        seed: 9,
+    let params = |consumers, slots, shipments, seed| consumers::Params {
+        consumers,
+        slots,
+        shipments,
+        seed,
         ..consumers::Params::default()
     };
-    let small = consumers::Params {
-        consumers: 3,
-        slots: 2,
-        shipments: 700,
-        seed: 31,
-        ..consumers::Params::default()
-    };
+    let (big, small) = (params(13, 3, 3000, 9), params(3, 2, 700, 31));
     let fresh = consumers::run(&small, &mut Box::new(Workspace::<700>::new())).unwrap();
     let mut reused = Box::new(Workspace::<3000, 64, 4>::new());
     consumers::run(&big, &mut reused).unwrap();
