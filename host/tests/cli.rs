@@ -2,16 +2,13 @@
 
 use std::process::{Command, Output};
 
+use capsim_tests::golden;
+
 fn capsim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_capsim"))
         .args(args)
         .output()
         .expect("capsim runs")
-}
-
-fn golden(name: &str) -> Vec<u8> {
-    let path = format!("{}/../tests/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(path).unwrap()
 }
 
 const LESSONS: [&str; 5] = [

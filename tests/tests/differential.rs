@@ -7,9 +7,7 @@ use capsim_core::{autoscale, bulkhead, consumers};
 use serde_json::Value;
 
 fn vectors(model: &str) -> Vec<(Value, Value)> {
-    let path = format!("{}/data/{model}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let list: Vec<(Value, Value)> = text
+    let list: Vec<(Value, Value)> = capsim_tests::read(&format!("data/{model}.jsonl"))
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
