@@ -31,7 +31,7 @@ use core::marker::PhantomData;
 
 use rand_core::{Rng, SeedableRng};
 
-use crate::error::{check_seed, ensure, Error};
+use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
 use crate::Observer;
 
@@ -91,30 +91,33 @@ impl Params {
         ensure(
             (1..=MAX_CONSUMERS as u32).contains(&self.consumers),
             "consumers",
-            "integers from 1 to 64",
+            Accepted::integers(1, MAX_CONSUMERS as u64),
         )?;
-        ensure(self.slots >= 1, "slots", "integers >= 1")?;
+        ensure(self.slots >= 1, "slots", Accepted::at_least(1))?;
         ensure(
             (1..=MAX_SHIPMENTS as u32).contains(&self.shipments),
             "shipments",
-            "integers from 1 to 65536",
+            Accepted::integers(1, MAX_SHIPMENTS as u64),
         )?;
         ensure(
             (1..=MAX_EVENTS_PER_SHIPMENT).contains(&self.events_per_shipment),
             "events-per-shipment",
-            "integers from 1 to 126",
+            Accepted::integers(1, MAX_EVENTS_PER_SHIPMENT as u64),
         )?;
         ensure(
             (0.0..=MAX_QUEUE_GAP).contains(&self.queue_gap),
             "queue-gap",
-            "numbers from 0 to 1e9",
+            Accepted::between(0.0, MAX_QUEUE_GAP),
         )?;
         check_seed(self.seed)?;
         ensure(
             u64::from(self.event_rounds_min) + u64::from(self.event_rounds_spread)
                 <= u64::from(u32::MAX),
             "event-rounds-spread",
-            "values with event-rounds-min + event-rounds-spread < 2^32",
+            Accepted::SumWith {
+                other: "event-rounds-min",
+                max: u64::from(u32::MAX),
+            },
         )
     }
 
@@ -131,15 +134,20 @@ impl Params {
 }
 
 /// What one run measured.
+///
+/// No counter can overflow: shipments are at most [`MAX_SHIPMENTS`], and the rounds at most
+/// the events (≤ 65,536 × 126) times the longest processing time plus one (< 2^32): < 2^56.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Metrics {
     /// Rounds until the queue drained (`tur`).
     pub rounds: u64,
-    /// Shipments that saw an event applied after a later one (`bozulan`).
+    /// Shipments that saw an event applied after a later one (`bozulan`), at most
+    /// [`MAX_SHIPMENTS`].
     pub reordered_shipments: u32,
-    /// Shipments whose last applied event is not their final one (`yanlisSon`).
+    /// Shipments whose last applied event is not their final one (`yanlisSon`), at most
+    /// [`MAX_SHIPMENTS`].
     pub wrong_final_state: u32,
     /// Events per round (`verim`).
     pub throughput: f64,
@@ -342,7 +350,7 @@ impl<'w> InFlight<'w> {
     fn push(&mut self, p: Pending) -> Result<(), Error> {
         if self.len == self.items.len() {
             return Err(Error::CapacityExceeded {
-                what: "shipments in flight",
+                capacity: Capacity::ShipmentsInFlight,
                 limit: self.items.len() as u32,
             });
         }
@@ -496,7 +504,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         let n = params.shipments as usize;
         let capacity = order.len() as u32;
         let order = order.get_mut(..n).ok_or(Error::CapacityExceeded {
-            what: "workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: capacity,
         })?;
         let scale = f64::from(params.shipments);
@@ -675,7 +683,7 @@ where
     };
     if params.len() > R || out.len() < params.len() {
         return Err(Error::CapacityExceeded {
-            what: "configurations in one batch (workspace lanes)",
+            capacity: Capacity::BatchLanes,
             limit: R as u32,
         });
     }
@@ -716,7 +724,7 @@ where
     for (p, store) in params.iter().zip(stores.iter_mut()) {
         // `Queue::new` checked that the workspace holds every shipment.
         let store = store.get_mut(..shipments).ok_or(Error::CapacityExceeded {
-            what: "workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
         })?;
         let lane = Lane::new(p, store);
@@ -771,14 +779,18 @@ const IDLE: u64 = u64::MAX;
 struct Lane<'s> {
     /// Per consumer: the round from which it may apply its event ([`IDLE`]: none held).
     ready: [u64; MAX_CONSUMERS],
-    /// Per consumer: the event it holds, as `shipment << 8 | step`.
+    /// Per consumer: the event it holds, as `shipment << 8 | step` (shipment < 2^16, step
+    /// < 2^7: fits).
     job: [u32; MAX_CONSUMERS],
     n: usize,
     slots: u32,
     total: u64,
     store: &'s mut [u8],
+    /// Between two applied events at most the longest processing time (< 2^32) passes, so
+    /// this stays below events × 2^32 < 2^56.
     round: u64,
     applied: u64,
+    /// At most one per shipment (the store's flag).
     reordered: u32,
     /// The consumer waiting for the next event, if any.
     wants: Option<usize>,

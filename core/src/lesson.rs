@@ -22,7 +22,7 @@ use crate::bulkhead::{Mode, Split};
 use crate::consumers::{self, Workspace};
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, ParkMiller};
-use crate::{autoscale, bulkhead, Error, Observer};
+use crate::{autoscale, bulkhead, Capacity, Error, Observer};
 
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
@@ -75,7 +75,7 @@ impl Lesson {
 }
 
 /// Why a lesson could not be rendered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LessonError {
     /// The writer failed.
@@ -314,7 +314,9 @@ fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
     for PairRun { pair, metrics: m } in &results.runs {
         pad_end(out, 22, format_args!("{pair}"))?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
-        write!(out, "{:<13}", m.max_size - m.min_size)?;
+        // The lesson's spread, signed as in JavaScript (min starts at 99, so a group that
+        // stays above 99 would make it negative; not with the lesson's constants).
+        write!(out, "{:<13}", i64::from(m.max_size) - i64::from(m.min_size))?;
         let pct = round(100.0 * m.max_launching_ratio);
         pad_end(out, 20, format_args!("{} (%{})", m.max_launching, Num(pct)))?;
         under_capacity(out, 19, m, p.rounds)?;
@@ -401,7 +403,7 @@ fn write_sweep<W: Write>(out: &mut W, runs: &[PairRun; SWEEP_PAIRS.len()]) -> fm
         write!(
             out,
             "{:<13}{:<13}",
-            m.max_size - m.min_size,
+            i64::from(m.max_size) - i64::from(m.min_size),
             m.max_launching
         )?;
         under_capacity(out, 16, m, rounds)?;
@@ -517,7 +519,7 @@ fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize
     let base = consumers::Params::default();
     if N < base.shipments as usize {
         return Err(Error::CapacityExceeded {
-            what: "consumers workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
         });
     }
