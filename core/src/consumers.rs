@@ -775,7 +775,7 @@ const IDLE: u64 = u64::MAX;
 /// round `r + max(d, 1)` (it counts down once per round, and a zero time still waits for the
 /// next round). Rounds in which no consumer may apply are skipped in one step. The lane is a
 /// state machine so that several can share one queue: [`Lane::advance`] runs until a
-/// consumer needs the next event, [`Lane::give`] hands it over.
+/// consumer needs the next event, [`Lane::feed`] hands it over.
 struct Lane<'s> {
     /// Per consumer: the round from which it may apply its event ([`IDLE`]: none held).
     ready: [u64; MAX_CONSUMERS],

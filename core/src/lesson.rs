@@ -18,6 +18,7 @@
 
 use core::fmt::{self, Write};
 
+use crate::bulkhead::{Mode, Split};
 use crate::consumers::{self, Workspace};
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, ParkMiller};
@@ -28,7 +29,7 @@ pub const LESSON_SHIPMENTS: usize = 5000;
 
 /// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
 /// the lesson in one pass over its queue.
-pub const LESSON_CONFIGURATIONS: usize = 12;
+pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
 
 /// One of the five lesson outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,21 +135,78 @@ pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, co
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
-        Lesson::Group => group(out, observer),
-        Lesson::GroupSweep => group_sweep(out, observer),
-        Lesson::GroupLedger => group_ledger(out, observer),
-        Lesson::Consumers => consumers_tables(out, ws, observer),
-        Lesson::Bulkhead => bulkhead_tables(out, observer),
+        Lesson::Group => compute_then_write(out, |r| group_results(observer, r), write_group),
+        Lesson::GroupSweep => {
+            compute_then_write(out, |r| pair_runs(&SWEEP_PAIRS, observer, r), write_sweep)
+        }
+        Lesson::GroupLedger => {
+            compute_then_write(out, |r| pair_runs(&LEDGER_PAIRS, observer, r), write_ledger)
+        }
+        Lesson::Consumers => {
+            compute_then_write(out, |r| consumers_results(ws, observer, r), write_consumers)
+        }
+        Lesson::Bulkhead => {
+            compute_then_write(out, |r| bulkhead_results(observer, r), write_bulkhead)
+        }
     }
 }
 
+/// Computes a lesson's results in place, then writes them. Each lesson gets its own copy,
+/// kept out of line so that one lesson's results never add to another's peak stack; the
+/// computing and writing halves are out of line too, so their frames never coexist.
+#[inline(never)]
+fn compute_then_write<W: Write, T: Default>(
+    out: &mut W,
+    compute: impl FnOnce(&mut T) -> Result<(), Error>,
+    write: impl FnOnce(&mut W, &T) -> fmt::Result,
+) -> Result<(), LessonError> {
+    let mut results = T::default();
+    compute(&mut results)?;
+    write(out, &results)?;
+    Ok(())
+}
+
 // ---------------------------------------------------------------- auto-scaling group
+//
+// Each lesson is a results type, a function that computes it and one that writes it.
 
 /// Rounds per hour in the lesson's story (one round is one minute).
 const ROUNDS_PER_HOUR: f64 = 60.0;
 
+/// Hours in the ledger's day.
+const HOURS_PER_DAY: f64 = 24.0;
+
 /// The lesson's rounds: its demand curve is tabulated once per lesson.
 const LESSON_ROUNDS: usize = 240;
+
+/// A health-check threshold and a scaling cooldown: what the auto-scaling lessons vary.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pair {
+    threshold: u32,
+    cooldown: u32,
+}
+
+impl Pair {
+    const fn new(threshold: u32, cooldown: u32) -> Self {
+        Self {
+            threshold,
+            cooldown,
+        }
+    }
+}
+
+impl fmt::Display for Pair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "esik {}, soguma {}", self.threshold, self.cooldown)
+    }
+}
+
+/// One pair's run of the lesson's group.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairRun {
+    pair: Pair,
+    metrics: autoscale::Metrics,
+}
 
 /// `demand(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
 struct DemandTable([f64; LESSON_ROUNDS]);
@@ -159,15 +217,11 @@ impl DemandTable {
         Self(core::array::from_fn(|t| p.demand(t as u32)))
     }
 
-    fn run<O: Observer>(
-        &self,
-        threshold: u32,
-        cooldown: u32,
-        observer: &mut O,
-    ) -> Result<autoscale::Metrics, Error> {
+    /// Runs the lesson's group with `pair`, every other parameter the lesson's.
+    fn run<O: Observer>(&self, pair: Pair, observer: &mut O) -> Result<PairRun, Error> {
         let params = autoscale::Params {
-            threshold,
-            cooldown,
+            threshold: pair.threshold,
+            cooldown: pair.cooldown,
             ..autoscale::Params::default()
         };
         let demand = |t: u32| match self.0.get(t as usize) {
@@ -175,18 +229,71 @@ impl DemandTable {
             None => params.demand(t),
         };
         let mut rng = GroupLcg::new(params.seed);
-        autoscale::simulate(&params, demand, &mut rng, observer)
+        let metrics = autoscale::simulate(&params, demand, &mut rng, observer)?;
+        Ok(PairRun { pair, metrics })
+    }
+
+    /// Runs every pair, in order, into `runs`.
+    fn run_pairs<O: Observer>(
+        &self,
+        pairs: &[Pair],
+        observer: &mut O,
+        runs: &mut [PairRun],
+    ) -> Result<(), Error> {
+        for (run, &pair) in runs.iter_mut().zip(pairs) {
+            *run = self.run(pair, observer)?;
+        }
+        Ok(())
+    }
+
+    /// Returns the fewest and the most instances the lesson's demand requires.
+    fn required_range(&self) -> (f64, f64) {
+        let p = autoscale::Params::default();
+        self.0
+            .iter()
+            .map(|&d| p.required_for(d))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
+                (lo.min(g), hi.max(g))
+            })
     }
 }
 
-// Kept out of line so that one lesson's frame does not add to another's peak stack.
+/// Writes a run's under-capacity rounds out of all its rounds, padded to `width`.
+fn under_capacity<W: Write>(
+    out: &mut W,
+    width: usize,
+    m: &autoscale::Metrics,
+    rounds: u32,
+) -> fmt::Result {
+    pad_end(
+        out,
+        width,
+        format_args!("{}/{}", m.under_capacity_rounds, rounds),
+    )
+}
+
+/// The group lesson's pairs: one that churns, one that holds still.
+const GROUP_PAIRS: [Pair; 2] = [Pair::new(2, 0), Pair::new(5, 8)];
+
+/// What the group lesson prints.
+#[derive(Default)]
+struct GroupResults {
+    required_min: f64,
+    required_max: f64,
+    runs: [PairRun; GROUP_PAIRS.len()],
+}
+
 #[inline(never)]
-fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    let p = autoscale::Params::default();
-    let pairs = [(2, 0), (5, 8)];
+fn group_results<O: Observer>(observer: &mut O, results: &mut GroupResults) -> Result<(), Error> {
     let demand = DemandTable::new();
-    let bad = demand.run(2, 0, observer)?;
-    let good = demand.run(5, 8, observer)?;
+    demand.run_pairs(&GROUP_PAIRS, observer, &mut results.runs)?;
+    (results.required_min, results.required_max) = demand.required_range();
+    Ok(())
+}
+
+#[inline(never)]
+fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
+    let p = autoscale::Params::default();
     writeln!(
         out,
         "{} tur, ornek basina {} istek, acilis {} tur; tohum {}",
@@ -195,42 +302,32 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
         p.boot_rounds,
         p.seed
     )?;
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &d in demand.0.iter() {
-        let g = p.required_for(d);
-        lo = lo.min(g);
-        hi = hi.max(g);
-    }
     writeln!(
         out,
         "gerekli ornek {} ile {} arasinda degisiyor\n",
-        Num(lo),
-        Num(hi)
+        Num(results.required_min),
+        Num(results.required_max)
     )?;
     writeln!(
         out,
         "{:<22}{:<15}{:<13}{:<20}{:<19}baslatilan ornek",
         "cift", "grup min-max", "dalgalanma", "es zamanli degisim", "kapasite alti tur"
     )?;
-    for ((e, s), m) in pairs.iter().zip([&bad, &good]) {
-        pad_end(out, 22, format_args!("esik {e}, soguma {s}"))?;
+    for PairRun { pair, metrics: m } in &results.runs {
+        pad_end(out, 22, format_args!("{pair}"))?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
         // The lesson's spread, signed as in JavaScript (min starts at 99, so a group that
         // stays above 99 would make it negative; not with the lesson's constants).
         write!(out, "{:<13}", i64::from(m.max_size) - i64::from(m.min_size))?;
         let pct = round(100.0 * m.max_launching_ratio);
         pad_end(out, 20, format_args!("{} (%{})", m.max_launching, Num(pct)))?;
-        pad_end(
-            out,
-            19,
-            format_args!("{}/{}", m.under_capacity_rounds, p.rounds),
-        )?;
+        under_capacity(out, 19, m, p.rounds)?;
         writeln!(out, "{}", m.launched)?;
     }
-    for ((e, s), m) in pairs.iter().zip([&bad, &good]) {
+    for PairRun { pair, metrics: m } in &results.runs {
         writeln!(
             out,
-            "esik {e}, soguma {s}: {} saglik degistirmesi ({} yanlis), {} olcekleme eylemi, \
+            "{pair}: {} saglik degistirmesi ({} yanlis), {} olcekleme eylemi, \
              bozuk ornek {} tur trafikte kaldi",
             m.replacements, m.false_replacements, m.scaling_actions, m.broken_rounds
         )?;
@@ -238,13 +335,53 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
     Ok(())
 }
 
-// Kept out of line so that one lesson's frame does not add to another's peak stack.
+/// Runs the lesson's group with each of `pairs`, on one demand table, into `runs`.
 #[inline(never)]
-fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    const THRESHOLDS: [u32; 3] = [2, 3, 5];
-    const COOLDOWNS: [u32; 3] = [0, 3, 8];
+fn pair_runs<O: Observer, const P: usize>(
+    pairs: &[Pair; P],
+    observer: &mut O,
+    runs: &mut [PairRun; P],
+) -> Result<(), Error> {
+    DemandTable::new().run_pairs(pairs, observer, runs)
+}
+
+/// The sweep's thresholds (outer) and cooldowns (inner).
+const SWEEP_THRESHOLDS: [u32; 3] = [2, 3, 5];
+const SWEEP_COOLDOWNS: [u32; 3] = [0, 3, 8];
+/// Every threshold with every cooldown, in table order.
+const SWEEP_PAIRS: [Pair; SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()] = {
+    let mut pairs = [Pair::new(0, 0); SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()];
+    let mut i = 0;
+    while i < pairs.len() {
+        let (t, c) = (i / SWEEP_COOLDOWNS.len(), i % SWEEP_COOLDOWNS.len());
+        pairs[i] = Pair::new(SWEEP_THRESHOLDS[t], SWEEP_COOLDOWNS[c]);
+        i += 1;
+    }
+    pairs
+};
+
+/// Returns the sweep's run no other beats by `better(candidate, best)`; the first of equals,
+/// as the lesson's `reduce` keeps it.
+fn best(
+    runs: &[PairRun; SWEEP_PAIRS.len()],
+    better: impl Fn(&autoscale::Metrics, &autoscale::Metrics) -> bool,
+) -> PairRun {
+    let [first, rest @ ..] = runs;
+    rest.iter().fold(*first, |best, candidate| {
+        if better(&candidate.metrics, &best.metrics) {
+            *candidate
+        } else {
+            best
+        }
+    })
+}
+
+/// Writes the sweep lesson from one run per [`SWEEP_PAIRS`] pair.
+#[inline(never)]
+fn write_sweep<W: Write>(out: &mut W, runs: &[PairRun; SWEEP_PAIRS.len()]) -> fmt::Result {
     let rounds = autoscale::Params::default().rounds;
     let hours = f64::from(rounds) / ROUNDS_PER_HOUR;
+    let per_hour = |m: &autoscale::Metrics| Fixed(f64::from(m.launched) / hours, 1);
     writeln!(
         out,
         "{rounds} tur = {} saat; her satir ayni talep egrisi ve ayni tohumla kosuldu\n",
@@ -262,15 +399,8 @@ fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(
         "yanlis degisim",
         "bozuk tur"
     )?;
-    let mut all = [(0u32, 0u32, autoscale::Metrics::default()); 9];
-    let pairs = THRESHOLDS
-        .iter()
-        .flat_map(|&e| COOLDOWNS.iter().map(move |&s| (e, s)));
-    let demand = DemandTable::new();
-    for (slot, (e, s)) in all.iter_mut().zip(pairs) {
-        let m = demand.run(e, s, observer)?;
-        *slot = (e, s, m);
-        write!(out, "{e:<7}{s:<9}")?;
+    for PairRun { pair, metrics: m } in runs {
+        write!(out, "{:<7}{:<9}", pair.threshold, pair.cooldown)?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
         write!(
             out,
@@ -278,55 +408,41 @@ fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(
             i64::from(m.max_size) - i64::from(m.min_size),
             m.max_launching
         )?;
-        pad_end(
-            out,
-            16,
-            format_args!("{}/{}", m.under_capacity_rounds, rounds),
-        )?;
+        under_capacity(out, 16, m, rounds)?;
         write!(out, "{:<17}{:<12}", m.false_replacements, m.broken_rounds)?;
-        writeln!(out, "{}", Fixed(f64::from(m.launched) / hours, 1))?;
+        writeln!(out, "{}", per_hour(m))?;
     }
-    // `reduce` keeps the first of equals: replace only on a strict improvement.
-    let pick = |better: &dyn Fn(&autoscale::Metrics, &autoscale::Metrics) -> bool| {
-        let mut best = all[0];
-        for cand in &all[1..] {
-            if better(&cand.2, &best.2) {
-                best = *cand;
-            }
-        }
-        best
-    };
-    let most = pick(&|b, a| b.launched > a.launched);
-    let least = pick(&|b, a| b.launched < a.launched);
-    let longest = pick(&|b, a| b.broken_rounds > a.broken_rounds);
+    let most = best(runs, |b, a| b.launched > a.launched);
+    let least = best(runs, |b, a| b.launched < a.launched);
+    let longest = best(runs, |b, a| b.broken_rounds > a.broken_rounds);
     writeln!(
         out,
-        "\nsurekli degisim ureten cift: esik {}, soguma {} — saatte {} ornek, {} yanlis degistirme",
-        most.0,
-        most.1,
-        Fixed(f64::from(most.2.launched) / hours, 1),
-        most.2.false_replacements
+        "\nsurekli degisim ureten cift: {} — saatte {} ornek, {} yanlis degistirme",
+        most.pair,
+        per_hour(&most.metrics),
+        most.metrics.false_replacements
     )?;
     writeln!(
         out,
-        "en az degisim ureten cift: esik {}, soguma {} — saatte {} ornek, kapasite alti {} tur",
-        least.0,
-        least.1,
-        Fixed(f64::from(least.2.launched) / hours, 1),
-        least.2.under_capacity_rounds
+        "en az degisim ureten cift: {} — saatte {} ornek, kapasite alti {} tur",
+        least.pair,
+        per_hour(&least.metrics),
+        least.metrics.under_capacity_rounds
     )?;
     writeln!(
         out,
-        "bozuk ornegi en uzun tasiyan cift: esik {}, soguma {} — {} tur trafikte",
-        longest.0, longest.1, longest.2.broken_rounds
+        "bozuk ornegi en uzun tasiyan cift: {} — {} tur trafikte",
+        longest.pair, longest.metrics.broken_rounds
     )?;
     Ok(())
 }
 
-// Kept out of line so that one lesson's frame does not add to another's peak stack.
+/// The ledger's pairs.
+const LEDGER_PAIRS: [Pair; 3] = [Pair::new(2, 0), Pair::new(3, 3), Pair::new(5, 3)];
+
+/// Writes the ledger lesson from one run per [`LEDGER_PAIRS`] pair.
 #[inline(never)]
-fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), LessonError> {
-    const PAIRS: [(u32, u32); 3] = [(2, 0), (3, 3), (5, 3)];
+fn write_ledger<W: Write>(out: &mut W, runs: &[PairRun; LEDGER_PAIRS.len()]) -> fmt::Result {
     /// Cost of one idle instance-hour, in the lesson's permanent capacity units.
     const UNIT: f64 = 1.0;
     const IN_HAND: [&str; 6] = [
@@ -354,20 +470,15 @@ fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<
         "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur",
         "cift", "gunde baslatilan", "acilista gecen", "gunluk bos birim", "kapasite alti"
     )?;
-    let demand = DemandTable::new();
-    for (e, s) in PAIRS {
-        let m = demand.run(e, s, observer)?;
-        let daily = (f64::from(m.launched) / hours) * 24.0;
-        let idle = (daily * f64::from(p.boot_rounds)) / 60.0;
-        pad_end(out, 22, format_args!("esik {e}, soguma {s}"))?;
+    for PairRun { pair, metrics: m } in runs {
+        let daily = (f64::from(m.launched) / hours) * HOURS_PER_DAY;
+        // Instance-hours spent booting: each launch boots for `boot_rounds` minutes.
+        let idle = (daily * f64::from(p.boot_rounds)) / ROUNDS_PER_HOUR;
+        pad_end(out, 22, format_args!("{pair}"))?;
         write!(out, "{:<18}", Fixed(daily, 0))?;
         pad_end(out, 16, format_args!("{} ornek-saat", Fixed(idle, 1)))?;
         write!(out, "{:<18}", Fixed(idle * UNIT, 1))?;
-        pad_end(
-            out,
-            16,
-            format_args!("{}/{}", m.under_capacity_rounds, p.rounds),
-        )?;
+        under_capacity(out, 16, m, p.rounds)?;
         writeln!(out, "{}", m.broken_rounds)?;
     }
     writeln!(
@@ -390,43 +501,59 @@ fn group_ledger<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<
 
 // ---------------------------------------------------------------- competing consumers
 
-// Kept out of line so that one lesson's frame does not add to another's peak stack.
+/// The consumers lesson's store slots (S): one table each.
+const STORE_SLOTS: [u32; 2] = [2, 4];
+/// The consumers lesson's consumer counts (N): one row of each table.
+const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
+
+/// What the consumers lesson prints: a run per configuration, by S then N.
+#[derive(Default)]
+struct ConsumersResults {
+    tables: [[consumers::Metrics; CONSUMER_COUNTS.len()]; STORE_SLOTS.len()],
+}
+
 #[inline(never)]
-fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
-    out: &mut W,
+fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize>(
     ws: &mut Workspace<N, F, R>,
     observer: &mut O,
-) -> Result<(), LessonError> {
-    const SLOTS: [u32; 2] = [2, 4];
-    const CONSUMERS: [u32; 6] = [1, 2, 3, 4, 6, 8];
-    /// K01: peak write requests per second.
-    const PEAK: f64 = 97.22;
-    /// Lesson 01's processing capacity (half the peak).
-    const PROCESSING: f64 = 48.61;
+    results: &mut ConsumersResults,
+) -> Result<(), Error> {
     let base = consumers::Params::default();
     if N < base.shipments as usize {
         return Err(Error::CapacityExceeded {
             capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
-        }
-        .into());
+        });
     }
-    // The twelve configurations share one workload: with R lanes, each pass over the queue
-    // runs R of them (one on a small board, all twelve on a host).
-    let configs: [consumers::Params; 12] = core::array::from_fn(|i| consumers::Params {
-        consumers: CONSUMERS[i % 6],
-        slots: SLOTS[i / 6],
-        ..base.clone()
-    });
-    let mut flat = [consumers::Metrics::default(); 12];
-    for (params, out) in configs.chunks(R.max(1)).zip(flat.chunks_mut(R.max(1))) {
+    // The configurations share one workload: with R lanes, each pass over the queue runs R
+    // of them (one on a small board, all of them on a host).
+    let mut configs: [consumers::Params; LESSON_CONFIGURATIONS] =
+        core::array::from_fn(|_| base.clone());
+    let grid = STORE_SLOTS
+        .iter()
+        .flat_map(|&slots| CONSUMER_COUNTS.iter().map(move |&n| (slots, n)));
+    for (config, (slots, consumers)) in configs.iter_mut().zip(grid) {
+        config.slots = slots;
+        config.consumers = consumers;
+    }
+    let lanes = R.max(1);
+    for (params, out) in configs
+        .chunks(lanes)
+        .zip(results.tables.as_flattened_mut().chunks_mut(lanes))
+    {
         let draws = consumers::LessonDraws::new(&base);
         consumers::run_batch_with(params, draws, ws, observer, out)?;
     }
-    let results = [
-        <[consumers::Metrics; 6]>::try_from(&flat[..6]).unwrap_or_default(),
-        <[consumers::Metrics; 6]>::try_from(&flat[6..]).unwrap_or_default(),
-    ];
+    Ok(())
+}
+
+#[inline(never)]
+fn write_consumers<W: Write>(out: &mut W, results: &ConsumersResults) -> fmt::Result {
+    /// K01: peak write requests per second.
+    const PEAK: f64 = 97.22;
+    /// Lesson 01's processing capacity (half the peak).
+    const PROCESSING: f64 = 48.61;
+    let base = consumers::Params::default();
     writeln!(
         out,
         "is yuku: {} gonderi x {} olay (V4) = {} olay",
@@ -438,17 +565,18 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const
         out,
         "depo yuvasi S: turda en fazla S olay uygulanir (model parametresi)\n"
     )?;
-    for (row, &slots) in results.iter().zip(SLOTS.iter()) {
+    for (table, &slots) in results.tables.iter().zip(STORE_SLOTS.iter()) {
         writeln!(out, "S = {slots}")?;
         writeln!(
             out,
             "  N  bosalma turu  hizlanma  ek tuketicinin katkisi  verim(olay/tur)  \
              sirasi bozulan  yanlis son durum"
         )?;
-        // `taban` is the N = 1 run, the first of the row.
-        let single = row[0].rounds as f64;
+        // Speedups are against N = 1, the first row (the lesson's `taban`).
+        let [single, ..] = table;
+        let single = single.rounds as f64;
         let mut previous: Option<(f64, u32)> = None;
-        for (m, &n) in row.iter().zip(CONSUMERS.iter()) {
+        for (m, &n) in table.iter().zip(CONSUMER_COUNTS.iter()) {
             let speedup = single / m.rounds as f64;
             write!(out, "{n:>3}  {:>12}  {:>8}  ", m.rounds, Fixed(speedup, 2))?;
             match previous {
@@ -468,15 +596,20 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const
         }
         writeln!(out)?;
     }
-    let single_throughput = results[0][0].throughput; // N = 1, S = 2
+    // The first table (fewest slots): its single consumer, and its two largest counts.
+    let [first_slots, ..] = STORE_SLOTS;
+    let [first_table, ..] = &results.tables;
+    let [single, ..] = first_table;
+    let [.., a, b] = first_table;
+    let [.., n_a, n_b] = CONSUMER_COUNTS;
     writeln!(
         out,
         "K01 donusu: tepe yazma {} olay/s, 01. dersin isleme kapasitesi {} olay/s",
         Num(PEAK),
         Num(PROCESSING)
     )?;
-    for slots in SLOTS {
-        let ceiling = f64::from(slots) / single_throughput;
+    for slots in STORE_SLOTS {
+        let ceiling = f64::from(slots) / single.throughput;
         writeln!(
             out,
             "  S = {slots}: asimptotik tavan {} tuketici -> tek tuketici en az {} olay/s \
@@ -486,10 +619,10 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const
             Fixed(PEAK / ceiling, 2)
         )?;
     }
-    let (a, b) = (results[0][4], results[0][5]); // S = 2, N = 6 and N = 8
     writeln!(
         out,
-        "  S = 2, N 6 -> 8: bosalma {}%, sirasi bozulan +{}%, yanlis son durum {} -> {}",
+        "  S = {first_slots}, N {n_a} -> {n_b}: bosalma {}%, sirasi bozulan +{}%, yanlis son \
+         durum {} -> {}",
         Fixed((b.rounds as f64 / a.rounds as f64 - 1.0) * 100.0, 1),
         Fixed(
             (f64::from(b.reordered_shipments) / f64::from(a.reordered_shipments) - 1.0) * 100.0,
@@ -503,22 +636,75 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const
 
 // ---------------------------------------------------------------- bulkhead
 
-// Kept out of line so that one lesson's frame does not add to another's peak stack.
+/// The lesson's partitioned layout: this many tracking slots, the rest for events.
+const LESSON_SPLIT: u32 = 24;
+/// The split table's layouts, in its order.
+const TABLE_SPLITS: [Split; 5] = [
+    Split::Shared,
+    Split::Partitioned(28),
+    Split::Partitioned(LESSON_SPLIT),
+    Split::Partitioned(20),
+    Split::Partitioned(16),
+];
+/// The rows of [`TABLE_SPLITS`] that the layout table compares: the shared pool and the
+/// lesson's split.
+const SHARED_ROW: usize = 0;
+const LESSON_ROW: usize = 2;
+const _: () = assert!(
+    matches!(TABLE_SPLITS[SHARED_ROW], Split::Shared)
+        && matches!(TABLE_SPLITS[LESSON_ROW], Split::Partitioned(LESSON_SPLIT))
+);
+/// The sensitivity line's split.
+const SENSITIVITY_SPLIT: u32 = 27;
+/// The runs: every table layout on both days, then the sensitivity split on a healthy day.
+const BULKHEAD_RUNS: usize = 2 * TABLE_SPLITS.len() + 1;
+
+/// One layout's healthy and slowdown days.
+#[derive(Clone, Copy, Default)]
+struct Days {
+    healthy: bulkhead::Metrics,
+    slowdown: bulkhead::Metrics,
+}
+
+/// What the bulkhead lesson prints.
+#[derive(Default)]
+struct BulkheadResults {
+    /// By [`TABLE_SPLITS`].
+    table: [Days; TABLE_SPLITS.len()],
+    /// [`SENSITIVITY_SPLIT`] on a healthy day.
+    sensitivity: bulkhead::Metrics,
+}
+
 #[inline(never)]
-fn bulkhead_tables<W: Write, O: Observer>(
-    out: &mut W,
+fn bulkhead_results<O: Observer>(
     observer: &mut O,
-) -> Result<(), LessonError> {
-    use bulkhead::{Mode, Split};
-    const LESSON_SPLIT: u32 = 24;
-    const TABLE_SPLITS: [Split; 5] = [
-        Split::Shared,
-        Split::Partitioned(28),
-        Split::Partitioned(24),
-        Split::Partitioned(20),
-        Split::Partitioned(16),
-    ];
-    const SENSITIVITY_SPLIT: u32 = 27;
+    results: &mut BulkheadResults,
+) -> Result<(), Error> {
+    let p = bulkhead::Params::default();
+    // Every run shares the seed and the rates, hence one arrival stream: the eleven distinct
+    // layouts the lesson prints (its 15 calls repeat four) run together on it.
+    let mut batch: [bulkhead::Params; BULKHEAD_RUNS] = core::array::from_fn(|_| p.clone());
+    let (days, sensitivity) = batch.as_chunks_mut::<2>();
+    for ([healthy, slowdown], split) in days.iter_mut().zip(TABLE_SPLITS) {
+        (healthy.split, healthy.mode) = (split, Mode::Healthy);
+        (slowdown.split, slowdown.mode) = (split, Mode::Slowdown);
+    }
+    for run in sensitivity {
+        (run.split, run.mode) = (Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
+    }
+    let metrics = bulkhead::run_many_with(&batch, &mut ParkMiller::new(p.seed), observer)?;
+    for (row, [healthy, slowdown]) in results.table.iter_mut().zip(metrics.as_chunks::<2>().0) {
+        *row = Days {
+            healthy: *healthy,
+            slowdown: *slowdown,
+        };
+    }
+    [.., results.sensitivity] = metrics;
+    Ok(())
+}
+
+#[inline(never)]
+fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Result {
     /// AY3: a ten-minute outage, in seconds.
     const OUTAGE_SECONDS: f64 = 600.0;
     let p = bulkhead::Params::default();
@@ -548,85 +734,59 @@ fn bulkhead_tables<W: Write, O: Observer>(
         write!(out, "{title:>13}")?;
     }
     writeln!(out, "{:>20}", "ortalama dolu yuva")?;
-    // Every run shares the seed and the rates, hence one arrival stream: the eleven distinct
-    // layouts the lesson prints (its 15 calls repeat four) run together on it.
-    let layouts = [Split::Shared, Split::Partitioned(LESSON_SPLIT)];
-    let modes = [Mode::Healthy, Mode::Slowdown];
-    let run = |split, mode| bulkhead::Params {
-        split,
-        mode,
-        ..p.clone()
-    };
-    let mut batch: [bulkhead::Params; 11] = core::array::from_fn(|_| p.clone());
-    for (i, split) in TABLE_SPLITS.iter().enumerate() {
-        batch[2 * i] = run(*split, Mode::Healthy);
-        batch[2 * i + 1] = run(*split, Mode::Slowdown);
-    }
-    batch[10] = run(Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
-    let results = bulkhead::run_many_with(&batch, &mut ParkMiller::new(p.seed), observer)?;
-    let find = |split: Split, mode: Mode| {
-        batch
-            .iter()
-            .zip(results.iter())
-            .find(|(q, _)| q.split == split && q.mode == mode)
-            .map_or(bulkhead::Metrics::default(), |(_, m)| *m)
-    };
-    let mut r = [[bulkhead::Metrics::default(); 2]; 2];
-    for (row, split) in r.iter_mut().zip(layouts) {
-        for (cell, mode) in row.iter_mut().zip(modes) {
-            let k = find(split, mode);
-            *cell = k;
-            match split {
+    let mean_busy = |m: &bulkhead::Metrics| m.busy_slot_rounds as f64 / horizon;
+    let shared = results.table[SHARED_ROW];
+    let split = results.table[LESSON_ROW];
+    let layouts = [
+        (TABLE_SPLITS[SHARED_ROW], shared),
+        (TABLE_SPLITS[LESSON_ROW], split),
+    ];
+    for (layout, days) in layouts {
+        for (day, m) in [("saglikli", days.healthy), ("yavaslama", days.slowdown)] {
+            match layout {
                 Split::Shared => pad_end(out, 22, format_args!("tek havuz ({total})"))?,
-                Split::Partitioned(s) => {
-                    pad_end(out, 22, format_args!("bolmeli ({s}/{})", total - s))?
+                Split::Partitioned(k) => {
+                    pad_end(out, 22, format_args!("bolmeli ({k}/{})", total - k))?
                 }
             }
-            let day = if mode == Mode::Healthy {
-                "saglikli"
-            } else {
-                "yavaslama"
-            };
             write!(
                 out,
                 "{day:<12}{:>13}{:>13}{:>13}{:>13}{:>13}",
-                k.tracking_served,
-                k.tracking_dropped,
-                k.event_served,
-                k.event_dropped,
-                k.idle_slots
+                m.tracking_served,
+                m.tracking_dropped,
+                m.event_served,
+                m.event_dropped,
+                m.idle_slots
             )?;
-            writeln!(out, "{:>20}", Fixed(k.busy_slot_rounds as f64 / horizon, 2))?;
+            writeln!(out, "{:>20}", Fixed(mean_busy(&m), 2))?;
         }
     }
-    let [[ts, ty], [bs, by]] = r;
-    let mean_busy = |m: &bulkhead::Metrics| m.busy_slot_rounds as f64 / horizon;
     let outage_scale = (OUTAGE_SECONDS * rps) / (horizon - f64::from(p.failure_start));
     writeln!(
         out,
         "\narizasiz gunun bedeli: takip dusen {} -> {}, olay dusen {} -> {}; ortalama dolu yuva \
          {} -> {} (doluluk {} -> {}); atil yuva {} -> {}",
-        ts.tracking_dropped,
-        bs.tracking_dropped,
-        ts.event_dropped,
-        bs.event_dropped,
-        Fixed(mean_busy(&ts), 2),
-        Fixed(mean_busy(&bs), 2),
-        Fixed(mean_busy(&ts) / f64::from(total), 3),
-        Fixed(mean_busy(&bs) / f64::from(total), 3),
-        ts.idle_slots,
-        bs.idle_slots
+        shared.healthy.tracking_dropped,
+        split.healthy.tracking_dropped,
+        shared.healthy.event_dropped,
+        split.healthy.event_dropped,
+        Fixed(mean_busy(&shared.healthy), 2),
+        Fixed(mean_busy(&split.healthy), 2),
+        Fixed(mean_busy(&shared.healthy) / f64::from(total), 3),
+        Fixed(mean_busy(&split.healthy) / f64::from(total), 3),
+        shared.healthy.idle_slots,
+        split.healthy.idle_slots
     )?;
-    let saved = ty.tracking_dropped as f64 - by.tracking_dropped as f64;
+    let saved = shared.slowdown.tracking_dropped as f64 - split.slowdown.tracking_dropped as f64;
     writeln!(
         out,
         "arizali gunun kazanci: takip dusen {} -> {} (%{} az), olay dusen {} -> {}; AY3'un 10 \
          dakikasinda kurtarilan takip istegi {}",
-        ty.tracking_dropped,
-        by.tracking_dropped,
-        Fixed((100.0 * saved) / ty.tracking_dropped as f64, 1),
-        ty.event_dropped,
-        by.event_dropped,
+        shared.slowdown.tracking_dropped,
+        split.slowdown.tracking_dropped,
+        Fixed((100.0 * saved) / shared.slowdown.tracking_dropped as f64, 1),
+        shared.slowdown.event_dropped,
+        split.slowdown.event_dropped,
         Fixed(saved * outage_scale, 0)
     )?;
     writeln!(
@@ -638,20 +798,21 @@ fn bulkhead_tables<W: Write, O: Observer>(
         "yavaslamada takip dusen",
         "yavaslamada olay dusen"
     )?;
-    for split in TABLE_SPLITS {
-        let s = find(split, Mode::Healthy);
-        let y = find(split, Mode::Slowdown);
-        match split {
+    for (split, days) in TABLE_SPLITS.iter().zip(&results.table) {
+        match *split {
             Split::Shared => pad_end(out, 20, format_args!("tek havuz ({total})"))?,
             Split::Partitioned(k) => pad_end(out, 20, format_args!("{k}/{}", total - k))?,
         }
         writeln!(
             out,
             "{:>21}{:>20}{:>24}{:>23}",
-            s.tracking_dropped, s.event_dropped, y.tracking_dropped, y.event_dropped
+            days.healthy.tracking_dropped,
+            days.healthy.event_dropped,
+            days.slowdown.tracking_dropped,
+            days.slowdown.event_dropped
         )?;
     }
-    let alt = find(Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
+    let alt = results.sensitivity;
     let event_load = (p.event_rate / rps) * f64::from(p.event_hold);
     writeln!(
         out,
@@ -660,9 +821,9 @@ fn bulkhead_tables<W: Write, O: Observer>(
          yuvada {} olur",
         total - LESSON_SPLIT,
         total - SENSITIVITY_SPLIT,
-        bs.tracking_dropped,
+        split.healthy.tracking_dropped,
         alt.tracking_dropped,
-        bs.event_dropped,
+        split.healthy.event_dropped,
         alt.event_dropped,
         Fixed(event_load / f64::from(total - LESSON_SPLIT), 3),
         total - SENSITIVITY_SPLIT,
@@ -673,6 +834,47 @@ fn bulkhead_tables<W: Write, O: Observer>(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_runs_each_threshold_with_each_cooldown() {
+        // The lesson's table order: thresholds outer, cooldowns inner.
+        let pairs = SWEEP_PAIRS.map(|p| (p.threshold, p.cooldown));
+        assert_eq!(
+            pairs,
+            [
+                (2, 0),
+                (2, 3),
+                (2, 8),
+                (3, 0),
+                (3, 3),
+                (3, 8),
+                (5, 0),
+                (5, 3),
+                (5, 8)
+            ]
+        );
+    }
+
+    #[test]
+    fn best_keeps_the_first_of_equals() {
+        // The lesson picks with reduce((a, b) => better(b, a) ? b : a): a later equal loses.
+        let launched = [4, 9, 9, 2, 5, 2, 9, 3, 4];
+        let mut runs = [PairRun::default(); SWEEP_PAIRS.len()];
+        for (i, (run, n)) in runs.iter_mut().zip(launched).enumerate() {
+            run.pair.threshold = i as u32;
+            run.metrics.launched = n;
+        }
+        assert_eq!(
+            best(&runs, |b, a| b.launched > a.launched).pair.threshold,
+            1
+        );
+        assert_eq!(
+            best(&runs, |b, a| b.launched < a.launched).pair.threshold,
+            3
+        );
+    }
+
     #[test]
     fn the_demand_table_covers_the_lesson() {
         assert_eq!(

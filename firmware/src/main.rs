@@ -18,6 +18,9 @@ use defmt_rtt as _;
 #[cfg(feature = "defmt")]
 use defmt_semihosting as _;
 
+// First: the logging macros are visible in the modules declared after it.
+mod fmt;
+
 mod board;
 mod report;
 mod stack;
@@ -28,6 +31,7 @@ use capsim_core::{
     Error, Observer,
 };
 use embedded_hal::delay::DelayNs;
+use static_cell::ConstStaticCell;
 
 /// Exit status after a panic.
 const PANICKED: i32 = 101;
@@ -65,11 +69,13 @@ fn main() -> ! {
     semihosting::process::exit(if failures == 0 { 0 } else { 1 })
 }
 
-/// Returns the consumers lesson's workspace, a static in `.bss` (a few bytes per shipment).
+/// Returns the consumers lesson's workspace, a static in `.bss` (a few bytes per shipment),
+/// built in place (`Workspace::new` is const: it never passes through the stack).
 fn workspace() -> &'static mut Workspace<{ board::SHIPMENTS }, { board::IN_FLIGHT }> {
-    static mut WORKSPACE: Workspace<{ board::SHIPMENTS }, { board::IN_FLIGHT }> = Workspace::new();
-    // SAFETY: only `main` calls this, once, so this is the one reference to the static.
-    unsafe { &mut *core::ptr::addr_of_mut!(WORKSPACE) }
+    static WORKSPACE: ConstStaticCell<Workspace<{ board::SHIPMENTS }, { board::IN_FLIGHT }>> =
+        ConstStaticCell::new(Workspace::new());
+    // `main` calls this once; a second call would panic (exit 101), not alias.
+    WORKSPACE.take()
 }
 
 /// Returns whether `error` is the one this board expects: a workspace too small for a lesson.

@@ -2,12 +2,15 @@
 //!
 //! The report (the lessons' printed text) goes out line by line: plain bytes on semihosting
 //! stdout, or one defmt `println!` per line with the `defmt`/`rtt` features. The notes (work
-//! per lesson, peak stack, errors) start with `#` and go to semihosting stderr, or to defmt
-//! `info!`/`error!`, so they never mix with the report that is compared with the host's.
+//! per lesson, peak stack, errors) start with `#` and go through the logging shim (`fmt`): to
+//! semihosting stderr, or to defmt `info!`/`error!`, so they never mix with the report that is
+//! compared with the host's.
 
 use core::fmt;
 use embedded_hal::digital::OutputPin;
 use heapless::String;
+
+use crate::fmt::Show;
 
 /// Longest report line kept whole (the lessons' longest is under 200 bytes); a longer one
 /// goes out in pieces, which the byte-for-byte comparison would catch under defmt.
@@ -91,42 +94,23 @@ impl<P: OutputPin> fmt::Write for LineWriter<P> {
 
 /// Notes the instructions and the peak stack one lesson took.
 pub fn work(lesson: &str, instructions: u64, stack: usize) {
-    #[cfg(not(any(feature = "defmt", feature = "rtt")))]
-    semihosting::eprintln!("# work {lesson}: {instructions} instructions, stack {stack} bytes");
-    #[cfg(any(feature = "defmt", feature = "rtt"))]
-    defmt::info!(
-        "# work {=str}: {=u64} instructions, stack {=usize} bytes",
-        lesson,
-        instructions,
-        stack
+    info!(
+        "# work {}: {} instructions, stack {} bytes",
+        lesson, instructions, stack
     );
 }
 
 /// Notes the peak stack use.
 pub fn stack(board: &str, peak: usize, size: usize) {
-    #[cfg(not(any(feature = "defmt", feature = "rtt")))]
-    semihosting::eprintln!("# stack {board}: peak {peak} bytes of {size}");
-    #[cfg(any(feature = "defmt", feature = "rtt"))]
-    defmt::info!(
-        "# stack {=str}: peak {=usize} bytes of {=usize}",
-        board,
-        peak,
-        size
-    );
+    info!("# stack {}: peak {} bytes of {}", board, peak, size);
 }
 
 /// Notes that a lesson did not run to its end.
 pub fn failed(lesson: &str, error: &capsim_core::lesson::LessonError) {
-    #[cfg(not(any(feature = "defmt", feature = "rtt")))]
-    semihosting::eprintln!("# error {lesson}: {error}");
-    #[cfg(any(feature = "defmt", feature = "rtt"))]
-    defmt::error!("# error {=str}: {}", lesson, error);
+    error!("# error {}: {}", lesson, error);
 }
 
 /// Notes a fault or panic just before the firmware exits with a failure status.
 pub fn fatal(what: fmt::Arguments<'_>) {
-    #[cfg(not(any(feature = "defmt", feature = "rtt")))]
-    semihosting::eprintln!("# fatal: {what}");
-    #[cfg(any(feature = "defmt", feature = "rtt"))]
-    defmt::error!("# fatal: {}", defmt::Display2Format(&what));
+    error!("# fatal: {}", Show(what));
 }

@@ -6,3 +6,4 @@ pub mod list;
 pub mod models;
 pub mod output;
 pub mod summary;
+pub mod sweep;

@@ -35,14 +35,16 @@ impl Item for u32 {
             None => out.push(parse_u32(s)?),
             Some((a, b, inclusive)) => {
                 let (lo, hi) = (parse_u32(a)?, parse_u32(b)?);
-                let hi = if inclusive {
-                    u64::from(hi)
+                // The last value, if any: `a..b` stops before `b`, so `0..0` is as empty as `1..1`.
+                let last = if inclusive {
+                    Some(u64::from(hi))
                 } else {
-                    u64::from(hi).saturating_sub(1)
+                    u64::from(hi).checked_sub(1)
                 };
-                if u64::from(lo) > hi {
-                    return Err(format!("range '{s}' is empty"));
-                }
+                let hi = match last {
+                    Some(hi) if hi >= u64::from(lo) => hi,
+                    _ => return Err(format!("range '{s}' is empty")),
+                };
                 if hi - u64::from(lo) + 1 + out.len() as u64 > MAX_LIST_LEN as u64 {
                     return Err(format!("more than {MAX_LIST_LEN} values"));
                 }
@@ -253,6 +255,23 @@ mod tests {
         assert_eq!(parse::<u32>("1..=3,7").unwrap().0, vec![1, 2, 3, 7]);
         assert_eq!(parse::<u32>("1..3").unwrap().0, vec![1, 2]);
         assert!(parse::<u32>("3..=1").is_err());
+        assert_eq!(parse::<u32>("0..1").unwrap().0, vec![0]);
+        assert_eq!(parse::<u32>("0..=0").unwrap().0, vec![0]);
+        // Every empty range is rejected alike, `0..0` included (it once became [0]).
+        for empty in [
+            "0..0",
+            "1..1",
+            "5..5",
+            "4294967295..4294967295",
+            "2..1",
+            "1..=0",
+        ] {
+            assert_eq!(
+                parse::<u32>(empty).unwrap_err(),
+                format!("range '{empty}' is empty"),
+                "{empty}"
+            );
+        }
         assert!(parse::<u32>("1,,2").is_err());
         assert!(parse::<u32>("-1").is_err());
         assert!(parse::<u32>("0..=4294967295").is_err());

@@ -3,23 +3,26 @@
 //! Bad input exits with status 2 and one line on stderr naming the flag and what it accepts;
 //! nothing here panics on input.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use capsim::models::{self, AutoscaleArgs, BulkheadArgs, ConsumersArgs, Model};
-use capsim::output::{write_rows, Format};
-use capsim::summary;
+use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
+use capsim::output::Format;
+use capsim::sweep::{self, Failure, Options, Progress};
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
 '1..=100' or '1..101'); the command runs every combination, the first flag outermost and the
 seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs per command;
-seeds 1 to 2147483646. Bad input exits with status 2 and one line on stderr.";
+seeds 1 to 2147483646; --threads 0 (one per core) to 256. Bad input exits with status 2 and
+one line on stderr.";
 
 /// Capacity and resilience lessons, runnable and bit-for-bit reproducible.
 #[derive(Parser, Debug)]
@@ -43,7 +46,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Autoscale {
         #[command(flatten)]
-        model: AutoscaleArgs,
+        model: Flags<Autoscale>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -51,7 +54,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Consumers {
         #[command(flatten)]
-        model: ConsumersArgs,
+        model: Flags<Consumers>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -59,7 +62,7 @@ enum Command {
     #[command(after_help = LIMITS)]
     Bulkhead {
         #[command(flatten)]
-        model: BulkheadArgs,
+        model: Flags<Bulkhead>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -74,20 +77,21 @@ struct RunArgs {
     /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
     #[arg(long)]
     summary: bool,
-    /// Worker threads for the runs (output order and bytes do not depend on it) [0: one per core]
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true, value_parser = parse_threads)]
     threads: usize,
 }
 
-/// A failure to report: bad input (status 2) or a failed write.
-enum Failure {
-    Input(String),
-    Io(io::Error),
-}
+/// The most worker threads `--threads` accepts: more only loads the machine.
+const MAX_THREADS: usize = 256;
 
-impl From<io::Error> for Failure {
-    fn from(e: io::Error) -> Self {
-        Failure::Io(e)
+/// Parses `--threads`: 0 (one per core) to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        _ => Err(format!(
+            "accepted values are 0 (one per core) to {MAX_THREADS}"
+        )),
     }
 }
 
@@ -200,41 +204,55 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
     Ok(())
 }
 
-fn sweep<M: Model>(model: &M, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
-    let grid = model.grid().map_err(Failure::Input)?;
-    let table_keys = models::table_keys::<M>(&grid.swept);
-    let grid = grid.runs;
-    for p in &grid {
-        M::validate(p).map_err(|e| Failure::Input(e.to_string()))?;
+fn sweep<M: Model>(model: &Flags<M>, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
+    let options = Options {
+        format: args.format,
+        summary: args.summary,
+        threads: args.threads,
+    };
+    if !io::stderr().is_terminal() {
+        return sweep::sweep(model, &options, out, &());
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| Failure::Input(format!("--threads: {e}")))?;
-    // Rows come back in grid order whatever the number of threads.
-    let rows = pool.install(|| M::run_grid(&grid));
-    let rows = rows.map_err(|e| Failure::Input(e.to_string()))?;
-    if !args.summary {
-        write_rows(out, args.format, &rows, &table_keys)?;
-        return Ok(());
+    let bar = Bar(OnceLock::new());
+    let result = sweep::sweep(model, &options, out, &bar);
+    // Gone before an error line or the shell prompt.
+    if let Some(b) = bar.0.get() {
+        b.finish_and_clear();
     }
-    let summary = summary::summarize(&rows, model.seeds(), M::METRICS);
-    if args.format == Format::Table {
-        let params: Vec<&str> = table_keys
-            .iter()
-            .copied()
-            .filter(|k| *k != "seed" && !M::METRICS.contains(k))
-            .collect();
-        let long = summary::long_form(&summary, &params, M::METRICS);
-        let mut keys = params;
-        keys.extend(["seeds", "metric"]);
-        keys.extend(summary::STATS);
-        write_rows(out, args.format, &long, &keys)?;
-    } else {
-        let keys: Vec<&str> = summary
-            .first()
-            .map_or(Vec::new(), |r| r.iter().map(|(k, _)| k.as_ref()).collect());
-        write_rows(out, args.format, &summary, &keys)?;
+    result
+}
+
+/// A progress bar on stderr (only ever made when stderr is a terminal): runs done, runs per
+/// second, time left. Grids of one run show none.
+struct Bar(OnceLock<ProgressBar>);
+
+impl Progress for Bar {
+    fn start(&self, runs: u64) {
+        if runs < 2 {
+            return;
+        }
+        let style = ProgressStyle::with_template(
+            "{wide_bar} {human_pos}/{human_len} runs, {rate} runs/s, {eta} left",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.0}", s.per_sec());
+        });
+        let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr())
+            .with_style(style);
+        let _ = self.0.set(bar);
     }
-    Ok(())
+
+    fn done(&self, runs: u64) {
+        if let Some(b) = self.0.get() {
+            b.inc(runs);
+        }
+    }
+
+    fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        match self.0.get() {
+            Some(b) => b.suspend(write),
+            None => write(),
+        }
+    }
 }

@@ -1,657 +1,1028 @@
-//! The three model commands: their flags, the parameter grid, and one row per run.
+//! The three model commands. Each model declares its parameters once, in a table of
+//! [`Param`]s (flag, help, accepted values, lesson value, field): the table gives the
+//! command's flags and `--help`, the grid's axes, the rows' columns (table, JSON, CSV) and the
+//! names of runs in errors. Adding a parameter to a model is one `param!` line in its table.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
 
 use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
-use clap::Args;
+use clap::{Arg, ArgMatches, Command, FromArgMatches};
 use rayon::prelude::*;
 
-use crate::list::{parse, List};
-use crate::output::{row, Cell, Row};
+use crate::list::{parse, Item};
+use crate::output::{Cell, Key, Row};
 
 /// The most runs one command may make (the product of its lists).
 pub const MAX_RUNS: u64 = 1_000_000;
 
-/// The parameter grid of one command: every combination of the listed values, built one
-/// flag at a time (the first flag is the outermost loop), never past [`MAX_RUNS`].
-pub struct Grid<P> {
-    /// The combinations, in output order.
-    pub runs: Vec<P>,
-    /// The keys of flags given more than one value (the table shows them).
-    pub swept: Vec<&'static str>,
-    too_many: Option<u64>,
+/// A parameter or metric value a row can show.
+pub trait Value: Clone + Send + Sync + 'static {
+    /// Returns the value as a row shows it.
+    fn cell(&self) -> Cell;
+
+    /// Whether the value has a second part shown in a column of its own, `<key>_result`
+    /// (a hook's default result), so that the first stays a number in JSON.
+    const RESULT: bool = false;
+
+    /// Returns the second part (read only when [`Value::RESULT`]).
+    fn result(&self) -> Cell {
+        Cell::Word("none")
+    }
+
+    /// Returns the value as its flag takes it: errors name a run by it.
+    fn flag_text(&self) -> String {
+        self.cell().text()
+    }
 }
 
-impl<P: Clone> Grid<P> {
-    fn new(base: P) -> Self {
-        Self {
-            runs: vec![base],
-            swept: Vec::new(),
-            too_many: None,
+impl Value for u32 {
+    fn cell(&self) -> Cell {
+        Cell::Int((*self).into())
+    }
+}
+
+impl Value for u64 {
+    fn cell(&self) -> Cell {
+        Cell::Int(*self)
+    }
+}
+
+impl Value for f64 {
+    fn cell(&self) -> Cell {
+        Cell::Float(*self)
+    }
+}
+
+impl Value for Split {
+    fn cell(&self) -> Cell {
+        match self {
+            Split::Shared => Cell::Word("shared"),
+            Split::Partitioned(k) => Cell::Int((*k).into()),
         }
+    }
+}
+
+impl Value for Mode {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for FailureRounds {
+    fn cell(&self) -> Cell {
+        Cell::Ints(self.to_vec())
+    }
+}
+
+/// A hook shows its rounds (or `none`) and, in `<key>_result`, its default result.
+impl Value for Option<Hook> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()))
     }
 
-    /// Multiplies the grid by one flag's values (an omitted flag keeps the default).
-    fn axis<T: Clone>(&mut self, key: &'static str, values: &Option<List<T>>, set: fn(&mut P, T)) {
-        let Some(List(values)) = values else {
-            return;
-        };
-        if values.len() > 1 {
-            self.swept.push(key);
-        }
-        let total = (self.runs.len() as u64).saturating_mul(values.len() as u64);
-        if let Some(n) = self.too_many.as_mut() {
-            *n = n.saturating_mul(values.len() as u64);
-            return;
-        }
-        if total > MAX_RUNS {
-            self.too_many = Some(total);
-            return;
-        }
-        let mut out = Vec::with_capacity(total as usize);
-        for p in &self.runs {
-            for v in values {
-                let mut q = p.clone();
-                set(&mut q, v.clone());
-                out.push(q);
-            }
-        }
-        self.runs = out;
+    const RESULT: bool = true;
+
+    fn result(&self) -> Cell {
+        Cell::Word(self.map_or("none", |h| h.result.name()))
     }
 
-    fn finish(self) -> Result<Self, String> {
-        match self.too_many {
-            Some(n) => Err(format!(
-                "the parameter lists make {n} runs; at most {MAX_RUNS} are accepted"
-            )),
-            None => Ok(self),
+    fn flag_text(&self) -> String {
+        self.map_or("none".to_string(), |h| {
+            format!("{}:{}", h.rounds, h.result.name())
+        })
+    }
+}
+
+/// `yes` or `no`.
+impl Value for bool {
+    fn cell(&self) -> Cell {
+        Cell::Word(if *self { "yes" } else { "no" })
+    }
+}
+
+impl Value for RemovalPolicy {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for Reclaim {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+/// `[]` or `[A,B]` in JSON, `none` or `A..B` as text.
+impl Value for Option<Stockout> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Ints(Vec::new()), |s| Cell::Span(s.start, s.end))
+    }
+}
+
+/// `none`, or the actions as the flag takes them (`0:protect:3+50:standby:1`).
+impl Value for Events {
+    fn cell(&self) -> Cell {
+        if self.is_empty() {
+            return Cell::Word("none");
+        }
+        let actions: Vec<String> = self
+            .iter()
+            .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
+            .collect();
+        Cell::Text(actions.join("+"))
+    }
+}
+
+/// One flag's values as a grid axis: how many, and how to put the `i`th into a run.
+pub trait Axis<P>: Send + Sync {
+    /// Returns the number of values.
+    fn len(&self) -> usize;
+    /// Returns false: a list has at least one value.
+    fn is_empty(&self) -> bool {
+        false
+    }
+    /// Sets the `i`th value on `p`.
+    fn set(&self, p: &mut P, i: usize);
+}
+
+/// A parsed list of one parameter's values and the field they go to.
+pub struct Values<P, T> {
+    /// The values, in the order given.
+    pub values: Vec<T>,
+    /// Puts a value into its field.
+    pub set: fn(&mut P, T),
+}
+
+impl<P, T: Value> Axis<P> for Values<P, T> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    fn set(&self, p: &mut P, i: usize) {
+        (self.set)(p, self.values[i].clone());
+    }
+}
+
+/// A flag's parsed values, as clap hands them over.
+pub struct Parsed<P>(Arc<dyn Axis<P>>);
+
+impl<P> Clone for Parsed<P> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+/// Parses a comma-separated list of `T` into an axis setting a field with `set`.
+pub fn axis<P: 'static, T: Item + Value>(s: &str, set: fn(&mut P, T)) -> Result<Parsed<P>, String> {
+    let values = parse::<T>(s)?.0;
+    Ok(Parsed(Arc::new(Values { values, set })))
+}
+
+/// One model parameter, declared once.
+pub struct Param<P> {
+    /// The row key (`demand_base`); the flag is the key with dashes (`--demand-base`), and
+    /// errors name a run's value as `demand-base=900`.
+    pub key: &'static str,
+    /// What the parameter is, for `--help`.
+    pub help: &'static str,
+    /// The values the model accepts, in words ("" when the help says them).
+    pub accepted: &'static str,
+    /// The lesson's value(s), as the flag would take them.
+    pub lesson: &'static str,
+    /// Parses the flag's list.
+    pub parse: fn(&str) -> Result<Parsed<P>, String>,
+    /// Returns the parameter's value in a run, as a row shows it.
+    pub cell: fn(&P) -> Cell,
+    /// The column right after the parameter's for a value's second part
+    /// (`launch_hook_result`), if its type has one ([`Value::RESULT`]).
+    pub result: Option<Column<P>>,
+    /// Returns the parameter's value in a run as its flag takes it (errors name runs by it).
+    pub flag_value: fn(&P) -> String,
+}
+
+/// A column a parameter adds after its own: its key and its value in a run.
+pub struct Column<P> {
+    /// The row key (`launch_hook_result`).
+    pub key: &'static str,
+    /// Returns the value, as a row shows it.
+    pub cell: fn(&P) -> Cell,
+}
+
+impl<P> Param<P> {
+    /// Returns the flag without its dashes (`demand-base`).
+    pub fn flag(&self) -> String {
+        self.key.replace('_', "-")
+    }
+
+    /// Returns the `--help` line: what it is, the accepted values and the lesson's value.
+    pub fn help_line(&self) -> String {
+        if self.accepted.is_empty() {
+            format!("{} [lesson: {}]", self.help, self.lesson)
+        } else {
+            format!("{} [{}; lesson: {}]", self.help, self.accepted, self.lesson)
         }
     }
+}
+
+/// Declares a parameter of the table's `Params`: `param!(field: Type, help, accepted,
+/// lesson)`, or `param!("key", nested.field: Type, help, accepted, lesson)` for a field of
+/// a nested struct (`lifecycle.stockout` as `stockout_rounds`).
+macro_rules! param {
+    ($field:ident: $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ (stringify!($field)), $field: $T, $help, $accepted, $lesson)
+    };
+    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson)
+    };
+    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        Param {
+            key: $($key)+,
+            help: $help,
+            accepted: $accepted,
+            lesson: $lesson,
+            parse: |s| axis::<_, $T>(s, |p, v| p.$($f).+ = v),
+            cell: |p| Value::cell(&p.$($f).+),
+            result: if <$T as Value>::RESULT {
+                Some(Column {
+                    key: concat!($($key)+, "_result"),
+                    cell: |p| Value::result(&p.$($f).+),
+                })
+            } else {
+                None
+            },
+            flag_value: |p| Value::flag_text(&p.$($f).+),
+        }
+    };
+}
+
+/// One metric: its key and its value in a run's metrics.
+pub struct Metric<M> {
+    /// The row key (`tracking_dropped`).
+    pub key: &'static str,
+    /// Returns the metric's value, as a row shows it.
+    pub cell: fn(&M) -> Cell,
+}
+
+/// Declares a metric of the table's `Metrics`: `metric!(field)`.
+macro_rules! metric {
+    ($field:ident) => {
+        Metric {
+            key: stringify!($field),
+            cell: |m| Value::cell(&m.$field),
+        }
+    };
 }
 
 /// A model the CLI can sweep.
-pub trait Model: Sync {
-    /// One run's parameters.
-    type Params: Clone + Send + Sync;
+pub trait Model: Sized + Send + Sync + 'static {
+    /// One run's parameters; [`Default`] gives the lesson's.
+    type Params: Clone + Default + Send + Sync + 'static;
+    /// One run's metrics.
+    type Metrics: Send + Sync;
     /// Per-thread scratch storage.
     type Scratch;
-    /// Returns every combination, in output order.
-    fn grid(&self) -> Result<Grid<Self::Params>, String>;
-    /// Returns fresh scratch storage.
-    fn scratch() -> Self::Scratch;
-    /// Runs one combination and returns its row (parameters, then metrics).
-    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Result<Row, Error>;
-    /// Runs every combination and returns the rows in grid order (default: each on its own,
-    /// spread over the current rayon pool).
-    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error>
-    where
-        Self: Sized,
-    {
-        grid.par_iter()
-            .map_init(Self::scratch, |scratch, p| Self::run(p, scratch))
-            .collect()
-    }
-    /// Checks one combination's parameters.
-    fn validate(p: &Self::Params) -> Result<(), Error>;
+    /// The parameters in flag order: the grid's axes, first outermost; the seed last.
+    const PARAMS: &'static [Param<Self::Params>];
+    /// The parameter after which rows show the seed (the seed is the innermost axis but,
+    /// as the lessons' tables do, rows show it with the headline parameters).
+    const SEED_AFTER: &'static str;
     /// The parameters the table always shows (swept ones join them).
     const HEADLINE: &'static [&'static str];
-    /// The metric keys, in contract order.
-    const METRICS: &'static [&'static str];
-    /// How many seeds the grid runs per combination (the innermost list).
-    fn seeds(&self) -> usize;
+    /// The metrics, in contract order.
+    const METRICS: &'static [Metric<Self::Metrics>];
+    /// Returns fresh scratch storage.
+    fn scratch() -> Self::Scratch;
+    /// Runs one combination.
+    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics>;
+    /// Checks one combination's parameters (the core's `Params::validate`).
+    const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
+    /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
+    /// returns their outcomes in grid order. `ahead` holds outcomes of later runs computed
+    /// early (a model may batch runs across windows); `done` is called with each count of
+    /// runs finished. Default: each run on its own.
+    fn run_window(
+        grid: &Grid<Self>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        let _ = ahead;
+        runs.into_par_iter()
+            .map_init(Self::scratch, |scratch, i| {
+                let outcome = Self::run(&grid.params(i), scratch);
+                done(1);
+                outcome
+            })
+            .collect()
+    }
 }
 
-/// Returns the table's columns: the headline parameters, the swept ones, the metrics.
+/// One run's outcome: its metrics, or the error that stopped it.
+pub type Outcome<M> = Result<M, Error>;
+
+/// Outcomes of runs past the current window, computed early, by run index.
+pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
+
+/// Returns the metric keys of `M`, in contract order.
+pub fn metric_keys<M: Model>() -> Vec<&'static str> {
+    M::METRICS.iter().map(|m| m.key).collect()
+}
+
+/// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
+/// metrics.
+pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
+    let mut row = Row::with_capacity(2 * M::PARAMS.len() + M::METRICS.len());
+    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
+    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        row.push((Key::Borrowed(q.key), (q.cell)(p)));
+        if let Some(result) = &q.result {
+            row.push((Key::Borrowed(result.key), (result.cell)(p)));
+        }
+        if let Some(seed) = seed.filter(|_| q.key == M::SEED_AFTER) {
+            row.push((Key::Borrowed(seed.key), (seed.cell)(p)));
+        }
+    }
+    for metric in M::METRICS {
+        row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
+    }
+    row
+}
+
+/// Returns the table's columns: the headline parameters, the swept ones (each with its
+/// result column, if it has one), the metrics.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
     let mut keys = M::HEADLINE.to_vec();
-    keys.extend(swept.iter().filter(|k| !M::HEADLINE.contains(k)));
-    keys.extend_from_slice(M::METRICS);
+    for &key in swept.iter().filter(|k| !M::HEADLINE.contains(k)) {
+        keys.push(key);
+        let param = M::PARAMS.iter().find(|q| q.key == key);
+        keys.extend(param.and_then(|q| q.result.as_ref()).map(|r| r.key));
+    }
+    keys.extend(metric_keys::<M>());
     keys
+}
+
+// ---------------------------------------------------------------- flags and grid
+
+/// A model command's parameter flags, one per [`Param`], as clap parsed them.
+pub struct Flags<M: Model> {
+    /// Each parameter's values, in [`Model::PARAMS`] order (`None`: flag omitted).
+    values: Vec<Option<Parsed<M::Params>>>,
+}
+
+impl<M: Model> std::fmt::Debug for Flags<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let given: Vec<&str> = M::PARAMS
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, v)| v.is_some())
+            .map(|(p, _)| p.key)
+            .collect();
+        f.debug_struct("Flags").field("given", &given).finish()
+    }
+}
+
+impl<M: Model> FromArgMatches for Flags<M> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let values = M::PARAMS
+            .iter()
+            .map(|p| matches.get_one::<Parsed<M::Params>>(p.key).cloned())
+            .collect();
+        Ok(Self { values })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        for (p, v) in M::PARAMS.iter().zip(&mut self.values) {
+            if let Some(parsed) = matches.get_one::<Parsed<M::Params>>(p.key) {
+                *v = Some(parsed.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<M: Model> clap::Args for Flags<M> {
+    fn augment_args(mut cmd: Command) -> Command {
+        for p in M::PARAMS {
+            cmd = cmd.arg(
+                Arg::new(p.key)
+                    .long(p.flag())
+                    .value_name("LIST")
+                    .allow_hyphen_values(true)
+                    .help(p.help_line())
+                    .value_parser(p.parse),
+            );
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl<M: Model> Flags<M> {
+    /// Returns the grid of runs: every combination of the given flags' values.
+    pub fn grid(&self) -> Result<Grid<M>, String> {
+        let mut axes = Vec::new();
+        let mut len: u64 = 1;
+        let mut swept = Vec::new();
+        for (param, values) in M::PARAMS.iter().zip(&self.values) {
+            let Some(Parsed(values)) = values else {
+                continue;
+            };
+            if values.len() > 1 {
+                swept.push(param.key);
+            }
+            len = len.saturating_mul(values.len() as u64);
+            axes.push((param, Arc::clone(values)));
+        }
+        if len > MAX_RUNS {
+            return Err(format!(
+                "the parameter lists make {len} runs; at most {MAX_RUNS} are accepted"
+            ));
+        }
+        Ok(Grid {
+            base: M::Params::default(),
+            axes,
+            len,
+            swept,
+            _model: PhantomData,
+        })
+    }
+}
+
+/// A given flag on the grid: its parameter and its values.
+type GridAxis<P> = (&'static Param<P>, Arc<dyn Axis<P>>);
+
+/// The parameter grid of one command: every combination of the listed values, first flag
+/// outermost, seed innermost. Run `i`'s parameters are decoded from `i` on demand (mixed
+/// radix over the flags' value lists), so a grid of a million runs holds only its lists.
+pub struct Grid<M: Model> {
+    base: M::Params,
+    /// The given flags and their values, outermost first.
+    axes: Vec<GridAxis<M::Params>>,
+    /// The number of runs.
+    len: u64,
+    /// The keys of flags given more than one value (the table shows them).
+    pub swept: Vec<&'static str>,
+    _model: PhantomData<M>,
+}
+
+impl<M: Model> Grid<M> {
+    /// Returns the number of runs.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Returns false: a grid has at least one run.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Returns how many seeds the grid runs per combination (the innermost list).
+    pub fn seeds(&self) -> usize {
+        self.axis_of("seed").map_or(1, |a| self.axis_len(a))
+    }
+
+    /// Returns each axis's index in run `i`, outermost first.
+    pub fn digits(&self, mut i: u64) -> Vec<usize> {
+        let mut digits = vec![0; self.axes.len()];
+        for (d, (_, axis)) in digits.iter_mut().zip(&self.axes).rev() {
+            let n = axis.len() as u64;
+            *d = (i % n) as usize;
+            i /= n;
+        }
+        digits
+    }
+
+    /// Returns the run with the given axis indices (inverse of [`Grid::digits`]).
+    pub fn index(&self, digits: &[usize]) -> u64 {
+        digits
+            .iter()
+            .zip(&self.axes)
+            .fold(0, |i, (&d, (_, axis))| i * axis.len() as u64 + d as u64)
+    }
+
+    /// Returns the position of the axis `key`, if the flag was given.
+    pub fn axis_of(&self, key: &str) -> Option<usize> {
+        self.axes.iter().position(|(p, _)| p.key == key)
+    }
+
+    /// Returns the key of axis `a`.
+    pub fn axis_key(&self, a: usize) -> &'static str {
+        self.axes[a].0.key
+    }
+
+    /// Returns the number of axes (given flags).
+    pub fn axes(&self) -> usize {
+        self.axes.len()
+    }
+
+    /// Returns the length of axis `a`.
+    pub fn axis_len(&self, a: usize) -> usize {
+        self.axes[a].1.len()
+    }
+
+    /// Returns run `i`'s parameters.
+    pub fn params(&self, i: u64) -> M::Params {
+        let mut p = self.base.clone();
+        for (d, (_, axis)) in self.digits(i).into_iter().zip(&self.axes) {
+            axis.set(&mut p, d);
+        }
+        p
+    }
+
+    /// Names run `i` for an error: its values of the flags given more than one value, and
+    /// its seed (`demand-base=31000 seed=1`).
+    pub fn name(&self, i: u64) -> String {
+        let p = self.params(i);
+        let named =
+            |param: &Param<M::Params>| format!("{}={}", param.flag(), (param.flag_value)(&p));
+        let mut parts: Vec<String> = self
+            .axes
+            .iter()
+            .filter(|(param, axis)| axis.len() > 1 && param.key != "seed")
+            .map(|(param, _)| named(param))
+            .collect();
+        parts.extend(M::PARAMS.iter().filter(|q| q.key == "seed").map(named));
+        parts.join(" ")
+    }
 }
 
 // ---------------------------------------------------------------- autoscale
 
 /// `capsim autoscale`: the auto-scaling group with a health check.
-#[derive(Args, Debug)]
-pub struct AutoscaleArgs {
-    /// Consecutive failed health checks before an instance is replaced [integers >= 1; lesson: 2]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub threshold: Option<List<u32>>,
-    /// Rounds after a scaling action before the next one [integers >= 0; lesson: 0]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub cooldown: Option<List<u32>>,
-    /// Rounds simulated [1 to 10000000; lesson: 240]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub rounds: Option<List<u32>>,
-    /// Requests one instance serves per round [numbers > 0; lesson: 100]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub capacity: Option<List<f64>>,
-    /// Rounds an instance takes to boot [integers >= 0; lesson: 2]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub boot_rounds: Option<List<u32>>,
-    /// Probability that a healthy instance fails one check [0 to 1; lesson: 0.08]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub transient_failure: Option<List<f64>>,
-    /// Rounds at which an instance breaks for good, ':'-separated, or 'none' [at most 64; lesson: 40:95:170]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<FailureRounds>)]
-    pub failure_rounds: Option<List<FailureRounds>>,
-    /// Demand curve base, requests per round [finite numbers; lesson: 900]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub demand_base: Option<List<f64>>,
-    /// Demand curve amplitude [finite numbers; lesson: 380]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub demand_amplitude: Option<List<f64>>,
-    /// Demand curve period in rounds [numbers > 0 and >= rounds / 131000; lesson: 120]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub demand_period: Option<List<f64>>,
-    /// First round of the demand surge [integers >= 0; lesson: 150]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub surge_start: Option<List<u32>>,
-    /// First round after the demand surge [integers >= 0; lesson: 190]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub surge_end: Option<List<u32>>,
-    /// Extra demand during the surge [finite numbers; lesson: 520]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub surge: Option<List<f64>>,
-    /// Health-check generator seed [1 to 2147483646; lesson: 20261001]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub seed: Option<List<u32>>,
-    /// Launch hook: Pending:Wait for ROUNDS, then its default result [ROUNDS[:continue|abandon], 1 to 360, or none; lesson: none]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Hook>>)]
-    pub launch_hook: Option<List<Option<Hook>>>,
-    /// Terminate hook: Removing:Wait for ROUNDS before the instance leaves [ROUNDS[:continue|abandon], 1 to 360, or none; lesson: none]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Hook>>)]
-    pub terminate_hook: Option<List<Option<Hook>>>,
-    /// The policy also counts instances booting, waiting, restarting or not yet applied [no or yes; lesson: no]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<bool>)]
-    pub count_pending: Option<List<bool>>,
-    /// The first N instances of the initial group are Protected: serving, never scaled in [0 to 256; lesson: 0]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub protected: Option<List<u32>>,
-    /// Which InService instances scale-in removes: first in group order, oldest or newest launch [lesson, oldest or newest; lesson: lesson]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<RemovalPolicy>)]
-    pub removal_policy: Option<List<RemovalPolicy>>,
-    /// Scale-in releases instances, or stops them for scale-out to restart first [release or stop; lesson: release]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Reclaim>)]
-    pub reclaim: Option<List<Reclaim>>,
-    /// Rounds a Stopped instance takes to serve again after a restart [integers >= 0; default: 1]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub restart_rounds: Option<List<u32>>,
-    /// Rounds after a health check before its result is known [0 to 7; lesson: 0]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub check_latency: Option<List<u32>>,
-    /// Rounds after a scale-out decision before its instances join the group [0 to 64; lesson: 0]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub apply_delay: Option<List<u32>>,
-    /// Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round [A..B, A..=B or none; lesson: none]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Option<Stockout>>)]
-    pub stockout_rounds: Option<List<Option<Stockout>>>,
-    /// Scripted actions on the first COUNT instances in the source state, '+'-joined, or none [ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16; lesson: none]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Events>)]
-    pub events: Option<List<Events>>,
-}
+pub struct Autoscale;
 
-impl Model for AutoscaleArgs {
+impl Model for Autoscale {
     type Params = autoscale::Params;
+    type Metrics = autoscale::Metrics;
     type Scratch = ();
-    const METRICS: &'static [&'static str] = &[
-        "min_size",
-        "max_size",
-        "max_launching",
-        "max_launching_ratio",
-        "under_capacity_rounds",
-        "launched",
-        "false_replacements",
-        "broken_rounds",
-        "scaling_actions",
-        "replacements",
-        "time_to_in_service_max",
-        "scale_in_blocked_rounds",
-        "restarts_from_stopped",
-        "failed_launches",
-        "hook_timeouts",
-        "abandoned_launches",
-        "billed_rounds",
-        "idle_billed_rounds",
+    const PARAMS: &'static [Param<autoscale::Params>] = &[
+        param!(threshold: u32,
+            "Consecutive failed health checks before an instance is replaced",
+            "integers >= 1", "2"),
+        param!(cooldown: u32,
+            "Rounds after a scaling action before the next one", "integers >= 0", "0"),
+        param!(rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
+        param!(capacity: f64,
+            "Requests one instance serves per round", "numbers > 0", "100"),
+        param!(boot_rounds: u32,
+            "Rounds an instance takes to boot", "integers >= 0", "2"),
+        param!(transient_failure: f64,
+            "Probability that a healthy instance fails one check", "0 to 1", "0.08"),
+        param!(failure_rounds: FailureRounds,
+            "Rounds at which an instance breaks for good, ':'-separated, or 'none'",
+            "at most 64", "40:95:170"),
+        param!(demand_base: f64,
+            "Demand curve base, requests per round", "finite numbers", "900"),
+        param!(demand_amplitude: f64,
+            "Demand curve amplitude", "finite numbers", "380"),
+        param!(demand_period: f64,
+            "Demand curve period in rounds", "numbers > 0 and >= rounds / 131000", "120"),
+        param!(surge_start: u32,
+            "First round of the demand surge", "integers >= 0", "150"),
+        param!(surge_end: u32,
+            "First round after the demand surge", "integers >= 0", "190"),
+        param!(surge: f64,
+            "Extra demand during the surge", "finite numbers", "520"),
+        param!("launch_hook", lifecycle.launch_hook: Option<Hook>,
+            "Launch hook: Pending:Wait for ROUNDS, then its default result",
+            "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
+        param!("terminate_hook", lifecycle.terminate_hook: Option<Hook>,
+            "Terminate hook: Removing:Wait for ROUNDS before the instance leaves",
+            "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
+        param!("count_pending", lifecycle.count_pending: bool,
+            "The policy also counts instances booting, waiting, restarting or not yet applied",
+            "no or yes", "no"),
+        param!("protected", lifecycle.protected: u32,
+            "The first N instances of the initial group are Protected: serving, never scaled in",
+            "0 to 256", "0"),
+        param!("removal_policy", lifecycle.removal_policy: RemovalPolicy,
+            "Which InService instances scale-in removes: first in group order, oldest or newest launch",
+            "lesson, oldest or newest", "lesson"),
+        param!("reclaim", lifecycle.reclaim: Reclaim,
+            "Scale-in releases instances, or stops them for scale-out to restart first",
+            "release or stop", "release"),
+        param!("restart_rounds", lifecycle.restart_rounds: u32,
+            "Rounds a Stopped instance takes to serve again after a restart",
+            "integers >= 0", "1"),
+        param!("check_latency", lifecycle.check_latency: u32,
+            "Rounds after a health check before its result is known", "0 to 7", "0"),
+        param!("apply_delay", lifecycle.apply_delay: u32,
+            "Rounds after a scale-out decision before its instances join the group",
+            "0 to 64", "0"),
+        param!("stockout_rounds", lifecycle.stockout: Option<Stockout>,
+            "Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round",
+            "A..B, A..=B or none", "none"),
+        param!("events", lifecycle.events: Events,
+            "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
+            "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
+            "none"),
+        param!(seed: u32,
+            "Health-check generator seed", "1 to 2147483646", "20261001"),
     ];
-
-    fn grid(&self) -> Result<Grid<Self::Params>, String> {
-        let mut g = Grid::new(autoscale::Params::default());
-        g.axis("threshold", &self.threshold, |p, v| p.threshold = v);
-        g.axis("cooldown", &self.cooldown, |p, v| p.cooldown = v);
-        g.axis("rounds", &self.rounds, |p, v| p.rounds = v);
-        g.axis("capacity", &self.capacity, |p, v| p.capacity = v);
-        g.axis("boot_rounds", &self.boot_rounds, |p, v| p.boot_rounds = v);
-        g.axis("transient_failure", &self.transient_failure, |p, v| {
-            p.transient_failure = v
-        });
-        g.axis("failure_rounds", &self.failure_rounds, |p, v| {
-            p.failure_rounds = v
-        });
-        g.axis("demand_base", &self.demand_base, |p, v| p.demand_base = v);
-        g.axis("demand_amplitude", &self.demand_amplitude, |p, v| {
-            p.demand_amplitude = v
-        });
-        g.axis("demand_period", &self.demand_period, |p, v| {
-            p.demand_period = v
-        });
-        g.axis("surge_start", &self.surge_start, |p, v| p.surge_start = v);
-        g.axis("surge_end", &self.surge_end, |p, v| p.surge_end = v);
-        g.axis("surge", &self.surge, |p, v| p.surge = v);
-        g.axis("launch_hook", &self.launch_hook, |p, v| {
-            p.lifecycle.launch_hook = v
-        });
-        g.axis("terminate_hook", &self.terminate_hook, |p, v| {
-            p.lifecycle.terminate_hook = v
-        });
-        g.axis("count_pending", &self.count_pending, |p, v| {
-            p.lifecycle.count_pending = v
-        });
-        g.axis("protected", &self.protected, |p, v| {
-            p.lifecycle.protected = v
-        });
-        g.axis("removal_policy", &self.removal_policy, |p, v| {
-            p.lifecycle.removal_policy = v
-        });
-        g.axis("reclaim", &self.reclaim, |p, v| p.lifecycle.reclaim = v);
-        g.axis("restart_rounds", &self.restart_rounds, |p, v| {
-            p.lifecycle.restart_rounds = v
-        });
-        g.axis("check_latency", &self.check_latency, |p, v| {
-            p.lifecycle.check_latency = v
-        });
-        g.axis("apply_delay", &self.apply_delay, |p, v| {
-            p.lifecycle.apply_delay = v
-        });
-        g.axis("stockout_rounds", &self.stockout_rounds, |p, v| {
-            p.lifecycle.stockout = v
-        });
-        g.axis("events", &self.events, |p, v| p.lifecycle.events = v);
-        g.axis("seed", &self.seed, |p, v| p.seed = v);
-        g.finish()
-    }
-
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
+    const VALIDATE: fn(&autoscale::Params) -> Result<(), Error> = autoscale::Params::validate;
+    const SEED_AFTER: &'static str = "cooldown";
+    const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
+    const METRICS: &'static [Metric<autoscale::Metrics>] = &[
+        metric!(min_size),
+        metric!(max_size),
+        metric!(max_launching),
+        metric!(max_launching_ratio),
+        metric!(under_capacity_rounds),
+        metric!(launched),
+        metric!(false_replacements),
+        metric!(broken_rounds),
+        metric!(scaling_actions),
+        metric!(replacements),
+        metric!(time_to_in_service_max),
+        metric!(scale_in_blocked_rounds),
+        metric!(restarts_from_stopped),
+        metric!(failed_launches),
+        metric!(hook_timeouts),
+        metric!(abandoned_launches),
+        metric!(billed_rounds),
+        metric!(idle_billed_rounds),
+    ];
 
     fn scratch() {}
 
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
+    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
+        autoscale::run(p)
     }
-
-    fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
-        let m = autoscale::run(p)?;
-        let l = &p.lifecycle;
-        let hook = |h: Option<Hook>| h.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()));
-        let hook_result = |h: Option<Hook>| Cell::Word(h.map_or("none", |h| h.result.name()));
-        let stockout = l.stockout.map_or(Vec::new(), |s| vec![s.start, s.end]);
-        let events = match l.events.as_slice() {
-            [] => Cell::Word("none"),
-            all => Cell::Text(
-                all.iter()
-                    .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
-                    .collect::<Vec<_>>()
-                    .join("+"),
-            ),
-        };
-        Ok(row(vec![
-            ("threshold", Cell::Int(p.threshold.into())),
-            ("cooldown", Cell::Int(p.cooldown.into())),
-            ("seed", Cell::Int(p.seed.into())),
-            ("rounds", Cell::Int(p.rounds.into())),
-            ("capacity", Cell::Float(p.capacity)),
-            ("boot_rounds", Cell::Int(p.boot_rounds.into())),
-            ("transient_failure", Cell::Float(p.transient_failure)),
-            ("failure_rounds", Cell::Ints(p.failure_rounds.to_vec())),
-            ("demand_base", Cell::Float(p.demand_base)),
-            ("demand_amplitude", Cell::Float(p.demand_amplitude)),
-            ("demand_period", Cell::Float(p.demand_period)),
-            ("surge_start", Cell::Int(p.surge_start.into())),
-            ("surge_end", Cell::Int(p.surge_end.into())),
-            ("surge", Cell::Float(p.surge)),
-            ("launch_hook", hook(l.launch_hook)),
-            ("launch_hook_result", hook_result(l.launch_hook)),
-            ("terminate_hook", hook(l.terminate_hook)),
-            ("terminate_hook_result", hook_result(l.terminate_hook)),
-            (
-                "count_pending",
-                Cell::Word(if l.count_pending { "yes" } else { "no" }),
-            ),
-            ("protected", Cell::Int(l.protected.into())),
-            ("removal_policy", Cell::Word(l.removal_policy.name())),
-            ("reclaim", Cell::Word(l.reclaim.name())),
-            ("restart_rounds", Cell::Int(l.restart_rounds.into())),
-            ("check_latency", Cell::Int(l.check_latency.into())),
-            ("apply_delay", Cell::Int(l.apply_delay.into())),
-            ("stockout_rounds", Cell::Ints(stockout)),
-            ("events", events),
-            ("min_size", Cell::Int(m.min_size.into())),
-            ("max_size", Cell::Int(m.max_size.into())),
-            ("max_launching", Cell::Int(m.max_launching.into())),
-            ("max_launching_ratio", Cell::Float(m.max_launching_ratio)),
-            (
-                "under_capacity_rounds",
-                Cell::Int(m.under_capacity_rounds.into()),
-            ),
-            ("launched", Cell::Int(m.launched.into())),
-            ("false_replacements", Cell::Int(m.false_replacements.into())),
-            ("broken_rounds", Cell::Int(m.broken_rounds.into())),
-            ("scaling_actions", Cell::Int(m.scaling_actions.into())),
-            ("replacements", Cell::Int(m.replacements.into())),
-            (
-                "time_to_in_service_max",
-                Cell::Int(m.time_to_in_service_max.into()),
-            ),
-            (
-                "scale_in_blocked_rounds",
-                Cell::Int(m.scale_in_blocked_rounds.into()),
-            ),
-            (
-                "restarts_from_stopped",
-                Cell::Int(m.restarts_from_stopped.into()),
-            ),
-            ("failed_launches", Cell::Int(m.failed_launches)),
-            ("hook_timeouts", Cell::Int(m.hook_timeouts.into())),
-            ("abandoned_launches", Cell::Int(m.abandoned_launches.into())),
-            ("billed_rounds", Cell::Int(m.billed_rounds)),
-            ("idle_billed_rounds", Cell::Int(m.idle_billed_rounds)),
-        ]))
-    }
-    const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
 }
 
 // ---------------------------------------------------------------- consumers
 
 /// `capsim consumers`: competing consumers on one queue.
-#[derive(Args, Debug)]
-pub struct ConsumersArgs {
-    /// Consumers pulling from the queue, N [1 to 64; lesson: 1,2,3,4,6,8]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub consumers: Option<List<u32>>,
-    /// Events the store applies per round at most, S [integers >= 1; lesson: 2,4]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub slots: Option<List<u32>>,
-    /// Shipments in the workload [1 to 65536; lesson: 5000]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub shipments: Option<List<u32>>,
-    /// Status events per shipment [1 to 126; lesson: 7]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub events_per_shipment: Option<List<u32>>,
-    /// Queue distance between a shipment's successive events [0 to 1e9; lesson: 1]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub queue_gap: Option<List<f64>>,
-    /// Rounds to process a shipment's last event [integers >= 0; lesson: 6]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub final_event_rounds: Option<List<u32>>,
-    /// Fewest rounds to process any other event [integers >= 0; lesson: 1]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub event_rounds_min: Option<List<u32>>,
-    /// Other events take min + floor(r * spread) rounds [integers >= 0; lesson: 3]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub event_rounds_spread: Option<List<u32>>,
-    /// Workload generator seed [1 to 2147483646; lesson: 20260731]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub seed: Option<List<u32>>,
-}
+pub struct Consumers;
 
-impl Model for ConsumersArgs {
+impl Model for Consumers {
     type Params = consumers::Params;
+    type Metrics = consumers::Metrics;
     type Scratch = Box<Workspace<MAX_SHIPMENTS>>;
-    const METRICS: &'static [&'static str] = &[
-        "rounds",
-        "reordered_shipments",
-        "wrong_final_state",
-        "throughput",
+    const PARAMS: &'static [Param<consumers::Params>] = &[
+        param!(consumers: u32,
+            "Consumers pulling from the queue, N", "1 to 64", "1,2,3,4,6,8"),
+        param!(slots: u32,
+            "Events the store applies per round at most, S", "integers >= 1", "2,4"),
+        param!(shipments: u32,
+            "Shipments in the workload", "1 to 65536", "5000"),
+        param!(events_per_shipment: u32,
+            "Status events per shipment", "1 to 126", "7"),
+        param!(queue_gap: f64,
+            "Queue distance between a shipment's successive events", "0 to 1e9", "1"),
+        param!(final_event_rounds: u32,
+            "Rounds to process a shipment's last event", "integers >= 0", "6"),
+        param!(event_rounds_min: u32,
+            "Fewest rounds to process any other event", "integers >= 0", "1"),
+        param!(event_rounds_spread: u32,
+            "Other events take min + floor(r * spread) rounds", "integers >= 0", "3"),
+        param!(seed: u32,
+            "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
-
-    fn grid(&self) -> Result<Grid<Self::Params>, String> {
-        let mut g = Grid::new(consumers::Params::default());
-        g.axis("consumers", &self.consumers, |p, v| p.consumers = v);
-        g.axis("slots", &self.slots, |p, v| p.slots = v);
-        g.axis("shipments", &self.shipments, |p, v| p.shipments = v);
-        g.axis("events_per_shipment", &self.events_per_shipment, |p, v| {
-            p.events_per_shipment = v
-        });
-        g.axis("queue_gap", &self.queue_gap, |p, v| p.queue_gap = v);
-        g.axis("final_event_rounds", &self.final_event_rounds, |p, v| {
-            p.final_event_rounds = v
-        });
-        g.axis("event_rounds_min", &self.event_rounds_min, |p, v| {
-            p.event_rounds_min = v
-        });
-        g.axis("event_rounds_spread", &self.event_rounds_spread, |p, v| {
-            p.event_rounds_spread = v
-        });
-        g.axis("seed", &self.seed, |p, v| p.seed = v);
-        g.finish()
-    }
-
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
+    const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
+    const SEED_AFTER: &'static str = "queue_gap";
+    const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
+    const METRICS: &'static [Metric<consumers::Metrics>] = &[
+        metric!(rounds),
+        metric!(reordered_shipments),
+        metric!(wrong_final_state),
+        metric!(throughput),
+    ];
 
     fn scratch() -> Self::Scratch {
         Box::new(Workspace::new())
     }
 
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
+    fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Outcome<Self::Metrics> {
+        consumers::run(p, ws)
     }
-
-    fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Result<Row, Error> {
-        let m = consumers::run(p, ws)?;
-        Ok(row(vec![
-            ("consumers", Cell::Int(p.consumers.into())),
-            ("slots", Cell::Int(p.slots.into())),
-            ("shipments", Cell::Int(p.shipments.into())),
-            (
-                "events_per_shipment",
-                Cell::Int(p.events_per_shipment.into()),
-            ),
-            ("queue_gap", Cell::Float(p.queue_gap)),
-            ("seed", Cell::Int(p.seed.into())),
-            ("final_event_rounds", Cell::Int(p.final_event_rounds.into())),
-            ("event_rounds_min", Cell::Int(p.event_rounds_min.into())),
-            (
-                "event_rounds_spread",
-                Cell::Int(p.event_rounds_spread.into()),
-            ),
-            ("rounds", Cell::Int(m.rounds)),
-            (
-                "reordered_shipments",
-                Cell::Int(m.reordered_shipments.into()),
-            ),
-            ("wrong_final_state", Cell::Int(m.wrong_final_state.into())),
-            ("throughput", Cell::Float(m.throughput)),
-        ]))
-    }
-    const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
 }
 
 // ---------------------------------------------------------------- bulkhead
 
 /// `capsim bulkhead`: a shared slot pool vs. partitioned pools.
-#[derive(Args, Debug)]
-pub struct BulkheadArgs {
-    /// 'shared', or the tracking pool's slots (events get the rest) [1 to total-slots - 1; lesson: shared,24]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Split>)]
-    pub split: Option<List<Split>>,
-    /// healthy, or slowdown (event requests hold slow-hold rounds from failure-start) [lesson: healthy,slowdown]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<Mode>)]
-    pub mode: Option<List<Mode>>,
-    /// Slots in all [1 to 65535; lesson: 32]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub total_slots: Option<List<u32>>,
-    /// Rounds per second [numbers > 0; lesson: 100]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub rounds_per_second: Option<List<f64>>,
-    /// Rounds simulated [1 to 100000000; lesson: 4000]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub horizon: Option<List<u32>>,
-    /// First round of the slowdown [integers >= 0; lesson: 1000]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub failure_start: Option<List<u32>>,
-    /// Tracking requests per second [>= 0, at most 64 per round; lesson: 416.67]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub tracking_rate: Option<List<f64>>,
-    /// Event requests per second [>= 0, at most 64 per round; lesson: 97.22]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<f64>)]
-    pub event_rate: Option<List<f64>>,
-    /// Rounds a tracking request holds its slot [1 to 127; lesson: 4]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub tracking_hold: Option<List<u32>>,
-    /// Rounds an event request holds its slot [1 to 127; lesson: 6]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub event_hold: Option<List<u32>>,
-    /// Rounds an event request holds its slot during the slowdown [1 to 127; lesson: 22]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub slow_hold: Option<List<u32>>,
-    /// Arrival generator seed [1 to 2147483646; lesson: 20260801]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = parse::<u32>)]
-    pub seed: Option<List<u32>>,
-}
+pub struct Bulkhead;
 
-impl Model for BulkheadArgs {
+impl Model for Bulkhead {
     type Params = bulkhead::Params;
+    type Metrics = bulkhead::Metrics;
     type Scratch = ();
-    const METRICS: &'static [&'static str] = &[
-        "tracking_served",
-        "tracking_dropped",
-        "event_served",
-        "event_dropped",
-        "idle_slots",
-        "busy_slot_rounds",
+    const PARAMS: &'static [Param<bulkhead::Params>] = &[
+        param!(split: Split,
+            "'shared', or the tracking pool's slots (events get the rest)",
+            "1 to total-slots - 1", "shared,24"),
+        param!(mode: Mode,
+            "healthy, or slowdown (event requests hold slow-hold rounds from failure-start)",
+            "", "healthy,slowdown"),
+        param!(total_slots: u32, "Slots in all", "1 to 65535", "32"),
+        param!(rounds_per_second: f64,
+            "Rounds per second", "numbers > 0", "100"),
+        param!(horizon: u32, "Rounds simulated", "1 to 100000000", "4000"),
+        param!(failure_start: u32,
+            "First round of the slowdown", "integers >= 0", "1000"),
+        param!(tracking_rate: f64,
+            "Tracking requests per second", ">= 0, at most 64 per round", "416.67"),
+        param!(event_rate: f64,
+            "Event requests per second", ">= 0, at most 64 per round", "97.22"),
+        param!(tracking_hold: u32,
+            "Rounds a tracking request holds its slot", "1 to 127", "4"),
+        param!(event_hold: u32,
+            "Rounds an event request holds its slot", "1 to 127", "6"),
+        param!(slow_hold: u32,
+            "Rounds an event request holds its slot during the slowdown", "1 to 127", "22"),
+        param!(seed: u32,
+            "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
-
-    fn grid(&self) -> Result<Grid<Self::Params>, String> {
-        let mut g = Grid::new(bulkhead::Params::default());
-        g.axis("split", &self.split, |p, v| p.split = v);
-        g.axis("mode", &self.mode, |p, v| p.mode = v);
-        g.axis("total_slots", &self.total_slots, |p, v| p.total_slots = v);
-        g.axis("rounds_per_second", &self.rounds_per_second, |p, v| {
-            p.rounds_per_second = v
-        });
-        g.axis("horizon", &self.horizon, |p, v| p.horizon = v);
-        g.axis("failure_start", &self.failure_start, |p, v| {
-            p.failure_start = v
-        });
-        g.axis("tracking_rate", &self.tracking_rate, |p, v| {
-            p.tracking_rate = v
-        });
-        g.axis("event_rate", &self.event_rate, |p, v| p.event_rate = v);
-        g.axis("tracking_hold", &self.tracking_hold, |p, v| {
-            p.tracking_hold = v
-        });
-        g.axis("event_hold", &self.event_hold, |p, v| p.event_hold = v);
-        g.axis("slow_hold", &self.slow_hold, |p, v| p.slow_hold = v);
-        g.axis("seed", &self.seed, |p, v| p.seed = v);
-        g.finish()
-    }
-
-    fn seeds(&self) -> usize {
-        self.seed.as_ref().map_or(1, |l| l.0.len())
-    }
+    const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
+    const SEED_AFTER: &'static str = "mode";
+    const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
+    const METRICS: &'static [Metric<bulkhead::Metrics>] = &[
+        metric!(tracking_served),
+        metric!(tracking_dropped),
+        metric!(event_served),
+        metric!(event_dropped),
+        metric!(idle_slots),
+        metric!(busy_slot_rounds),
+    ];
 
     fn scratch() {}
 
-    fn validate(p: &Self::Params) -> Result<(), Error> {
-        p.validate()
+    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
+        bulkhead::run(p)
     }
 
-    fn run(p: &Self::Params, _: &mut ()) -> Result<Row, Error> {
-        Ok(bulkhead_row(p, &bulkhead::run(p)?))
-    }
-
-    /// Runs the combinations that share an arrival stream (seed, horizon, rates) together,
-    /// up to [`BULKHEAD_LANES`] at a time: the stream is drawn once per batch.
-    fn run_grid(grid: &[Self::Params]) -> Result<Vec<Row>, Error> {
-        let mut streams: std::collections::BTreeMap<_, Vec<usize>> = Default::default();
-        for (i, p) in grid.iter().enumerate() {
-            let key = (
-                p.seed,
-                p.horizon,
-                p.rounds_per_second.to_bits(),
-                p.tracking_rate.to_bits(),
-                p.event_rate.to_bits(),
-            );
-            streams.entry(key).or_default().push(i);
-        }
-        let batches: Vec<&[usize]> = streams
-            .values()
-            .flat_map(|runs| runs.chunks(BULKHEAD_LANES))
-            .collect();
-        let done: Vec<Vec<(usize, Row)>> = batches
+    /// Runs the combinations that share an arrival stream (they differ only in flags that
+    /// do not shape the stream) together, up to `BULKHEAD_LANES` (8) at a time: the stream is
+    /// drawn once per batch. A run's partners may lie up to `BULKHEAD_LOOKAHEAD` runs past
+    /// the window's start (the seed is innermost, so partners are a seed list apart); their
+    /// outcomes wait in `ahead`.
+    fn run_window(
+        grid: &Grid<Self>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        let limit = runs
+            .start
+            .saturating_add(BULKHEAD_LOOKAHEAD)
+            .min(grid.len());
+        let batches = bulkhead_batches(grid, runs.clone(), limit, ahead);
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches
             .par_iter()
-            .map(|batch| run_bulkhead_batch(grid, batch))
-            .collect::<Result<_, _>>()?;
-        let mut rows: Vec<Option<Row>> = vec![None; grid.len()];
-        for (i, row) in done.into_iter().flatten() {
-            rows[i] = Some(row);
+            .map(|batch| {
+                let outcomes = run_bulkhead_batch(grid, batch);
+                done(batch.len() as u64);
+                outcomes
+            })
+            .collect();
+        for (i, outcome) in finished.into_iter().flatten() {
+            ahead.insert(i, outcome);
         }
-        Ok(rows.into_iter().flatten().collect())
+        // Every run of the window is in `ahead` now; should one not be, it runs here.
+        runs.map(|i| {
+            ahead
+                .remove(&i)
+                .unwrap_or_else(|| bulkhead::run(&grid.params(i)))
+        })
+        .collect()
     }
-    const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
 }
 
 /// Bulkhead combinations run together on one arrival stream at most.
 const BULKHEAD_LANES: usize = 8;
 
-/// Runs `batch` (indices into `grid`, all on one arrival stream) with exactly as many lanes.
-fn run_bulkhead_batch(
-    grid: &[bulkhead::Params],
-    batch: &[usize],
-) -> Result<Vec<(usize, Row)>, Error> {
-    fn lanes<const B: usize>(
-        grid: &[bulkhead::Params],
-        batch: &[usize],
-    ) -> Result<Vec<(usize, Row)>, Error> {
-        let params: [bulkhead::Params; B] = std::array::from_fn(|i| grid[batch[i]].clone());
-        let metrics = bulkhead::run_many(&params)?;
-        Ok(batch
-            .iter()
-            .zip(params.iter().zip(metrics.iter()))
-            .map(|(&i, (p, m))| (i, bulkhead_row(p, m)))
-            .collect())
+/// How far past a window's start a bulkhead run's batch partners may lie.
+const BULKHEAD_LOOKAHEAD: u64 = 65_536;
+
+/// The flags that shape the bulkhead arrival stream: runs that share these share it.
+const BULKHEAD_STREAM: [&str; 5] = [
+    "seed",
+    "horizon",
+    "rounds_per_second",
+    "tracking_rate",
+    "event_rate",
+];
+
+/// Groups the runs of `runs` not yet in `ahead` into batches on one arrival stream: each
+/// run not yet taken leads a batch and takes its next partners (same digits on the stream
+/// axes) below `limit`, in grid order.
+fn bulkhead_batches(
+    grid: &Grid<Bulkhead>,
+    runs: std::ops::Range<u64>,
+    limit: u64,
+    ahead: &Ahead<bulkhead::Metrics>,
+) -> Vec<Vec<u64>> {
+    // The axes a batch may vary, innermost first.
+    let free: Vec<usize> = (0..grid.axes())
+        .rev()
+        .filter(|&a| !BULKHEAD_STREAM.contains(&grid.axis_key(a)) && grid.axis_len(a) > 1)
+        .collect();
+    let mut taken = std::collections::BTreeSet::new();
+    let mut batches = Vec::new();
+    for i in runs {
+        if ahead.contains_key(&i) || taken.contains(&i) {
+            continue;
+        }
+        let mut batch = vec![i];
+        let mut digits = grid.digits(i);
+        'partners: while batch.len() < BULKHEAD_LANES {
+            // The next run in grid order with the same stream digits: count up on the free axes.
+            let mut carried = true;
+            for &a in &free {
+                digits[a] += 1;
+                if digits[a] < grid.axis_len(a) {
+                    carried = false;
+                    break;
+                }
+                digits[a] = 0;
+            }
+            if carried {
+                break;
+            }
+            let j = grid.index(&digits);
+            if j >= limit {
+                break 'partners;
+            }
+            if !ahead.contains_key(&j) && taken.insert(j) {
+                batch.push(j);
+            }
+        }
+        batches.push(batch);
     }
-    match batch.len() {
-        1 => lanes::<1>(grid, batch),
-        2 => lanes::<2>(grid, batch),
-        3 => lanes::<3>(grid, batch),
-        4 => lanes::<4>(grid, batch),
-        5 => lanes::<5>(grid, batch),
-        6 => lanes::<6>(grid, batch),
-        7 => lanes::<7>(grid, batch),
-        _ => lanes::<8>(grid, batch),
+    batches
+}
+
+/// Runs `batch` (runs of `grid`, all on one arrival stream) with exactly as many lanes; when
+/// the batch fails, runs each on its own so that every run gets its own outcome.
+fn run_bulkhead_batch(
+    grid: &Grid<Bulkhead>,
+    batch: &[u64],
+) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
+    fn lanes<const B: usize>(params: &[bulkhead::Params]) -> Result<Vec<bulkhead::Metrics>, Error> {
+        let params: [bulkhead::Params; B] = std::array::from_fn(|k| params[k].clone());
+        Ok(bulkhead::run_many(&params)?.to_vec())
+    }
+    let params: Vec<bulkhead::Params> = batch.iter().map(|&i| grid.params(i)).collect();
+    let together = match batch.len() {
+        1 => lanes::<1>(&params),
+        2 => lanes::<2>(&params),
+        3 => lanes::<3>(&params),
+        4 => lanes::<4>(&params),
+        5 => lanes::<5>(&params),
+        6 => lanes::<6>(&params),
+        7 => lanes::<7>(&params),
+        _ => lanes::<8>(&params),
+    };
+    match together {
+        Ok(metrics) => batch
+            .iter()
+            .copied()
+            .zip(metrics.into_iter().map(Ok))
+            .collect(),
+        Err(_) => batch
+            .iter()
+            .zip(&params)
+            .map(|(&i, p)| (i, bulkhead::run(p)))
+            .collect(),
     }
 }
 
-/// Returns a bulkhead run's row: its parameters, then its metrics.
-fn bulkhead_row(p: &bulkhead::Params, m: &bulkhead::Metrics) -> Row {
-    let split = match p.split {
-        Split::Shared => Cell::Word("shared"),
-        Split::Partitioned(k) => Cell::Int(k.into()),
-    };
-    row(vec![
-        ("split", split),
-        ("mode", Cell::Word(p.mode.name())),
-        ("seed", Cell::Int(p.seed.into())),
-        ("total_slots", Cell::Int(p.total_slots.into())),
-        ("rounds_per_second", Cell::Float(p.rounds_per_second)),
-        ("horizon", Cell::Int(p.horizon.into())),
-        ("failure_start", Cell::Int(p.failure_start.into())),
-        ("tracking_rate", Cell::Float(p.tracking_rate)),
-        ("event_rate", Cell::Float(p.event_rate)),
-        ("tracking_hold", Cell::Int(p.tracking_hold.into())),
-        ("event_hold", Cell::Int(p.event_hold.into())),
-        ("slow_hold", Cell::Int(p.slow_hold.into())),
-        ("tracking_served", Cell::Int(m.tracking_served)),
-        ("tracking_dropped", Cell::Int(m.tracking_dropped)),
-        ("event_served", Cell::Int(m.event_served)),
-        ("event_dropped", Cell::Int(m.event_dropped)),
-        ("idle_slots", Cell::Int(m.idle_slots)),
-        ("busy_slot_rounds", Cell::Int(m.busy_slot_rounds)),
-    ])
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bulkhead_grid(args: &[&str]) -> Grid<Bulkhead> {
+        use clap::Args;
+        let cmd = Flags::<Bulkhead>::augment_args(Command::new("bulkhead"));
+        let matches = cmd
+            .try_get_matches_from([&["bulkhead"], args].concat())
+            .unwrap();
+        Flags::<Bulkhead>::from_arg_matches(&matches)
+            .unwrap()
+            .grid()
+            .unwrap()
+    }
+
+    #[test]
+    fn grid_decodes_runs_first_flag_outermost() {
+        let g = bulkhead_grid(&["--split", "shared,24", "--seed", "7..=9"]);
+        assert_eq!(g.len(), 6);
+        let runs: Vec<(Split, u32)> = (0..6)
+            .map(|i| (g.params(i).split, g.params(i).seed))
+            .collect();
+        assert_eq!(
+            runs,
+            vec![
+                (Split::Shared, 7),
+                (Split::Shared, 8),
+                (Split::Shared, 9),
+                (Split::Partitioned(24), 7),
+                (Split::Partitioned(24), 8),
+                (Split::Partitioned(24), 9),
+            ]
+        );
+        assert_eq!(g.digits(4), vec![1, 1]);
+        assert_eq!(g.index(&[1, 1]), 4);
+        assert_eq!(g.name(4), "split=24 seed=8");
+        // A flag given one value is not named; the seed always is.
+        let g = bulkhead_grid(&["--split", "20", "--mode", "healthy,slowdown"]);
+        assert_eq!(g.name(1), "mode=slowdown seed=20260801");
+    }
+
+    #[test]
+    fn bulkhead_batches_join_runs_on_one_stream() {
+        // Runs i and i + 3 share a seed, hence an arrival stream.
+        let g = bulkhead_grid(&["--split", "shared,24", "--seed", "7..=9"]);
+        let none = Ahead::new();
+        assert_eq!(
+            bulkhead_batches(&g, 0..6, 6, &none),
+            vec![vec![0, 3], vec![1, 4], vec![2, 5]]
+        );
+        // A window of two runs takes its partners from later windows, within the limit.
+        assert_eq!(
+            bulkhead_batches(&g, 0..2, 4, &none),
+            vec![vec![0, 3], vec![1]]
+        );
+        // Runs already computed are neither led nor taken again.
+        let mut ahead = Ahead::new();
+        ahead.insert(3, Ok(bulkhead::Metrics::default()));
+        assert_eq!(
+            bulkhead_batches(&g, 3..6, 6, &ahead),
+            vec![vec![4], vec![5]]
+        );
+    }
+
+    fn grid<M: Model>(args: &[&str]) -> Grid<M> {
+        use clap::Args;
+        let cmd = Flags::<M>::augment_args(Command::new("model"));
+        let matches = cmd
+            .try_get_matches_from([&["model"], args].concat())
+            .unwrap();
+        Flags::<M>::from_arg_matches(&matches)
+            .unwrap()
+            .grid()
+            .unwrap()
+    }
+
+    #[test]
+    fn lifecycle_flags_are_axes_before_the_seed() {
+        let g = grid::<Autoscale>(&["--launch-hook", "3,none", "--seed", "1..=3"]);
+        assert_eq!(g.len(), 6);
+        // The hook is outer, the seed inner: runs 0-2 have the hook, 3-5 none.
+        let hooks: Vec<Option<u32>> = (0..6)
+            .map(|i| g.params(i).lifecycle.launch_hook.map(|h| h.rounds))
+            .collect();
+        assert_eq!(hooks, [Some(3), Some(3), Some(3), None, None, None]);
+        assert_eq!(g.params(4).seed, 2);
+        // A run is named as the flags take it: the hook with its result.
+        assert_eq!(g.name(1), "launch-hook=3:continue seed=2");
+        let g = grid::<Autoscale>(&["--launch-hook", "2:abandon,2", "--stockout-rounds", "5..=9"]);
+        assert_eq!(g.name(0), "launch-hook=2:abandon seed=20261001");
+        // A swept hook brings its result column into the table, right after it.
+        let keys = table_keys::<Autoscale>(&g.swept);
+        assert_eq!(keys[3..5], ["launch_hook", "launch_hook_result"]);
+        // The stockout as the flag takes it (B excluded): 5..=9 is 5..10.
+        let row = row::<Autoscale>(&g.params(0), &autoscale::Metrics::default());
+        let cell = |key: &str| row.iter().find(|(k, _)| k == key).unwrap().1.text();
+        assert_eq!(cell("stockout_rounds"), "5..10");
+        assert_eq!(cell("launch_hook"), "2");
+        assert_eq!(cell("launch_hook_result"), "abandon");
+        assert_eq!(cell("terminate_hook_result"), "none");
+    }
+
+    fn check_table<M: Model>() {
+        let keys: Vec<&str> = M::PARAMS.iter().map(|p| p.key).collect();
+        // The seed is the innermost axis.
+        assert_eq!(keys.last(), Some(&"seed"));
+        assert!(keys.contains(&M::SEED_AFTER));
+        assert!(M::HEADLINE.iter().all(|k| keys.contains(k)));
+        for p in M::PARAMS {
+            // The documented lesson value is one the flag takes.
+            assert!((p.parse)(p.lesson).is_ok(), "{}: {}", p.key, p.lesson);
+            assert!(p.help_line().contains(p.lesson));
+        }
+        let row = row::<M>(&M::Params::default(), &run_default::<M>());
+        let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
+        let results = M::PARAMS.iter().filter(|p| p.result.is_some()).count();
+        assert_eq!(row_keys.len(), keys.len() + results + M::METRICS.len());
+        let seed_at = row_keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
+        assert_eq!(row_keys[seed_at], "seed");
+    }
+
+    fn run_default<M: Model>() -> M::Metrics {
+        M::run(&M::Params::default(), &mut M::scratch()).unwrap()
+    }
+
+    #[test]
+    fn parameter_tables_are_whole() {
+        check_table::<Autoscale>();
+        check_table::<Consumers>();
+        check_table::<Bulkhead>();
+    }
 }

@@ -19,6 +19,8 @@ pub enum Cell {
     Text(String),
     /// A list of integers (`failure_rounds`).
     Ints(Vec<u32>),
+    /// A span of rounds `A..B`, B excluded (`stockout_rounds`): `[A,B]` in JSON.
+    Span(u32, u32),
 }
 
 impl Cell {
@@ -41,6 +43,7 @@ impl Cell {
             Cell::Text(w) => w.clone(),
             Cell::Ints(v) if v.is_empty() => "none".to_string(),
             Cell::Ints(v) => v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"),
+            Cell::Span(a, b) => format!("{a}..{b}"),
         }
     }
 
@@ -51,6 +54,7 @@ impl Cell {
             Cell::Word(w) => serde_json::Value::from(*w).to_string(),
             Cell::Text(w) => serde_json::Value::from(w.as_str()).to_string(),
             Cell::Ints(v) => serde_json::Value::from(v.clone()).to_string(),
+            Cell::Span(a, b) => format!("[{a},{b}]"),
         }
     }
 
@@ -91,68 +95,124 @@ pub fn write_rows(
     rows: &[Row],
     table_keys: &[&str],
 ) -> io::Result<()> {
-    let Some(first) = rows.first() else {
-        return Ok(());
-    };
-    match format {
-        Format::Json => {
-            for row in rows {
+    let mut writer = RowWriter::new(format, table_keys);
+    for row in rows {
+        writer.push(out, row.clone())?;
+    }
+    writer.end_window(out)
+}
+
+/// Writes rows as they come, in one format.
+///
+/// JSON Lines and CSV lines are written at once. A table needs its column widths before its
+/// first line: it holds the rows pushed before the first [`RowWriter::end_window`] (a
+/// grid's first window of runs), fixes the widths from them, and pads every later row to
+/// those widths. So a table of one window is exactly aligned; in a longer one a later value
+/// wider than its column widens its own line only.
+pub struct RowWriter {
+    format: Format,
+    table_keys: Vec<String>,
+    /// The header is written (CSV, table).
+    started: bool,
+    /// Table rows waiting for the widths.
+    pending: Vec<Row>,
+    /// The table's shown columns (indices into a row) and their widths.
+    layout: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+impl RowWriter {
+    /// Returns a writer; `table_keys` picks the columns a table shows.
+    pub fn new(format: Format, table_keys: &[&str]) -> Self {
+        Self {
+            format,
+            table_keys: table_keys.iter().map(|k| (*k).to_string()).collect(),
+            started: false,
+            pending: Vec::new(),
+            layout: None,
+        }
+    }
+
+    /// Writes `row` (a table row waits until the widths are fixed).
+    pub fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
+        match self.format {
+            Format::Json => {
                 let fields: Vec<String> = row
                     .iter()
                     .map(|(k, v)| format!("\"{k}\":{}", v.json()))
                     .collect();
-                writeln!(out, "{{{}}}", fields.join(","))?;
+                writeln!(out, "{{{}}}", fields.join(","))
             }
-        }
-        Format::Csv => {
-            let header: Vec<&str> = first.iter().map(|(k, _)| k.as_ref()).collect();
-            writeln!(out, "{}", header.join(","))?;
-            for row in rows {
+            Format::Csv => {
+                if !self.started {
+                    self.started = true;
+                    let header: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
+                    writeln!(out, "{}", header.join(","))?;
+                }
                 let cells: Vec<String> = row.iter().map(|(_, v)| v.text()).collect();
-                writeln!(out, "{}", cells.join(","))?;
+                writeln!(out, "{}", cells.join(","))
             }
-        }
-        Format::Table => {
-            let columns: Vec<usize> = first
-                .iter()
-                .enumerate()
-                .filter(|(_, (k, _))| table_keys.contains(&k.as_ref()))
-                .map(|(i, _)| i)
-                .collect();
-            let texts: Vec<Vec<String>> = rows
-                .iter()
-                .map(|row| columns.iter().map(|&i| row[i].1.text()).collect())
-                .collect();
-            let widths: Vec<usize> = columns
-                .iter()
-                .enumerate()
-                .map(|(c, &i)| {
-                    texts
-                        .iter()
-                        .map(|t| t[c].len())
-                        .chain([first[i].0.len()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let header: Vec<String> = columns
-                .iter()
-                .zip(&widths)
-                .map(|(&i, &w)| pad(&first[i].0, w, first[i].1.is_number()))
-                .collect();
-            writeln!(out, "{}", header.join("  ").trim_end())?;
-            for (row, text) in rows.iter().zip(&texts) {
-                let cells: Vec<String> = columns
-                    .iter()
-                    .zip(&widths)
-                    .zip(text)
-                    .map(|((&i, &w), t)| pad(t, w, row[i].1.is_number()))
-                    .collect();
-                writeln!(out, "{}", cells.join("  ").trim_end())?;
-            }
+            Format::Table => match &self.layout {
+                None => {
+                    self.pending.push(row);
+                    Ok(())
+                }
+                Some((columns, widths)) => write_table_row(out, &row, columns, widths),
+            },
         }
     }
-    Ok(())
+
+    /// Ends a window: a table fixes its widths from the rows held so far (if any) and
+    /// writes them.
+    pub fn end_window(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if self.layout.is_some() {
+            return Ok(());
+        }
+        let Some(first) = self.pending.first() else {
+            return Ok(());
+        };
+        let columns: Vec<usize> = first
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| self.table_keys.iter().any(|t| t == k))
+            .map(|(i, _)| i)
+            .collect();
+        let widths: Vec<usize> = columns
+            .iter()
+            .map(|&i| {
+                self.pending
+                    .iter()
+                    .map(|row| row[i].1.text().len())
+                    .chain([first[i].0.len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let header: Vec<String> = columns
+            .iter()
+            .zip(&widths)
+            .map(|(&i, &w)| pad(&first[i].0, w, first[i].1.is_number()))
+            .collect();
+        writeln!(out, "{}", header.join("  ").trim_end())?;
+        for row in std::mem::take(&mut self.pending) {
+            write_table_row(out, &row, &columns, &widths)?;
+        }
+        self.layout = Some((columns, widths));
+        Ok(())
+    }
+}
+
+fn write_table_row(
+    out: &mut impl Write,
+    row: &Row,
+    columns: &[usize],
+    widths: &[usize],
+) -> io::Result<()> {
+    let cells: Vec<String> = columns
+        .iter()
+        .zip(widths)
+        .map(|(&i, &w)| pad(&row[i].1.text(), w, row[i].1.is_number()))
+        .collect();
+    writeln!(out, "{}", cells.join("  ").trim_end())
 }
 
 fn pad(s: &str, width: usize, right: bool) -> String {

@@ -39,29 +39,76 @@ pub fn stats(values: &mut [f64]) -> [f64; 7] {
     ]
 }
 
+/// One parameter combination's runs as they arrive: its parameters and each metric's
+/// values, nothing more (a grid's summary holds one combination at a time).
+pub struct Combination {
+    /// The first run's parameters, without the seed.
+    params: Row,
+    /// Each metric's values, in the order of `metrics`.
+    values: Vec<Vec<f64>>,
+    runs: usize,
+}
+
+impl Combination {
+    /// Starts a combination with its first run.
+    pub fn new(first: &Row, metrics: &[&str]) -> Self {
+        let params = first
+            .iter()
+            .filter(|(k, _)| k != "seed" && !metrics.contains(&k.as_ref()))
+            .cloned()
+            .collect();
+        let mut c = Self {
+            params,
+            values: vec![Vec::new(); metrics.len()],
+            runs: 0,
+        };
+        c.add(first, metrics);
+        c
+    }
+
+    /// Adds one run's metrics.
+    pub fn add(&mut self, run: &Row, metrics: &[&str]) {
+        self.runs += 1;
+        for (metric, values) in metrics.iter().zip(&mut self.values) {
+            if let Some(v) = run
+                .iter()
+                .find(|(k, _)| k == metric)
+                .and_then(|(_, v)| v.number())
+            {
+                values.push(v);
+            }
+        }
+    }
+
+    /// Returns the number of runs added.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// Returns the summary row: parameters (without the seed), `seeds`, then
+    /// `<metric>_<stat>` for every metric.
+    pub fn finish(self, metrics: &[&str]) -> Row {
+        let mut out = self.params;
+        out.push((Key::Borrowed("seeds"), Cell::Int(self.runs as u64)));
+        for (metric, mut values) in metrics.iter().zip(self.values) {
+            for (name, value) in STATS.iter().zip(stats(&mut values)) {
+                out.push((Key::Owned(format!("{metric}_{name}")), Cell::Stat(value)));
+            }
+        }
+        out
+    }
+}
+
 /// Aggregates consecutive groups of `per_combination` rows: parameters (without the seed),
 /// `seeds`, then `<metric>_<stat>` for every metric.
 pub fn summarize(rows: &[Row], per_combination: usize, metrics: &[&str]) -> Vec<Row> {
     rows.chunks(per_combination.max(1))
         .map(|runs| {
-            let first = &runs[0];
-            let mut out: Row = first
-                .iter()
-                .filter(|(k, _)| k != "seed" && !metrics.contains(&k.as_ref()))
-                .cloned()
-                .collect();
-            out.push((Key::Borrowed("seeds"), Cell::Int(runs.len() as u64)));
-            for metric in metrics {
-                let mut values: Vec<f64> = runs
-                    .iter()
-                    .filter_map(|r| r.iter().find(|(k, _)| k == metric))
-                    .filter_map(|(_, v)| v.number())
-                    .collect();
-                for (name, value) in STATS.iter().zip(stats(&mut values)) {
-                    out.push((Key::Owned(format!("{metric}_{name}")), Cell::Stat(value)));
-                }
+            let mut c = Combination::new(&runs[0], metrics);
+            for run in &runs[1..] {
+                c.add(run, metrics);
             }
-            out
+            c.finish(metrics)
         })
         .collect()
 }

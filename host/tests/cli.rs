@@ -2,16 +2,13 @@
 
 use std::process::{Command, Output};
 
+use capsim_tests::golden;
+
 fn capsim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_capsim"))
         .args(args)
         .output()
         .expect("capsim runs")
-}
-
-fn golden(name: &str) -> Vec<u8> {
-    let path = format!("{}/../tests/golden/{name}.out", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(path).unwrap()
 }
 
 const LESSONS: [&str; 5] = [
@@ -75,6 +72,10 @@ fn bad_input_is_one_line_and_status_2() {
     assert_bad_input(&["autoscale", "--threshold", "2,,3"], "--threshold");
     assert_bad_input(&["autoscale", "--threshold", "two"], "--threshold");
     assert_bad_input(&["autoscale", "--cooldown", "5..=1"], "--cooldown");
+    // every empty range alike, 0..0 included
+    for empty in ["0..0", "1..1", "2..1"] {
+        assert_bad_input(&["autoscale", "--cooldown", empty], "is empty");
+    }
     assert_bad_input(&["bulkhead", "--split", "shared,x"], "--split");
     assert_bad_input(&["autoscale", "--capacity", "nan"], "--capacity");
     // unknown mode, format, lesson, flag
@@ -336,6 +337,179 @@ fn every_parameter_flag_reaches_the_run() {
             assert_eq!(shown, *value, "{model} --{key}");
         }
     }
+}
+
+#[test]
+fn threads_are_bounded() {
+    // 0 is one per core; 256 is the documented bound.
+    for ok in ["0", "1", "256"] {
+        let out = capsim(&["autoscale", "--threads", ok, "--format", "csv"]);
+        assert!(out.status.success(), "--threads {ok}");
+        assert!(out.stderr.is_empty(), "--threads {ok}");
+    }
+    for bad in ["257", "65535", "4294967296", "-1", "many"] {
+        assert_bad_input(&["autoscale", "--threads", bad], "--threads");
+    }
+    let help = String::from_utf8(capsim(&["autoscale", "--help"]).stdout).unwrap();
+    assert!(help.contains("0 (one per core) to 256"), "{help}");
+}
+
+/// Runs capsim and returns (stdout, stderr, exit code).
+fn capsim_text(args: &[&str]) -> (String, String, Option<i32>) {
+    let out = capsim(args);
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (text(out.stdout), text(out.stderr), out.status.code())
+}
+
+#[test]
+fn a_failing_run_names_itself_whatever_the_threads() {
+    // With one request per instance, round 0's demand (900 at the lesson's base) needs 900
+    // instances: more than the group's 256. Seeds are innermost, so the capacity=100 runs
+    // (1 to 300) come first and the first failing run is capacity=1 with the first seed.
+    let args = ["autoscale", "--capacity", "100,1", "--seed", "1..=300"];
+    let mut seen = Vec::new();
+    for threads in ["1", "2", "3"] {
+        let (out, err, code) = capsim_text(&[&args[..], &["--threads", threads]].concat());
+        assert_eq!(code, Some(2), "{threads}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: run capacity=1 seed=1: ") && err.contains("capacity"),
+            "{err}"
+        );
+        // The 300 capacity=100 rows came first and stay printed (header + 300 lines).
+        assert_eq!(out.lines().count(), 301, "{threads}");
+        seen.push((out, err));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn a_later_failing_run_follows_the_streamed_rows() {
+    // 5000 good runs fill more than one window (4096 runs); run 5001 (capacity=1, seed=1)
+    // is the first to fail. Every earlier row is printed, in grid order, then the error.
+    let args = [
+        "autoscale",
+        "--rounds",
+        "1",
+        "--capacity",
+        "100,1",
+        "--seed",
+        "1..=5000",
+        "--format",
+        "csv",
+    ];
+    let mut seen = Vec::new();
+    for threads in ["1", "2"] {
+        let (out, err, code) = capsim_text(&[&args[..], &["--threads", threads]].concat());
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.starts_with("error: run capacity=1 seed=1: "), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 5001);
+        for (seed, line) in (1..=5000).zip(&lines[1..]) {
+            assert!(line.starts_with(&format!("2,0,{seed},1,100,")), "{line}");
+        }
+        seen.push((out, err));
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+#[test]
+fn parameter_errors_come_before_any_row() {
+    // The bad capacity is the grid's last combination: still nothing is run or printed.
+    let args = [
+        "autoscale",
+        "--rounds",
+        "1",
+        "--capacity",
+        "100,-1",
+        "--seed",
+        "1..=5000",
+    ];
+    assert_bad_input(&args, "--capacity");
+    // Only the named flags and the seed make the run's name.
+    let (_, err, _) = capsim_text(&["autoscale", "--demand-base", "900,30000", "--seed", "4"]);
+    assert!(
+        err.starts_with("error: run demand-base=30000 seed=4: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn long_grids_stream_in_grid_order() {
+    // 10000 runs: three windows. JSON and CSV rows come in grid order, nothing on stderr
+    // (no progress display on a pipe).
+    let (out, err, code) = capsim_text(&[
+        "autoscale",
+        "--rounds",
+        "1",
+        "--seed",
+        "1..=10000",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!((code, err.as_str()), (Some(0), ""));
+    let seeds: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=10000).map(|s: u32| s.to_string()).collect();
+    assert_eq!(seeds, expected);
+    // A table's widths come from the first window (seeds 1 to 4096, no wider than the
+    // header "seed"): seed 9999 fits, seed 10000 widens its own line by one.
+    let (out, err, _) = capsim_text(&["autoscale", "--rounds", "1", "--seed", "1..=10000"]);
+    assert!(err.is_empty(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 10001);
+    assert_eq!(lines[9999].len(), lines[0].len());
+    assert_eq!(lines[10000].len(), lines[0].len() + 1);
+}
+
+#[test]
+fn summaries_stream_one_combination_at_a_time() {
+    // The second combination's 3000 runs straddle the first window's end (4096 runs); its
+    // summary must be what it is alone.
+    let base = [
+        "autoscale",
+        "--rounds",
+        "1",
+        "--seed",
+        "1..=3000",
+        "--summary",
+    ];
+    let both = capsim_text(&[&base[..], &["--threshold", "2,3", "--format", "csv"]].concat());
+    assert_eq!((both.1.as_str(), both.2), ("", Some(0)));
+    let alone =
+        |t: &str| capsim_text(&[&base[..], &["--threshold", t, "--format", "csv"]].concat()).0;
+    let (two, three) = (alone("2"), alone("3"));
+    let mut expected: Vec<&str> = two.lines().collect();
+    expected.extend(three.lines().skip(1));
+    assert_eq!(both.0.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(["autoscale", "--seed", "1..=1000000", "--format", "csv"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..3 {
+        assert!(lines.next().unwrap().is_ok());
+    }
+    drop(lines);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A demand curve that goes negative empties the group (issue 7): the reference program

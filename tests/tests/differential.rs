@@ -12,8 +12,7 @@ use serde_json::Value;
 /// Vectors marked `heavy` (10^7 rounds and the like: seconds each without optimization) run
 /// only in optimized builds: `cargo test --release -p capsim-tests --test differential`.
 fn vectors(model: &str) -> Vec<(Value, Value)> {
-    let path = format!("{}/data/{model}.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = capsim_tests::read(&format!("data/{model}.jsonl"));
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

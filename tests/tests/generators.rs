@@ -5,8 +5,7 @@ use capsim_core::rng::{CounterHash, GroupLcg, ParkMiller, UnitRng};
 use serde_json::Value;
 
 fn data() -> Value {
-    let path = format!("{}/data/generators.json", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_json::from_str(&capsim_tests::read("data/generators.json")).unwrap()
 }
 
 fn check<R: UnitRng>(name: &str, make: impl Fn(u32) -> R) {

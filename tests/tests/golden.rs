@@ -3,25 +3,15 @@
 
 use capsim_core::consumers::Workspace;
 use capsim_core::lesson::{render, render_all, Lesson, LESSON_SHIPMENTS};
+use capsim_tests::{golden, lesson_workspace, rendered};
 
-fn golden(lesson: Lesson) -> String {
-    let path = format!(
-        "{}/golden/{}.out",
-        env!("CARGO_MANIFEST_DIR"),
-        lesson.name()
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn rendered(lesson: Lesson) -> String {
-    let mut out = String::new();
-    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
-    render(lesson, &mut out, &mut ws).unwrap();
-    out
+/// Returns the lesson's golden output as text.
+fn golden_text(lesson: Lesson) -> String {
+    String::from_utf8(golden(lesson.name())).expect("golden files are UTF-8")
 }
 
 fn assert_same(lesson: Lesson) {
-    let (want, got) = (golden(lesson), rendered(lesson));
+    let (want, got) = (golden_text(lesson), rendered(lesson));
     for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
         assert_eq!(g, w, "{} line {}", lesson.name(), i + 1);
     }
@@ -55,13 +45,9 @@ fn bulkhead() {
 
 #[test]
 fn all_is_the_five_in_order() {
-    let want: String = Lesson::ALL.into_iter().map(golden).collect();
+    let want: String = Lesson::ALL.into_iter().map(golden_text).collect();
     let mut got = String::new();
-    render_all(
-        &mut got,
-        &mut Box::new(Workspace::<LESSON_SHIPMENTS>::new()),
-    )
-    .unwrap();
+    render_all(&mut got, &mut lesson_workspace()).unwrap();
     assert_eq!(got, want);
 }
 
@@ -69,7 +55,7 @@ fn all_is_the_five_in_order() {
 fn consumers_renders_the_same_with_any_number_of_lanes() {
     use capsim_core::consumers::DEFAULT_IN_FLIGHT;
     use capsim_core::lesson::LESSON_CONFIGURATIONS;
-    let want = golden(Lesson::Consumers);
+    let want = golden_text(Lesson::Consumers);
     let mut out = String::new();
     let mut ws = Box::new(Workspace::<
         LESSON_SHIPMENTS,

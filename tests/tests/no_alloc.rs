@@ -4,8 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use capsim_core::consumers::Workspace;
-use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
+use capsim_core::lesson::{render, Lesson};
 use capsim_core::{autoscale, bulkhead, consumers};
 
 struct Counting;
@@ -50,7 +49,7 @@ impl core::fmt::Write for ByteCount {
 
 #[test]
 fn models_and_lessons_never_allocate() {
-    let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new()); // allocated before counting
+    let mut ws = capsim_tests::lesson_workspace(); // allocated before counting
     let n = allocations_in(|| {
         autoscale::run(&autoscale::Params::default()).unwrap();
     });

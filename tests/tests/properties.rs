@@ -3,8 +3,10 @@
 use capsim_core::autoscale;
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Event, LessonDraws, Queue, QueueSpace, Workspace};
-use capsim_core::lesson::{render_all, LESSON_SHIPMENTS};
-use capsim_core::rng::{CounterHash, Uniform};
+use capsim_core::lesson::{render, Lesson};
+use capsim_core::rng::{CounterHash, GroupLcg, ParkMiller, Uniform};
+use capsim_core::Observer;
+use capsim_tests::{golden, lesson_workspace};
 
 #[test]
 fn one_consumer_never_reorders() {
@@ -202,19 +204,73 @@ fn any_rand_core_generator_drives_every_model() {
 }
 
 #[test]
-fn same_inputs_same_bytes() {
-    let render = || {
-        let mut s = String::new();
-        render_all(&mut s, &mut Box::new(Workspace::<LESSON_SHIPMENTS>::new())).unwrap();
-        s
+fn a_reused_workspace_gives_what_a_fresh_one_gives() {
+    // A workspace outlives its runs (the firmware renders every lesson with one static
+    // workspace): nothing a run leaves in it may reach the next run.
+    let params = |consumers, slots, shipments, seed| consumers::Params {
+        consumers,
+        slots,
+        shipments,
+        seed,
+        ..consumers::Params::default()
     };
-    assert_eq!(render(), render());
-    let p = autoscale::Params {
-        threshold: 1,
-        seed: 77,
+    let (big, small) = (params(13, 3, 3000, 9), params(3, 2, 700, 31));
+    let fresh = consumers::run(&small, &mut Box::new(Workspace::<700>::new())).unwrap();
+    let mut reused = Box::new(Workspace::<3000, 64, 4>::new());
+    consumers::run(&big, &mut reused).unwrap();
+    assert_eq!(consumers::run(&small, &mut reused).unwrap(), fresh);
+    // The lesson's batch fills every lane; the same workspace then renders the lesson again.
+    let mut ws = lesson_workspace();
+    for pass in 1..=2 {
+        let mut out = String::new();
+        render(Lesson::Consumers, &mut out, &mut ws).unwrap();
+        assert!(out.as_bytes() == golden("consumers"), "pass {pass}");
+    }
+}
+
+/// Records the rounds an [`Observer`] is told about.
+#[derive(Default)]
+struct Rounds(Vec<u64>);
+
+impl Observer for Rounds {
+    fn round_done(&mut self, round: u64) {
+        self.0.push(round);
+    }
+}
+
+impl Rounds {
+    /// Asserts one report per round, in order.
+    fn assert_each_in_order(&self, rounds: u32, what: &str) {
+        assert_eq!(
+            self.0.len(),
+            rounds as usize,
+            "{what}: one report per round"
+        );
+        assert!(
+            self.0.windows(2).all(|w| w[0] < w[1]),
+            "{what}: in order: {:?}",
+            &self.0[..self.0.len().min(10)]
+        );
+    }
+}
+
+#[test]
+fn the_observer_hears_every_round_in_order() {
+    let a = autoscale::Params {
+        rounds: 97,
         ..autoscale::Params::default()
     };
-    assert_eq!(autoscale::run(&p), autoscale::run(&p));
+    let mut seen = Rounds::default();
+    autoscale::run_with(&a, &mut GroupLcg::new(a.seed), &mut seen).unwrap();
+    seen.assert_each_in_order(a.rounds, "autoscale");
+    let b = bulkhead::Params {
+        horizon: 1234,
+        failure_start: 600,
+        ..bulkhead::Params::default()
+    };
+    let mut seen = Rounds::default();
+    bulkhead::run_with(&b, &mut ParkMiller::new(b.seed), &mut seen).unwrap();
+    seen.assert_each_in_order(b.horizon, "bulkhead");
 }
 
 #[test]
