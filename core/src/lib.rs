@@ -31,6 +31,7 @@ pub mod bulkhead;
 pub mod consumers;
 mod error;
 pub mod fdlibm;
+pub mod formula;
 pub mod jsfmt;
 pub mod lesson;
 pub mod rng;
