@@ -53,6 +53,9 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Azure Batch autoscale formulas: check a formula file, or evaluate it once
+    #[command(subcommand, after_help = capsim::formula::FORMULA_HELP)]
+    Formula(capsim::formula::FormulaCommand),
     /// One shared slot pool vs. partitioned pools, healthy or with a slow dependency
     #[command(after_help = LIMITS)]
     Bulkhead {
@@ -80,6 +83,8 @@ struct RunArgs {
 /// A failure to report: bad input (status 2) or a failed write.
 enum Failure {
     Input(String),
+    /// A formula evaluation failed (status 1).
+    Evaluation(String),
     Io(io::Error),
 }
 
@@ -112,6 +117,10 @@ fn main() -> ExitCode {
         Err(Failure::Input(msg)) => {
             eprintln!("error: {msg}");
             ExitCode::from(2)
+        }
+        Err(Failure::Evaluation(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
         }
         // A closed pipe (`capsim ... | head`) is not an error worth a message.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -154,6 +163,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
+        Command::Formula(cmd) => match capsim::formula::run(&cmd) {
+            Ok(text) => Ok(out.write_all(text.as_bytes())?),
+            Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
+            Err(capsim::formula::Failure::Evaluation(m)) => Err(Failure::Evaluation(m)),
+        },
     }
 }
 
