@@ -170,6 +170,21 @@ fn eval_samples_and_current_values() {
         "PendingTasks=5::5::5:",
     ]);
     assert_eq!(out, "$TargetDedicatedNodes=1;$NodeDeallocationOption=taskcompletion;maxNumberofVMs=25;pendingTaskSamplePercent=50;pendingTaskSamples=1;startingNumberOfVMs=1\n");
+    // The README's teaching example: with the default one-minute delay a 180 s window has
+    // at most 4 of its 6 samples (66.7 % < 70): one node; with no delay 100 %, avg 15.
+    let readme = |delay: &str| {
+        stdout_ok(&[
+            "formula",
+            "eval",
+            &example("pending-tasks.formula"),
+            "--sample",
+            "PendingTasks=10:12:14:16:18:20",
+            "--delay",
+            delay,
+        ])
+    };
+    assert_eq!(readme("60"), "$TargetDedicatedNodes=1;$NodeDeallocationOption=taskcompletion;maxNumberofVMs=25;pendingTaskSamplePercent=66.66666666666667;pendingTaskSamples=1;startingNumberOfVMs=1\n");
+    assert!(readme("0").starts_with("$TargetDedicatedNodes=15;"));
     // --set of a current target (read before assignment), Example 2's "half of current".
     let out = stdout_ok(&[
         "formula",

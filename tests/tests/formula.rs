@@ -553,3 +553,26 @@ fn every_example_file_parses_except_the_documented_defect() {
     }
     assert_eq!(n, 14);
 }
+
+/// The documented memory figures (module docs, report): on a 64-bit host.
+#[test]
+fn sizes_stay_as_documented() {
+    use std::mem::size_of;
+    assert!(
+        size_of::<Program>() <= 34 * 1024,
+        "{}",
+        size_of::<Program>()
+    );
+    assert!(
+        size_of::<History>() <= 43 * 1024,
+        "{}",
+        size_of::<History>()
+    );
+    assert!(size_of::<History<128>>() <= 23 * 1024);
+    assert!(
+        size_of::<Workspace>() <= 10 * 1024,
+        "{}",
+        size_of::<Workspace>()
+    );
+    assert!(size_of::<FormulaError>() <= 64);
+}

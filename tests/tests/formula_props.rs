@@ -12,7 +12,12 @@ fn examples() -> Vec<String> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("formula"))
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
         .collect();
     v.sort();
     assert!(v.len() >= 14);
@@ -99,7 +104,12 @@ fn every_prefix_of_every_example() {
         }
     }
     // Cuts at statement ends parse and evaluate; the rest fail with positions.
-    assert!(h.parsed > 50 && h.evaluated > 20, "{} {}", h.parsed, h.evaluated);
+    assert!(
+        h.parsed > 50 && h.evaluated > 20,
+        "{} {}",
+        h.parsed,
+        h.evaluated
+    );
 }
 
 /// A 64-bit LCG (Knuth's MMIX constants): a fixed, dependency-free stream.
@@ -147,7 +157,12 @@ fn random_byte_changes() {
         let src = String::from_utf8_lossy(&bytes).into_owned();
         h.run(&src);
     }
-    assert!(h.parsed > 500 && h.evaluated > 100, "{} {}", h.parsed, h.evaluated);
+    assert!(
+        h.parsed > 500 && h.evaluated > 100,
+        "{} {}",
+        h.parsed,
+        h.evaluated
+    );
 }
 
 #[test]

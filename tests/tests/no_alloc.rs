@@ -5,8 +5,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use capsim_core::consumers::Workspace;
-use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
 use capsim_core::formula::{self, History, Inputs, Metric, Program, Timestamp};
+use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
 use capsim_core::{autoscale, bulkhead, consumers};
 
 struct Counting;
