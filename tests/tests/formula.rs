@@ -576,3 +576,28 @@ fn sizes_stay_as_documented() {
     );
     assert!(size_of::<FormulaError>() <= 64);
 }
+
+#[test]
+fn a_failed_evaluation_reports_the_variables_assigned_before_it() {
+    // AZ-EVAL shows a results string next to an InsufficientSampleData error.
+    let src =
+        "$targetDedicatedNodes = 5;\nx = $CPUPercent.GetSample(TimeInterval_Minute * 10, 10);";
+    let program = Program::from_source(src).unwrap();
+    let h = history(60);
+    let mut ws = Box::new(Workspace::new(1));
+    let e = evaluate(
+        &program,
+        &Inputs::new(at("2026-10-01T00:00:00Z"), &h),
+        &mut ws,
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "line 2, col 17: Insufficient data from data set: $CPUPercent wanted 10%, received 0%"
+    );
+    assert_eq!(
+        ws.results(&program).to_string(),
+        "$targetDedicatedNodes=5;$NodeDeallocationOption=requeue"
+    );
+}

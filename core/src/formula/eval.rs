@@ -986,7 +986,52 @@ fn scale(ticks: i64, x: f64, divide: bool) -> Option<Value> {
     }
 }
 
+/// The results string of an evaluation: `$TargetDedicatedNodes=10;$NodeDeallocationOption=…`.
+///
+/// From [`Outcome::results`] after success, or [`Workspace::results`] after a failure (the
+/// variables assigned before the failing statement, as Batch reports next to an error).
+pub struct Results<'a> {
+    program: &'a Program,
+    ws: &'a Workspace,
+    deallocation: Deallocation,
+}
+
 impl Outcome<'_> {
+    /// Returns the results string (also what `Display` writes).
+    pub fn results(&self) -> Results<'_> {
+        Results {
+            program: self.program,
+            ws: self.ws,
+            deallocation: self.deallocation,
+        }
+    }
+}
+
+impl Workspace {
+    /// Returns the results string of the last evaluation of `program` in this workspace,
+    /// up to the statement that failed.
+    pub fn results<'a>(&'a self, program: &'a Program) -> Results<'a> {
+        let d = usize::from(DEALLOCATION_SLOT);
+        let deallocation = match (self.assigned[d], self.values[d]) {
+            (true, Value::Dealloc(x)) => x,
+            _ => Deallocation::Requeue,
+        };
+        Results {
+            program,
+            ws: self,
+            deallocation,
+        }
+    }
+}
+
+impl fmt::Display for Outcome<'_> {
+    /// Writes the results string.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.results().fmt(f)
+    }
+}
+
+impl Results<'_> {
     fn write_value(&self, f: &mut fmt::Formatter<'_>, v: Value) -> fmt::Result {
         match v {
             Value::Double(x) => write!(f, "{}", Num(x)),
@@ -1008,8 +1053,9 @@ impl Outcome<'_> {
     }
 }
 
-impl fmt::Display for Outcome<'_> {
-    /// Writes the results string: `$TargetDedicatedNodes=10;$NodeDeallocationOption=requeue;…`.
+impl fmt::Display for Results<'_> {
+    /// Writes the targets assigned, `$NodeDeallocationOption` (always), then the user
+    /// variables assigned, in ordinal byte order of their names.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
         let mut item = |f: &mut fmt::Formatter<'_>, slot: usize, v: Value| -> fmt::Result {

@@ -31,7 +31,8 @@
 //! 3. Every `K` rounds: build [`Inputs`] (time, history, the current values such as
 //!    `$CurrentDedicatedNodes`, the current targets) and call [`evaluate`]. On `Ok`, apply
 //!    `dedicated` / `low_priority` (when `Some`) and `deallocation`; on `Err` leave the group
-//!    unchanged and count a failed evaluation. The outcome's `Display` is the results string.
+//!    unchanged and count a failed evaluation. The outcome's `Display` is the results string;
+//!    after a failure [`Workspace::results`] gives the variables assigned before it.
 //!
 //! # Capacities
 //!
@@ -113,7 +114,7 @@ mod time;
 use core::fmt;
 
 pub use error::{ErrorKind, FormulaError, Snippet};
-pub use eval::{evaluate, Inputs, Outcome, Workspace};
+pub use eval::{evaluate, Inputs, Outcome, Results, Workspace};
 pub use history::{History, DEFAULT_DELAY, DEFAULT_HISTORY, SAMPLE_PERIOD};
 pub use program::Program;
 pub use time::{TimeInterval, Timestamp, TICKS_PER_MS, TICKS_PER_SECOND};
