@@ -85,7 +85,10 @@ impl Harness {
                     Ok(out) => {
                         self.evaluated += 1;
                         let s = out.to_string();
-                        assert!(s.contains("$NodeDeallocationOption="), "{s}");
+                        assert!(
+                            s.to_ascii_lowercase().contains("$nodedeallocationoption="),
+                            "{s}"
+                        );
                     }
                 }
             }
