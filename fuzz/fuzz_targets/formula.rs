@@ -42,7 +42,10 @@ fn within(src: &str, e: &FormulaError) {
         .split('\n')
         .nth(e.line as usize - 1)
         .unwrap_or_else(|| panic!("{e}: no such line in {src:?}"));
-    assert!(e.col >= 1 && e.col as usize <= line.chars().count() + 1, "{e}: {line:?}");
+    assert!(
+        e.col >= 1 && e.col as usize <= line.chars().count() + 1,
+        "{e}: {line:?}"
+    );
     let _ = e.to_string();
 }
 
@@ -67,9 +70,16 @@ fuzz_target!(|data: &[u8]| {
         (Ok(a), Ok(b)) => {
             let text = a.to_string();
             assert_eq!(text, b.to_string());
-            assert_eq!((a.dedicated, a.low_priority, a.deallocation), (b.dedicated, b.low_priority, b.deallocation));
+            assert_eq!(
+                (a.dedicated, a.low_priority, a.deallocation),
+                (b.dedicated, b.low_priority, b.deallocation)
+            );
             // Printed as first written: service names ignore case.
-            assert!(text.to_ascii_lowercase().contains("$nodedeallocationoption="), "{text}");
+            assert!(
+                text.to_ascii_lowercase()
+                    .contains("$nodedeallocationoption="),
+                "{text}"
+            );
         }
         (Err(a), Err(b)) => {
             assert_eq!(a.to_string(), b.to_string()); // (an index may be NaN: compare text)

@@ -601,3 +601,20 @@ fn a_failed_evaluation_reports_the_variables_assigned_before_it() {
         "$targetDedicatedNodes=5;$NodeDeallocationOption=requeue"
     );
 }
+
+#[test]
+fn a_program_is_reused_in_place() {
+    let mut p = Box::new(Program::new());
+    p.parse("a = 1; b = a + 1;").unwrap();
+    assert_eq!((p.statements(), p.user_variables()), (2, 2));
+    // A failed parse leaves it empty, evaluating to the defaults only.
+    assert!(p.parse("a = ").is_err());
+    assert_eq!((p.statements(), p.nodes(), p.user_variables()), (0, 0, 0));
+    let h = history(60);
+    let mut ws = Box::new(Workspace::new(1));
+    let out = evaluate(&p, &Inputs::new(at("2026-10-01T00:00:00Z"), &h), &mut ws).unwrap();
+    assert_eq!(out.to_string(), "$NodeDeallocationOption=requeue");
+    p.parse("c = 3;").unwrap();
+    let out = evaluate(&p, &Inputs::new(at("2026-10-01T00:00:00Z"), &h), &mut ws).unwrap();
+    assert_eq!(out.to_string(), "$NodeDeallocationOption=requeue;c=3");
+}

@@ -188,3 +188,34 @@ fn deep_and_wide_inputs_are_errors_not_crashes() {
     h.run("v = $CPUPercent.GetSample(TimeInterval_Year * 10000000000);");
     h.run("v = time() + TimeInterval_Year * 100000; w = -TimeInterval_Year * 1000000000000;");
 }
+
+/// The deepest inputs the limits admit (23 levels of nesting, a 63-operator chain) parse and
+/// evaluate on a small thread stack: 16 KB (Linux's minimum) in a release build, where
+/// they were measured; debug builds' frames are several times larger.
+#[test]
+fn deepest_inputs_fit_a_small_stack() {
+    let sources = vec![
+        format!("x = {}1{};", "(".repeat(23), ")".repeat(23)),
+        format!("x = {}1{};", "avg(".repeat(23), ")".repeat(23)),
+        format!("x = {}1{};", "[".repeat(23), "]".repeat(23)),
+        format!("x = 1{};", " + 1".repeat(63)),
+        format!("x = 1{};", " ? 1 : 1".repeat(23)),
+        format!("x = 1{};", " + (1 * (1 - (1 < -!1)))".repeat(15)),
+        format!("x = {}1{};", "max(1, 2 + 3 * -".repeat(12), ")".repeat(12)),
+    ];
+    let mut h = Harness::new(); // the big buffers live on the heap, made on this thread
+    let kb = if cfg!(debug_assertions) { 256 } else { 16 };
+    let done = std::thread::Builder::new()
+        .stack_size(kb * 1024)
+        .spawn(move || {
+            for src in &sources {
+                h.run(src);
+            }
+            (h.parsed, h.evaluated)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // All parse; the nested vector literal fails evaluation (elements must be doubles).
+    assert_eq!(done, (7, 6));
+}

@@ -110,7 +110,8 @@ pub enum ErrorKind {
         /// The accepted counts, in words.
         accepted: &'static str,
     },
-    /// Brackets, calls or unary operators nested deeper than [`super::MAX_NESTING`].
+    /// Brackets, calls or `?:` nested deeper than [`super::MAX_NESTING`], or more than
+    /// [`super::MAX_PREFIX`] prefix operators in a row.
     TooDeep,
     /// An expression tree taller than [`super::MAX_HEIGHT`] (one level per operator).
     TooTall,
@@ -228,7 +229,12 @@ impl fmt::Display for ErrorKind {
             ReadOnly(s) => write!(f, "{s} is a read-only service variable"),
             Reserved(s) => write!(f, "{s} is a reserved word"),
             ArgumentCount { name, accepted } => write!(f, "{name} takes {accepted}"),
-            TooDeep => write!(f, "nesting deeper than {} levels", super::MAX_NESTING),
+            TooDeep => write!(
+                f,
+                "nesting deeper than the limit ({} levels of brackets, calls and ?:, {} prefix operators in a row)",
+                super::MAX_NESTING,
+                super::MAX_PREFIX
+            ),
             TooTall => write!(
                 f,
                 "expression deeper than {} operators (the limit)",

@@ -133,20 +133,14 @@ pub struct Outcome<'a> {
     ws: &'a Workspace,
 }
 
+/// Why an evaluation stopped early; a failure's error waits in `Cx::err`. Keeping results
+/// this small keeps the recursive evaluator's stack frames small.
 enum Flow {
-    Fail(FormulaError),
+    Fail,
     Stop,
 }
 
 type R<T> = Result<T, Flow>;
-
-fn fail(n: &Node, kind: ErrorKind) -> Flow {
-    Flow::Fail(FormulaError {
-        line: u32::from(n.line),
-        col: u32::from(n.col),
-        kind,
-    })
-}
 
 /// Evaluates `program` once. On `Err` nothing should change (Batch makes no change to the
 /// pool after a failed evaluation).
@@ -163,6 +157,7 @@ pub fn evaluate<'a, const N: usize>(
             prog: program,
             inputs,
             ws: &mut *ws,
+            err: None,
         };
         for s in program.stmts.iter().take(program.statements()) {
             match cx.eval(s.expr) {
@@ -178,7 +173,14 @@ pub fn evaluate<'a, const N: usize>(
                     stopped = true;
                     break;
                 }
-                Err(Flow::Fail(e)) => return Err(e),
+                Err(Flow::Fail) => {
+                    // `Flow::Fail` always comes with a recorded error.
+                    return Err(cx.err.take().unwrap_or(FormulaError {
+                        line: u32::from(s.line),
+                        col: u32::from(s.col),
+                        kind: ErrorKind::TimeOutOfRange,
+                    }));
+                }
             }
         }
     }
@@ -244,6 +246,7 @@ struct Cx<'p, 'i, 'h, 'w, const N: usize> {
     prog: &'p Program,
     inputs: &'i Inputs<'h, N>,
     ws: &'w mut Workspace,
+    err: Option<FormulaError>,
 }
 
 /// Folds a flattened `doubleVecList`.
@@ -310,7 +313,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
     fn alloc(&mut self, n: &Node, len: usize) -> R<usize> {
         let start = self.ws.pool_len;
         if len > VECTOR_POOL - start {
-            return Err(fail(
+            return Err(self.fail(
                 n,
                 ErrorKind::Capacity {
                     what: "vector values in one evaluation",
@@ -352,7 +355,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     let x = match self.eval(a)? {
                         Value::Double(x) => x,
                         other => {
-                            return Err(fail(
+                            return Err(self.fail(
                                 &an,
                                 ErrorKind::Argument {
                                     name: "a vector literal",
@@ -391,7 +394,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     };
                     Ok(Value::Double(v))
                 }
-                other => Err(fail(
+                other => Err(self.fail(
                     &n,
                     ErrorKind::Argument {
                         name: member.name(),
@@ -403,12 +406,12 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 let v = self.eval(e)?;
                 match (op, v) {
                     (UnOp::Neg, Value::Double(x)) => Ok(Value::Double(-x)),
-                    (UnOp::Neg, Value::Interval(t)) => t
-                        .checked_neg()
-                        .map(Value::Interval)
-                        .ok_or_else(|| fail(&n, ErrorKind::TimeOutOfRange)),
+                    (UnOp::Neg, Value::Interval(t)) => match t.checked_neg() {
+                        Some(t) => Ok(Value::Interval(t)),
+                        None => Err(self.fail(&n, ErrorKind::TimeOutOfRange)),
+                    },
                     (UnOp::Not, Value::Double(x)) => Ok(Value::Double(bool_f(x == 0.0))),
-                    (op, v) => Err(fail(
+                    (op, v) => Err(self.fail(
                         &n,
                         ErrorKind::Operands {
                             op: if op == UnOp::Neg { "-" } else { "!" },
@@ -425,7 +428,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             }
             Expr::Cond { c, t, e } => match self.eval(c)? {
                 Value::Double(x) => self.eval(if x != 0.0 { t } else { e }),
-                other => Err(fail(
+                other => Err(self.fail(
                     &n,
                     ErrorKind::Operands {
                         op: "?:",
@@ -445,7 +448,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             0 | 1 => Ok(Value::Double(self.inputs.target_dedicated)),
             2 | 3 => Ok(Value::Double(self.inputs.target_low_priority)),
             4 => Ok(Value::Dealloc(self.inputs.deallocation)),
-            _ => Err(fail(
+            _ => Err(self.fail(
                 n,
                 ErrorKind::UndefinedVariable(Snippet::new(self.prog.slot_name(slot))),
             )),
@@ -466,7 +469,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 k -= 1;
             }
         }
-        Err(fail(n, ErrorKind::NoSample(m)))
+        Err(self.fail(n, ErrorKind::NoSample(m)))
     }
 
     /// Evaluates each argument of a list function, feeding its values to `fold`; vector
@@ -485,7 +488,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     }
                 }
                 other => {
-                    return Err(fail(
+                    return Err(self.fail(
                         &an,
                         ErrorKind::Argument {
                             name,
@@ -519,7 +522,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 self.set(at, x);
                 Ok((at, 1))
             }
-            other => Err(fail(
+            other => Err(self.fail(
                 n,
                 ErrorKind::Argument {
                     name,
@@ -529,10 +532,10 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         }
     }
 
-    fn double_arg(name: &'static str, v: Value, n: &Node) -> R<f64> {
+    fn double_arg(&mut self, name: &'static str, v: Value, n: &Node) -> R<f64> {
         match v {
             Value::Double(x) => Ok(x),
-            other => Err(fail(
+            other => Err(self.fail(
                 n,
                 ErrorKind::Argument {
                     name,
@@ -550,7 +553,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             Func::Avg => {
                 let f = self.fold_list(name, first, count)?;
                 if empty(&f, 1) {
-                    return Err(fail(n, ErrorKind::EmptyVector(name)));
+                    return Err(self.fail(n, ErrorKind::EmptyVector(name)));
                 }
                 d(f.sum / f64::from(f.n))
             }
@@ -560,7 +563,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             Func::Max | Func::Min | Func::Range => {
                 let f = self.fold_list(name, first, count)?;
                 if empty(&f, 1) {
-                    return Err(fail(n, ErrorKind::EmptyVector(name)));
+                    return Err(self.fail(n, ErrorKind::EmptyVector(name)));
                 }
                 d(match func {
                     Func::Max => f.max,
@@ -571,7 +574,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             Func::Std => {
                 let f = self.fold_list(name, first, count)?;
                 if empty(&f, 2) {
-                    return Err(fail(n, ErrorKind::EmptyVector(name)));
+                    return Err(self.fail(n, ErrorKind::EmptyVector(name)));
                 }
                 d(libm::sqrt(f.m2 / f64::from(f.n - 1)))
             }
@@ -593,7 +596,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                         }
                         Ok(Self::vector(out, len))
                     }
-                    other => Err(fail(
+                    other => Err(self.fail(
                         &an,
                         ErrorKind::Argument {
                             name,
@@ -607,9 +610,9 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 let (v, vn) = self.arg(first, 0)?;
                 let (start, len) = self.vec_arg(name, v, &vn)?;
                 let (p, pn) = self.arg(first, 1)?;
-                let p = Self::double_arg(name, p, &pn)?;
+                let p = self.double_arg(name, p, &pn)?;
                 if len == 0 {
-                    return Err(fail(n, ErrorKind::EmptyVector(name)));
+                    return Err(self.fail(n, ErrorKind::EmptyVector(name)));
                 }
                 let out = self.alloc(n, len)?;
                 for j in 0..len {
@@ -640,10 +643,12 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                         let text = self.prog.text(start, len);
                         match Timestamp::parse(text) {
                             Some(t) => Ok(Value::Time(t.ticks())),
-                            None => Err(fail(&an, ErrorKind::InvalidDateTime(Snippet::new(text)))),
+                            None => {
+                                Err(self.fail(&an, ErrorKind::InvalidDateTime(Snippet::new(text))))
+                            }
                         }
                     }
-                    (other, an) => Err(fail(
+                    (other, an) => Err(self.fail(
                         &an,
                         ErrorKind::Argument {
                             name,
@@ -657,9 +662,9 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 let (v, vn) = self.arg(first, 0)?;
                 let (start, len) = self.vec_arg(name, v, &vn)?;
                 let (i, inn) = self.arg(first, 1)?;
-                let i = libm::trunc(Self::double_arg(name, i, &inn)?);
+                let i = libm::trunc(self.double_arg(name, i, &inn)?);
                 if !(i >= 0.0 && i < len as f64) {
-                    return Err(fail(
+                    return Err(self.fail(
                         &inn,
                         ErrorKind::IndexOutOfRange {
                             index: i,
@@ -676,16 +681,14 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
 
     /// A sampling argument as an absolute point in time (ticks): an interval looks back
     /// from now, a timestamp is itself.
-    fn point(&self, name: &'static str, v: Value, n: &Node) -> R<i64> {
+    fn point(&mut self, name: &'static str, v: Value, n: &Node) -> R<i64> {
         match v {
-            Value::Interval(i) => self
-                .inputs
-                .now
-                .ticks()
-                .checked_sub(i)
-                .ok_or_else(|| fail(n, ErrorKind::TimeOutOfRange)),
+            Value::Interval(i) => match self.inputs.now.ticks().checked_sub(i) {
+                Some(t) => Ok(t),
+                None => Err(self.fail(n, ErrorKind::TimeOutOfRange)),
+            },
             Value::Time(t) => Ok(t),
-            other => Err(fail(
+            other => Err(self.fail(
                 n,
                 ErrorKind::Argument {
                     name,
@@ -717,7 +720,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         }
         if count >= 3 {
             let (c, cn) = self.arg(first, 2)?;
-            pct = Some(Self::double_arg(name, c, &cn)?);
+            pct = Some(self.double_arg(name, c, &cn)?);
         }
         Ok(((p0.min(p1), p0.max(p1)), pct))
     }
@@ -745,7 +748,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                         }
                     }
                 }
-                Err(fail(n, ErrorKind::NoSample(m)))
+                Err(self.fail(n, ErrorKind::NoSample(m)))
             }
             Method::GetSamplePercent => {
                 let mark = self.ws.pool_len;
@@ -761,7 +764,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     // The `count` most recent available samples.
                     let c = libm::trunc(c);
                     if c.is_nan() || c < 1.0 {
-                        return Err(fail(&an, ErrorKind::SampleCount));
+                        return Err(self.fail(&an, ErrorKind::SampleCount));
                     }
                     let want = if c > N as f64 { N } else { c as usize };
                     let mut got = 0;
@@ -797,7 +800,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     let got = percent(possible, available);
                     if possible == 0 || got < wanted {
                         let received = if possible == 0 { 0.0 } else { libm::floor(got) };
-                        return Err(fail(
+                        return Err(self.fail(
                             n,
                             ErrorKind::InsufficientSampleData {
                                 metric: m,
@@ -843,20 +846,32 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         (possible, available)
     }
 
+    /// A time arithmetic result, or the out-of-range failure.
+    fn timed(&mut self, n: &Node, v: Option<Value>) -> R<Value> {
+        match v {
+            Some(v) => Ok(v),
+            None => Err(self.fail(n, ErrorKind::TimeOutOfRange)),
+        }
+    }
+
+    /// Records the failure at `n` and stops the evaluation.
+    fn fail(&mut self, n: &Node, kind: ErrorKind) -> Flow {
+        self.err = Some(FormulaError {
+            line: u32::from(n.line),
+            col: u32::from(n.col),
+            kind,
+        });
+        Flow::Fail
+    }
+
     fn binary(&mut self, n: &Node, op: BinOp, a: Value, b: Value) -> R<Value> {
         use BinOp::*;
         use Value::*;
-        let mismatch = || {
-            fail(
-                n,
-                ErrorKind::Operands {
-                    op: op.symbol(),
-                    left: a.ty(),
-                    right: Some(b.ty()),
-                },
-            )
+        let mismatch = ErrorKind::Operands {
+            op: op.symbol(),
+            left: a.ty(),
+            right: Some(b.ty()),
         };
-        let range = || fail(n, ErrorKind::TimeOutOfRange);
         match op {
             Add | Sub | Mul | Div => {
                 let f = |x: f64, y: f64| match op {
@@ -878,7 +893,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     }
                     (Vector { start: s1, len: l1 }, Vector { start: s2, len: l2 }) => {
                         if l1 != l2 {
-                            return Err(fail(
+                            return Err(self.fail(
                                 n,
                                 ErrorKind::VectorLengths {
                                     left: u32::from(l1),
@@ -894,9 +909,9 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                         }
                         Ok(Self::vector(out, l))
                     }
-                    (Double(x), Interval(t)) if op == Mul => scale(t, x, false).ok_or_else(range),
+                    (Double(x), Interval(t)) if op == Mul => self.timed(n, scale(t, x, false)),
                     (Interval(t), Double(x)) if op == Mul || op == Div => {
-                        scale(t, x, op == Div).ok_or_else(range)
+                        self.timed(n, scale(t, x, op == Div))
                     }
                     (Interval(x), Interval(y)) if op == Add || op == Sub => {
                         let r = if op == Add {
@@ -904,16 +919,16 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                         } else {
                             x.checked_sub(y)
                         };
-                        r.map(Interval).ok_or_else(range)
+                        self.timed(n, r.map(Interval))
                     }
-                    (Interval(i), Time(t)) | (Time(t), Interval(i)) if op == Add => Timestamp(t)
-                        .checked_add(TimeInterval(i))
-                        .map(|t| Time(t.ticks()))
-                        .ok_or_else(range),
+                    (Interval(i), Time(t)) | (Time(t), Interval(i)) if op == Add => {
+                        let r = Timestamp(t).checked_add(TimeInterval(i));
+                        self.timed(n, r.map(|t| Time(t.ticks())))
+                    }
                     (Time(x), Time(y)) if op == Sub => {
-                        x.checked_sub(y).map(Interval).ok_or_else(range)
+                        self.timed(n, x.checked_sub(y).map(Interval))
                     }
-                    _ => Err(mismatch()),
+                    _ => Err(self.fail(n, mismatch)),
                 }
             }
             Lt | Le | Gt | Ge | Eq | Ne => {
@@ -926,7 +941,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                             .cmp(self.prog.text(s2, l2).as_bytes()),
                     ),
                     (Time(x), Time(y)) | (Interval(x), Interval(y)) => Some(x.cmp(&y)),
-                    _ => return Err(mismatch()),
+                    _ => return Err(self.fail(n, mismatch)),
                 };
                 use core::cmp::Ordering::*;
                 let r = match (op, ord) {
@@ -947,7 +962,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 } else {
                     x != 0.0 || y != 0.0
                 }))),
-                _ => Err(mismatch()),
+                _ => Err(self.fail(n, mismatch)),
             },
         }
     }

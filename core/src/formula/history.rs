@@ -57,7 +57,7 @@ impl<const N: usize> History<N> {
     /// Forgets every sample.
     pub fn clear(&mut self) {
         self.len = 0;
-        self.present = [[false; N]; METRIC_COUNT];
+        self.present.iter_mut().for_each(|p| p.fill(false));
     }
 
     fn slot(k: i64) -> Option<usize> {
@@ -88,7 +88,7 @@ impl<const N: usize> History<N> {
         } else if k > self.newest {
             let steps = k - self.newest;
             if steps >= N as i64 {
-                self.present = [[false; N]; METRIC_COUNT];
+                self.present.iter_mut().for_each(|p| p.fill(false));
             } else {
                 for j in 1..=steps {
                     self.clear_slot(self.newest + j);

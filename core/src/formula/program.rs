@@ -340,13 +340,23 @@ impl Program {
     }
 
     /// Parses `src` into `self` (replacing what was there); on error `self` is empty.
+    /// Works in place: no 33 KB temporary on the stack.
     pub fn parse(&mut self, src: &str) -> Result<(), FormulaError> {
-        *self = Program::new();
+        self.clear();
         let r = self.parse_inner(src);
         if r.is_err() {
-            *self = Program::new();
+            self.clear();
         }
         r
+    }
+
+    /// Empties the program (entries past the counts are never read).
+    fn clear(&mut self) {
+        self.src_len = 0;
+        self.node_count = 0;
+        self.stmt_count = 0;
+        self.user_count = 0;
+        self.names.fill((0, 0));
     }
 
     /// Parses `src` into a new program (33 KB returned by value: fine on a host).
@@ -417,8 +427,16 @@ impl Program {
             lexer,
             tok,
             depth: 0,
+            err: None,
         };
-        p.formula()?;
+        if p.formula().is_err() {
+            // `Halt` always comes with a recorded error.
+            return Err(p.err.unwrap_or(FormulaError {
+                line: 1,
+                col: 1,
+                kind: ErrorKind::TooDeep,
+            }));
+        }
         self.sort_users();
         Ok(())
     }
@@ -450,17 +468,14 @@ struct Parser<'p, 's> {
     lexer: Lexer<'s>,
     tok: Token,
     depth: usize,
+    err: Option<FormulaError>,
 }
 
-type R<T> = Result<T, FormulaError>;
+/// A parse failure; the error itself waits in `Parser::err`. Keeping results this small keeps
+/// the recursive parser's stack frames small.
+struct Halt;
 
-fn at(t: &Token, kind: ErrorKind) -> FormulaError {
-    FormulaError {
-        line: t.line,
-        col: t.col,
-        kind,
-    }
-}
+type R<T> = Result<T, Halt>;
 
 impl<'s> Parser<'_, 's> {
     fn text(&self, t: &Token) -> &'s str {
@@ -475,24 +490,40 @@ impl<'s> Parser<'_, 's> {
         }
     }
 
+    /// Records the error at `t` and stops the parse.
+    fn at(&mut self, t: Token, kind: ErrorKind) -> Halt {
+        self.err = Some(FormulaError {
+            line: t.line,
+            col: t.col,
+            kind,
+        });
+        Halt
+    }
+
     fn advance(&mut self) -> R<()> {
-        self.tok = self.lexer.next_token()?;
-        Ok(())
+        match self.lexer.next_token() {
+            Ok(t) => {
+                self.tok = t;
+                Ok(())
+            }
+            Err(e) => {
+                self.err = Some(e);
+                Err(Halt)
+            }
+        }
     }
 
-    fn peek(&self) -> R<Token> {
+    fn peek(&mut self) -> R<Token> {
         let mut l = self.lexer;
-        l.next_token()
+        l.next_token().map_err(|e| {
+            self.err = Some(e);
+            Halt
+        })
     }
 
-    fn expected(&self, what: &'static str) -> FormulaError {
-        at(
-            &self.tok,
-            ErrorKind::Expected {
-                what,
-                found: self.snippet(&self.tok),
-            },
-        )
+    fn expected(&mut self, what: &'static str) -> Halt {
+        let found = self.snippet(&self.tok);
+        self.at(self.tok, ErrorKind::Expected { what, found })
     }
 
     fn expect(&mut self, t: Tok, what: &'static str) -> R<()> {
@@ -514,12 +545,12 @@ impl<'s> Parser<'_, 's> {
 
     fn push_h(&mut self, expr: Expr, t: &Token, height: u8) -> R<u16> {
         if usize::from(height) > MAX_HEIGHT {
-            return Err(at(t, ErrorKind::TooTall));
+            return Err(self.at(*t, ErrorKind::TooTall));
         }
         let i = self.prog.node_count;
         let Some(slot) = self.prog.nodes.get_mut(usize::from(i)) else {
-            return Err(at(
-                t,
+            return Err(self.at(
+                *t,
                 ErrorKind::Capacity {
                     what: "expression nodes",
                     limit: MAX_NODES as u32,
@@ -546,7 +577,7 @@ impl<'s> Parser<'_, 's> {
                 return Ok(());
             }
             if usize::from(self.prog.stmt_count) >= MAX_STATEMENTS {
-                return Err(at(&self.tok, ErrorKind::TooManyStatements));
+                return Err(self.at(self.tok, ErrorKind::TooManyStatements));
             }
             self.statement()?;
             if !matches!(self.tok.tok, Tok::Semi | Tok::Eof) {
@@ -572,12 +603,12 @@ impl<'s> Parser<'_, 's> {
         if next.tok == Tok::Assign {
             let service = if name.starts_with('$') {
                 if Metric::lookup(name).is_some() {
-                    return Err(at(&start, ErrorKind::ReadOnly(Snippet::new(name))));
+                    return Err(self.at(start, ErrorKind::ReadOnly(Snippet::new(name))));
                 }
                 service_slot(name)
             } else {
                 if is_reserved(name) {
-                    return Err(at(&start, ErrorKind::Reserved(Snippet::new(name))));
+                    return Err(self.at(start, ErrorKind::Reserved(Snippet::new(name))));
                 }
                 None
             };
@@ -589,8 +620,8 @@ impl<'s> Parser<'_, 's> {
                 Some(s) => s,
                 None => {
                     if usize::from(self.prog.user_count) >= MAX_VARIABLES {
-                        return Err(at(
-                            &start,
+                        return Err(self.at(
+                            start,
                             ErrorKind::Capacity {
                                 what: "user variables",
                                 limit: MAX_VARIABLES as u32,
@@ -632,7 +663,7 @@ impl<'s> Parser<'_, 's> {
     /// expression = or-chain [ '?' expression ':' expression ] (right-associative).
     fn expr(&mut self) -> R<u16> {
         if self.depth >= MAX_NESTING {
-            return Err(at(&self.tok, ErrorKind::TooDeep));
+            return Err(self.at(self.tok, ErrorKind::TooDeep));
         }
         self.depth += 1;
         let r = self.conditional();
@@ -683,7 +714,7 @@ impl<'s> Parser<'_, 's> {
         let mut n = 0;
         while matches!(self.tok.tok, Tok::Minus | Tok::Bang) {
             if n >= MAX_PREFIX {
-                return Err(at(&self.tok, ErrorKind::TooDeep));
+                return Err(self.at(self.tok, ErrorKind::TooDeep));
             }
             let op = if self.tok.tok == Tok::Minus {
                 UnOp::Neg
@@ -720,14 +751,14 @@ impl<'s> Parser<'_, 's> {
             if let Some(&(_, method, lo, hi, accepted)) = METHODS.iter().find(|m| m.0 == name) {
                 let receiver = self.prog.nodes.get(usize::from(e)).map(|n| n.expr);
                 let Some(Expr::Metric(metric)) = receiver else {
-                    return Err(at(&t, ErrorKind::NotSampled(Snippet::new(name))));
+                    return Err(self.at(t, ErrorKind::NotSampled(Snippet::new(name))));
                 };
                 self.advance()?;
                 self.expect(Tok::LParen, "'('")?;
                 let (first, count, h) = self.args(Tok::RParen, "')'")?;
                 if count < lo || count > hi {
-                    return Err(at(
-                        &t,
+                    return Err(self.at(
+                        t,
                         ErrorKind::ArgumentCount {
                             name: method.name(),
                             accepted,
@@ -742,7 +773,7 @@ impl<'s> Parser<'_, 's> {
                     count,
                 };
                 if usize::from(h) + 1 > MAX_HEIGHT {
-                    return Err(at(&t, ErrorKind::TooTall));
+                    return Err(self.at(t, ErrorKind::TooTall));
                 }
                 if let Some(n) = self.prog.nodes.get_mut(usize::from(e)) {
                     *n = Node {
@@ -757,7 +788,7 @@ impl<'s> Parser<'_, 's> {
                 self.advance()?;
                 e = self.push(Expr::Member { obj: e, member }, &t, &[e])?;
             } else {
-                return Err(at(&t, ErrorKind::UnknownMember(Snippet::new(name))));
+                return Err(self.at(t, ErrorKind::UnknownMember(Snippet::new(name))));
             }
         }
         Ok(e)
@@ -832,8 +863,8 @@ impl<'s> Parser<'_, 's> {
                 self.advance()?;
                 let (first, count, h) = self.args(Tok::RParen, "')'")?;
                 if count < lo || count > hi {
-                    return Err(at(
-                        &t,
+                    return Err(self.at(
+                        t,
                         ErrorKind::ArgumentCount {
                             name: f.name(),
                             accepted,
@@ -851,7 +882,7 @@ impl<'s> Parser<'_, 's> {
                 );
             }
             if self.tok.tok == Tok::LParen {
-                return Err(at(&t, ErrorKind::UnknownFunction(Snippet::new(name))));
+                return Err(self.at(t, ErrorKind::UnknownFunction(Snippet::new(name))));
             }
             if let Some(&(_, ticks)) = TIME_CONSTANTS.iter().find(|c| c.0 == name) {
                 return self.push(Expr::Interval(ticks), &t, &[]);
@@ -869,7 +900,7 @@ impl<'s> Parser<'_, 's> {
         }
         match self.user_slot(name) {
             Some(s) => self.push(Expr::Var(s), &t, &[]),
-            None => Err(at(&t, ErrorKind::UndefinedVariable(Snippet::new(name)))),
+            None => Err(self.at(t, ErrorKind::UndefinedVariable(Snippet::new(name)))),
         }
     }
 }
