@@ -389,7 +389,12 @@ impl Program {
     /// Returns the source text of a span.
     pub(crate) fn text(&self, start: u16, len: u16) -> &str {
         let (s, l) = (usize::from(start), usize::from(len));
-        self.source().get(s..s + l).unwrap_or("")
+        // Spans start and end at ASCII bytes, so the slice alone is valid UTF-8 (checking
+        // only the slice keeps name look-ups cheap).
+        self.src
+            .get(s..s + l)
+            .and_then(|b| core::str::from_utf8(b).ok())
+            .unwrap_or("")
     }
 
     /// Returns a slot's name as first written, or its canonical spelling.
