@@ -85,6 +85,36 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters (see `fuzzing`): up to 2000 shipments, every consumer
+/// count and events per shipment, queue gaps up to 10 (0 included), processing times up to
+/// 20 rounds; any `u32` or double now and then.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        Ok(Self {
+            consumers: u32_field(u, lesson.consumers, 1..=MAX_CONSUMERS as u32)?,
+            slots: u32_field(u, lesson.slots, 1..=8)?,
+            shipments: u32_field(u, lesson.shipments, 1..=2000)?,
+            events_per_shipment: u32_field(
+                u,
+                lesson.events_per_shipment,
+                1..=MAX_EVENTS_PER_SHIPMENT,
+            )?,
+            queue_gap: f64_field(u, lesson.queue_gap, 0.0, 10.0)?,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            final_event_rounds: u32_field(u, lesson.final_event_rounds, 0..=20)?,
+            event_rounds_min: u32_field(u, lesson.event_rounds_min, 0..=20)?,
+            event_rounds_spread: u32_field(u, lesson.event_rounds_spread, 0..=20)?,
+        })
+    }
+}
+
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {

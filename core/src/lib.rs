@@ -31,6 +31,8 @@ pub mod bulkhead;
 pub mod consumers;
 mod error;
 pub mod fdlibm;
+#[cfg(feature = "arbitrary")]
+mod fuzzing;
 pub mod jsfmt;
 pub mod lesson;
 pub mod rng;
