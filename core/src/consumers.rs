@@ -155,8 +155,9 @@ impl Params {
 
     /// Returns how many draws one shipment takes from its stream: its start, then per event
     /// the arrival jitter and (except for the last event) the processing time.
-    pub fn draws_per_shipment(&self) -> u32 {
-        2 * self.events_per_shipment
+    /// (A `u64`: twice any `u32`, so asking never overflows, even before validation.)
+    pub fn draws_per_shipment(&self) -> u64 {
+        2 * u64::from(self.events_per_shipment)
     }
 }
 
@@ -198,14 +199,17 @@ impl LessonDraws {
     pub fn new(params: &Params) -> Self {
         Self {
             seed: params.seed,
-            draws_per_shipment: u64::from(params.draws_per_shipment()),
+            draws_per_shipment: params.draws_per_shipment(),
         }
     }
 }
 
 impl WorkloadDraws for LessonDraws {
     fn draw(&mut self, shipment: u32, index: u32) -> f64 {
-        let n = u64::from(shipment) * self.draws_per_shipment + u64::from(index);
+        // Below 2^49 for valid parameters; wraps (never panics) for any others.
+        let n = u64::from(shipment)
+            .wrapping_mul(self.draws_per_shipment)
+            .wrapping_add(u64::from(index));
         CounterHash::unit_at(self.seed, n)
     }
 }
