@@ -162,15 +162,20 @@ impl Params {
 }
 
 /// What one run measured.
+///
+/// No counter can overflow: shipments are at most [`MAX_SHIPMENTS`], and the rounds at most
+/// the events (≤ 65,536 × 126) times the longest processing time plus one (< 2^32): < 2^56.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Metrics {
     /// Rounds until the queue drained (`tur`).
     pub rounds: u64,
-    /// Shipments that saw an event applied after a later one (`bozulan`).
+    /// Shipments that saw an event applied after a later one (`bozulan`), at most
+    /// [`MAX_SHIPMENTS`].
     pub reordered_shipments: u32,
-    /// Shipments whose last applied event is not their final one (`yanlisSon`).
+    /// Shipments whose last applied event is not their final one (`yanlisSon`), at most
+    /// [`MAX_SHIPMENTS`].
     pub wrong_final_state: u32,
     /// Events per round (`verim`).
     pub throughput: f64,
@@ -805,14 +810,18 @@ const IDLE: u64 = u64::MAX;
 struct Lane<'s> {
     /// Per consumer: the round from which it may apply its event ([`IDLE`]: none held).
     ready: [u64; MAX_CONSUMERS],
-    /// Per consumer: the event it holds, as `shipment << 8 | step`.
+    /// Per consumer: the event it holds, as `shipment << 8 | step` (shipment < 2^16, step
+    /// < 2^7: fits).
     job: [u32; MAX_CONSUMERS],
     n: usize,
     slots: u32,
     total: u64,
     store: &'s mut [u8],
+    /// Between two applied events at most the longest processing time (< 2^32) passes, so
+    /// this stays below events × 2^32 < 2^56.
     round: u64,
     applied: u64,
+    /// At most one per shipment (the store's flag).
     reordered: u32,
     /// The consumer waiting for the next event, if any.
     wants: Option<usize>,
