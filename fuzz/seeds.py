@@ -3,7 +3,8 @@
 capsim-core read them (core/src/fuzzing.rs and each model's `impl Arbitrary for Params`).
 
 A field is one byte 0 (the lesson's value) or 255 followed by the value (any value: a u32 in
-4 little-endian bytes; a double as 8, then its 8 little-endian bytes). Check a file with
+4 little-endian bytes; a double as 8, then its 8 little-endian bytes). The consumers' queue
+gap has one more byte before it (1: the narrow typical range). Check a file with
 `cargo +nightly fuzz fmt <target> fuzz/corpus/<target>/<file>`.
 Run from the repository root: python3 fuzz/seeds.py
 """
@@ -50,7 +51,7 @@ def bulkhead(split="shared", mode="healthy", seed=L, total_slots=L, rounds_per_s
 def consumers(consumers=L, slots=L, shipments=L, events_per_shipment=L, queue_gap=L, seed=L,
               final_event_rounds=L, event_rounds_min=L, event_rounds_spread=L):
     return (u32(consumers) + u32(slots) + u32(shipments) + u32(events_per_shipment)
-            + f64(queue_gap) + u32(seed) + u32(final_event_rounds) + u32(event_rounds_min)
+            + b"\x01" + f64(queue_gap) + u32(seed) + u32(final_event_rounds) + u32(event_rounds_min)
             + u32(event_rounds_spread))
 
 

@@ -86,8 +86,8 @@ impl Default for Params {
 }
 
 /// Fuzzing: mostly valid parameters (see `fuzzing`): up to 2000 shipments, every consumer
-/// count and events per shipment, queue gaps up to 10 (0 included), processing times up to
-/// 20 rounds; any `u32` or double now and then.
+/// count and events per shipment, queue gaps up to 10 (0 included; 1 in 8 up to 1e9),
+/// processing times up to 20 rounds; any `u32` or double now and then.
 #[cfg(feature = "arbitrary")]
 impl<'a> arbitrary::Arbitrary<'a> for Params {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
@@ -102,7 +102,12 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
                 lesson.events_per_shipment,
                 1..=MAX_EVENTS_PER_SHIPMENT,
             )?,
-            queue_gap: f64_field(u, lesson.queue_gap, 0.0, 10.0)?,
+            // 1 in 8 anywhere up to the largest gap (where arrivals lose precision).
+            queue_gap: if u.ratio(1u8, 8)? {
+                f64_field(u, lesson.queue_gap, 0.0, MAX_QUEUE_GAP)?
+            } else {
+                f64_field(u, lesson.queue_gap, 0.0, 10.0)?
+            },
             seed: u32_field(
                 u,
                 lesson.seed,
