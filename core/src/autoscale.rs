@@ -4,8 +4,10 @@
 //! listed round); the health check (which ignores the cooldown) draws one number per ready,
 //! non-broken instance and replaces an instance after `threshold` consecutive failures; the
 //! scaling policy, if the cooldown has passed, launches up to the demand or terminates the
-//! first ready instances down to demand + 1 (it counts ready instances only); booting
-//! instances advance; then the metrics are updated. The lesson program is the specification.
+//! first ready instances down to demand + 1 (it counts ready instances only; past the last
+//! ready one the lesson's `splice(-1, 1)` takes booting instances from the end); booting
+//! instances advance; then the metrics are updated. The lesson program is the specification,
+//! for any demand curve: one that goes negative can empty the group (scaling to zero).
 //!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instances; a run that
 //! would grow past it returns [`Error::CapacityExceeded`]. Validation happens once in
@@ -96,6 +98,50 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters near the lesson's scale (see `fuzzing`); rounds stay at
+/// most 1000 unless a field is drawn as any `u32`, and negative and surging demand are
+/// both covered.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        let rounds = u32_field(u, lesson.rounds, 1..=1000)?;
+        let failure_rounds = if u.ratio(1u8, 4)? {
+            lesson.failure_rounds.clone()
+        } else {
+            let mut list = FailureRounds::new();
+            let len = u.int_in_range(0..=MAX_FAILURE_ROUNDS)?;
+            for _ in 0..len {
+                // Mostly rounds the run reaches, sometimes any.
+                let t = u32_field(u, 0, 0..=rounds)?;
+                let _ = list.push(t); // len <= MAX_FAILURE_ROUNDS
+            }
+            list
+        };
+        Ok(Self {
+            threshold: u32_field(u, lesson.threshold, 1..=8)?,
+            cooldown: u32_field(u, lesson.cooldown, 0..=20)?,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            rounds,
+            capacity: f64_field(u, lesson.capacity, 1e-3, 1000.0)?,
+            boot_rounds: u32_field(u, lesson.boot_rounds, 0..=10)?,
+            transient_failure: f64_field(u, lesson.transient_failure, 0.0, 1.0)?,
+            failure_rounds,
+            demand_base: f64_field(u, lesson.demand_base, -3000.0, 30_000.0)?,
+            demand_amplitude: f64_field(u, lesson.demand_amplitude, -5000.0, 5000.0)?,
+            demand_period: f64_field(u, lesson.demand_period, 1e-2, 1000.0)?,
+            surge_start: u32_field(u, lesson.surge_start, 0..=rounds)?,
+            surge_end: u32_field(u, lesson.surge_end, 0..=rounds)?,
+            surge: f64_field(u, lesson.surge, -3000.0, 10_000.0)?,
+        })
+    }
+}
+
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
@@ -156,19 +202,24 @@ impl Params {
 }
 
 /// What one run measured (the lesson's `m`).
+///
+/// No counter can overflow: each rises by at most [`MAX_GROUP_SIZE`] per round (checked at
+/// compile time against [`MAX_ROUNDS`]), and the sizes are at most [`MAX_GROUP_SIZE`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Metrics {
-    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99.
+    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
+    /// once the group was empty.
     pub min_size: u32,
-    /// Largest group size seen.
+    /// Largest group size seen, at most [`MAX_GROUP_SIZE`].
     pub max_size: u32,
     /// Most instances booting at once.
     pub max_launching: u32,
-    /// Largest share of the group booting at once.
+    /// Largest share of the group booting at once; NaN once the group was empty (the
+    /// lesson's `0 / 0`, which `Math.max` keeps).
     pub max_launching_ratio: f64,
-    /// Rounds with fewer ready instances than required.
+    /// Rounds with fewer ready instances than required (at most [`MAX_ROUNDS`]).
     pub under_capacity_rounds: u32,
     /// Instances launched, by scaling and by replacement.
     pub launched: u32,
@@ -176,7 +227,7 @@ pub struct Metrics {
     pub false_replacements: u32,
     /// Instance-rounds a broken instance stayed in service.
     pub broken_rounds: u32,
-    /// Scale-out and scale-in actions.
+    /// Scale-out and scale-in actions (at most one per round).
     pub scaling_actions: u32,
     /// Instances replaced by the health check.
     pub replacements: u32,
@@ -206,15 +257,54 @@ const GROUP_FULL: Error = Error::CapacityExceeded {
     limit: MAX_GROUP_SIZE as u32,
 };
 
-const EMPTY_GROUP: Error = Error::OutOfRange {
-    param: "demand-base",
-    accepted: "demand curves that keep the group non-empty (demand > 0)",
-};
+// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round (a round launches
+// at most as many instances as the group then holds: replacements take ready slots, scale-out
+// fills the rest up to the capacity), plus the initial group: so none reaches `u32::MAX`.
+const _: () = assert!(
+    (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
+    "a u32 metric could overflow"
+);
 
-/// Converts a required-instance count to an integer, saturating far outside the group range.
-fn required_count(x: f64) -> i64 {
-    // NaN cannot occur for validated parameters; `as` saturates and maps NaN to 0.
-    x as i64
+/// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
+/// drop it), otherwise the larger.
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The lesson's scale-in, `for (i = 0; i < steps; i++) grup.splice(grup.findIndex((o) =>
+/// o.hazir), 1)`, in one pass whatever `steps` is (a double, possibly huge or infinite).
+///
+/// Each step removes the first ready instance; once none is ready `findIndex` gives -1 and
+/// `splice(-1, 1)` removes the last instance; on an empty group a step does nothing. So the
+/// steps remove the first `min(steps, ready)` ready instances, then booting ones from the
+/// end, and any steps beyond the group's size change nothing.
+fn scale_in(group: &mut heapless::Vec<Instance, MAX_GROUP_SIZE>, ready: &mut usize, steps: f64) {
+    // `steps` is an integer (a difference of integers) or larger than any group.
+    let steps = if steps >= group.len() as f64 {
+        group.len()
+    } else {
+        steps as usize
+    };
+    let ready_removed = steps.min(*ready);
+    let mut left = ready_removed;
+    group.retain(|o| {
+        if o.ready && left > 0 {
+            left -= 1;
+            false
+        } else {
+            true
+        }
+    });
+    *ready -= ready_removed;
+    // What remains beyond the ready ones comes off the end (all booting by now).
+    let from_end = steps - ready_removed;
+    group.truncate(group.len().saturating_sub(from_end));
 }
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
@@ -242,12 +332,14 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
 ) -> Result<Metrics, Error> {
     params.validate()?;
     let mut group: heapless::Vec<Instance, MAX_GROUP_SIZE> = heapless::Vec::new();
-    let initial = required_count(required(0));
-    if initial < 0 {
-        // The lesson cannot even build the group (`Array.from` with a negative length).
-        return Err(EMPTY_GROUP);
+    // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
+    // empty group); a length it would accept but the group cannot hold is a capacity error.
+    let initial = required(0);
+    if initial > MAX_GROUP_SIZE as f64 {
+        return Err(GROUP_FULL);
     }
-    for _ in 0..initial {
+    // Now at most 256, or negative, -0 or -inf: `as` saturates those to 0.
+    for _ in 0..initial as usize {
         group
             .push(Instance {
                 ready: true,
@@ -256,7 +348,7 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
             .map_err(|_| GROUP_FULL)?;
     }
     // Ready instances, kept up to date instead of recounted.
-    let mut ready = group.len() as i64;
+    let mut ready = group.len();
     let mut m = Metrics {
         min_size: 99,
         ..Metrics::default()
@@ -264,7 +356,10 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
     let cooldown = i64::from(params.cooldown);
     let mut last_action = -cooldown;
     for t in 0..params.rounds {
-        let needed = required_count(required(t));
+        // `gerekli(t)`, a double as in the lesson: an integer, or ±inf for extreme curves
+        // (never NaN: the demand is a sum of finite terms and a finite product). Every
+        // comparison below is the lesson's, in doubles.
+        let needed = required(t);
         if params.failure_rounds.contains(&t) {
             if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
                 victim.broken = true;
@@ -280,6 +375,7 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
             }
             // A broken instance fails without a draw (the lesson's `&&` short-circuits).
             let passed = !o.broken && rng.next_unit() >= params.transient_failure;
+            // At most `rounds` consecutive failures: no overflow.
             o.failures = if passed { 0 } else { o.failures + 1 };
             if o.failures >= params.threshold {
                 m.replacements += 1;
@@ -293,11 +389,14 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
         }
         // Scaling policy: counts ready instances only.
         if i64::from(t) - last_action >= cooldown {
-            if ready < needed {
-                let add = needed - ready;
-                if add > (MAX_GROUP_SIZE - group.len()) as i64 {
+            let ready_f = ready as f64;
+            if ready_f < needed {
+                // The lesson pushes `g - hazir` instances (an integer, or more than fit).
+                let add = needed - ready_f;
+                if add > (MAX_GROUP_SIZE - group.len()) as f64 {
                     return Err(GROUP_FULL);
                 }
+                let add = add as usize; // an integer from 1 to 256 here
                 for _ in 0..add {
                     group
                         .push(Instance::booting(params.boot_rounds))
@@ -306,18 +405,13 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
                 m.launched += add as u32;
                 m.scaling_actions += 1;
                 last_action = i64::from(t);
-            } else if ready > needed + 1 {
-                for _ in 0..ready - needed - 1 {
-                    if let Some(i) = group.iter().position(|o| o.ready) {
-                        group.remove(i);
-                        ready -= 1;
-                    }
-                }
+            } else if ready_f > needed + 1.0 {
+                scale_in(&mut group, &mut ready, ready_f - needed - 1.0);
                 m.scaling_actions += 1;
                 last_action = i64::from(t);
             }
         }
-        if ready < group.len() as i64 {
+        if ready < group.len() {
             for o in group.iter_mut().filter(|o| !o.ready) {
                 o.boot_left = o.boot_left.saturating_sub(1);
                 if o.boot_left == 0 {
@@ -326,22 +420,17 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
                 }
             }
         }
-        let size = group.len() as u32;
-        if size == 0 {
-            // The lesson would divide 0 by 0 here; an empty group has no meaningful ratio.
-            return Err(EMPTY_GROUP);
-        }
+        let size = group.len() as u32; // at most 256
         let launching = size - ready as u32;
         m.min_size = m.min_size.min(size);
         m.max_size = m.max_size.max(size);
-        if launching > 0 {
-            m.max_launching = m.max_launching.max(launching);
-            // With none launching the share is 0, which never raises the maximum.
-            m.max_launching_ratio = m
-                .max_launching_ratio
-                .max(f64::from(launching) / f64::from(size));
-        }
-        if ready < needed {
+        m.max_launching = m.max_launching.max(launching);
+        // An empty group gives 0 / 0 = NaN, and `Math.max` keeps NaN for the rest of the run.
+        m.max_launching_ratio = js_max(
+            m.max_launching_ratio,
+            f64::from(launching) / f64::from(size),
+        );
+        if (ready as f64) < needed {
             m.under_capacity_rounds += 1;
         }
         observer.round_done(u64::from(t));

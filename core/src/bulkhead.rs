@@ -132,6 +132,50 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters (see `fuzzing`): pools up to 1024 slots, horizons up to
+/// 5000 rounds, rates up to the 64 arrivals per round accepted, every hold from 1 to
+/// [`MAX_HOLD`]; any `u32` or double now and then.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        let total_slots = u32_field(u, lesson.total_slots, 1..=1024)?;
+        let split = if u.arbitrary()? {
+            Split::Shared
+        } else {
+            Split::Partitioned(u32_field(u, 24, 1..=total_slots.saturating_sub(1).max(1))?)
+        };
+        let mode = if u.arbitrary()? {
+            Mode::Healthy
+        } else {
+            Mode::Slowdown
+        };
+        let rounds_per_second = f64_field(u, lesson.rounds_per_second, 1e-3, 1000.0)?;
+        let horizon = u32_field(u, lesson.horizon, 1..=5000)?;
+        let max_rate = rounds_per_second * MAX_ARRIVALS_PER_ROUND_MEAN;
+        let hold = |u: &mut arbitrary::Unstructured<'a>, lesson| u32_field(u, lesson, 1..=MAX_HOLD);
+        Ok(Self {
+            split,
+            mode,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            total_slots,
+            rounds_per_second,
+            horizon,
+            failure_start: u32_field(u, lesson.failure_start, 0..=horizon)?,
+            tracking_rate: f64_field(u, lesson.tracking_rate, 0.0, max_rate)?,
+            event_rate: f64_field(u, lesson.event_rate, 0.0, max_rate)?,
+            tracking_hold: hold(u, lesson.tracking_hold)?,
+            event_hold: hold(u, lesson.event_hold)?,
+            slow_hold: hold(u, lesson.slow_hold)?,
+        })
+    }
+}
+
 const HOLD_ACCEPTED: &str = "integers from 1 to 127";
 
 impl Params {
@@ -180,6 +224,10 @@ impl Params {
 }
 
 /// What one run measured.
+///
+/// No counter can overflow a `u64`: at most [`MAX_ARRIVALS_PER_ROUND`] requests arrive per
+/// round for at most [`MAX_HORIZON`] rounds (2.6e10 served or dropped), a drop adds at most
+/// [`MAX_TOTAL_SLOTS`] idle slots (1.7e15) and a round at most that many busy ones (6.6e12).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -201,13 +249,19 @@ pub struct Metrics {
 /// Release calendar length: one more than the longest hold, rounded up to a power of two.
 const CALENDAR: usize = 128;
 
+// A calendar bucket counts at most one pool's slots (see `Pool::releases`).
+const _: () = assert!(MAX_TOTAL_SLOTS <= u16::MAX as u32);
+
 /// One pool: its size, its busy slots, and how many slots free up in each coming round.
 struct Pool {
     size: u32,
+    /// At most `size`: a slot is taken only while one is free, and each is freed once.
     busy: u32,
-    /// `releases[r % CALENDAR]`: slots whose hold ends at round `r` (all taken in one round,
-    /// so at most [`MAX_ARRIVALS_PER_ROUND`]: a byte holds it).
-    releases: [u8; CALENDAR],
+    /// `releases[r % CALENDAR]`: slots whose hold ends at round `r`. With different hold
+    /// times they were taken in different rounds (a byte once wrapped here), but all of them
+    /// are busy together until round `r`, so there are at most `size` ≤ [`MAX_TOTAL_SLOTS`]
+    /// = 65,535 of them: 16 bits hold any bucket.
+    releases: [u16; CALENDAR],
 }
 
 impl Pool {
@@ -219,6 +273,7 @@ impl Pool {
         }
     }
 
+    /// Frees the slots whose hold ends at `round` (each counted in `busy`: no underflow).
     fn free_ended(&mut self, round: u32) {
         let bucket = &mut self.releases[round as usize % CALENDAR];
         self.busy -= u32::from(*bucket);
@@ -229,9 +284,11 @@ impl Pool {
         self.size - self.busy
     }
 
-    /// Takes a slot until `round + hold` (1 ≤ hold < CALENDAR, so no bucket is reused early).
+    /// Takes a free slot until `round + hold` (1 ≤ hold < CALENDAR, so no bucket is reused
+    /// early). The caller checked `free() > 0`: `busy` stays ≤ `size`, and so does every bucket.
     fn take(&mut self, round: u32, hold: u32) {
         self.busy += 1;
+        // round < MAX_HORIZON and hold ≤ MAX_HOLD: the sum cannot wrap.
         self.releases[round.wrapping_add(hold) as usize % CALENDAR] += 1;
     }
 }
@@ -419,4 +476,15 @@ pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
         observer.round_done(u64::from(t));
     }
     Ok(core::array::from_fn(|i| lanes[i].m))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The firmware runs 11 layouts at once on small boards (600 bytes each with 16-bit
+    /// calendar buckets, 344 with the 8-bit ones that wrapped): keep it so.
+    #[test]
+    fn a_layout_fits_in_600_bytes() {
+        let size = core::mem::size_of::<super::Lane>();
+        assert!(size <= 600, "Lane is {size} bytes");
+    }
 }

@@ -214,7 +214,9 @@ fn group<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(), Les
     for ((e, s), m) in pairs.iter().zip([&bad, &good]) {
         pad_end(out, 22, format_args!("esik {e}, soguma {s}"))?;
         pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
-        write!(out, "{:<13}", m.max_size - m.min_size)?;
+        // The lesson's spread, signed as in JavaScript (min starts at 99, so a group that
+        // stays above 99 would make it negative; not with the lesson's constants).
+        write!(out, "{:<13}", i64::from(m.max_size) - i64::from(m.min_size))?;
         let pct = round(100.0 * m.max_launching_ratio);
         pad_end(out, 20, format_args!("{} (%{})", m.max_launching, Num(pct)))?;
         pad_end(
@@ -272,7 +274,7 @@ fn group_sweep<W: Write, O: Observer>(out: &mut W, observer: &mut O) -> Result<(
         write!(
             out,
             "{:<13}{:<13}",
-            m.max_size - m.min_size,
+            i64::from(m.max_size) - i64::from(m.min_size),
             m.max_launching
         )?;
         pad_end(

@@ -337,3 +337,54 @@ fn every_parameter_flag_reaches_the_run() {
         }
     }
 }
+
+/// A demand curve that goes negative empties the group (issue 7): the reference program
+/// (`grup.mjs` with its base demand edited to 100) computes `{"min":0,"max":14,"esZamanli":4,
+/// "oran":null,...,"olcekleme":80}`, its ratio `0 / 0 = NaN` kept by `Math.max`. NaN is JSON
+/// `null` and `NaN` in tables and CSV, as JavaScript's `String(NaN)`.
+#[test]
+fn an_emptied_group_prints_its_nan_ratio() {
+    let base = ["autoscale", "--demand-base", "100", "--format"];
+    let json = json_lines(&[&base[..], &["json"]].concat());
+    assert_eq!(json.len(), 1);
+    assert_eq!(json[0]["min_size"], 0);
+    assert_eq!(json[0]["max_size"], 14);
+    assert_eq!(json[0]["scaling_actions"], 80);
+    assert!(json[0]["max_launching_ratio"].is_null());
+    let csv = capsim(&[&base[..], &["csv"]].concat());
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    let column = lines[0]
+        .split(',')
+        .position(|k| k == "max_launching_ratio")
+        .unwrap();
+    assert_eq!(lines[1].split(',').nth(column), Some("NaN"));
+    let table = capsim(&[&base[..], &["table"]].concat());
+    let table = String::from_utf8(table.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    let column = lines[0]
+        .split_whitespace()
+        .position(|k| k == "max_launching_ratio")
+        .unwrap();
+    assert_eq!(lines[1].split_whitespace().nth(column), Some("NaN"));
+}
+
+/// A demand of -1e17 asks the scale-in loop for ~1e15 steps per round: capsim computes their
+/// effect in one pass over the group (this used to run for hours). The reference, its loop
+/// bounded by the group's size, computes `{"min":0,"max":9,"oran":null,"olcekleme":49}`.
+#[test]
+fn a_huge_negative_demand_finishes() {
+    let out = json_lines(&[
+        "autoscale",
+        "--demand-amplitude",
+        "-1e17",
+        "--rounds",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out[0]["min_size"], 0);
+    assert_eq!(out[0]["max_size"], 9);
+    assert_eq!(out[0]["scaling_actions"], 49);
+    assert!(out[0]["max_launching_ratio"].is_null());
+}

@@ -148,8 +148,41 @@ def cut_at(src, marker, what):
 NUM = r"(-?\d+(?:\.\d+)?)"
 
 
-def patch_group(src, p):
+def replace_once(src, old, new, what):
+    """Replace the single occurrence of `old` (a statement of the program) with `new`."""
+    if src.count(old) != 1:
+        raise GenError(f"{what}: {old!r} found {src.count(old)} times, expected 1")
+    return src.replace(old, new)
+
+
+# capsim's fixed capacities, as the instrumented programs check them (see patch_group).
+GROUP_CAPACITY = 256
+ARRIVALS_CAPACITY = 255
+ERROR_PREFIX = "capsim:"
+
+
+def patch_group(src, p, bounded_scale_in=True):
+    """The group program with `p`'s constants, plus two changes that leave every result
+    it computes unchanged (the self-check runs the lesson and several negative-demand
+    vectors both ways and compares):
+
+    * the scale-in loop runs at most `grup.length` times: each pass removes one instance
+      (the first ready one, or through `splice(-1, 1)` the last one) while the group is
+      non-empty and does nothing once it is empty, so later passes change nothing.  Without
+      this, a demand of -1e17 takes 1e17 passes per round, and -inf never ends;
+    * where the group would grow past capsim's capacity (the initial group, or a scale-out),
+      the program stops with ``capsim:group_size``: capsim returns that capacity error there.
+    """
     w = "grup.mjs"
+    if bounded_scale_in:
+        src = replace_once(src, "for (let i = 0; i < hazir - g - 1; i++)",
+                           "for (let i = 0, n = Math.min(hazir - g - 1, grup.length); i < n; i++)", w)
+    src = replace_once(src, "let grup = Array.from({ length: gerekli(0) }",
+                       f"if (gerekli(0) > {GROUP_CAPACITY}) throw new Error(\"{ERROR_PREFIX}group_size\");\n"
+                       "  let grup = Array.from({ length: gerekli(0) }", w)
+    src = replace_once(src, "if (hazir < g) {",
+                       f"if (hazir < g) {{ if (grup.length + (g - hazir) > {GROUP_CAPACITY}) "
+                       f"throw new Error(\"{ERROR_PREFIX}group_size\");", w)
     src = sub_groups(src, rf"export const TUR = {NUM}, KAPASITE = {NUM}, ACILIS = {NUM};",
                      [p["rounds"], p["capacity"], p["boot_rounds"]], w)
     src = sub_groups(src, rf"const GECICI = {NUM};", [p["transient_failure"]], w)
@@ -183,6 +216,11 @@ def patch_bulkhead(src, p):
     src = sub_groups(src, rf"const TUTUS = {{ takip: {NUM}, olay: {NUM} }}, YAVAS = {NUM};",
                      [p["tracking_hold"], p["event_hold"], p["slow_hold"]], w)
     src = sub_groups(src, rf"let s = {NUM} % 2147483647;", [p["seed"]], w)
+    # capsim holds at most 255 arrivals per round: past that the run is a capacity error.
+    src = replace_once(src, "    for (let i = gelen.length - 1; i > 0; i -= 1) {",
+                       f"    if (gelen.length > {ARRIVALS_CAPACITY}) "
+                       f"throw new Error(\"{ERROR_PREFIX}arrivals_per_round\");\n"
+                       "    for (let i = gelen.length - 1; i > 0; i -= 1) {", w)
     return src
 
 
@@ -191,10 +229,19 @@ CONSUMERS_PRINT = "const olaylar = isYuku();"
 BULKHEAD_PRINT = "const b = (x, n = 2) =>"
 
 
-def group_program(src, p):
-    body = cut_at(patch_group(src, p), GROUP_PRINT, "grup.mjs")
-    return body + ("console.log(JSON.stringify(kosum({ esik: %s, soguma: %s, tohum: %s })));\n"
-                   % (js_lit(p["threshold"]), js_lit(p["cooldown"]), js_lit(p["seed"])))
+def harness(call):
+    """Prints JSON.stringify of `call` (NaN and Infinity become null), or
+    {"error": name} when an instrumented capacity check stops the program."""
+    return ("try { console.log(JSON.stringify(%s)); } catch (e) {\n"
+            "  if (!String(e.message).startsWith(%s)) throw e;\n"
+            "  console.log(JSON.stringify({ error: e.message.slice(%d) }));\n}\n"
+            % (call, js_lit(ERROR_PREFIX), len(ERROR_PREFIX)))
+
+
+def group_program(src, p, bounded_scale_in=True):
+    body = cut_at(patch_group(src, p, bounded_scale_in), GROUP_PRINT, "grup.mjs")
+    return body + harness("kosum({ esik: %s, soguma: %s, tohum: %s })"
+                          % (js_lit(p["threshold"]), js_lit(p["cooldown"]), js_lit(p["seed"])))
 
 
 def consumers_program(src, p):
@@ -205,8 +252,8 @@ def consumers_program(src, p):
 
 def bulkhead_program(src, p):
     body = cut_at(patch_bulkhead(src, p), BULKHEAD_PRINT, "kosum.mjs")
-    return body + ("console.log(JSON.stringify(kosum({ bolme: %s, kip: %s })));\n"
-                   % (js_lit(p["split"]), js_lit(MODES[p["mode"]])))
+    return body + harness("kosum({ bolme: %s, kip: %s })"
+                          % (js_lit(p["split"]), js_lit(MODES[p["mode"]])))
 
 
 # ---------------------------------------------------------------- running node
@@ -245,11 +292,23 @@ class Runner:
         return json.loads(out[0])
 
 
+# Metrics that may be NaN (JSON.stringify prints null): the group's largest share of booting
+# instances is 0 / 0 once the group is empty, and Math.max keeps NaN from then on.
+NULLABLE = {"max_launching_ratio"}
+# Capacity errors the instrumented programs may report (see patch_group).
+CAPACITY_ERRORS = {"group_size", "arrivals_per_round"}
+
+
 def check_result(obj, keys, what):
+    """The program's result in contract keys, or {"error": name} for a capacity error."""
+    if isinstance(obj, dict) and set(obj) == {"error"} and obj["error"] in CAPACITY_ERRORS:
+        return dict(obj)
     if not isinstance(obj, dict) or set(obj) != {k for _, k in keys}:
         raise GenError(f"{what}: unexpected result {obj!r}")
-    for _, k in keys:
+    for ck, k in keys:
         v = obj[k]
+        if v is None and ck in NULLABLE:
+            continue
         if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise GenError(f"{what}: {k} is {v!r} (NaN/Infinity print as null)")
     return {ck: obj[jk] for ck, jk in keys}
@@ -335,6 +394,16 @@ def self_check(runner, ref, sources, expected_dir):
             raise GenError(f"self-check group sweep esik {e} soguma {s}: {got} != {want}")
         n += 1
 
+    # 3. the bounded scale-in loop computes what the original loop computes (vectors whose
+    #    original loop takes at most a few million passes).
+    for kw in SCALE_IN_CHECKS:
+        p = dict(ga, **kw)
+        a, b = (runner.json_run(group_program(sources["group"], p, bounded), "check-s")
+                for bounded in (False, True))
+        if a != b:
+            raise GenError(f"self-check: bounded scale-in differs for {kw}: {a} != {b}")
+        n += 1
+
     text = read_expected("consumers.out")
     blocks = re.split(r"^S = (\d+)$", text, flags=re.M)
     seen = 0
@@ -375,6 +444,15 @@ def self_check(runner, ref, sources, expected_dir):
 
 
 # ---------------------------------------------------------------- vector sets
+
+# Demand curves on which the scale-in loop removes ready instances, then booting ones from
+# the end, then nothing (empty group), in at most ~10^4 passes per round.
+SCALE_IN_CHECKS = [
+    dict(demand_base=100),
+    dict(demand_base=-500, cooldown=3, threshold=1),
+    dict(demand_base=900, demand_amplitude=-1e6, rounds=50),
+    dict(demand_base=300, demand_amplitude=380, boot_rounds=5, transient_failure=0.4, threshold=1),
+]
 
 def autoscale_vectors():
     D = AUTOSCALE_DEFAULTS
@@ -435,6 +513,28 @@ def autoscale_vectors():
         transient_failure=0.4, failure_rounds=[100, 101, 102, 103, 104, 105],
         demand_base=800, demand_amplitude=780, demand_period=97, surge_start=0, surge_end=30,
         surge=400)
+    # Demand curves that go negative (issue 7): scale-in removes ready instances, then
+    # booting ones from the end (splice(-1, 1)); the group can be empty (ratio NaN, min 0).
+    add(D, demand_base=100)  # the lesson's amplitude: gerekli(t) from -2 to 10
+    add(D, threshold=5, cooldown=8, demand_base=100)
+    add(D, demand_base=0)
+    add(D, demand_base=0, demand_amplitude=0, surge=0)  # empty from the start, never grows
+    add(D, demand_base=-100)  # gerekli(0) = -1: Array.from clamps the length to 0
+    add(D, demand_base=-100, surge=5000)  # empty, then the surge scales out from nothing
+    add(D, demand_amplitude=-1e17, rounds=50)
+    add(D, demand_amplitude=-1e17, rounds=240, cooldown=3)
+    add(D, demand_amplitude=-1e300)
+    add(D, demand_base=-1e300)
+    add(D, demand_base=-1e300, surge=1e300)  # empty, then the surge overflows the group
+    add(D, demand_base=-1e308, capacity=1e-10)  # gerekli(t) = -inf: every pass removes
+    add(D, demand_base=-1e308, capacity=1e-10, demand_amplitude=1e308)  # -inf and huge negatives
+    add(D, demand_base=300, boot_rounds=5, transient_failure=0.4, threshold=1)  # booting removed
+    add(D, demand_base=300, boot_rounds=0, cooldown=2)
+    add(D, demand_base=50, demand_amplitude=50, demand_period=7, capacity=10, boot_rounds=3)
+    # Scale-out past capsim's capacity of 256 instances: capsim returns the capacity error.
+    add(D, demand_base=30000)  # the initial group alone is 300
+    add(D, surge=25000)  # the surge needs about 260 instances
+    add(D, demand_base=1e300)
     return v
 
 
@@ -538,6 +638,11 @@ def bulkhead_vectors():
     add(split=50, mode="healthy", seed=12345, total_slots=60, rounds_per_second=40,
         horizon=4000, failure_start=1000, tracking_rate=900, event_rate=0.5,
         tracking_hold=2, event_hold=40, slow_hold=60)
+    # Issue 7: releases of several rounds fall into one calendar bucket (holds 127 before the
+    # slowdown, 1 after); 8-bit buckets wrapped and dropped 6022 tracking requests, not 4242.
+    add(split=None, mode="slowdown", seed=2078, total_slots=8300, horizon=1500,
+        failure_start=127, tracking_rate=6400, event_rate=6400, tracking_hold=127,
+        event_hold=127, slow_hold=1)
     return v
 
 
@@ -559,35 +664,46 @@ def validate_params(model, vectors, defaults, lesson):
         if p in seen:
             raise GenError(f"{model}: duplicate vector {p}")
         seen.append(p)
-        if model == "autoscale":
-            ok = (p["threshold"] >= 1 and p["cooldown"] >= 0 and 1 <= p["seed"] <= 2**31 - 2
-                  and p["rounds"] >= 1 and p["capacity"] > 0 and p["boot_rounds"] >= 1
-                  and 0 <= p["transient_failure"] <= 1)
-            # gerekli(t) >= 1 for every t, with a margin (libm differences are irrelevant here)
-            low = min(p["demand_base"] + p["demand_amplitude"] *
-                      math.sin(2 * math.pi * t / p["demand_period"]) for t in range(p["rounds"]))
-            ok = ok and low > 1e-6
+        if model == "autoscale":  # autoscale::Params::validate
+            u32 = lambda x: isinstance(x, int) and 0 <= x < 2**32
+            finite = lambda x: isinstance(x, (int, float)) and math.isfinite(x)
+            ok = (all(u32(p[k]) for k in ("threshold", "cooldown", "seed", "rounds", "boot_rounds",
+                                          "surge_start", "surge_end"))
+                  and p["threshold"] >= 1 and 1 <= p["seed"] <= 2**31 - 2
+                  and 1 <= p["rounds"] <= 10_000_000
+                  and finite(p["capacity"]) and p["capacity"] > 0
+                  and 0 <= p["transient_failure"] <= 1
+                  and all(finite(p[k]) for k in ("demand_base", "demand_amplitude", "surge"))
+                  and finite(p["demand_period"]) and p["demand_period"] > 0
+                  and p["rounds"] / p["demand_period"] <= 131_000
+                  and len(p["failure_rounds"]) <= 64 and all(u32(t) for t in p["failure_rounds"]))
         elif model == "consumers":
             ok = (p["consumers"] >= 1 and p["slots"] >= 1 and 1 <= p["shipments"] <= 20000
                   and 1 <= p["events_per_shipment"] <= 100 and p["queue_gap"] > 0
                   and p["final_event_rounds"] >= 1 and p["event_rounds_min"] >= 1
                   and p["event_rounds_spread"] >= 1 and 1 <= p["seed"] <= 2**31 - 2)
-        else:
-            ok = (p["total_slots"] >= 2 and p["mode"] in MODES and 1 <= p["seed"] <= 2**31 - 2
+        else:  # bulkhead::Params::validate
+            u32 = lambda x: isinstance(x, int) and 0 <= x < 2**32
+            rps = p["rounds_per_second"]
+            ok = (1 <= p["total_slots"] <= 65535 and p["mode"] in MODES
+                  and 1 <= p["seed"] <= 2**31 - 2
                   and (p["split"] is None or 1 <= p["split"] <= p["total_slots"] - 1)
-                  and p["rounds_per_second"] > 0 and p["horizon"] >= 1 and p["failure_start"] >= 0
-                  and p["tracking_rate"] >= 0 and p["event_rate"] >= 0
-                  and p["tracking_rate"] / p["rounds_per_second"] < 30
-                  and p["event_rate"] / p["rounds_per_second"] < 30
-                  and min(p["tracking_hold"], p["event_hold"], p["slow_hold"]) >= 1)
+                  and math.isfinite(rps) and rps > 0 and 1 <= p["horizon"] <= 100_000_000
+                  and u32(p["failure_start"])
+                  and all(p[k] >= 0 and p[k] / rps <= 64 for k in ("tracking_rate", "event_rate"))
+                  and all(1 <= p[k] <= 127 for k in ("tracking_hold", "event_hold", "slow_hold")))
         if not ok:
             raise GenError(f"{model}: parameters out of the valid range: {p}")
 
 
 def validate_expected(model, p, e):
+    if "error" in e:
+        return
     if model == "autoscale":
-        if not (1 <= e["min_size"] <= e["max_size"] < 200):
+        if not (0 <= e["min_size"] <= 99 and e["max_size"] <= GROUP_CAPACITY):
             raise GenError(f"autoscale: group size out of range for {p}: {e}")
+        if e["min_size"] == 0 and e["max_launching_ratio"] is not None:
+            raise GenError(f"autoscale: an empty group must make the ratio NaN for {p}: {e}")
 
 
 # ---------------------------------------------------------------- generators.json
@@ -697,7 +813,10 @@ def main(argv=None):
                 for p, fut in zip(vs, futures):
                     e = check_result(fut.result(), keys, f"{model} {p}")
                     validate_expected(model, p, e)
-                    out.append(dump_line({"params": p, "expected": e}))
+                    if "error" in e:  # capsim must return this capacity error
+                        out.append(dump_line({"params": p, "error": e["error"]}))
+                    else:
+                        out.append(dump_line({"params": p, "expected": e}))
                 lines[model] = out
 
         bulk = results["bulkhead"][0]
