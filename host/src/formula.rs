@@ -16,8 +16,9 @@ pub const DEFAULT_AT: &str = "2026-10-01T00:00:00Z";
 /// Limits and conventions, shown by `capsim formula --help`.
 pub const FORMULA_HELP: &str = "\
 Limits: a formula is at most 8 KB (8192 bytes) and 100 statements (Batch's limits), at most
-1024 expression nodes, 64 user variables and 24 levels of nesting. A formula that breaks the
-grammar or a limit exits with status 2 and one line: error: line L, col C: message.
+1024 expression nodes, 64 user variables and 24 levels of nesting; an evaluation holds at most
+1024 vector values; --sample takes at most 240 values (2 hours) per variable. A formula that
+breaks the grammar or a limit exits with status 2 and one line: error: line L, col C: message.
 eval: an evaluation that fails (e.g. insufficient sample data) exits with status 1 and one
 line; nothing is printed on stdout.";
 

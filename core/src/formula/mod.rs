@@ -38,7 +38,7 @@
 //!
 //! | what | limit | why |
 //! |---|---|---|
-//! | source | [`MAX_SOURCE_BYTES`] = 8192 bytes of UTF-8 | Batch: "cannot exceed 8 KB" (read as KiB) |
+//! | source | [`MAX_SOURCE_BYTES`] = 8192 bytes of UTF-8 | Batch: "cannot exceed 8 KB"; the wider reading (KiB, bytes), so no formula Batch accepts is refused |
 //! | statements | [`MAX_STATEMENTS`] = 100 non-empty | Batch's limit (empty statements `;;` are free) |
 //! | tokens | not stored: read one at a time, one token of look-ahead | |
 //! | expression nodes | [`MAX_NODES`] = 1024 (24 bytes each) | ten per statement at the 100-statement limit; every documented formula uses under 100 |
