@@ -55,6 +55,8 @@ pub enum Capacity {
     WorkspaceShipments,
     /// Configurations one consumers pass can run (the workspace's lanes, `R`).
     BatchLanes,
+    /// Samples a formula's metric history keeps (`formula::History`'s `N`).
+    SampleHistory,
 }
 
 impl Capacity {
@@ -65,6 +67,7 @@ impl Capacity {
             Capacity::ArrivalsPerRound => "arrivals per round",
             Capacity::ShipmentsInFlight => "shipments in flight",
             Capacity::WorkspaceShipments => "workspace shipments",
+            Capacity::SampleHistory => "formula sample history",
             Capacity::BatchLanes => "configurations in one batch (workspace lanes)",
         }
     }
@@ -128,6 +131,11 @@ pub enum Accepted {
         other: &'static str,
         /// The largest sum accepted.
         max: u64,
+    },
+    /// Times that are whole multiples of `seconds` (a formula's 30-second sample grid).
+    MultiplesOfSeconds {
+        /// The grid step, in seconds.
+        seconds: u32,
     },
 }
 
@@ -223,6 +231,9 @@ impl fmt::Display for Accepted {
             Accepted::RoundSpan => f.write_str("'none' or rounds A..B (B excluded) with A < B"),
             Accepted::SumWith { other, max } => {
                 write!(f, "values whose sum with {other} is at most {max}")
+            }
+            Accepted::MultiplesOfSeconds { seconds } => {
+                write!(f, "multiples of {seconds} seconds")
             }
         }
     }
