@@ -15,8 +15,12 @@ pub enum Cell {
     Stat(f64),
     /// A word (`shared`, `healthy`).
     Word(&'static str),
+    /// A composed word (`0:protect:3+50:standby:1`).
+    Text(String),
     /// A list of integers (`failure_rounds`).
     Ints(Vec<u32>),
+    /// A span of rounds `A..B`, B excluded (`stockout_rounds`): `[A,B]` in JSON.
+    Span(u32, u32),
 }
 
 impl Cell {
@@ -36,8 +40,10 @@ impl Cell {
             Cell::Float(v) => Num(*v).to_string(),
             Cell::Stat(v) => format!("{v:.3}"),
             Cell::Word(w) => (*w).to_string(),
+            Cell::Text(w) => w.clone(),
             Cell::Ints(v) if v.is_empty() => "none".to_string(),
             Cell::Ints(v) => v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"),
+            Cell::Span(a, b) => format!("{a}..{b}"),
         }
     }
 
@@ -46,7 +52,9 @@ impl Cell {
             Cell::Int(v) => v.to_string(),
             Cell::Float(v) | Cell::Stat(v) => serde_json::Value::from(*v).to_string(),
             Cell::Word(w) => serde_json::Value::from(*w).to_string(),
+            Cell::Text(w) => serde_json::Value::from(w.as_str()).to_string(),
             Cell::Ints(v) => serde_json::Value::from(v.clone()).to_string(),
+            Cell::Span(a, b) => format!("[{a},{b}]"),
         }
     }
 
