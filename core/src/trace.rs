@@ -48,7 +48,7 @@ pub const fn state_column(s: State) -> &'static str {
     }
 }
 
-fn header<W: Write>(out: &mut W, columns: &[&str]) -> fmt::Result {
+fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
     for (i, c) in columns.iter().enumerate() {
         if i > 0 {
             out.write_char(',')?;
@@ -59,7 +59,7 @@ fn header<W: Write>(out: &mut W, columns: &[&str]) -> fmt::Result {
 }
 
 /// Writes the autoscale header line (with its newline).
-pub fn autoscale_header<W: Write>(out: &mut W) -> fmt::Result {
+pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
     for s in State::ALL {
         write!(out, ",{}", state_column(s))?;
@@ -68,7 +68,7 @@ pub fn autoscale_header<W: Write>(out: &mut W) -> fmt::Result {
 }
 
 /// Writes one autoscale row (with its newline).
-pub fn autoscale_row<W: Write>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
+pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
     write!(out, "{},", s.round)?;
     write!(out, "{}", jsfmt::Num(s.demand))?;
     write!(
@@ -90,13 +90,13 @@ pub fn autoscale_row<W: Write>(out: &mut W, s: &autoscale::RoundState) -> fmt::R
 }
 
 /// Writes the consumers header line (with its newline).
-pub fn consumers_header<W: Write>(out: &mut W) -> fmt::Result {
+pub fn consumers_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
     header(out, &CONSUMERS_COLUMNS)?;
     out.write_char('\n')
 }
 
 /// Writes one consumers row (with its newline).
-pub fn consumers_row<W: Write>(out: &mut W, s: &consumers::RoundState) -> fmt::Result {
+pub fn consumers_row<W: Write + ?Sized>(out: &mut W, s: &consumers::RoundState) -> fmt::Result {
     writeln!(
         out,
         "{},{},{},{},{}",
@@ -105,7 +105,7 @@ pub fn consumers_row<W: Write>(out: &mut W, s: &consumers::RoundState) -> fmt::R
 }
 
 /// Writes the bulkhead header line (with its newline); `split` adds the per-pool columns.
-pub fn bulkhead_header<W: Write>(out: &mut W, split: bool) -> fmt::Result {
+pub fn bulkhead_header<W: Write + ?Sized>(out: &mut W, split: bool) -> fmt::Result {
     header(out, &BULKHEAD_COLUMNS)?;
     if split {
         out.write_char(',')?;
@@ -115,7 +115,7 @@ pub fn bulkhead_header<W: Write>(out: &mut W, split: bool) -> fmt::Result {
 }
 
 /// Writes one bulkhead row (with its newline); `split` adds the per-pool columns.
-pub fn bulkhead_row<W: Write>(out: &mut W, s: &bulkhead::RoundState, split: bool) -> fmt::Result {
+pub fn bulkhead_row<W: Write + ?Sized>(out: &mut W, s: &bulkhead::RoundState, split: bool) -> fmt::Result {
     write!(
         out,
         "{},{},{},{},{},{}",

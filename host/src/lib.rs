@@ -6,5 +6,7 @@ pub mod formula;
 pub mod list;
 pub mod models;
 pub mod output;
+pub mod plot;
 pub mod summary;
 pub mod sweep;
+pub mod trace;

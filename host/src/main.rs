@@ -15,6 +15,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
 use capsim::output::Format;
+use capsim::plot::Plotted;
+use capsim::trace::Traced;
 use capsim::sweep::{self, Failure, Options, Progress};
 
 const LIMITS: &str = "\
@@ -58,6 +60,12 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// One run, one row per round: watch it unfold (CSV rows are what a board prints)
+    #[command(subcommand)]
+    Trace(TraceCommand),
+    /// One run per value of the listed flags, charted over the rounds as an SVG file
+    #[command(subcommand)]
+    Plot(PlotCommand),
     /// Azure Batch autoscale formulas: check a formula file, or evaluate it once
     #[command(subcommand, after_help = capsim::formula::FORMULA_HELP)]
     Formula(capsim::formula::FormulaCommand),
@@ -69,6 +77,94 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+}
+
+const TRACE_HELP: &str = "\
+One run: every flag takes one value (a list or range of more is an error). One row per round,
+in round order. Columns: autoscale round demand required size ready booting broken launched
+replaced removed, then the instances per lifecycle state; consumers round applied reordered
+busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
+busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
+event_busy for a split layout. A table holds every row before its first line.";
+
+/// `capsim trace <model>`.
+#[derive(Subcommand, Debug)]
+enum TraceCommand {
+    /// The auto-scaling group's rounds
+    #[command(after_help = TRACE_HELP)]
+    Autoscale {
+        #[command(flatten)]
+        model: Flags<Autoscale>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+    /// The consumers' rounds
+    #[command(after_help = TRACE_HELP)]
+    Consumers {
+        #[command(flatten)]
+        model: Flags<Consumers>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+    /// The bulkhead's rounds
+    #[command(after_help = TRACE_HELP)]
+    Bulkhead {
+        #[command(flatten)]
+        model: Flags<Bulkhead>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+}
+
+/// `capsim trace`'s output flag.
+#[derive(clap::Args, Debug)]
+struct TraceArgs {
+    /// Output format: aligned table, JSON Lines (one object per round), or CSV
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+const PLOT_HELP: &str = "\
+Every combination of the flags' values is one run (at most 8); each run draws its series,
+labelled by its values of the listed flags. autoscale: group size, ready and required
+instances; consumers: events not yet applied; bulkhead: tracking and event requests dropped so
+far. The SVG is the same bytes on every machine.";
+
+/// `capsim plot <model>`.
+#[derive(Subcommand, Debug)]
+enum PlotCommand {
+    /// Group size, ready and required instances over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Autoscale {
+        #[command(flatten)]
+        model: Flags<Autoscale>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+    /// Events not yet applied over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Consumers {
+        #[command(flatten)]
+        model: Flags<Consumers>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+    /// Requests dropped so far, per stream, over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Bulkhead {
+        #[command(flatten)]
+        model: Flags<Bulkhead>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+}
+
+/// `capsim plot`'s output flag.
+#[derive(clap::Args, Debug)]
+struct PlotArgs {
+    /// The SVG file to write
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
+    output: std::path::PathBuf,
 }
 
 /// Flags every model command shares.
@@ -167,6 +263,12 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
+        Command::Trace(TraceCommand::Autoscale { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
+        Command::Plot(PlotCommand::Autoscale { model, out }) => plot("autoscale", &model, &out),
+        Command::Plot(PlotCommand::Consumers { model, out }) => plot("consumers", &model, &out),
+        Command::Plot(PlotCommand::Bulkhead { model, out }) => plot("bulkhead", &model, &out),
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
             Ok(text) => Ok(out.write_all(text.as_bytes())?),
             Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
@@ -267,4 +369,22 @@ impl Progress for Bar {
             None => write(),
         }
     }
+}
+
+/// `capsim trace`: checks the one run, then writes its rows.
+fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> Result<(), Failure> {
+    let p = capsim::trace::single(model).map_err(Failure::Input)?;
+    (M::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
+    let (csv, result) = capsim::trace::csv::<M>(&p);
+    result.map_err(|e| Failure::Input(e.to_string()))?;
+    out.write_all(capsim::trace::reshape(&csv, format).as_bytes())?;
+    Ok(())
+}
+
+/// `capsim plot`: draws the runs, then writes the SVG file.
+fn plot<M: Plotted>(name: &str, model: &Flags<M>, args: &PlotArgs) -> Result<(), Failure> {
+    let svg = capsim::plot::plot(name, model).map_err(Failure::Input)?;
+    std::fs::write(&args.output, svg).map_err(|e| {
+        Failure::Input(format!("cannot write {}: {e}", args.output.display()))
+    })
 }

@@ -1,0 +1,242 @@
+//! `capsim plot`: a run's rounds as an SVG chart, one series per value of the listed flags.
+//!
+//! Free of files and terminals (it returns the SVG text) so that a browser build can call
+//! it too. Drawn with `plotters`' SVG backend and its built-in text measure (no system
+//! fonts), so the same input gives the same bytes on every machine.
+
+use plotters::prelude::*;
+
+use capsim_core::{autoscale, bulkhead, consumers, Observer};
+
+use crate::models::{Autoscale, Bulkhead, Consumers, Flags, Grid, Model};
+use crate::trace::Traced;
+
+/// The most runs one chart draws (each is one or more series).
+pub const MAX_SERIES_RUNS: u64 = 8;
+
+/// The chart's size in pixels.
+pub const SIZE: (u32, u32) = (960, 540);
+
+/// One line of a chart: its legend label and its points (round, value).
+pub struct Series {
+    /// The legend's text.
+    pub label: String,
+    /// (round, value), in round order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Every round's state of one run, whatever the model.
+#[derive(Default)]
+pub struct Rounds {
+    /// Autoscale rounds.
+    pub group: Vec<autoscale::RoundState>,
+    /// Consumers rounds.
+    pub consumers: Vec<consumers::RoundState>,
+    /// Bulkhead rounds.
+    pub bulkhead: Vec<bulkhead::RoundState>,
+}
+
+impl Observer for Rounds {
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        self.group.push(*s);
+    }
+    fn consumers_round(&mut self, s: &consumers::RoundState) {
+        self.consumers.push(*s);
+    }
+    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+        self.bulkhead.push(*s);
+    }
+}
+
+/// A model the CLI can chart.
+pub trait Plotted: Traced {
+    /// The chart's y axis label.
+    const Y_LABEL: &'static str;
+    /// The run's series, each label prefixed with `name` (the run's listed values).
+    fn series(name: &str, rounds: &Rounds) -> Vec<Series>;
+}
+
+fn line<T>(label: String, rows: &[T], f: impl Fn(&T) -> (f64, f64)) -> Series {
+    Series {
+        label,
+        points: rows.iter().map(f).collect(),
+    }
+}
+
+fn named(name: &str, what: &str) -> String {
+    if name.is_empty() {
+        what.to_string()
+    } else {
+        format!("{name}: {what}")
+    }
+}
+
+impl Plotted for Autoscale {
+    const Y_LABEL: &'static str = "instances";
+    fn series(name: &str, r: &Rounds) -> Vec<Series> {
+        let g = &r.group;
+        vec![
+            line(named(name, "group size"), g, |s| {
+                (f64::from(s.round), f64::from(s.size))
+            }),
+            line(named(name, "ready"), g, |s| {
+                (f64::from(s.round), f64::from(s.counts.serving()))
+            }),
+            line(named(name, "required"), g, |s| {
+                (f64::from(s.round), s.required as f64)
+            }),
+        ]
+    }
+}
+
+impl Plotted for Consumers {
+    const Y_LABEL: &'static str = "events not yet applied (queued or held)";
+    fn series(name: &str, r: &Rounds) -> Vec<Series> {
+        vec![line(named(name, "backlog"), &r.consumers, |s| {
+            (
+                s.round as f64,
+                (s.queue_left + u64::from(s.busy_consumers)) as f64,
+            )
+        })]
+    }
+}
+
+impl Plotted for Bulkhead {
+    const Y_LABEL: &'static str = "requests dropped so far";
+    fn series(name: &str, r: &Rounds) -> Vec<Series> {
+        let cumulative = |what: &str, f: fn(&bulkhead::RoundState) -> u32| {
+            let mut sum = 0u64;
+            let points = r
+                .bulkhead
+                .iter()
+                .map(|s| {
+                    sum += u64::from(f(s));
+                    (f64::from(s.round), sum as f64)
+                })
+                .collect();
+            Series {
+                label: named(name, what),
+                points,
+            }
+        };
+        vec![
+            cumulative("tracking dropped", |s| s.tracking_dropped),
+            cumulative("event dropped", |s| s.event_dropped),
+        ]
+    }
+}
+
+/// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`]) and charts them: one
+/// series (or a few) per run, labelled by its values of the listed flags; the title names
+/// the model and the values every run shares.
+pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
+    let grid: Grid<M> = flags.grid()?;
+    if grid.len() > MAX_SERIES_RUNS {
+        return Err(format!(
+            "a plot draws at most {MAX_SERIES_RUNS} runs; the lists make {}",
+            grid.len()
+        ));
+    }
+    let mut series = Vec::new();
+    for i in 0..grid.len() {
+        let p = grid.params(i);
+        (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+        let name = values(&grid, &p, true);
+        let mut rounds = Rounds::default();
+        M::observe(&p, &mut rounds).map_err(|e| format!("{name}: {e}"))?;
+        series.extend(M::series(&name, &rounds));
+    }
+    let shared = values(&grid, &grid.params(0), false);
+    let title = if shared.is_empty() {
+        format!("capsim {model}")
+    } else {
+        format!("capsim {model}: {shared}")
+    };
+    chart(&title, M::Y_LABEL, &series)
+}
+
+/// A run's values of the listed flags (`swept`), or of the headline flags not listed.
+fn values<M: Model>(grid: &Grid<M>, p: &M::Params, swept: bool) -> String {
+    let keys: Vec<&str> = if swept {
+        grid.swept.clone()
+    } else {
+        M::HEADLINE
+            .iter()
+            .copied()
+            .filter(|k| !grid.swept.contains(k))
+            .collect()
+    };
+    keys.iter()
+        .filter_map(|k| M::PARAMS.iter().find(|q| q.key == *k))
+        .map(|q| format!("{}={}", q.flag(), (q.flag_value)(p)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The series' colours, in order (distinct on white and in grey).
+const COLOURS: [RGBColor; 9] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(23, 190, 207),
+];
+
+/// Draws `series` as lines over rounds, with a title, labelled axes and a legend.
+pub fn chart(title: &str, y_label: &str, series: &[Series]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(&root, title, y_label, series).map_err(|e| format!("cannot draw the chart: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+    }
+    Ok(svg)
+}
+
+type Failed = Box<dyn std::error::Error>;
+
+fn draw(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    y_label: &str,
+    series: &[Series],
+) -> Result<(), Failed> {
+    root.fill(&WHITE)?;
+    let points = series.iter().flat_map(|s| s.points.iter());
+    let x_max = points.clone().map(|p| p.0).fold(1.0, f64::max);
+    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * 1.05;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("round")
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2)))?
+            .label(s.label.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    Ok(())
+}
