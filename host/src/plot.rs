@@ -52,6 +52,8 @@ impl Observer for Rounds {
 pub trait Plotted: Traced {
     /// The chart's y axis label.
     const Y_LABEL: &'static str;
+    /// Where the legend goes (where the lines leave room).
+    const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperLeft;
     /// The run's series, each label prefixed with `name` (the run's listed values).
     fn series(name: &str, rounds: &Rounds) -> Vec<Series>;
 }
@@ -61,6 +63,24 @@ fn line<T>(label: String, rows: &[T], f: impl Fn(&T) -> (f64, f64)) -> Series {
         label,
         points: rows.iter().map(f).collect(),
     }
+}
+
+/// Drops a series drawn twice (the demand's required instances, the same for every
+/// threshold), naming the one kept by what it shows only.
+fn dedup(series: Vec<Series>) -> Vec<Series> {
+    let mut kept: Vec<Series> = Vec::new();
+    for s in series {
+        let what = |label: &str| label.rsplit(": ").next().unwrap_or_default().to_string();
+        if let Some(twin) = kept
+            .iter_mut()
+            .find(|k| k.points == s.points && what(&k.label) == what(&s.label))
+        {
+            twin.label = what(&s.label);
+            continue;
+        }
+        kept.push(s);
+    }
+    kept
 }
 
 fn named(name: &str, what: &str) -> String {
@@ -90,7 +110,8 @@ impl Plotted for Autoscale {
 }
 
 impl Plotted for Consumers {
-    const Y_LABEL: &'static str = "events not yet applied (queued or held)";
+    const Y_LABEL: &'static str = "events not yet applied";
+    const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperRight;
     fn series(name: &str, r: &Rounds) -> Vec<Series> {
         vec![line(named(name, "backlog"), &r.consumers, |s| {
             (
@@ -152,7 +173,7 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
     } else {
         format!("capsim {model}: {shared}")
     };
-    chart(&title, M::Y_LABEL, &series)
+    chart(&title, M::Y_LABEL, &dedup(series), M::LEGEND)
 }
 
 /// A run's values of the listed flags (`swept`), or of the headline flags not listed.
@@ -187,11 +208,16 @@ const COLOURS: [RGBColor; 9] = [
 ];
 
 /// Draws `series` as lines over rounds, with a title, labelled axes and a legend.
-pub fn chart(title: &str, y_label: &str, series: &[Series]) -> Result<String, String> {
+pub fn chart(
+    title: &str,
+    y_label: &str,
+    series: &[Series],
+    legend: SeriesLabelPosition,
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, title, y_label, series).map_err(|e| format!("cannot draw the chart: {e}"))?;
+        draw(&root, title, y_label, series, legend).map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
     }
@@ -200,25 +226,43 @@ pub fn chart(title: &str, y_label: &str, series: &[Series]) -> Result<String, St
 
 type Failed = Box<dyn std::error::Error>;
 
+/// The most points a line keeps: about one per pixel of the plot's width, so a long run
+/// (the consumers lesson's 90,000 rounds) stays a small file.
+const MAX_POINTS: usize = 1000;
+
+/// Every k-th point (and the last), at most about [`MAX_POINTS`] of them.
+fn thinned(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let step = points.len().div_ceil(MAX_POINTS).max(1);
+    let mut kept: Vec<(f64, f64)> = points.iter().copied().step_by(step).collect();
+    if let (Some(&last), true) = (points.last(), (points.len() - 1) % step != 0) {
+        kept.push(last);
+    }
+    kept
+}
+
 fn draw(
     root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
     title: &str,
     y_label: &str,
     series: &[Series],
+    legend: SeriesLabelPosition,
 ) -> Result<(), Failed> {
     root.fill(&WHITE)?;
     let points = series.iter().flat_map(|s| s.points.iter());
     let x_max = points.clone().map(|p| p.0).fold(1.0, f64::max);
-    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * 1.05;
+    // Headroom above the lines for the legend, one line of it per series.
+    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * (1.08 + 0.05 * series.len() as f64);
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(44)
-        .y_label_area_size(64)
+        .y_label_area_size(80)
         .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
     chart
         .configure_mesh()
         .x_desc("round")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
         .y_desc(y_label)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
@@ -227,13 +271,13 @@ fn draw(
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         chart
-            .draw_series(LineSeries::new(s.points.iter().copied(), colour.stroke_width(2)))?
+            .draw_series(LineSeries::new(thinned(&s.points), colour.stroke_width(2)))?
             .label(s.label.clone())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
