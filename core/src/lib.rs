@@ -62,7 +62,8 @@ pub use error::{Accepted, Bound, Capacity, Error, SEED_RANGE};
 /// one configuration.
 ///
 /// `()` watches nothing and costs nothing: engines skip the per-round work when
-/// [`Observer::ROUNDS`] is false.
+/// [`Observer::ROUNDS`] is false. Such an observer (a board pacing the lessons) gets only
+/// `round_done`, for the rounds the engine processes, as from a batch.
 pub trait Observer {
     /// Whether the engine should build and report per-round states (`()` says no, so an
     /// unobserved run does no per-round work for it).
