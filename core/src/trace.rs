@@ -17,8 +17,13 @@ pub const AUTOSCALE_COLUMNS: [&str; 10] = [
 ];
 
 /// The consumers columns.
-pub const CONSUMERS_COLUMNS: [&str; 5] =
-    ["round", "applied", "reordered", "busy_consumers", "queue_left"];
+pub const CONSUMERS_COLUMNS: [&str; 5] = [
+    "round",
+    "applied",
+    "reordered",
+    "busy_consumers",
+    "queue_left",
+];
 
 /// The bulkhead columns; a split layout adds [`BULKHEAD_SPLIT_COLUMNS`].
 pub const BULKHEAD_COLUMNS: [&str; 6] = [
@@ -115,7 +120,11 @@ pub fn bulkhead_header<W: Write + ?Sized>(out: &mut W, split: bool) -> fmt::Resu
 }
 
 /// Writes one bulkhead row (with its newline); `split` adds the per-pool columns.
-pub fn bulkhead_row<W: Write + ?Sized>(out: &mut W, s: &bulkhead::RoundState, split: bool) -> fmt::Result {
+pub fn bulkhead_row<W: Write + ?Sized>(
+    out: &mut W,
+    s: &bulkhead::RoundState,
+    split: bool,
+) -> fmt::Result {
     write!(
         out,
         "{},{},{},{},{},{}",

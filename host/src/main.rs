@@ -16,8 +16,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
 use capsim::output::Format;
 use capsim::plot::Plotted;
-use capsim::trace::Traced;
 use capsim::sweep::{self, Failure, Options, Progress};
+use capsim::trace::Traced;
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
@@ -384,7 +384,6 @@ fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> R
 /// `capsim plot`: draws the runs, then writes the SVG file.
 fn plot<M: Plotted>(name: &str, model: &Flags<M>, args: &PlotArgs) -> Result<(), Failure> {
     let svg = capsim::plot::plot(name, model).map_err(Failure::Input)?;
-    std::fs::write(&args.output, svg).map_err(|e| {
-        Failure::Input(format!("cannot write {}: {e}", args.output.display()))
-    })
+    std::fs::write(&args.output, svg)
+        .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))
 }

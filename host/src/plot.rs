@@ -217,7 +217,8 @@ pub fn chart(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, title, y_label, series, legend).map_err(|e| format!("cannot draw the chart: {e}"))?;
+        draw(&root, title, y_label, series, legend)
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
     }

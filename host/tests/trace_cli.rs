@@ -15,7 +15,11 @@ fn capsim(args: &[&str]) -> Output {
 
 fn stdout(args: &[&str]) -> String {
     let out = capsim(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -24,7 +28,10 @@ fn assert_one_line_error(args: &[&str]) -> String {
     let out = capsim(args);
     assert_eq!(out.status.code(), Some(2), "{args:?}");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err}");
+    assert!(
+        err.starts_with("error: ") && err.lines().count() == 1,
+        "{args:?}: {err}"
+    );
     assert!(out.stdout.is_empty(), "{args:?}");
     err
 }
@@ -32,10 +39,22 @@ fn assert_one_line_error(args: &[&str]) -> String {
 #[test]
 fn lesson_traces_are_the_reference_programs_byte_for_byte() {
     for (args, golden) in [
-        (&["autoscale", "--threshold", "2", "--cooldown", "0"][..], "trace-autoscale-2-0"),
-        (&["autoscale", "--threshold", "5", "--cooldown", "8"][..], "trace-autoscale-5-8"),
-        (&["consumers", "--consumers", "4", "--slots", "2"][..], "trace-consumers-4-2"),
-        (&["bulkhead", "--split", "24", "--mode", "slowdown"][..], "trace-bulkhead-24-slowdown"),
+        (
+            &["autoscale", "--threshold", "2", "--cooldown", "0"][..],
+            "trace-autoscale-2-0",
+        ),
+        (
+            &["autoscale", "--threshold", "5", "--cooldown", "8"][..],
+            "trace-autoscale-5-8",
+        ),
+        (
+            &["consumers", "--consumers", "4", "--slots", "2"][..],
+            "trace-consumers-4-2",
+        ),
+        (
+            &["bulkhead", "--split", "24", "--mode", "slowdown"][..],
+            "trace-bulkhead-24-slowdown",
+        ),
     ] {
         let mut all = vec!["trace"];
         all.extend_from_slice(args);
@@ -67,9 +86,25 @@ fn json_and_table_have_a_row_per_round() {
     let table = stdout(&["trace", "autoscale", "--rounds", "10"]);
     assert_eq!(table.lines().count(), 11);
     assert!(table.lines().next().unwrap().split_whitespace().eq([
-        "round", "demand", "required", "size", "ready", "booting", "broken", "launched",
-        "replaced", "removed", "pending", "pending_wait", "in_service", "standby", "protected",
-        "removing", "removing_wait", "stopped", "restarting"
+        "round",
+        "demand",
+        "required",
+        "size",
+        "ready",
+        "booting",
+        "broken",
+        "launched",
+        "replaced",
+        "removed",
+        "pending",
+        "pending_wait",
+        "in_service",
+        "standby",
+        "protected",
+        "removing",
+        "removing_wait",
+        "stopped",
+        "restarting"
     ]));
 }
 
@@ -90,11 +125,21 @@ fn plots_are_the_same_bytes_each_time() {
     let a = dir.join("a.svg");
     let b = dir.join("b.svg");
     for path in [&a, &b] {
-        stdout(&["plot", "autoscale", "--threshold", "2,5", "-o", path.to_str().unwrap()]);
+        stdout(&[
+            "plot",
+            "autoscale",
+            "--threshold",
+            "2,5",
+            "-o",
+            path.to_str().unwrap(),
+        ]);
     }
     let svg = std::fs::read_to_string(&a).unwrap();
     assert_eq!(svg, std::fs::read_to_string(&b).unwrap());
-    assert!(svg.starts_with("<svg") && svg.contains(">\nround\n<"), "x axis named round");
+    assert!(
+        svg.starts_with("<svg") && svg.contains(">\nround\n<"),
+        "x axis named round"
+    );
     assert!(svg.contains("threshold=2: group size") && svg.contains("threshold=5: ready"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -68,8 +68,16 @@ fn autoscale_rounds_sum_to_the_metrics() {
         let t = &tape.group;
         tape.assert_rounds(t.iter().map(|s| u64::from(s.round)), "autoscale");
         assert_eq!(t.len(), p.rounds as usize);
-        assert_eq!(t.iter().map(|s| s.launched).sum::<u32>(), m.launched, "{p:?}");
-        assert_eq!(t.iter().map(|s| s.replaced).sum::<u32>(), m.replacements, "{p:?}");
+        assert_eq!(
+            t.iter().map(|s| s.launched).sum::<u32>(),
+            m.launched,
+            "{p:?}"
+        );
+        assert_eq!(
+            t.iter().map(|s| s.replaced).sum::<u32>(),
+            m.replacements,
+            "{p:?}"
+        );
         assert_eq!(t.iter().map(|s| s.size).max().unwrap(), m.max_size, "{p:?}");
         assert_eq!(t.iter().map(|s| s.size).min().unwrap(), m.min_size, "{p:?}");
         for s in t {
@@ -152,8 +160,14 @@ fn consumers_rounds_are_every_round_and_sum_to_the_metrics() {
         let t = &tape.consumers;
         tape.assert_rounds(t.iter().map(|s| s.round), "consumers");
         assert_eq!(t.len() as u64, m.rounds, "{p:?}");
-        assert_eq!(t.iter().map(|s| u64::from(s.applied)).sum::<u64>(), p.events());
-        assert_eq!(t.iter().map(|s| s.reordered).sum::<u32>(), m.reordered_shipments);
+        assert_eq!(
+            t.iter().map(|s| u64::from(s.applied)).sum::<u64>(),
+            p.events()
+        );
+        assert_eq!(
+            t.iter().map(|s| s.reordered).sum::<u32>(),
+            m.reordered_shipments
+        );
         assert!(t.iter().all(|s| s.applied <= p.slots), "{p:?}");
         // The skipped rounds too, row for row (a third of the cases: the loop is slow).
         if case % 3 == 0 {
@@ -194,7 +208,8 @@ fn bulkhead_rounds_sum_to_the_metrics() {
         let t = &tape.bulkhead;
         tape.assert_rounds(t.iter().map(|s| u64::from(s.round)), "bulkhead");
         assert_eq!(t.len(), p.horizon as usize);
-        let sum = |f: fn(&bulkhead::RoundState) -> u32| t.iter().map(|s| u64::from(f(s))).sum::<u64>();
+        let sum =
+            |f: fn(&bulkhead::RoundState) -> u32| t.iter().map(|s| u64::from(f(s))).sum::<u64>();
         assert_eq!(sum(|s| s.busy), m.busy_slot_rounds, "{p:?}");
         assert_eq!(sum(|s| s.tracking_served), m.tracking_served, "{p:?}");
         assert_eq!(sum(|s| s.tracking_dropped), m.tracking_dropped, "{p:?}");
