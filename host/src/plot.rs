@@ -235,7 +235,7 @@ const MAX_POINTS: usize = 1000;
 fn thinned(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     let step = points.len().div_ceil(MAX_POINTS).max(1);
     let mut kept: Vec<(f64, f64)> = points.iter().copied().step_by(step).collect();
-    if let (Some(&last), true) = (points.last(), (points.len() - 1) % step != 0) {
+    if let (Some(&last), true) = (points.last(), !(points.len() - 1).is_multiple_of(step)) {
         kept.push(last);
     }
     kept
