@@ -85,7 +85,8 @@ in round order. Columns: autoscale round demand required size ready booting brok
 replaced removed, then the instances per lifecycle state; consumers round applied reordered
 busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
-event_busy for a split layout. A table holds every row before its first line.";
+event_busy for a split layout. CSV and JSON stream the rows; a table holds every row before
+its first line (at most 1000000 rows).";
 
 /// `capsim trace <model>`.
 #[derive(Subcommand, Debug)]
@@ -125,7 +126,8 @@ struct TraceArgs {
 }
 
 const PLOT_HELP: &str = "\
-Every combination of the flags' values is one run (at most 8); each run draws its series,
+Every combination of the flags' values is one run (at most 8, each of at most 2000000
+rounds); each run draws its series,
 labelled by its values of the listed flags. autoscale: group size, ready and required
 instances; consumers: events not yet applied; bulkhead: tracking and event requests dropped so
 far. The SVG is the same bytes on every machine.";
@@ -375,10 +377,10 @@ impl Progress for Bar {
 fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> Result<(), Failure> {
     let p = capsim::trace::single(model).map_err(Failure::Input)?;
     (M::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
-    let (csv, result) = capsim::trace::csv::<M>(&p);
-    result.map_err(|e| Failure::Input(e.to_string()))?;
-    out.write_all(capsim::trace::reshape(&csv, format).as_bytes())?;
-    Ok(())
+    capsim::trace::write::<M>(&p, format, out).map_err(|e| match e {
+        capsim::trace::Stop::Input(m) => Failure::Input(m),
+        capsim::trace::Stop::Io(e) => Failure::Io(e),
+    })
 }
 
 /// `capsim plot`: draws the runs, then writes the SVG file.

@@ -25,9 +25,14 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// Every round's state of one run, whatever the model.
+/// The most rounds a plotted run may have (its states are held until it is drawn).
+pub const MAX_PLOT_ROUNDS: usize = 2_000_000;
+
+/// Every round's state of one run, whatever the model (the first [`MAX_PLOT_ROUNDS`]).
 #[derive(Default)]
 pub struct Rounds {
+    /// Whether the run had more rounds than are kept.
+    pub overflow: bool,
     /// Autoscale rounds.
     pub group: Vec<autoscale::RoundState>,
     /// Consumers rounds.
@@ -38,13 +43,25 @@ pub struct Rounds {
 
 impl Observer for Rounds {
     fn group_round(&mut self, s: &autoscale::RoundState) {
-        self.group.push(*s);
+        if self.group.len() < MAX_PLOT_ROUNDS {
+            self.group.push(*s);
+        } else {
+            self.overflow = true;
+        }
     }
     fn consumers_round(&mut self, s: &consumers::RoundState) {
-        self.consumers.push(*s);
+        if self.consumers.len() < MAX_PLOT_ROUNDS {
+            self.consumers.push(*s);
+        } else {
+            self.overflow = true;
+        }
     }
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        self.bulkhead.push(*s);
+        if self.bulkhead.len() < MAX_PLOT_ROUNDS {
+            self.bulkhead.push(*s);
+        } else {
+            self.overflow = true;
+        }
     }
 }
 
@@ -147,7 +164,8 @@ impl Plotted for Bulkhead {
     }
 }
 
-/// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`]) and charts them: one
+/// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`], each of at most
+/// [`MAX_PLOT_ROUNDS`] rounds) and charts them: one
 /// series (or a few) per run, labelled by its values of the listed flags; the title names
 /// the model and the values every run shares.
 pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
@@ -165,6 +183,12 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
         let name = values(&grid, &p, true);
         let mut rounds = Rounds::default();
         M::observe(&p, &mut rounds).map_err(|e| format!("{name}: {e}"))?;
+        if rounds.overflow {
+            return Err(format!(
+                "a plotted run has at most {MAX_PLOT_ROUNDS} rounds; {} has more",
+                if name.is_empty() { "this run" } else { &name }
+            ));
+        }
         series.extend(M::series(&name, &rounds));
     }
     let shared = values(&grid, &grid.params(0), false);

@@ -119,6 +119,114 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     (text, result)
 }
 
+/// The most rows a table holds (it needs every row's width before its first line); CSV and
+/// JSON stream any number.
+pub const MAX_TABLE_ROWS: usize = 1_000_000;
+
+/// Why a streamed trace stopped.
+#[derive(Debug)]
+pub enum Stop {
+    /// The run's error, or a table longer than [`MAX_TABLE_ROWS`].
+    Input(String),
+    /// Writing the output failed.
+    Io(std::io::Error),
+}
+
+/// Sends whole lines of what is written to `line`, keeping the first I/O error (later
+/// writes are dropped: the run still ends, but writes nothing more).
+struct Lines<F> {
+    partial: String,
+    line: F,
+    error: Option<std::io::Error>,
+}
+
+impl<F: FnMut(&str) -> std::io::Result<()>> std::fmt::Write for Lines<F> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.error.is_some() {
+            return Err(std::fmt::Error);
+        }
+        self.partial.push_str(s);
+        while let Some(end) = self.partial.find('\n') {
+            let rest = self.partial.split_off(end + 1);
+            let done = std::mem::replace(&mut self.partial, rest);
+            if let Err(e) = (self.line)(&done) {
+                self.error = Some(e);
+                return Err(std::fmt::Error);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `p` and writes its trace to `out` in `format`, streaming CSV and JSON row by row (a
+/// table is held whole: at most [`MAX_TABLE_ROWS`] rows). CSV rows are the core writer's.
+pub fn write<M: Traced>(
+    p: &M::Params,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Stop> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut table: Vec<String> = Vec::new();
+    let mut too_long = false;
+    let sink = |line: &str| -> std::io::Result<()> {
+        match format {
+            Format::Csv => out.write_all(line.as_bytes()),
+            Format::Json if keys.is_empty() => {
+                keys = line.trim_end().split(',').map(str::to_string).collect();
+                Ok(())
+            }
+            Format::Json => out.write_all(json_line(&keys, line.trim_end()).as_bytes()),
+            Format::Table if table.len() > MAX_TABLE_ROWS => {
+                too_long = true;
+                Ok(())
+            }
+            Format::Table => {
+                table.push(line.to_string());
+                Ok(())
+            }
+        }
+    };
+    let mut lines = Lines {
+        partial: String::new(),
+        line: sink,
+        error: None,
+    };
+    let _ = M::header(p, &mut lines);
+    let mut t = CsvTrace::new(&mut lines, M::split(p));
+    let result = M::observe(p, &mut t);
+    if let Some(e) = lines.error {
+        return Err(Stop::Io(e));
+    }
+    result.map_err(|e| Stop::Input(e.to_string()))?;
+    if too_long {
+        return Err(Stop::Input(format!(
+            "a table holds at most {MAX_TABLE_ROWS} rows; this run has more (use --format csv or json)"
+        )));
+    }
+    if format == Format::Table {
+        out.write_all(reshape(&table.concat(), Format::Table).as_bytes())
+            .map_err(Stop::Io)?;
+    }
+    Ok(())
+}
+
+/// One JSON Lines object: the columns in CSV order, each cell a number (JavaScript's NaN or
+/// Infinity, never in these columns, would stay a string).
+fn json_line(keys: &[String], line: &str) -> String {
+    let mut out = String::with_capacity(line.len() * 3);
+    out.push('{');
+    for (i, (k, v)) in keys.iter().zip(line.split(',')).enumerate() {
+        let value = match serde_json::from_str::<serde_json::Number>(v) {
+            Ok(n) => n.to_string(),
+            Err(_) => serde_json::Value::String(v.to_string()).to_string(),
+        };
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(out, "{sep}\"{k}\":{value}");
+    }
+    out.push_str("}\n");
+    out
+}
+
 /// Re-shapes a CSV trace into `format` (CSV as it is).
 pub fn reshape(csv: &str, format: Format) -> String {
     let mut lines = csv.lines();
@@ -129,22 +237,8 @@ pub fn reshape(csv: &str, format: Format) -> String {
     match format {
         Format::Csv => csv.to_string(),
         Format::Json => {
-            let mut out = String::with_capacity(csv.len() * 3);
-            for line in lines {
-                // The columns' order, as CSV has it.
-                out.push('{');
-                for (i, (k, v)) in keys.iter().zip(line.split(',')).enumerate() {
-                    // Every cell is a number; JavaScript's NaN or Infinity stays a string.
-                    let value = match serde_json::from_str::<serde_json::Number>(v) {
-                        Ok(n) => n.to_string(),
-                        Err(_) => serde_json::Value::String(v.to_string()).to_string(),
-                    };
-                    let sep = if i == 0 { "" } else { "," };
-                    let _ = write!(out, "{sep}\"{k}\":{value}");
-                }
-                out.push_str("}\n");
-            }
-            out
+            let keys: Vec<String> = keys.iter().map(|k| (*k).to_string()).collect();
+            lines.map(|l| json_line(&keys, l)).collect()
         }
         Format::Table => {
             let rows: Vec<Vec<&str>> = std::iter::once(keys.clone())
