@@ -167,6 +167,12 @@ struct PlotArgs {
     /// The SVG file to write
     #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
     output: std::path::PathBuf,
+    /// Instead of the rounds, a histogram of --metric across every run (e.g. --seed 1..=500) [at most 100000 runs]
+    #[arg(long)]
+    summary: bool,
+    /// The metric of the --summary histogram (a key of the model's rows) [autoscale: launched; consumers: rounds; bulkhead: tracking_dropped]
+    #[arg(long, value_name = "KEY", requires = "summary")]
+    metric: Option<String>,
 }
 
 /// Flags every model command shares.
@@ -268,9 +274,15 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Trace(TraceCommand::Autoscale { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
-        Command::Plot(PlotCommand::Autoscale { model, out }) => plot("autoscale", &model, &out),
-        Command::Plot(PlotCommand::Consumers { model, out }) => plot("consumers", &model, &out),
-        Command::Plot(PlotCommand::Bulkhead { model, out }) => plot("bulkhead", &model, &out),
+        Command::Plot(PlotCommand::Autoscale { model, out }) => {
+            plot("autoscale", &model, &out, "launched")
+        }
+        Command::Plot(PlotCommand::Consumers { model, out }) => {
+            plot("consumers", &model, &out, "rounds")
+        }
+        Command::Plot(PlotCommand::Bulkhead { model, out }) => {
+            plot("bulkhead", &model, &out, "tracking_dropped")
+        }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
             Ok(text) => Ok(out.write_all(text.as_bytes())?),
             Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
@@ -384,8 +396,19 @@ fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> R
 }
 
 /// `capsim plot`: draws the runs, then writes the SVG file.
-fn plot<M: Plotted>(name: &str, model: &Flags<M>, args: &PlotArgs) -> Result<(), Failure> {
-    let svg = capsim::plot::plot(name, model).map_err(Failure::Input)?;
+fn plot<M: Plotted>(
+    name: &str,
+    model: &Flags<M>,
+    args: &PlotArgs,
+    metric: &str,
+) -> Result<(), Failure> {
+    let svg = if args.summary {
+        let metric = args.metric.as_deref().unwrap_or(metric);
+        capsim::plot::histogram(name, model, metric)
+    } else {
+        capsim::plot::plot(name, model)
+    }
+    .map_err(Failure::Input)?;
     std::fs::write(&args.output, svg)
         .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))
 }

@@ -309,3 +309,119 @@ fn draw(
         .draw()?;
     Ok(())
 }
+
+/// The most runs a histogram takes (every run's metric is held).
+pub const MAX_HISTOGRAM_RUNS: u64 = 100_000;
+
+/// Runs every combination of `flags` and draws a histogram of `metric` across them (the
+/// seeds of `--seed A..=B`, say): how the runs spread. One chart, all runs in it.
+pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Result<String, String> {
+    let Some(m) = M::METRICS.iter().find(|m| m.key == metric) else {
+        let keys: Vec<&str> = M::METRICS.iter().map(|m| m.key).collect();
+        return Err(format!(
+            "--metric {metric}: accepted values are {}",
+            keys.join(", ")
+        ));
+    };
+    let grid: Grid<M> = flags.grid()?;
+    if grid.len() > MAX_HISTOGRAM_RUNS {
+        return Err(format!(
+            "a histogram takes at most {MAX_HISTOGRAM_RUNS} runs; the lists make {}",
+            grid.len()
+        ));
+    }
+    let mut scratch = M::scratch();
+    let mut values = Vec::with_capacity(grid.len() as usize);
+    for i in 0..grid.len() {
+        let p = grid.params(i);
+        let metrics = M::run(&p, &mut scratch).map_err(|e| format!("{}: {e}", grid.name(i)))?;
+        let v = match (m.cell)(&metrics) {
+            crate::output::Cell::Int(n) => n as f64,
+            crate::output::Cell::Float(x) | crate::output::Cell::Stat(x) => x,
+            _ => return Err(format!("--metric {metric} is not a number")),
+        };
+        if v.is_finite() {
+            values.push(v);
+        }
+    }
+    let mut title = format!("capsim {model}: {metric} over {} runs", grid.len());
+    let swept = values_of(&grid);
+    if !swept.is_empty() {
+        title.push_str(&format!(" ({swept})"));
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw_histogram(&root, &title, metric, &values)
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// The listed flags and their first and last values (`seed=1..=100`).
+fn values_of<M: Model>(grid: &Grid<M>) -> String {
+    grid.swept
+        .iter()
+        .filter_map(|k| M::PARAMS.iter().find(|q| q.key == *k))
+        .map(|q| {
+            let first = (q.flag_value)(&grid.params(0));
+            let last = (q.flag_value)(&grid.params(grid.len() - 1));
+            format!("{} {first} to {last}", q.flag())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// At most this many bars.
+const BINS: usize = 40;
+
+fn draw_histogram(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    title: &str,
+    metric: &str,
+    values: &[f64],
+) -> Result<(), Failed> {
+    root.fill(&WHITE)?;
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if values.is_empty() {
+        (0.0, 1.0)
+    } else {
+        (lo, hi)
+    };
+    // Integer-wide bins when the values are few integers apart, else BINS equal ones.
+    let width = if hi - lo < BINS as f64 {
+        1.0
+    } else {
+        (hi - lo) / BINS as f64
+    };
+    let bins = ((hi - lo) / width).floor() as usize + 1;
+    let mut counts = vec![0u32; bins];
+    for &v in values {
+        let b = (((v - lo) / width).floor() as usize).min(bins - 1);
+        counts[b] += 1;
+    }
+    let top = counts.iter().copied().max().unwrap_or(1).max(1);
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(80)
+        .build_cartesian_2d(lo..lo + width * bins as f64, 0u32..top + top / 10 + 1)?;
+    chart
+        .configure_mesh()
+        .x_desc(metric)
+        .y_desc("runs")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    chart.draw_series(counts.iter().enumerate().map(|(i, &n)| {
+        let x0 = lo + width * i as f64;
+        Rectangle::new([(x0, 0), (x0 + width, n)], COLOURS[0].filled())
+    }))?;
+    Ok(())
+}

@@ -149,3 +149,29 @@ fn plot_errors_are_one_line() {
     assert_one_line_error(&["plot", "autoscale", "--seed", "1..=9", "-o", "/tmp/x.svg"]);
     assert_one_line_error(&["plot", "bulkhead", "-o", "/nonexistent/dir/x.svg"]);
 }
+
+#[test]
+fn a_summary_plot_is_a_histogram_across_seeds() {
+    let dir = std::env::temp_dir().join(format!("capsim-hist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("h.svg");
+    let p = path.to_str().unwrap();
+    stdout(&[
+        "plot",
+        "autoscale",
+        "--seed",
+        "1..=20",
+        "--summary",
+        "-o",
+        p,
+    ]);
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        svg.contains("launched over 20 runs"),
+        "title names metric and runs"
+    );
+    assert!(svg.contains(">\nruns\n<"), "y axis counts runs");
+    let err = assert_one_line_error(&["plot", "bulkhead", "--summary", "--metric", "x", "-o", p]);
+    assert!(err.contains("tracking_dropped"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
