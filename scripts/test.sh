@@ -20,6 +20,9 @@ cargo clippy -p capsim-core --all-features --locked -- -D warnings
 step "tests (golden lesson outputs, differential vectors, properties, CLI)"
 cargo test --workspace --locked
 
+step "differential vectors marked heavy (10^7 rounds and the like), optimized"
+cargo test --release -p capsim-tests --test differential --locked
+
 step "capsim-core builds without std or alloc for Cortex-M4F and Cortex-M0"
 for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
     cargo build -p capsim-core --locked --target "$target"

@@ -19,7 +19,7 @@
 //! assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
 //! ```
 
-use crate::error::{check_seed, ensure, Error};
+use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{GroupLcg, UnitRng};
 use crate::Observer;
 
@@ -145,32 +145,32 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
-        ensure(self.threshold >= 1, "threshold", "integers >= 1")?;
+        ensure(self.threshold >= 1, "threshold", Accepted::at_least(1))?;
         check_seed(self.seed)?;
         ensure(
             (1..=MAX_ROUNDS).contains(&self.rounds),
             "rounds",
-            "integers from 1 to 10000000",
+            Accepted::integers(1, MAX_ROUNDS as u64),
         )?;
         ensure(
             self.capacity.is_finite() && self.capacity > 0.0,
             "capacity",
-            "finite numbers > 0",
+            Accepted::above(0.0),
         )?;
         ensure(
             (0.0..=1.0).contains(&self.transient_failure),
             "transient-failure",
-            "probabilities from 0 to 1",
+            Accepted::between(0.0, 1.0),
         )?;
         ensure(
             self.demand_base.is_finite(),
             "demand-base",
-            "finite numbers",
+            Accepted::FINITE,
         )?;
         ensure(
             self.demand_amplitude.is_finite(),
             "demand-amplitude",
-            "finite numbers",
+            Accepted::FINITE,
         )?;
         // The sine's argument must stay within fdlibm's medium reduction (see `fdlibm`).
         ensure(
@@ -178,9 +178,12 @@ impl Params {
                 && self.demand_period > 0.0
                 && f64::from(self.rounds) / self.demand_period <= MAX_ROUNDS_PER_PERIOD,
             "demand-period",
-            "finite numbers > 0 and at least rounds / 131000",
+            Accepted::PeriodOf {
+                rounds: self.rounds,
+                max_rounds_per_period: MAX_ROUNDS_PER_PERIOD,
+            },
         )?;
-        ensure(self.surge.is_finite(), "surge", "finite numbers")
+        ensure(self.surge.is_finite(), "surge", Accepted::FINITE)
     }
 
     /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
@@ -253,7 +256,7 @@ impl Instance {
 }
 
 const GROUP_FULL: Error = Error::CapacityExceeded {
-    what: "group size",
+    capacity: Capacity::GroupSize,
     limit: MAX_GROUP_SIZE as u32,
 };
 
@@ -266,11 +269,11 @@ const _: () = assert!(
 );
 
 /// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
-/// drop it), otherwise the larger.
+/// drop it), otherwise the larger, +0 over -0.
 fn js_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
-    } else if a >= b {
+    } else if a > b || (a == b && a.is_sign_positive()) {
         a
     } else {
         b
@@ -436,4 +439,20 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
         observer.round_done(u64::from(t));
     }
     Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_max;
+
+    /// `Math.max` as ECMA-262 defines it: any NaN gives NaN, and +0 is larger than -0.
+    #[test]
+    fn js_max_keeps_nan_and_prefers_positive_zero() {
+        assert!(js_max(f64::NAN, 0.0).is_nan());
+        assert!(js_max(0.5, f64::NAN).is_nan());
+        assert_eq!(js_max(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.0, -0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.25, 0.5), 0.5);
+        assert_eq!(js_max(0.5, 0.25), 0.5);
+    }
 }

@@ -31,7 +31,7 @@ use core::marker::PhantomData;
 
 use rand_core::{Rng, SeedableRng};
 
-use crate::error::{check_seed, ensure, Error};
+use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
 use crate::Observer;
 
@@ -126,30 +126,33 @@ impl Params {
         ensure(
             (1..=MAX_CONSUMERS as u32).contains(&self.consumers),
             "consumers",
-            "integers from 1 to 64",
+            Accepted::integers(1, MAX_CONSUMERS as u64),
         )?;
-        ensure(self.slots >= 1, "slots", "integers >= 1")?;
+        ensure(self.slots >= 1, "slots", Accepted::at_least(1))?;
         ensure(
             (1..=MAX_SHIPMENTS as u32).contains(&self.shipments),
             "shipments",
-            "integers from 1 to 65536",
+            Accepted::integers(1, MAX_SHIPMENTS as u64),
         )?;
         ensure(
             (1..=MAX_EVENTS_PER_SHIPMENT).contains(&self.events_per_shipment),
             "events-per-shipment",
-            "integers from 1 to 126",
+            Accepted::integers(1, MAX_EVENTS_PER_SHIPMENT as u64),
         )?;
         ensure(
             (0.0..=MAX_QUEUE_GAP).contains(&self.queue_gap),
             "queue-gap",
-            "numbers from 0 to 1e9",
+            Accepted::between(0.0, MAX_QUEUE_GAP),
         )?;
         check_seed(self.seed)?;
         ensure(
             u64::from(self.event_rounds_min) + u64::from(self.event_rounds_spread)
                 <= u64::from(u32::MAX),
             "event-rounds-spread",
-            "values with event-rounds-min + event-rounds-spread < 2^32",
+            Accepted::SumWith {
+                other: "event-rounds-min",
+                max: u64::from(u32::MAX),
+            },
         )
     }
 
@@ -386,7 +389,7 @@ impl<'w> InFlight<'w> {
     fn push(&mut self, p: Pending) -> Result<(), Error> {
         if self.len == self.items.len() {
             return Err(Error::CapacityExceeded {
-                what: "shipments in flight",
+                capacity: Capacity::ShipmentsInFlight,
                 limit: self.items.len() as u32,
             });
         }
@@ -540,7 +543,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         let n = params.shipments as usize;
         let capacity = order.len() as u32;
         let order = order.get_mut(..n).ok_or(Error::CapacityExceeded {
-            what: "workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: capacity,
         })?;
         let scale = f64::from(params.shipments);
@@ -719,7 +722,7 @@ where
     };
     if params.len() > R || out.len() < params.len() {
         return Err(Error::CapacityExceeded {
-            what: "configurations in one batch (workspace lanes)",
+            capacity: Capacity::BatchLanes,
             limit: R as u32,
         });
     }
@@ -760,7 +763,7 @@ where
     for (p, store) in params.iter().zip(stores.iter_mut()) {
         // `Queue::new` checked that the workspace holds every shipment.
         let store = store.get_mut(..shipments).ok_or(Error::CapacityExceeded {
-            what: "workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
         })?;
         let lane = Lane::new(p, store);

@@ -1,25 +1,30 @@
 //! The one error type: bad parameters, and fixed capacities reached during a run.
+//!
+//! Structured so that a program can match it (which capacity, which numeric bounds) and a
+//! person can read it: `Display` writes one line naming the CLI flag.
 
 use core::fmt;
+
+use crate::jsfmt::Num;
 
 /// Returned instead of panicking: by `Params::validate` for bad parameters, and by a run that
 /// reaches one of the documented fixed capacities.
 ///
 /// `param` names the parameter as the CLI flag spells it (without the leading `--`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Error {
     /// A parameter is outside the values the model accepts; `accepted` says which are.
     OutOfRange {
         /// The parameter, spelled as its CLI flag.
         param: &'static str,
-        /// The accepted values, in words (for example `"1 to 2147483646"`).
-        accepted: &'static str,
+        /// The values accepted, with their bounds.
+        accepted: Accepted,
     },
     /// A run needed more room than a fixed capacity provides.
     CapacityExceeded {
-        /// What filled up (for example `"group size"`).
-        what: &'static str,
+        /// What filled up.
+        capacity: Capacity,
         /// The capacity that was reached.
         limit: u32,
     },
@@ -36,14 +41,108 @@ pub enum Error {
     },
 }
 
+/// The fixed capacities a run can exceed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Capacity {
+    /// Instances in an auto-scaling group (`autoscale::MAX_GROUP_SIZE`).
+    GroupSize,
+    /// Requests arriving in one bulkhead round (`bulkhead::MAX_ARRIVALS_PER_ROUND`).
+    ArrivalsPerRound,
+    /// Consumers shipments whose events interleave at once (the workspace's `F`).
+    ShipmentsInFlight,
+    /// Shipments a consumers workspace holds (its `N`).
+    WorkspaceShipments,
+    /// Configurations one consumers pass can run (the workspace's lanes, `R`).
+    BatchLanes,
+}
+
+impl Capacity {
+    /// Returns what filled up, in words.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Capacity::GroupSize => "group size",
+            Capacity::ArrivalsPerRound => "arrivals per round",
+            Capacity::ShipmentsInFlight => "shipments in flight",
+            Capacity::WorkspaceShipments => "workspace shipments",
+            Capacity::BatchLanes => "configurations in one batch (workspace lanes)",
+        }
+    }
+}
+
+/// One end of an accepted range of numbers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Bound {
+    /// No limit on this side (but the number must be finite).
+    Unbounded,
+    /// This value and beyond it (towards the other end) are accepted.
+    Closed(f64),
+    /// Only values strictly beyond this one are accepted.
+    Open(f64),
+}
+
+/// The values a parameter accepts, with their numeric bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Accepted {
+    /// Integers from `min` to `max`, both included; `max` `None`: up to the type's largest.
+    Integers {
+        /// The smallest accepted.
+        min: u64,
+        /// The largest accepted, if less than the type's largest.
+        max: Option<u64>,
+    },
+    /// Finite numbers between two ends.
+    Numbers {
+        /// The lower end.
+        min: Bound,
+        /// The upper end.
+        max: Bound,
+    },
+    /// Finite numbers > 0 with `rounds / period <= max_rounds_per_period` (the demand
+    /// curve's period: keeps `sin`'s argument in fdlibm's exact reduction range).
+    PeriodOf {
+        /// The rounds the run simulates.
+        rounds: u32,
+        /// The most rounds per period.
+        max_rounds_per_period: f64,
+    },
+    /// Numbers ≥ 0 with at most `max_per_round` arrivals per round on average (rate /
+    /// rounds-per-second).
+    ArrivalRate {
+        /// The largest mean arrivals per round.
+        max_per_round: f64,
+    },
+    /// The bulkhead split: `shared`, or a tracking pool of 1 to `max` slots (total − 1),
+    /// leaving both pools a slot.
+    Split {
+        /// The largest tracking pool, `total_slots − 1`.
+        max: u32,
+    },
+    /// Values whose sum with parameter `other` is at most `max`.
+    SumWith {
+        /// The other parameter, spelled as its CLI flag.
+        other: &'static str,
+        /// The largest sum accepted.
+        max: u64,
+    },
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::OutOfRange { param, accepted } => {
-                write!(f, "--{param}: accepted values are {accepted}")
+                write!(f, "--{param}: accepted values are ")?;
+                match accepted {
+                    Accepted::SumWith { other, max } => {
+                        write!(f, "values with {other} + {param} <= {max}")
+                    }
+                    other => other.fmt(f),
+                }
             }
-            Error::CapacityExceeded { what, limit } => {
-                write!(f, "{what} exceeds its capacity of {limit}")
+            Error::CapacityExceeded { capacity, limit } => {
+                write!(f, "{} exceeds its capacity of {limit}", capacity.name())
             }
             Error::BatchMismatch { param } => {
                 write!(f, "--{param}: runs batched on one stream must share it")
@@ -56,10 +155,117 @@ impl fmt::Display for Error {
     }
 }
 
+impl fmt::Display for Capacity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Writes `x > a`-style words for one end (`lower`: the minimum).
+fn write_end(f: &mut fmt::Formatter<'_>, end: Bound, lower: bool) -> fmt::Result {
+    match (end, lower) {
+        (Bound::Unbounded, _) => Ok(()),
+        (Bound::Closed(x), true) => write!(f, ">= {}", Num(x)),
+        (Bound::Open(x), true) => write!(f, "> {}", Num(x)),
+        (Bound::Closed(x), false) => write!(f, "<= {}", Num(x)),
+        (Bound::Open(x), false) => write!(f, "< {}", Num(x)),
+    }
+}
+
+impl fmt::Display for Accepted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Accepted::Integers {
+                min,
+                max: Some(max),
+            } => {
+                write!(f, "integers from {min} to {max}")
+            }
+            Accepted::Integers { min, max: None } => write!(f, "integers >= {min}"),
+            Accepted::Numbers {
+                min: Bound::Closed(a),
+                max: Bound::Closed(b),
+            } => write!(f, "numbers from {} to {}", Num(a), Num(b)),
+            Accepted::Numbers { min, max } => {
+                f.write_str("finite numbers")?;
+                if min != Bound::Unbounded {
+                    f.write_str(" ")?;
+                    write_end(f, min, true)?;
+                }
+                if max != Bound::Unbounded {
+                    f.write_str(if min == Bound::Unbounded {
+                        " "
+                    } else {
+                        " and "
+                    })?;
+                    write_end(f, max, false)?;
+                }
+                Ok(())
+            }
+            Accepted::PeriodOf {
+                max_rounds_per_period,
+                ..
+            } => write!(
+                f,
+                "finite numbers > 0 and at least rounds / {}",
+                Num(max_rounds_per_period)
+            ),
+            Accepted::ArrivalRate { max_per_round } => write!(
+                f,
+                "numbers >= 0 with at most {} arrivals per round (rate / rounds-per-second)",
+                Num(max_per_round)
+            ),
+            Accepted::Split { .. } => {
+                f.write_str("shared, or an integer leaving both pools a slot: 1 to total-slots - 1")
+            }
+            Accepted::SumWith { other, max } => {
+                write!(f, "values whose sum with {other} is at most {max}")
+            }
+        }
+    }
+}
+
 impl core::error::Error for Error {}
 
+impl Accepted {
+    /// Integers from `min` to `max`.
+    pub(crate) const fn integers(min: u64, max: u64) -> Self {
+        Accepted::Integers {
+            min,
+            max: Some(max),
+        }
+    }
+
+    /// Integers from `min` up.
+    pub(crate) const fn at_least(min: u64) -> Self {
+        Accepted::Integers { min, max: None }
+    }
+
+    /// Finite numbers > `min`.
+    pub(crate) const fn above(min: f64) -> Self {
+        Accepted::Numbers {
+            min: Bound::Open(min),
+            max: Bound::Unbounded,
+        }
+    }
+
+    /// Any finite number.
+    pub(crate) const FINITE: Self = Accepted::Numbers {
+        min: Bound::Unbounded,
+        max: Bound::Unbounded,
+    };
+
+    /// Numbers from `min` to `max`, both included.
+    pub(crate) const fn between(min: f64, max: f64) -> Self {
+        Accepted::Numbers {
+            min: Bound::Closed(min),
+            max: Bound::Closed(max),
+        }
+    }
+}
+
 /// Returns `Ok(())` when `ok`, else the out-of-range error for `param`.
-pub(crate) fn ensure(ok: bool, param: &'static str, accepted: &'static str) -> Result<(), Error> {
+pub(crate) fn ensure(ok: bool, param: &'static str, accepted: Accepted) -> Result<(), Error> {
     if ok {
         Ok(())
     } else {
@@ -69,10 +275,87 @@ pub(crate) fn ensure(ok: bool, param: &'static str, accepted: &'static str) -> R
 
 /// The seed range every model accepts (the bulkhead generator is degenerate outside it).
 pub const SEED_RANGE: core::ops::RangeInclusive<u32> = 1..=2_147_483_646;
-/// [`SEED_RANGE`] in words.
-pub(crate) const SEED_ACCEPTED: &str = "integers from 1 to 2147483646";
 
 /// Checks a seed against [`SEED_RANGE`].
 pub(crate) fn check_seed(seed: u32) -> Result<(), Error> {
-    ensure(SEED_RANGE.contains(&seed), "seed", SEED_ACCEPTED)
+    ensure(
+        SEED_RANGE.contains(&seed),
+        "seed",
+        Accepted::integers(*SEED_RANGE.start() as u64, *SEED_RANGE.end() as u64),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::fmt::Write;
+
+    fn text(e: Error) -> heapless::String<160> {
+        let mut s = heapless::String::new();
+        write!(s, "{e}").unwrap();
+        s
+    }
+
+    #[test]
+    fn each_error_reads_as_one_line_naming_the_flag() {
+        let out = |param, accepted| Error::OutOfRange { param, accepted };
+        let cases: [(Error, &str); 9] = [
+            (
+                out("seed", Accepted::integers(1, 2_147_483_646)),
+                "--seed: accepted values are integers from 1 to 2147483646",
+            ),
+            (
+                out("slots", Accepted::at_least(1)),
+                "--slots: accepted values are integers >= 1",
+            ),
+            (
+                out("capacity", Accepted::above(0.0)),
+                "--capacity: accepted values are finite numbers > 0",
+            ),
+            (
+                out("surge", Accepted::FINITE),
+                "--surge: accepted values are finite numbers",
+            ),
+            (
+                out("queue-gap", Accepted::between(0.0, 1e9)),
+                "--queue-gap: accepted values are numbers from 0 to 1000000000",
+            ),
+            (
+                out("split", Accepted::Split { max: 31 }),
+                "--split: accepted values are shared, or an integer leaving both pools a slot: \
+                 1 to total-slots - 1",
+            ),
+            (
+                out(
+                    "event-rounds-spread",
+                    Accepted::SumWith {
+                        other: "event-rounds-min",
+                        max: 4_294_967_295,
+                    },
+                ),
+                "--event-rounds-spread: accepted values are values with event-rounds-min + \
+                 event-rounds-spread <= 4294967295",
+            ),
+            (
+                Error::CapacityExceeded {
+                    capacity: Capacity::GroupSize,
+                    limit: 256,
+                },
+                "group size exceeds its capacity of 256",
+            ),
+            (
+                out(
+                    "x",
+                    Accepted::Numbers {
+                        min: Bound::Open(0.0),
+                        max: Bound::Open(1.5),
+                    },
+                ),
+                "--x: accepted values are finite numbers > 0 and < 1.5",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(text(e).as_str(), want);
+        }
+    }
 }

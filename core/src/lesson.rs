@@ -21,7 +21,7 @@ use core::fmt::{self, Write};
 use crate::consumers::{self, Workspace};
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, ParkMiller};
-use crate::{autoscale, bulkhead, Error, Observer};
+use crate::{autoscale, bulkhead, Capacity, Error, Observer};
 
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
@@ -74,7 +74,7 @@ impl Lesson {
 }
 
 /// Why a lesson could not be rendered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LessonError {
     /// The writer failed.
@@ -405,7 +405,7 @@ fn consumers_tables<W: Write, O: Observer, const N: usize, const F: usize, const
     let base = consumers::Params::default();
     if N < base.shipments as usize {
         return Err(Error::CapacityExceeded {
-            what: "consumers workspace shipments",
+            capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
         }
         .into());

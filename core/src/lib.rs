@@ -37,7 +37,7 @@ pub mod jsfmt;
 pub mod lesson;
 pub mod rng;
 
-pub use error::{Error, SEED_RANGE};
+pub use error::{Accepted, Bound, Capacity, Error, SEED_RANGE};
 
 /// Watches a run round by round: a teaching board can pause after each round (step mode).
 ///

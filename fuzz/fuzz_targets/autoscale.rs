@@ -9,7 +9,7 @@
 #![no_main]
 
 use capsim_core::autoscale::{self, Params, MAX_GROUP_SIZE};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error};
 use capsim_fuzz::{same, Lesson};
 use libfuzzer_sys::fuzz_target;
 
@@ -43,7 +43,7 @@ fuzz_target!(|p: Params| {
         }
         (
             Err(Error::CapacityExceeded {
-                what: "group size",
+                capacity: Capacity::GroupSize,
                 limit,
             }),
             Lesson::OverCapacity,

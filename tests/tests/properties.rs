@@ -219,31 +219,50 @@ fn same_inputs_same_bytes() {
 
 #[test]
 fn bad_parameters_are_errors_not_panics() {
-    use capsim_core::Error;
+    use capsim_core::{Accepted, Bound, Capacity, Error};
     let e = autoscale::run(&autoscale::Params {
         threshold: 0,
         ..autoscale::Params::default()
     });
-    assert!(matches!(
-        e,
+    // Thresholds are integers >= 1 (README, `--help`).
+    assert_eq!(
+        e.map(|_| ()),
         Err(Error::OutOfRange {
             param: "threshold",
-            ..
+            accepted: Accepted::Integers { min: 1, max: None }
         })
-    ));
+    );
     let e = autoscale::run(&autoscale::Params {
         capacity: 1.0, // 1800 instances: over the group capacity
         ..autoscale::Params::default()
     });
-    assert!(matches!(e, Err(Error::CapacityExceeded { .. })));
+    assert_eq!(
+        e,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::GroupSize,
+            limit: 256
+        })
+    );
     let e = bulkhead::run(&bulkhead::Params {
         split: Split::Partitioned(32),
         ..bulkhead::Params::default()
     });
-    assert!(matches!(e, Err(Error::OutOfRange { param: "split", .. })));
+    assert_eq!(
+        e,
+        Err(Error::OutOfRange {
+            param: "split",
+            accepted: Accepted::Split { max: 31 }
+        })
+    );
     let mut small = Workspace::<10>::new();
     let e = consumers::run(&consumers::Params::default(), &mut small);
-    assert!(matches!(e, Err(Error::CapacityExceeded { .. })));
+    assert_eq!(
+        e,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::WorkspaceShipments,
+            limit: 10
+        })
+    );
     let e = consumers::run(
         &consumers::Params {
             queue_gap: f64::NAN,
@@ -251,13 +270,17 @@ fn bad_parameters_are_errors_not_panics() {
         },
         &mut small,
     );
-    assert!(matches!(
+    // Queue gaps are 0 to 1e9, both included (README).
+    assert_eq!(
         e,
         Err(Error::OutOfRange {
             param: "queue-gap",
-            ..
+            accepted: Accepted::Numbers {
+                min: Bound::Closed(0.0),
+                max: Bound::Closed(1e9)
+            }
         })
-    ));
+    );
 }
 
 #[test]
@@ -357,4 +380,25 @@ fn consumers_reject_huge_events_per_shipment_without_overflow() {
     // Random access to the stream never panics either, whatever it is asked for.
     let x = LessonDraws::new(&p).draw(u32::MAX, u32::MAX);
     assert!((0.0..1.0).contains(&x));
+}
+
+/// A generator stuck just below 1 keeps Knuth's Poisson product above `exp(-λ)` for hundreds
+/// of draws: more arrivals than a round holds, which is the capacity error, not a panic.
+#[test]
+fn a_round_with_too_many_arrivals_is_a_capacity_error() {
+    use capsim_core::{rng::UnitRng, Capacity, Error};
+    struct NearOne;
+    impl UnitRng for NearOne {
+        fn next_unit(&mut self) -> f64 {
+            1.0 - f64::EPSILON / 2.0 // the largest double below 1
+        }
+    }
+    let got = bulkhead::run_with(&bulkhead::Params::default(), &mut NearOne, &mut ());
+    assert_eq!(
+        got,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::ArrivalsPerRound,
+            limit: 255
+        })
+    );
 }

@@ -17,9 +17,17 @@ Before writing anything it checks itself:
   * the harness run at the lesson's parameters must agree with the numbers parsed
     from those outputs.
 
+Two more edits keep results unchanged while making extreme vectors computable: the group's
+scale-in loop is bounded by the group's size (see ``patch_group``; self-checked against the
+original loop), and where a run outgrows one of capsim's fixed capacities (a group of 256
+instances, 255 arrivals in a bulkhead round) the program stops and the vector records that
+capsim must return that capacity error.  NaN metrics (an emptied group's ratio) print as null.
+
 Outputs (relative to the repo root):
   tests/data/autoscale.jsonl, tests/data/consumers.jsonl, tests/data/bulkhead.jsonl
-      one ``{"params": {...}, "expected": {...}}`` object per line;
+      one ``{"params": {...}, "expected": {...}}`` object per line, or
+      ``{"params": {...}, "error": "group_size"}`` for a capacity error; ``"heavy": true``
+      marks vectors the debug-mode test skips (see ``is_heavy``);
   tests/data/generators.json
       first 64 outputs of the three generators for several seeds, plus
       ``Math.exp`` and ``Math.sin`` reference values.
@@ -535,6 +543,75 @@ def autoscale_vectors():
     add(D, demand_base=30000)  # the initial group alone is 300
     add(D, surge=25000)  # the surge needs about 260 instances
     add(D, demand_base=1e300)
+    v.extend(autoscale_extremes())
+    return v
+
+
+U32_MAX = 2**32 - 1
+F64_MAX = 1.7976931348623157e308
+F64_MIN = 5e-324  # the smallest positive double (subnormal)
+
+
+def min_period(rounds):
+    """The smallest demand period autoscale::Params::validate accepts for `rounds`
+    (rounds / period <= 131000, in doubles as Rust computes it)."""
+    p = rounds / 131000
+    while rounds / p > 131000:
+        p = math.nextafter(p, math.inf)
+    return p
+
+
+def autoscale_extremes():
+    """Each accepted range of autoscale::Params at its ends (issue 7)."""
+    D = AUTOSCALE_DEFAULTS
+    v = []
+
+    def add(**kw):
+        v.append(dict(D, **kw))
+
+    add(threshold=U32_MAX)  # never replaced
+    add(threshold=U32_MAX, transient_failure=1, boot_rounds=0)
+    add(threshold=1, transient_failure=1)  # every ready instance replaced every round
+    add(threshold=1, transient_failure=1, boot_rounds=0, cooldown=U32_MAX)
+    add(cooldown=U32_MAX)  # one scaling action, ever
+    add(cooldown=U32_MAX, threshold=3, seed=2147483646)
+    add(seed=1, threshold=1, cooldown=U32_MAX, transient_failure=0)
+    add(rounds=1)
+    add(rounds=1, demand_base=-1e5)
+    add(rounds=100_000, threshold=3, cooldown=3)
+    add(rounds=100_000, demand_base=100, cooldown=7)  # empties and refills for 10^5 rounds
+    # the longest run, with the shortest period it accepts: sin's argument reaches 2π·131000
+    add(rounds=10_000_000, demand_period=min_period(10_000_000), threshold=3, cooldown=3)
+    add(demand_period=min_period(240))
+    add(demand_period=min_period(240), demand_base=300, capacity=50)
+    add(demand_period=F64_MAX)  # sin(2πt/period) is 0 or subnormal: a flat curve
+    add(capacity=F64_MIN)  # gerekli(0) = +inf: capacity error
+    add(capacity=F64_MIN, demand_base=-900, demand_amplitude=0, surge=0)  # ceil(-inf): empty
+    add(capacity=F64_MAX)  # gerekli = 1 throughout
+    add(capacity=F64_MAX, demand_base=-1, surge=0)  # gerekli(t) = -0 or 1
+    add(boot_rounds=0)
+    add(boot_rounds=0, threshold=1, cooldown=5)
+    add(boot_rounds=U32_MAX)  # launched instances never come up
+    add(boot_rounds=U32_MAX, cooldown=U32_MAX)
+    add(boot_rounds=U32_MAX, demand_base=100, cooldown=30)
+    add(transient_failure=0, failure_rounds=list(range(64)))  # 64 entries, all early
+    add(failure_rounds=[3 * i for i in range(63)] + [U32_MAX])
+    add(failure_rounds=[40] * 64, threshold=5, cooldown=8)
+    add(failure_rounds=[U32_MAX])
+    add(demand_base=F64_MAX)  # capacity error
+    add(demand_base=-F64_MAX)  # empty throughout
+    add(demand_base=-F64_MAX, surge=F64_MAX)  # -max + max = 0 during the surge
+    add(demand_base=-0.0, demand_amplitude=0, surge=0, rounds=100)  # gerekli = -0
+    add(demand_amplitude=F64_MAX)  # capacity error at t = 1
+    add(demand_amplitude=-F64_MAX, rounds=60)  # 9 instances, then empty until the wave turns
+    add(demand_amplitude=-F64_MAX, rounds=61)  # ... and t = 60: sin(2π·60/120) ≈ 1.2e-16
+    add(surge=F64_MAX, rounds=150)  # the surge never comes
+    add(surge=F64_MAX)  # capacity error in round 150
+    add(surge=-F64_MAX)  # the surge empties the group
+    add(surge_start=0, surge_end=U32_MAX, surge=-500)
+    add(surge_start=U32_MAX, surge_end=U32_MAX)
+    add(surge_start=U32_MAX, surge_end=0)
+    add(surge_start=239, surge_end=240, surge=-F64_MAX)
     return v
 
 
@@ -577,6 +654,54 @@ def consumers_vectors():
         seed=2, final_event_rounds=2, event_rounds_min=4, event_rounds_spread=2)
     add(consumers=9, slots=9, shipments=2500, events_per_shipment=3, queue_gap=0.001,
         seed=123, final_event_rounds=15, event_rounds_min=1, event_rounds_spread=5)
+    v.extend(consumers_extremes())
+    return v
+
+
+def consumers_extremes():
+    """Each accepted range of consumers::Params at its ends (issue 7).
+
+    Left out: processing times near 2^32 rounds for more than one event -- the reference
+    counts every round one by one (about a minute of node per 2^32 rounds); one vector has a
+    single event of 2^32 - 1 rounds.  Also left out: 65,536 shipments x 126 events
+    (8.3 million event objects sorted in node); each of the two is at its maximum alone.
+    """
+    D = CONSUMERS_DEFAULTS
+    v = []
+
+    def add(**kw):
+        v.append(dict(D, **kw))
+
+    add(consumers=64, slots=1)
+    add(consumers=64, slots=U32_MAX)
+    add(consumers=1, slots=U32_MAX)
+    add(consumers=64, slots=64, seed=2147483646)
+    add(shipments=1, consumers=64)
+    add(shipments=65536, consumers=8, slots=2)
+    add(shipments=65536, consumers=64, slots=U32_MAX, seed=1)
+    add(events_per_shipment=1, consumers=3)
+    add(events_per_shipment=126, shipments=2000, consumers=8)
+    add(events_per_shipment=126, shipments=2000, consumers=64, slots=4, queue_gap=0.001)
+    add(events_per_shipment=126, shipments=1, consumers=2)
+    add(queue_gap=0)  # every arrival 0: the queue is in generation order
+    add(queue_gap=0, consumers=8, slots=4)
+    add(queue_gap=F64_MIN)  # subnormal starts and arrivals, many ties
+    add(queue_gap=F64_MIN, events_per_shipment=126, shipments=300, consumers=5)
+    add(queue_gap=1e-310, consumers=6)
+    add(queue_gap=1e9)
+    add(queue_gap=1e9, shipments=65536, events_per_shipment=20, consumers=16, slots=4)
+    add(queue_gap=1e9, events_per_shipment=126, shipments=3000, consumers=4)
+    add(final_event_rounds=0, event_rounds_min=0, event_rounds_spread=0)
+    add(final_event_rounds=0, event_rounds_min=0, event_rounds_spread=1, consumers=4)
+    add(event_rounds_min=0, event_rounds_spread=0, consumers=2, slots=1)
+    add(final_event_rounds=1000, event_rounds_min=1000, event_rounds_spread=1000,
+        shipments=50, consumers=4)
+    add(event_rounds_min=0, event_rounds_spread=1_000_000, shipments=3, events_per_shipment=5,
+        consumers=2)
+    add(final_event_rounds=10_000_000, shipments=2, events_per_shipment=2, consumers=1)
+    add(final_event_rounds=U32_MAX, shipments=1, events_per_shipment=1, consumers=1)
+    add(consumers=64, slots=1, shipments=65536, events_per_shipment=1, queue_gap=0,
+        final_event_rounds=0, event_rounds_min=0, event_rounds_spread=0)
     return v
 
 
@@ -643,6 +768,65 @@ def bulkhead_vectors():
     add(split=None, mode="slowdown", seed=2078, total_slots=8300, horizon=1500,
         failure_start=127, tracking_rate=6400, event_rate=6400, tracking_hold=127,
         event_hold=127, slow_hold=1)
+    v.extend(bulkhead_extremes())
+    return v
+
+
+def bulkhead_extremes():
+    """Each accepted range of bulkhead::Params at its ends (issue 7).
+
+    Not here: a horizon of 10^8 (the reference filters every busy slot every round: hours
+    of node); more than 255 arrivals in one round (capsim's capacity) needs a Poisson draw
+    about 11 standard deviations above the largest accepted mean, which no seed tried shows.
+    """
+    D = BULKHEAD_DEFAULTS
+    v = []
+
+    def add(**kw):
+        v.append(dict(D, **kw))
+
+    for mode in MODES:
+        add(total_slots=1, mode=mode)
+        add(total_slots=2, split=1, mode=mode, tracking_hold=127, event_hold=1, slow_hold=127)
+        add(total_slots=65535, mode=mode, tracking_rate=6400, event_rate=6400,
+            tracking_hold=127, event_hold=127, slow_hold=127, horizon=1000)
+        add(total_slots=65535, split=1, mode=mode, tracking_rate=6400, event_rate=6400,
+            tracking_hold=127, event_hold=1, slow_hold=127, horizon=1000)
+        add(total_slots=65535, split=65534, mode=mode, tracking_rate=6400, event_rate=6400,
+            tracking_hold=1, event_hold=127, slow_hold=127, horizon=1000)
+    # holds 1 and 127 mixed, on pools that fill up
+    add(total_slots=300, mode="slowdown", tracking_hold=1, event_hold=127, slow_hold=1,
+        failure_start=500, tracking_rate=800, event_rate=400, horizon=3000)
+    add(total_slots=300, split=150, mode="slowdown", tracking_hold=127, event_hold=1,
+        slow_hold=127, failure_start=500, tracking_rate=800, event_rate=400, horizon=3000)
+    add(total_slots=9000, mode="slowdown", tracking_hold=127, event_hold=127, slow_hold=1,
+        failure_start=127, tracking_rate=6400, event_rate=6400, horizon=1500, seed=1)
+    add(total_slots=9000, split=4500, mode="slowdown", tracking_hold=127, event_hold=126,
+        slow_hold=1, failure_start=200, tracking_rate=6400, event_rate=6400, horizon=1500,
+        seed=2147483646)
+    # rates at 0 and at the largest mean (64 arrivals per round per stream)
+    add(tracking_rate=0, event_rate=0, mode="slowdown")
+    add(tracking_rate=6400, event_rate=6400, split=24)
+    add(tracking_rate=6400, event_rate=0, total_slots=1000, tracking_hold=127)
+    add(rounds_per_second=1e-300, tracking_rate=6.4e-299, event_rate=0)
+    add(rounds_per_second=1e-300, tracking_rate=0, event_rate=6.4e-299, split=24,
+        mode="slowdown")
+    add(rounds_per_second=1e308, tracking_rate=1e308, event_rate=6.4e307)
+    add(rounds_per_second=F64_MAX, tracking_rate=F64_MAX, event_rate=F64_MIN)
+    add(rounds_per_second=F64_MIN, tracking_rate=0, event_rate=0)
+    # horizons
+    add(horizon=1, mode="slowdown", failure_start=0)
+    add(horizon=2, split=31, mode="slowdown", failure_start=1)
+    add(horizon=1_000_000, split=24, mode="slowdown")
+    add(horizon=10_000_000, mode="slowdown", failure_start=5_000_000)
+    # slowdown start at its ends
+    add(failure_start=U32_MAX, mode="slowdown", split=24)
+    add(failure_start=0, mode="slowdown", split=1, slow_hold=127)
+    # seeds at their ends, with other extremes
+    add(seed=1, split=31, mode="slowdown", slow_hold=127, event_rate=6400)
+    add(seed=2147483646, total_slots=65535, split=32767, mode="slowdown",
+        tracking_rate=6400, event_rate=6400, tracking_hold=127, event_hold=1, slow_hold=127,
+        horizon=2000)
     return v
 
 
@@ -677,11 +861,15 @@ def validate_params(model, vectors, defaults, lesson):
                   and finite(p["demand_period"]) and p["demand_period"] > 0
                   and p["rounds"] / p["demand_period"] <= 131_000
                   and len(p["failure_rounds"]) <= 64 and all(u32(t) for t in p["failure_rounds"]))
-        elif model == "consumers":
-            ok = (p["consumers"] >= 1 and p["slots"] >= 1 and 1 <= p["shipments"] <= 20000
-                  and 1 <= p["events_per_shipment"] <= 100 and p["queue_gap"] > 0
-                  and p["final_event_rounds"] >= 1 and p["event_rounds_min"] >= 1
-                  and p["event_rounds_spread"] >= 1 and 1 <= p["seed"] <= 2**31 - 2)
+        elif model == "consumers":  # consumers::Params::validate
+            u32 = lambda x: isinstance(x, int) and 0 <= x < 2**32
+            ok = (all(u32(p[k]) for k in ("consumers", "slots", "shipments", "events_per_shipment",
+                                          "seed", "final_event_rounds", "event_rounds_min",
+                                          "event_rounds_spread"))
+                  and 1 <= p["consumers"] <= 64 and p["slots"] >= 1 and 1 <= p["shipments"] <= 65536
+                  and 1 <= p["events_per_shipment"] <= 126 and 0 <= p["queue_gap"] <= 1e9
+                  and p["event_rounds_min"] + p["event_rounds_spread"] < 2**32
+                  and 1 <= p["seed"] <= 2**31 - 2)
         else:  # bulkhead::Params::validate
             u32 = lambda x: isinstance(x, int) and 0 <= x < 2**32
             rps = p["rounds_per_second"]
@@ -771,6 +959,17 @@ MODELS = [
 ]
 
 
+def is_heavy(model, p):
+    """Vectors the differential test runs only in optimized builds (each takes a quarter of
+    a second or more without optimization; the lesson-sized ones take milliseconds)."""
+    if model == "autoscale":
+        return p["rounds"] > 50_000
+    if model == "consumers":
+        return p["shipments"] * p["events_per_shipment"] > 200_000
+    arrivals = p["horizon"] * (p["tracking_rate"] + p["event_rate"]) / p["rounds_per_second"]
+    return arrivals > 200_000
+
+
 def dump_line(obj):
     return json.dumps(obj, ensure_ascii=False, allow_nan=False)
 
@@ -813,10 +1012,14 @@ def main(argv=None):
                 for p, fut in zip(vs, futures):
                     e = check_result(fut.result(), keys, f"{model} {p}")
                     validate_expected(model, p, e)
+                    line = {"params": p}
                     if "error" in e:  # capsim must return this capacity error
-                        out.append(dump_line({"params": p, "error": e["error"]}))
+                        line["error"] = e["error"]
                     else:
-                        out.append(dump_line({"params": p, "expected": e}))
+                        line["expected"] = e
+                    if is_heavy(model, p):
+                        line["heavy"] = True
+                    out.append(dump_line(line))
                 lines[model] = out
 
         bulk = results["bulkhead"][0]
