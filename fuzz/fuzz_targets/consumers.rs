@@ -3,15 +3,16 @@
 //! Capped for speed (hundreds of runs a second): at most 2048 events (shipments are cut to
 //! fit, in a 4096-shipment workspace), and the port runs only while every processing time is
 //! below 2^16 rounds (it steps through rounds; the core skips them). Checks: invalid
-//! parameters are an `Err`; two runs agree; a successful run obeys the invariants below and
-//! equals the port's metrics; a workload-order error happens only when a shipment's events
-//! really arrive out of step order.
+//! parameters are an `Err`; two runs agree, the second reporting its rounds in order and the
+//! run's last round last; a successful run obeys the invariants below and equals the port's
+//! metrics; a workload-order error happens only when a shipment's events really arrive out of
+//! step order.
 #![no_main]
 
-use capsim_core::consumers::{self, Params, Workspace, MAX_SHIPMENTS};
+use capsim_core::consumers::{self, LessonDraws, Params, Workspace, MAX_SHIPMENTS};
 use capsim_core::rng::{CounterHash, UnitRng};
 use capsim_core::{Capacity, Error};
-use capsim_fuzz::same;
+use capsim_fuzz::{same, Rounds};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_EVENTS: u32 = 2048;
@@ -27,10 +28,13 @@ fuzz_target!(|p: Params| {
     }
     let mut ws = Workspace::<SHIPMENTS>::new();
     let result = consumers::run(&p, &mut ws);
-    assert!(
-        same(&result, &consumers::run(&p, &mut ws)),
-        "not deterministic: {p:?}"
-    );
+    // Again, watched: the same result; rounds reported in order, the last one the run's.
+    let mut rounds = Rounds::default();
+    let again = consumers::run_with(&p, LessonDraws::new(&p), &mut ws, &mut rounds);
+    assert!(same(&result, &again), "not deterministic: {p:?}");
+    if let Ok(m) = &result {
+        assert_eq!(rounds.last, Some(m.rounds - 1), "{p:?}");
+    }
     if p.validate().is_err() {
         assert!(
             matches!(result, Err(Error::OutOfRange { .. })),

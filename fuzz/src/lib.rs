@@ -341,3 +341,23 @@ pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
         throughput: queue.len() as f64 / round as f64,
     }
 }
+
+/// Records the rounds an observer is told about: each must come after the one before.
+#[derive(Debug, Default)]
+pub struct Rounds {
+    /// Rounds reported.
+    pub count: u64,
+    /// The last round reported.
+    pub last: Option<u64>,
+}
+
+impl capsim_core::Observer for Rounds {
+    fn round_done(&mut self, round: u64) {
+        assert!(
+            self.last.is_none_or(|last| round > last),
+            "round {round} after {self:?}"
+        );
+        self.count += 1;
+        self.last = Some(round);
+    }
+}
