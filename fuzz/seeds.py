@@ -88,6 +88,13 @@ CORPUS = {
         "gap-zero": consumers(consumers=4, queue_gap=0.0, shipments=300),
         "slow-final": consumers(consumers=3, final_event_rounds=1_000_000, shipments=100),
     },
+    "consumers_ties": {
+        # then a table of 8 bytes, and its length less one
+        "lesson-coarse": consumers(consumers=8, shipments=200) + bytes([0, 128, 64, 255, 1, 7, 0, 0, 5]),
+        "all-zero": consumers(consumers=4, shipments=100) + bytes(9),
+        "two-values": consumers(consumers=3, slots=1, shipments=300) + bytes([0, 128] + [0] * 6 + [1]),
+        "gap-zero": consumers(consumers=5, queue_gap=0.0, shipments=100) + bytes([3, 9] + [0] * 6 + [1]),
+    },
     "consumers_batch": {
         "lesson-table": consumers(shipments=500) + consumers(consumers=2) + consumers(consumers=4)
         + consumers(consumers=8) + consumers(consumers=6, slots=4) + b"\x03\xff",

@@ -45,7 +45,12 @@ fuzz_target!(|p: Params| {
     let m = match result {
         Ok(m) => m,
         Err(Error::WorkloadOrder { shipment }) => {
-            assert!(out_of_order(&p, shipment), "{p:?}: {result:?}");
+            let mut r = CounterHash::new(p.seed);
+            let workload = capsim_fuzz::consumers_workload(&p, |_, _| r.next_unit());
+            assert!(
+                capsim_fuzz::out_of_order(&workload, shipment),
+                "{p:?}: {result:?}"
+            );
             return;
         }
         // The in-flight heap's documented capacity.
@@ -55,7 +60,7 @@ fuzz_target!(|p: Params| {
         }) => return,
         Err(e) => panic!("{p:?}: {e:?}"),
     };
-    invariants(&p, &m);
+    capsim_fuzz::consumers_invariants(&p, &m);
     let slow = p
         .final_event_rounds
         .max(p.event_rounds_min.saturating_add(p.event_rounds_spread));
@@ -67,50 +72,3 @@ fuzz_target!(|p: Params| {
         );
     }
 });
-
-/// Invariants that follow from the lesson program, whatever the port says.
-fn invariants(p: &Params, m: &consumers::Metrics) {
-    let events = p.events();
-    // Nothing is applied in round 0, then at most min(slots, consumers) per round: rounds
-    // >= 1 + ceil(events / that).
-    let per_round = u64::from(p.slots.min(p.consumers));
-    assert!(m.rounds > events.div_ceil(per_round), "{p:?} {m:?}");
-    assert_eq!(
-        m.throughput.to_bits(),
-        (events as f64 / m.rounds as f64).to_bits()
-    );
-    // A shipment whose last applied event is not its final one applied the final one
-    // earlier: it was reordered.
-    assert!(m.wrong_final_state <= m.reordered_shipments, "{m:?}");
-    assert!(m.reordered_shipments <= p.shipments, "{m:?}");
-    if p.consumers == 1 || p.events_per_shipment == 1 {
-        // One consumer applies in queue order, which is step order; one event cannot be
-        // reordered against another.
-        assert_eq!(
-            (m.reordered_shipments, m.wrong_final_state),
-            (0, 0),
-            "{p:?} {m:?}"
-        );
-    }
-}
-
-/// Whether `shipment`'s events, generated as the lesson does, arrive out of step order.
-fn out_of_order(p: &Params, shipment: u32) -> bool {
-    let mut r = CounterHash::new(p.seed);
-    let mut arrival = f64::NEG_INFINITY;
-    for g in 0..p.shipments {
-        let start = r.next_unit() * f64::from(p.shipments) * p.queue_gap;
-        for k in 0..p.events_per_shipment {
-            let t = start + f64::from(k) * p.queue_gap + r.next_unit() * p.queue_gap;
-            if g == shipment && t < arrival {
-                return true;
-            }
-            arrival = t;
-            if k + 1 < p.events_per_shipment {
-                r.next_unit();
-            }
-        }
-        arrival = f64::NEG_INFINITY;
-    }
-    false
-}
