@@ -102,6 +102,15 @@ CORPUS = {
         "mismatch": consumers(shipments=100) + consumers(seed=5) + consumers() + consumers()
         + consumers() + b"\x02\x00",
     },
+    "draws": {
+        # which model (1: bulkhead), both models' parameters, 8 draw bytes, their count less one
+        "autoscale-always-failing": b"\x00" + autoscale() + bulkhead() + bytes([20] + [0] * 7 + [0]),
+        "autoscale-at-the-probability": b"\x00" + autoscale(transient_failure=0.5)
+        + bulkhead() + bytes([128, 127, 255, 0] + [0] * 4 + [3]),
+        "bulkhead-near-one": b"\x01" + autoscale() + bulkhead() + bytes([255] + [0] * 7 + [0]),
+        "bulkhead-mixed": b"\x01" + autoscale() + bulkhead(split=24, mode="slowdown")
+        + bytes([0, 128, 255, 3, 200, 17, 90, 254, 7]),
+    },
     "cli_lists": {
         "integers": b"2,3,5",
         "ranges": b"1..=3,7,10..12",

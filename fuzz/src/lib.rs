@@ -30,6 +30,11 @@ pub enum Lesson<M> {
 /// `olcum-agi/grup.mjs`'s `kosum`, with every constant taken from `p` (call only with
 /// parameters that `p.validate()` accepts).
 pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
+    autoscale_with(p, &mut GroupLcg::new(p.seed))
+}
+
+/// [`autoscale`] drawing its health checks from `r`.
+pub fn autoscale_with(p: &autoscale::Params, r: &mut impl UnitRng) -> Lesson<autoscale::Metrics> {
     #[derive(Clone)]
     struct Instance {
         ready: bool,
@@ -44,7 +49,6 @@ pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
         broken: false,
     };
     let max = autoscale::MAX_GROUP_SIZE as f64;
-    let mut r = GroupLcg::new(p.seed);
     // `Array.from({ length: gerekli(0) })`: ToLength clamps negative lengths to 0.
     let initial = p.required(0);
     if initial > max {
@@ -164,8 +168,12 @@ fn js_max(a: f64, b: f64) -> f64 {
 /// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters
 /// that `p.validate()` accepts).
 pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
-    let mut r = ParkMiller::new(p.seed);
-    let poisson = |r: &mut ParkMiller, lam: f64| {
+    bulkhead_with(p, &mut ParkMiller::new(p.seed))
+}
+
+/// [`bulkhead`] drawing its arrivals and shuffles from `r`.
+pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulkhead::Metrics> {
+    let poisson = |r: &mut R, lam: f64| {
         let limit = libm::exp(-lam);
         let mut k = 0usize;
         let mut prod = 1.0;
@@ -195,8 +203,8 @@ pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
         }
         m.busy_slot_rounds += busy.iter().sum::<u64>();
         order.clear();
-        let tracking = poisson(&mut r, p.tracking_rate / p.rounds_per_second);
-        let events = poisson(&mut r, p.event_rate / p.rounds_per_second);
+        let tracking = poisson(r, p.tracking_rate / p.rounds_per_second);
+        let events = poisson(r, p.event_rate / p.rounds_per_second);
         if tracking + events > bulkhead::MAX_ARRIVALS_PER_ROUND {
             return Lesson::OverCapacity;
         }
@@ -414,6 +422,25 @@ pub fn consumers_invariants(p: &consumers::Params, m: &consumers::Metrics) {
             (0, 0),
             "{p:?} {m:?}"
         );
+    }
+}
+
+/// Draws cycling through a short table of bytes (`byte / 256`): 0 exactly, values just below
+/// 1, and values equal to a probability, which a good generator almost never gives.
+pub struct TableRng<'a> {
+    /// The bytes.
+    pub table: &'a [u8],
+    /// The next one.
+    pub at: usize,
+}
+
+impl UnitRng for TableRng<'_> {
+    fn next_unit(&mut self) -> f64 {
+        let Some(&b) = self.table.get(self.at % self.table.len().max(1)) else {
+            return 0.0;
+        };
+        self.at += 1;
+        f64::from(b) / 256.0
     }
 }
 
