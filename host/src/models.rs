@@ -706,33 +706,19 @@ fn bulkhead_batches(
     batches
 }
 
-/// Runs `batch` (runs of `grid`, all on one arrival stream) with exactly as many lanes; when
-/// the batch fails, runs each on its own so that every run gets its own outcome.
+/// Runs `batch` (runs of `grid`, all on one arrival stream, at most [`BULKHEAD_LANES`]) on
+/// one stream; when the batch fails, runs each on its own so that every run gets its own
+/// outcome.
 fn run_bulkhead_batch(
     grid: &Grid<Bulkhead>,
     batch: &[u64],
 ) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
-    fn lanes<const B: usize>(params: &[bulkhead::Params]) -> Result<Vec<bulkhead::Metrics>, Error> {
-        let params: [bulkhead::Params; B] = std::array::from_fn(|k| params[k].clone());
-        Ok(bulkhead::run_many(&params)?.to_vec())
-    }
     let params: Vec<bulkhead::Params> = batch.iter().map(|&i| grid.params(i)).collect();
-    let together = match batch.len() {
-        1 => lanes::<1>(&params),
-        2 => lanes::<2>(&params),
-        3 => lanes::<3>(&params),
-        4 => lanes::<4>(&params),
-        5 => lanes::<5>(&params),
-        6 => lanes::<6>(&params),
-        7 => lanes::<7>(&params),
-        _ => lanes::<8>(&params),
-    };
-    match together {
-        Ok(metrics) => batch
-            .iter()
-            .copied()
-            .zip(metrics.into_iter().map(Ok))
-            .collect(),
+    // 600 bytes per lane, on this worker's stack.
+    let mut ws = bulkhead::Workspace::<BULKHEAD_LANES>::new();
+    let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_LANES];
+    match bulkhead::run_batch(&params, &mut ws, &mut metrics) {
+        Ok(()) => batch.iter().copied().zip(metrics.map(Ok)).collect(),
         Err(_) => batch
             .iter()
             .zip(&params)
