@@ -34,10 +34,10 @@ pub const MAX_ARRIVALS_PER_ROUND_MEAN: f64 = 64.0;
 /// The longest horizon, in rounds.
 pub const MAX_HORIZON: u32 = 100_000_000;
 
-/// How the slots are laid out.
+/// How the slots are laid out. With the `serde` feature it is written as the CLI writes it:
+/// `"shared"`, or the tracking pool's slots as a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Split {
     /// One pool of `total_slots` for both streams.
     Shared,
@@ -45,10 +45,12 @@ pub enum Split {
     Partitioned(u32),
 }
 
-/// Whether the event dependency slows down.
+/// Whether the event dependency slows down (with `serde`: `"healthy"` or `"slowdown"`, as
+/// the CLI writes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Mode {
     /// Every request holds its slot for its stream's normal time (`saglikli`).
     Healthy,
@@ -72,6 +74,42 @@ impl fmt::Display for Split {
             Split::Shared => f.pad("shared"),
             Split::Partitioned(k) => write!(f, "{k}"),
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Split {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Split::Shared => s.serialize_str("shared"),
+            Split::Partitioned(k) => s.serialize_u32(*k),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Split {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected, Visitor};
+        struct SplitVisitor;
+        impl Visitor<'_> for SplitVisitor {
+            type Value = Split;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"shared\" or the tracking pool's slots")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Split, E> {
+                match v {
+                    "shared" => Ok(Split::Shared),
+                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Split, E> {
+                u32::try_from(v)
+                    .map(Split::Partitioned)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(SplitVisitor)
     }
 }
 
