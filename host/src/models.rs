@@ -1,7 +1,10 @@
 //! The three model commands. Each model declares its parameters once, in a table of
 //! [`Param`]s (flag, help, accepted values, lesson value, field): the table gives the
-//! command's flags and `--help`, the grid's axes, the rows' columns (table, JSON, CSV) and the
-//! names of runs in errors. Adding a parameter to a model is one `param!` line in its table.
+//! command's flags and `--help`, the grid's axes, the rows' columns (table, CSV, summaries)
+//! and the names of runs in errors. A run's JSON line is the core's `serde` derives of its
+//! parameters and metrics ([`JsonRun`]), whose fields are in the same order. Adding a
+//! parameter to a model is its field in the core's `Params` and one `param!` line in its
+//! table, at the same place (`json_lines_are_the_rows` fails otherwise).
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -12,6 +15,7 @@ use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::list::{parse, Item};
 use crate::output::{Cell, Key, Row};
@@ -175,10 +179,11 @@ macro_rules! metric {
 
 /// A model the CLI can sweep.
 pub trait Model: Sized + Send + Sync + 'static {
-    /// One run's parameters; [`Default`] gives the lesson's.
-    type Params: Clone + Default + Send + Sync + 'static;
-    /// One run's metrics.
-    type Metrics: Send + Sync;
+    /// One run's parameters; [`Default`] gives the lesson's. Serialized, its fields come in
+    /// row order (the seed after [`Model::SEED_AFTER`]).
+    type Params: Clone + Default + Send + Sync + Serialize + 'static;
+    /// One run's metrics; serialized, its fields come in [`Model::METRICS`] order.
+    type Metrics: Send + Sync + Serialize;
     /// Per-thread scratch storage.
     type Scratch;
     /// The parameters in flag order: the grid's axes, first outermost; the seed last.
@@ -243,6 +248,19 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
         row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
     }
     row
+}
+
+/// A run's JSON line: its parameters then its metrics, as the core's serde derives write
+/// them. Their fields are in row order, so the object has the row's keys in the row's order
+/// (`json_lines_are_the_rows` checks it for every model).
+#[derive(Serialize)]
+pub struct JsonRun<'a, P, M> {
+    /// The run's parameters.
+    #[serde(flatten)]
+    pub params: &'a P,
+    /// Its metrics.
+    #[serde(flatten)]
+    pub metrics: &'a M,
 }
 
 /// Returns the table's columns: the headline parameters, the swept ones, the metrics.
@@ -741,6 +759,95 @@ mod tests {
             .unwrap()
             .grid()
             .unwrap()
+    }
+
+    /// A run's JSON line from the core's derives, and the JSON of its row (the cells the
+    /// table and CSV show, in the row's key order).
+    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String) {
+        let derived = serde_json::to_string(&JsonRun {
+            params: p,
+            metrics: m,
+        })
+        .unwrap();
+        let mut from_row = Vec::new();
+        let row = row::<M>(p, m);
+        crate::output::write_rows(&mut from_row, crate::output::Format::Json, &[row], &[]).unwrap();
+        (derived + "\n", String::from_utf8(from_row).unwrap())
+    }
+
+    /// The derives write each model's rows: same keys, same order, same values (a float
+    /// with its `.0`, NaN as `null`, the split as `"shared"` or a number).
+    #[test]
+    fn json_lines_are_the_rows() {
+        let mut a = autoscale::Params::default();
+        let mut m = autoscale::run(&a).unwrap();
+        let (derived, from_row) = both_lines::<Autoscale>(&a, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.starts_with(
+            r#"{"threshold":2,"cooldown":0,"seed":20261001,"rounds":240,"capacity":100.0,"#
+        ));
+        assert!(derived.contains(r#""failure_rounds":[40,95,170],"#));
+        (a.demand_base, a.capacity, a.failure_rounds) = (-0.0, 1e21, FailureRounds::new());
+        m.max_launching_ratio = f64::NAN;
+        let (derived, from_row) = both_lines::<Autoscale>(&a, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(r#""failure_rounds":[],"demand_base":-0.0,"#));
+        assert!(derived.contains(r#""max_launching_ratio":null,"#));
+
+        let c = consumers::Params {
+            queue_gap: 2.5,
+            ..consumers::Params::default()
+        };
+        let m = consumers::Metrics {
+            rounds: 7,
+            throughput: 0.1,
+            ..consumers::Metrics::default()
+        };
+        let (derived, from_row) = both_lines::<Consumers>(&c, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(r#""queue_gap":2.5,"seed":20260731,"#));
+        assert!(derived.ends_with("\"wrong_final_state\":0,\"throughput\":0.1}\n"));
+
+        for (split, word) in [
+            (Split::Shared, r#""shared""#),
+            (Split::Partitioned(24), "24"),
+        ] {
+            for mode in [Mode::Healthy, Mode::Slowdown] {
+                let b = bulkhead::Params {
+                    split,
+                    mode,
+                    ..bulkhead::Params::default()
+                };
+                let m = bulkhead::Metrics {
+                    idle_slots: u64::MAX,
+                    ..bulkhead::Metrics::default()
+                };
+                let (derived, from_row) = both_lines::<Bulkhead>(&b, &m);
+                assert_eq!(derived, from_row);
+                let head = format!(r#"{{"split":{word},"mode":"{mode}","seed":20260801,"#);
+                assert!(derived.starts_with(&head), "{derived}");
+            }
+        }
+    }
+
+    /// The core's split and mode read back what they write.
+    #[test]
+    fn split_and_mode_read_what_they_write() {
+        for split in [
+            Split::Shared,
+            Split::Partitioned(1),
+            Split::Partitioned(u32::MAX),
+        ] {
+            let text = serde_json::to_string(&split).unwrap();
+            assert_eq!(serde_json::from_str::<Split>(&text).unwrap(), split);
+        }
+        for mode in [Mode::Healthy, Mode::Slowdown] {
+            let text = serde_json::to_string(&mode).unwrap();
+            assert_eq!(serde_json::from_str::<Mode>(&text).unwrap(), mode);
+        }
+        for bad in [r#""Shared""#, "-1", "4294967296", "2.5", "null"] {
+            assert!(serde_json::from_str::<Split>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use capsim_core::jsfmt::Num;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One value of a run's parameters or metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,17 +42,21 @@ impl Cell {
         }
     }
 
-    fn json(&self) -> String {
-        match self {
-            Cell::Int(v) => v.to_string(),
-            Cell::Float(v) | Cell::Stat(v) => serde_json::Value::from(*v).to_string(),
-            Cell::Word(w) => serde_json::Value::from(*w).to_string(),
-            Cell::Ints(v) => serde_json::Value::from(v.clone()).to_string(),
-        }
-    }
-
     fn is_number(&self) -> bool {
         matches!(self, Cell::Int(_) | Cell::Float(_) | Cell::Stat(_))
+    }
+}
+
+/// As the core's serde derives write the same values: numbers (NaN as `null`), words as
+/// strings, lists as arrays.
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Int(v) => s.serialize_u64(*v),
+            Cell::Float(v) | Cell::Stat(v) => s.serialize_f64(*v),
+            Cell::Word(w) => s.serialize_str(w),
+            Cell::Ints(v) => s.collect_seq(v),
+        }
     }
 }
 
@@ -67,6 +72,25 @@ pub fn row(fields: Vec<(&'static str, Cell)>) -> Row {
         .into_iter()
         .map(|(k, v)| (Key::Borrowed(k), v))
         .collect()
+}
+
+/// A row as a JSON object: its keys in row order.
+struct JsonRow<'a>(&'a Row);
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k.as_ref(), v)?;
+        }
+        map.end()
+    }
+}
+
+/// Writes `value` as one JSON line.
+fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)
 }
 
 /// The output format.
@@ -127,13 +151,7 @@ impl RowWriter {
     /// Writes `row` (a table row waits until the widths are fixed).
     pub fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
         match self.format {
-            Format::Json => {
-                let fields: Vec<String> = row
-                    .iter()
-                    .map(|(k, v)| format!("\"{k}\":{}", v.json()))
-                    .collect();
-                writeln!(out, "{{{}}}", fields.join(","))
-            }
+            Format::Json => write_json_line(out, &JsonRow(&row)),
             Format::Csv => {
                 if !self.started {
                     self.started = true;
