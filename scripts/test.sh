@@ -39,4 +39,26 @@ cargo bench -p capsim --no-run --locked
 step "firmware on every QEMU board, byte-identical to the host"
 bash scripts/firmware-test.sh
 
+step "fuzz targets, ${FUZZ_SECONDS:-20} s each from the committed seed corpus (longer runs: fuzz/README.md)"
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+cargo fmt --manifest-path fuzz/Cargo.toml --check
+# The targets' oracles, ports of the lesson programs, must compute every reference vector.
+cargo +nightly run --manifest-path fuzz/Cargo.toml --locked --example ports
+fuzz_targets=$(cargo +nightly fuzz list)
+fuzz_dir=$(mktemp -d)
+trap 'rm -rf "$fuzz_dir"' EXIT
+for target in $fuzz_targets; do
+    # A copy of the corpus: what the run adds stays out of the repository.
+    cp -r "fuzz/corpus/$target" "$fuzz_dir/$target"
+    if ! cargo +nightly fuzz run "$target" "$fuzz_dir/$target" -- \
+        -max_total_time="${FUZZ_SECONDS:-20}" -timeout=10 >"$fuzz_dir/$target.log" 2>&1; then
+        grep -E -A4 'panicked at|ERROR: libFuzzer' "$fuzz_dir/$target.log" | head -n 30
+        grep -E -A2 '^Reproduce with' "$fuzz_dir/$target.log" || tail -n 12 "$fuzz_dir/$target.log"
+        echo "fuzz target $target failed (input saved under fuzz/artifacts/$target/)"
+        exit 1
+    fi
+    printf '%-16s %s\n' "$target" "$(grep -E '^#[0-9]+[[:space:]]+DONE' "$fuzz_dir/$target.log")"
+done
+
 step "all tests and checks passed"

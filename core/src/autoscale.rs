@@ -98,6 +98,50 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters near the lesson's scale (see `fuzzing`); rounds stay at
+/// most 1000 unless a field is drawn as any `u32`, and negative and surging demand are
+/// both covered.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        let rounds = u32_field(u, lesson.rounds, 1..=1000)?;
+        let failure_rounds = if u.ratio(1u8, 4)? {
+            lesson.failure_rounds.clone()
+        } else {
+            let mut list = FailureRounds::new();
+            let len = u.int_in_range(0..=MAX_FAILURE_ROUNDS)?;
+            for _ in 0..len {
+                // Mostly rounds the run reaches, sometimes any.
+                let t = u32_field(u, 0, 0..=rounds)?;
+                let _ = list.push(t); // len <= MAX_FAILURE_ROUNDS
+            }
+            list
+        };
+        Ok(Self {
+            threshold: u32_field(u, lesson.threshold, 1..=8)?,
+            cooldown: u32_field(u, lesson.cooldown, 0..=20)?,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            rounds,
+            capacity: f64_field(u, lesson.capacity, 1e-3, 1000.0)?,
+            boot_rounds: u32_field(u, lesson.boot_rounds, 0..=10)?,
+            transient_failure: f64_field(u, lesson.transient_failure, 0.0, 1.0)?,
+            failure_rounds,
+            demand_base: f64_field(u, lesson.demand_base, -3000.0, 30_000.0)?,
+            demand_amplitude: f64_field(u, lesson.demand_amplitude, -5000.0, 5000.0)?,
+            demand_period: f64_field(u, lesson.demand_period, 1e-2, 1000.0)?,
+            surge_start: u32_field(u, lesson.surge_start, 0..=rounds)?,
+            surge_end: u32_field(u, lesson.surge_end, 0..=rounds)?,
+            surge: f64_field(u, lesson.surge, -3000.0, 10_000.0)?,
+        })
+    }
+}
+
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {

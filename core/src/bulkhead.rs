@@ -170,6 +170,50 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters (see `fuzzing`): pools up to 1024 slots, horizons up to
+/// 5000 rounds, rates up to the 64 arrivals per round accepted, every hold from 1 to
+/// [`MAX_HOLD`]; any `u32` or double now and then.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        let total_slots = u32_field(u, lesson.total_slots, 1..=1024)?;
+        let split = if u.arbitrary()? {
+            Split::Shared
+        } else {
+            Split::Partitioned(u32_field(u, 24, 1..=total_slots.saturating_sub(1).max(1))?)
+        };
+        let mode = if u.arbitrary()? {
+            Mode::Healthy
+        } else {
+            Mode::Slowdown
+        };
+        let rounds_per_second = f64_field(u, lesson.rounds_per_second, 1e-3, 1000.0)?;
+        let horizon = u32_field(u, lesson.horizon, 1..=5000)?;
+        let max_rate = rounds_per_second * MAX_ARRIVALS_PER_ROUND_MEAN;
+        let hold = |u: &mut arbitrary::Unstructured<'a>, lesson| u32_field(u, lesson, 1..=MAX_HOLD);
+        Ok(Self {
+            split,
+            mode,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            total_slots,
+            rounds_per_second,
+            horizon,
+            failure_start: u32_field(u, lesson.failure_start, 0..=horizon)?,
+            tracking_rate: f64_field(u, lesson.tracking_rate, 0.0, max_rate)?,
+            event_rate: f64_field(u, lesson.event_rate, 0.0, max_rate)?,
+            tracking_hold: hold(u, lesson.tracking_hold)?,
+            event_hold: hold(u, lesson.event_hold)?,
+            slow_hold: hold(u, lesson.slow_hold)?,
+        })
+    }
+}
+
 const HOLD_ACCEPTED: Accepted = Accepted::integers(1, MAX_HOLD as u64);
 
 impl Params {

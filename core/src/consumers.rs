@@ -85,6 +85,41 @@ impl Default for Params {
     }
 }
 
+/// Fuzzing: mostly valid parameters (see `fuzzing`): up to 2000 shipments, every consumer
+/// count and events per shipment, queue gaps up to 10 (0 included; 1 in 8 up to 1e9),
+/// processing times up to 20 rounds; any `u32` or double now and then.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        Ok(Self {
+            consumers: u32_field(u, lesson.consumers, 1..=MAX_CONSUMERS as u32)?,
+            slots: u32_field(u, lesson.slots, 1..=8)?,
+            shipments: u32_field(u, lesson.shipments, 1..=2000)?,
+            events_per_shipment: u32_field(
+                u,
+                lesson.events_per_shipment,
+                1..=MAX_EVENTS_PER_SHIPMENT,
+            )?,
+            // 1 in 8 anywhere up to the largest gap (where arrivals lose precision).
+            queue_gap: if u.ratio(1u8, 8)? {
+                f64_field(u, lesson.queue_gap, 0.0, MAX_QUEUE_GAP)?
+            } else {
+                f64_field(u, lesson.queue_gap, 0.0, 10.0)?
+            },
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            final_event_rounds: u32_field(u, lesson.final_event_rounds, 0..=20)?,
+            event_rounds_min: u32_field(u, lesson.event_rounds_min, 0..=20)?,
+            event_rounds_spread: u32_field(u, lesson.event_rounds_spread, 0..=20)?,
+        })
+    }
+}
+
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
@@ -128,8 +163,9 @@ impl Params {
 
     /// Returns how many draws one shipment takes from its stream: its start, then per event
     /// the arrival jitter and (except for the last event) the processing time.
-    pub fn draws_per_shipment(&self) -> u32 {
-        2 * self.events_per_shipment
+    /// (A `u64`: twice any `u32`, so asking never overflows, even before validation.)
+    pub fn draws_per_shipment(&self) -> u64 {
+        2 * u64::from(self.events_per_shipment)
     }
 }
 
@@ -176,14 +212,17 @@ impl LessonDraws {
     pub fn new(params: &Params) -> Self {
         Self {
             seed: params.seed,
-            draws_per_shipment: u64::from(params.draws_per_shipment()),
+            draws_per_shipment: params.draws_per_shipment(),
         }
     }
 }
 
 impl WorkloadDraws for LessonDraws {
     fn draw(&mut self, shipment: u32, index: u32) -> f64 {
-        let n = u64::from(shipment) * self.draws_per_shipment + u64::from(index);
+        // Below 2^49 for valid parameters; wraps (never panics) for any others.
+        let n = u64::from(shipment)
+            .wrapping_mul(self.draws_per_shipment)
+            .wrapping_add(u64::from(index));
         CounterHash::unit_at(self.seed, n)
     }
 }

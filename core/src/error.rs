@@ -56,6 +56,8 @@ pub enum Capacity {
     /// Configurations one batch can run: a consumers workspace's lanes (`R`), a bulkhead
     /// workspace's (`B`).
     BatchLanes,
+    /// Samples a formula's metric history keeps (`formula::History`'s `N`).
+    SampleHistory,
 }
 
 impl Capacity {
@@ -66,6 +68,7 @@ impl Capacity {
             Capacity::ArrivalsPerRound => "arrivals per round",
             Capacity::ShipmentsInFlight => "shipments in flight",
             Capacity::WorkspaceShipments => "workspace shipments",
+            Capacity::SampleHistory => "formula sample history",
             Capacity::BatchLanes => "configurations in one batch (workspace lanes)",
         }
     }
@@ -127,6 +130,11 @@ pub enum Accepted {
         other: &'static str,
         /// The largest sum accepted.
         max: u64,
+    },
+    /// Times that are whole multiples of `seconds` (a formula's 30-second sample grid).
+    MultiplesOfSeconds {
+        /// The grid step, in seconds.
+        seconds: u32,
     },
 }
 
@@ -221,6 +229,9 @@ impl fmt::Display for Accepted {
             }
             Accepted::SumWith { other, max } => {
                 write!(f, "values whose sum with {other} is at most {max}")
+            }
+            Accepted::MultiplesOfSeconds { seconds } => {
+                write!(f, "multiples of {seconds} seconds")
             }
         }
     }

@@ -31,6 +31,9 @@ pub mod bulkhead;
 pub mod consumers;
 mod error;
 pub mod fdlibm;
+pub mod formula;
+#[cfg(feature = "arbitrary")]
+mod fuzzing;
 pub mod jsfmt;
 pub mod lesson;
 pub mod rng;

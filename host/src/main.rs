@@ -56,6 +56,9 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Azure Batch autoscale formulas: check a formula file, or evaluate it once
+    #[command(subcommand, after_help = capsim::formula::FORMULA_HELP)]
+    Formula(capsim::formula::FormulaCommand),
     /// One shared slot pool vs. partitioned pools, healthy or with a slow dependency
     #[command(after_help = LIMITS)]
     Bulkhead {
@@ -117,6 +120,10 @@ fn main() -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(2)
         }
+        Err(Failure::Evaluation(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
         // A closed pipe (`capsim ... | head`) is not an error worth a message.
         Err(Failure::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(Failure::Io(e)) => {
@@ -158,6 +165,11 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
+        Command::Formula(cmd) => match capsim::formula::run(&cmd) {
+            Ok(text) => Ok(out.write_all(text.as_bytes())?),
+            Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
+            Err(capsim::formula::Failure::Evaluation(m)) => Err(Failure::Evaluation(m)),
+        },
     }
 }
 

@@ -29,6 +29,8 @@ pub struct Options {
 pub enum Failure {
     /// One line to report after `error: `.
     Input(String),
+    /// A formula evaluation failed (status 1): one line to report after `error: `.
+    Evaluation(String),
     /// Writing the output failed.
     Io(io::Error),
 }

@@ -4,6 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use capsim_core::formula::{self, History, Inputs, Metric, Program, Timestamp};
 use capsim_core::lesson::{render, Lesson};
 use capsim_core::{autoscale, bulkhead, consumers};
 
@@ -72,6 +73,28 @@ fn models_and_lessons_never_allocate() {
         assert_eq!(n, 0, "{}", lesson.name());
         assert!(out.0 > 500, "{} rendered", lesson.name());
     }
+    // A formula: parse, record samples, evaluate, print the results string.
+    let mut program = Box::new(Program::new());
+    let mut history: Box<History> = Box::default();
+    let mut fws = Box::new(formula::Workspace::new(1));
+    let src = "$samples = $PendingTasks.GetSamplePercent(TimeInterval_Minute * 15);\n\
+        $tasks = $samples < 70 ? max(0,$PendingTasks.GetSample(1)) : max( $PendingTasks.GetSample(1), avg($PendingTasks.GetSample(TimeInterval_Minute * 15)));\n\
+        $curTime = time(); v = [1,2,3] * 2; p = percentile(v, 50);\n\
+        $TargetDedicatedNodes = max(0, min($tasks, 20)); $NodeDeallocationOption = taskcompletion;";
+    let now = Timestamp::parse("2026-10-01T01:00:00Z").unwrap();
+    let mut out = ByteCount(0);
+    let n = allocations_in(|| {
+        program.parse(src).unwrap();
+        for k in 0..40 {
+            let at = Timestamp::from_ticks(now.ticks() - k * 300_000_000).unwrap();
+            history.record(at, Metric::PendingTasks, k as f64).unwrap();
+        }
+        let inputs = Inputs::new(now, &history);
+        let o = formula::evaluate(&program, &inputs, &mut fws).unwrap();
+        core::fmt::write(&mut out, format_args!("{o}")).unwrap();
+    });
+    assert_eq!(n, 0, "formula");
+    assert!(out.0 > 100, "formula results written");
     // The counter does count: a Vec allocates.
     assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0);
 }

@@ -455,3 +455,27 @@ fn a_round_with_too_many_arrivals_is_a_capacity_error() {
         })
     );
 }
+
+#[test]
+fn consumers_reject_huge_events_per_shipment_without_overflow() {
+    // Found by the `consumers` fuzz target: the draw count per shipment (2 × events) was
+    // computed in 32 bits before validation, an overflow panic with overflow checks on.
+    use capsim_core::consumers::WorkloadDraws;
+    use capsim_core::Error;
+    let p = consumers::Params {
+        events_per_shipment: u32::MAX,
+        ..consumers::Params::default()
+    };
+    assert_eq!(p.draws_per_shipment(), 2 * u64::from(u32::MAX));
+    let mut ws = Workspace::<10>::new();
+    assert!(matches!(
+        consumers::run(&p, &mut ws),
+        Err(Error::OutOfRange {
+            param: "events-per-shipment",
+            ..
+        })
+    ));
+    // Random access to the stream never panics either, whatever it is asked for.
+    let x = LessonDraws::new(&p).draw(u32::MAX, u32::MAX);
+    assert!((0.0..1.0).contains(&x));
+}

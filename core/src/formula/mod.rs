@@ -1,0 +1,308 @@
+//! The Azure Batch autoscale formula language: parse once, evaluate every interval.
+//!
+//! A formula is up to 100 `;`-separated statements (`$TargetDedicatedNodes = min(10,
+//! $PendingTasks.GetSample(1));`) over service variables, user variables, sampled metrics
+//! and a handful of functions. This module parses it into a fixed-capacity [`Program`],
+//! keeps the metric samples in a fixed [`History`], and evaluates the program into an
+//! [`Outcome`]: the node targets, the deallocation option and the results string exactly as
+//! Batch's `EvaluateAutoScale` prints it. `no_std`, no allocation, no `unsafe`; every error
+//! is a [`FormulaError`] with a line and column; nothing panics on any input.
+//!
+//! ```
+//! use capsim_core::formula::{evaluate, History, Inputs, Program, Timestamp, Workspace};
+//! let src = "$curTime = time();\n$TargetDedicatedNodes = $curTime.hour < 18 ? 20 : 10;";
+//! let program = Program::from_source(src).unwrap();
+//! let history: History = History::default();
+//! let now = Timestamp::parse("2016-10-13T19:18:47.805Z").unwrap();
+//! let mut ws = Workspace::new(1);
+//! let out = evaluate(&program, &Inputs::new(now, &history), &mut ws).unwrap();
+//! assert_eq!(out.dedicated, Some(10));
+//! let mut s = heapless::String::<128>::new();
+//! core::fmt::write(&mut s, format_args!("{out}")).unwrap();
+//! assert_eq!(s, "$TargetDedicatedNodes=10;$NodeDeallocationOption=requeue;$curTime=2016-10-13T19:18:47.805Z");
+//! ```
+//!
+//! # How a scaling policy drives it
+//!
+//! 1. Once: `Program::parse` (reject the formula at enable time on error), a `History::new(delay)`
+//!    and a `Workspace::new(seed)` (the `rand()` stream).
+//! 2. Every round `t` (1 round = 1 minute, simulated time `epoch + 60·t` s): record the
+//!    round's metric values twice, at `60t` and `60t + 30` s ([`History::record_all`]).
+//! 3. Every `K` rounds: build [`Inputs`] (time, history, the current values such as
+//!    `$CurrentDedicatedNodes`, the current targets) and call [`evaluate`]. On `Ok`, apply
+//!    `dedicated` / `low_priority` (when `Some`) and `deallocation`; on `Err` leave the group
+//!    unchanged and count a failed evaluation. The outcome's `Display` is the results string;
+//!    after a failure [`Workspace::results`] gives the variables assigned before it.
+//!
+//! # Capacities
+//!
+//! | what | limit | why |
+//! |---|---|---|
+//! | source | [`MAX_SOURCE_BYTES`] = 8192 bytes of UTF-8 | Batch: "cannot exceed 8 KB"; the wider reading (KiB, bytes), so no formula Batch accepts is refused |
+//! | statements | [`MAX_STATEMENTS`] = 100 non-empty | Batch's limit (empty statements `;;` are free) |
+//! | tokens | not stored: read one at a time, one token of look-ahead | |
+//! | expression nodes | [`MAX_NODES`] = 1024 (24 bytes each) | ten per statement at the 100-statement limit; every documented formula uses under 100 |
+//! | user variables | [`MAX_VARIABLES`] = 64 | the spec's figure; formulas use a handful |
+//! | nesting | [`MAX_NESTING`] = 24 levels of brackets, calls and `?:`; [`MAX_PREFIX`] = 8 prefix operators in a row | bounds the parser's recursion |
+//! | tree height | [`MAX_HEIGHT`] = 64 (a chain `a+b+c` counts one per operator) | bounds the evaluator's recursion |
+//! | vector values | [`VECTOR_POOL`] = 1024 doubles per evaluation (temporaries freed after each scalar-valued call) | 8 h of one metric; documented formulas need at most 240 |
+//! | history | `History<N>`, default [`DEFAULT_HISTORY`] = 240 samples (2 h) per metric | windows reach back 60 min in the docs |
+//!
+//! Going over any of these is an error value, never a panic. Errors travel out of the
+//! recursive parser and evaluator as a one-byte signal (the error itself is stored once),
+//! which keeps their frames small: the deepest inputs the limits admit parse and evaluate in
+//! a 16 KB stack (x86_64 release; `tests/tests/formula_props.rs`).
+//!
+//! # Decisions where the documentation is silent
+//!
+//! * **Precedence** (undocumented): C's. Postfix `.`/calls, then unary `-` `!`, `*` `/`,
+//!   `+` `-`, `<` `<=` `>` `>=`, `==` `!=`, `&&`, `||`, then `?:` (right-associative);
+//!   binary operators are left-associative. Every documented formula means what its prose
+//!   says under it, and it is what every C-family reader expects.
+//! * **`&&` and `||`** evaluate both sides (no short circuit): the only side effects are
+//!   `rand()`, `stop()` and sampling failures, which then do not depend on the other
+//!   operand's value. `?:` evaluates only the chosen branch (the documented PowerShell
+//!   example reads `$CurrentDedicated` only in a branch it does not take).
+//! * **Truth**: non-zero is true (documented); comparisons give exactly 1 or 0; NaN is true.
+//! * **Fractional targets** are truncated toward zero (users report 0.5 → 0 and 2.9 → 2);
+//!   negative → 0; NaN or ±∞ fail the evaluation (`InvalidTargetValue`); above
+//!   `u32::MAX` saturates. The results string prints the assigned value unrounded.
+//! * **Aliases**: `$TargetDedicated`, `$TargetLowPriority`, `$CurrentDedicated`. When a
+//!   name and its alias are both assigned the full name wins (documented).
+//! * **Names**: service variables match ignoring ASCII case (Batch's REST example lists
+//!   `$targetDedicatedNodes` as the target) and print as first written; user variables are
+//!   case-sensitive and `x` and `$x` are two variables (results print names as written).
+//!   Function, method and constant names are case-sensitive and reserved as user names.
+//! * **Read-only variables used as values** (`$CurrentDedicatedNodes * 1.1`): the current
+//!   value supplied in [`Inputs::current`], else the latest available sample, else the
+//!   evaluation fails (`InsufficientSampleData`).
+//! * **Reading a target before assigning it** gives the pool's current target
+//!   ([`Inputs::target_dedicated`]); `$NodeDeallocationOption` reads as `requeue` (the
+//!   documented default) unless [`Inputs::deallocation`] says otherwise.
+//! * **Weekday**: .NET's `DayOfWeek`, Sunday = 0 … Saturday = 6. Batch runs on .NET, and
+//!   the documented `weekday >= 1 && weekday <= 5` only needs its lower bound if a 0
+//!   exists. Timestamps are UTC; `TimeInterval_Year` = 365 days.
+//! * **Numbers**: digits with an optional fraction (`1`, `0.7`); no exponent, no leading `.`.
+//!   Strings: `"..."` on one line, no escapes. Comments: `//` to end of line.
+//! * **Vector literals** `[a, b, c]` of doubles are accepted (the docs write `v = [1,2,3]`).
+//!   Element-wise vector operations need equal lengths. Only the operand combinations of the
+//!   documented operations table are accepted (`vec * 2` yes, `2 * vec` no).
+//! * **Functions' edge cases**: `avg`, `max`, `min`, `range` of no values and `std` of fewer
+//!   than two fail (`EmptyVector`); `len`, `sum`, `norm` of none are 0. `max`/`min` skip NaN
+//!   unless all are NaN. `std` is the sample deviation (Welford). `percentile(v, p)`: nearest
+//!   rank, `p` in 0–100. `val(v, i)`: `i` truncated, out of range fails. `rand()`: uniform in
+//!   [0, 1) from the workspace's seeded stream. `stop()` ends the evaluation successfully;
+//!   assignments before it stand.
+//! * **Sampling** (spec §7.2): sample `k` sits at `k·30 s`; a window `(lo, hi]` holds the
+//!   samples with `lo < s ≤ hi`; one interval argument `a` means `(T − a, T]`, two mean
+//!   `(T − max, T − min]`, timestamps are absolute points. Available = in the window,
+//!   recorded at or before `T − delay`, present, still in the ring. Percent =
+//!   `100·available/possible` (100 for an empty window without a required percentage; with
+//!   one, an empty window fails). `GetSample(count)` returns the last `count` available samples;
+//!   vectors are oldest first. Failures print Batch's documented message with the line and
+//!   column of the method name and the percentage received rounded down.
+//! * **Results string**: `$TargetDedicatedNodes`, `$TargetDedicated`, `$TargetLowPriorityNodes`,
+//!   `$TargetLowPriority` (those assigned), `$NodeDeallocationOption` (always), then user
+//!   variables in ordinal byte order of their names, each `name=value` joined by `;`.
+//!   Doubles print as JavaScript's `String(x)` ([`crate::jsfmt::Num`]), vectors as `[1,2,3]`,
+//!   timestamps as `2016-10-13T19:18:47.805Z`, intervals as ISO 8601 durations (`PT10M`),
+//!   strings raw, deallocation options as their word.
+
+mod error;
+mod eval;
+mod history;
+mod lexer;
+mod program;
+mod time;
+
+use core::fmt;
+
+pub use error::{ErrorKind, FormulaError, Snippet};
+pub use eval::{evaluate, Inputs, Outcome, Results, Workspace};
+pub use history::{History, DEFAULT_DELAY, DEFAULT_HISTORY, SAMPLE_PERIOD};
+pub use program::Program;
+pub use time::{TimeInterval, Timestamp, TICKS_PER_MS, TICKS_PER_SECOND};
+
+/// Batch's limit on the formula's length: 8 KB, read as 8192 bytes.
+pub const MAX_SOURCE_BYTES: usize = 8192;
+/// Batch's limit on the number of statements.
+pub const MAX_STATEMENTS: usize = 100;
+/// Expression nodes in one program.
+pub const MAX_NODES: usize = 1024;
+/// User variables in one program.
+pub const MAX_VARIABLES: usize = 64;
+/// Nesting of brackets, calls, vector literals and `?:` branches.
+pub const MAX_NESTING: usize = 24;
+/// Prefix operators (`-`, `!`) in a row.
+pub const MAX_PREFIX: usize = 8;
+/// Height of an expression tree (operators from the root to the deepest leaf).
+pub const MAX_HEIGHT: usize = 64;
+/// Doubles held by the vectors of one evaluation.
+pub const VECTOR_POOL: usize = 1024;
+
+/// The number of read-only service variables.
+pub const METRIC_COUNT: usize = 20;
+
+/// The read-only service variables: sampled metrics and current pool counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[allow(missing_docs)] // each variant is the variable of the same name
+pub enum Metric {
+    CPUPercent,
+    WallClockSeconds,
+    MemoryBytes,
+    DiskBytes,
+    DiskReadBytes,
+    DiskWriteBytes,
+    DiskReadOps,
+    DiskWriteOps,
+    NetworkInBytes,
+    NetworkOutBytes,
+    SampleNodeCount,
+    ActiveTasks,
+    RunningTasks,
+    PendingTasks,
+    SucceededTasks,
+    FailedTasks,
+    TaskSlotsPerNode,
+    CurrentDedicatedNodes,
+    CurrentLowPriorityNodes,
+    PreemptedNodeCount,
+}
+
+const METRIC_NAMES: [&str; METRIC_COUNT] = [
+    "$CPUPercent",
+    "$WallClockSeconds",
+    "$MemoryBytes",
+    "$DiskBytes",
+    "$DiskReadBytes",
+    "$DiskWriteBytes",
+    "$DiskReadOps",
+    "$DiskWriteOps",
+    "$NetworkInBytes",
+    "$NetworkOutBytes",
+    "$SampleNodeCount",
+    "$ActiveTasks",
+    "$RunningTasks",
+    "$PendingTasks",
+    "$SucceededTasks",
+    "$FailedTasks",
+    "$TaskSlotsPerNode",
+    "$CurrentDedicatedNodes",
+    "$CurrentLowPriorityNodes",
+    "$PreemptedNodeCount",
+];
+
+impl Metric {
+    /// Every metric, in declaration order (index = `metric as usize`).
+    pub const ALL: [Metric; METRIC_COUNT] = [
+        Metric::CPUPercent,
+        Metric::WallClockSeconds,
+        Metric::MemoryBytes,
+        Metric::DiskBytes,
+        Metric::DiskReadBytes,
+        Metric::DiskWriteBytes,
+        Metric::DiskReadOps,
+        Metric::DiskWriteOps,
+        Metric::NetworkInBytes,
+        Metric::NetworkOutBytes,
+        Metric::SampleNodeCount,
+        Metric::ActiveTasks,
+        Metric::RunningTasks,
+        Metric::PendingTasks,
+        Metric::SucceededTasks,
+        Metric::FailedTasks,
+        Metric::TaskSlotsPerNode,
+        Metric::CurrentDedicatedNodes,
+        Metric::CurrentLowPriorityNodes,
+        Metric::PreemptedNodeCount,
+    ];
+
+    /// Returns the variable's name with its `$`.
+    pub fn name(self) -> &'static str {
+        METRIC_NAMES[self as usize]
+    }
+
+    /// Finds a metric by name (`$` optional), ignoring ASCII case; `$CurrentDedicated` is
+    /// an alias of `$CurrentDedicatedNodes`.
+    pub fn lookup(name: &str) -> Option<Metric> {
+        let bare = name.strip_prefix('$').unwrap_or(name);
+        if bare.eq_ignore_ascii_case("CurrentDedicated") {
+            return Some(Metric::CurrentDedicatedNodes);
+        }
+        METRIC_NAMES
+            .iter()
+            .position(|n| n[1..].eq_ignore_ascii_case(bare))
+            .and_then(|i| Metric::ALL.get(i).copied())
+    }
+}
+
+/// What `$NodeDeallocationOption` says to do with running tasks on removed nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Deallocation {
+    /// Stop tasks now and put them back on the queue (Batch's default).
+    #[default]
+    Requeue,
+    /// Stop tasks now and drop them.
+    Terminate,
+    /// Let running tasks finish, then remove the node.
+    TaskCompletion,
+    /// Wait until task-retained data is cleaned up, then remove the node.
+    RetainedData,
+}
+
+impl Deallocation {
+    /// Returns the formula word: `requeue`, `terminate`, `taskcompletion`, `retaineddata`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Deallocation::Requeue => "requeue",
+            Deallocation::Terminate => "terminate",
+            Deallocation::TaskCompletion => "taskcompletion",
+            Deallocation::RetainedData => "retaineddata",
+        }
+    }
+
+    /// Parses a formula word.
+    pub fn from_word(w: &str) -> Option<Self> {
+        [
+            Deallocation::Requeue,
+            Deallocation::Terminate,
+            Deallocation::TaskCompletion,
+            Deallocation::RetainedData,
+        ]
+        .into_iter()
+        .find(|d| d.word() == w)
+    }
+}
+
+/// The language's value types (named in type errors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Type {
+    /// A 64-bit float (also the boolean type).
+    Double,
+    /// A vector of doubles.
+    DoubleVec,
+    /// Text.
+    String,
+    /// A point in time.
+    Timestamp,
+    /// A duration.
+    TimeInterval,
+    /// A `$NodeDeallocationOption` word.
+    Deallocation,
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Type::Double => "double",
+            Type::DoubleVec => "doubleVec",
+            Type::String => "string",
+            Type::Timestamp => "timestamp",
+            Type::TimeInterval => "timeinterval",
+            Type::Deallocation => "deallocation option",
+        })
+    }
+}

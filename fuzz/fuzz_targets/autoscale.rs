@@ -1,0 +1,95 @@
+//! `autoscale::run` on arbitrary parameters, against the lesson program's port.
+//!
+//! Capped for speed (hundreds of runs a second): at most 1000 rounds; a run costs rounds ×
+//! group size (≤ 256) draws, three times (two runs and the port). Failure rounds, demand and
+//! every other field stay arbitrary. Checks: invalid parameters are an `Err` (and valid ones
+//! never `OutOfRange`); two runs agree bit for bit; a successful run equals the port's
+//! metrics, and obeys the invariants below; a capacity error happens exactly when the port's
+//! group would outgrow `MAX_GROUP_SIZE`.
+#![no_main]
+
+use capsim_core::autoscale::{self, Params, MAX_GROUP_SIZE};
+use capsim_core::Error;
+use capsim_fuzz::{same, Lesson};
+use libfuzzer_sys::fuzz_target;
+
+const MAX_ROUNDS: u32 = 1000;
+
+fuzz_target!(|p: Params| {
+    let mut p = p;
+    if p.rounds > MAX_ROUNDS && p.rounds <= autoscale::MAX_ROUNDS {
+        p.rounds = 1 + p.rounds % MAX_ROUNDS;
+    }
+    let result = autoscale::run(&p);
+    assert!(
+        same(&result, &autoscale::run(&p)),
+        "not deterministic: {p:?}"
+    );
+    if p.validate().is_err() {
+        assert!(
+            matches!(result, Err(Error::OutOfRange { .. })),
+            "{p:?}: {result:?}"
+        );
+        return;
+    }
+    let lesson = capsim_fuzz::autoscale(&p);
+    match (&result, &lesson) {
+        (Ok(m), Lesson::Metrics(expected)) => {
+            assert!(
+                same(m, expected),
+                "{p:?}\ncore   {m:?}\nlesson {expected:?}"
+            );
+            invariants(&p, m);
+        }
+        (
+            Err(Error::CapacityExceeded {
+                what: "group size",
+                limit,
+            }),
+            Lesson::OverCapacity,
+        ) => {
+            assert_eq!(*limit as usize, MAX_GROUP_SIZE);
+        }
+        _ => panic!("{p:?}\ncore   {result:?}\nlesson {lesson:?}"),
+    }
+});
+
+/// Invariants that follow from the lesson program, whatever the port says.
+fn invariants(p: &Params, m: &autoscale::Metrics) {
+    // Every round records the group size in both (`min` starts at 99, `max` at 0).
+    assert!(m.min_size <= m.max_size && m.min_size <= 99, "{m:?}");
+    assert!(m.max_size as usize <= MAX_GROUP_SIZE, "{m:?}");
+    // Booting instances are part of the group; their share is a share or 0/0.
+    assert!(m.max_launching <= m.max_size, "{m:?}");
+    let r = m.max_launching_ratio;
+    assert!(r.is_nan() || (0.0..=1.0).contains(&r), "{m:?}");
+    assert!(r.is_nan() || (r > 0.0) == (m.max_launching > 0), "{m:?}");
+    // A replacement is a launch; a false one is a replacement of a healthy instance.
+    assert!(m.false_replacements <= m.replacements, "{m:?}");
+    assert!(m.replacements <= m.launched, "{m:?}");
+    // At most one of each per round.
+    assert!(
+        m.under_capacity_rounds <= p.rounds && m.scaling_actions <= p.rounds,
+        "{m:?}"
+    );
+    if p.failure_rounds.is_empty() {
+        // Nothing breaks: every replacement is a false one.
+        assert_eq!(
+            (m.broken_rounds, m.false_replacements),
+            (0, m.replacements),
+            "{m:?}"
+        );
+        if p.transient_failure == 0.0 {
+            // Every draw is >= 0: every check passes.
+            assert_eq!(m.replacements, 0, "{m:?}");
+        }
+    }
+    if p.boot_rounds == 0 {
+        // An instance launched in a round is ready by the round's end.
+        assert_eq!(m.max_launching, 0, "{m:?}");
+    }
+    if p.threshold > p.rounds {
+        // Failures are consecutive checks, one per round.
+        assert_eq!(m.replacements, 0, "{m:?}");
+    }
+}

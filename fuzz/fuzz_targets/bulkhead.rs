@@ -1,0 +1,90 @@
+//! `bulkhead::run` on arbitrary parameters, against the lesson program's port.
+//!
+//! Capped for speed (hundreds of runs a second): at most 1000 rounds (a round costs its
+//! arrivals, up to 255, three times: two runs and the port). Pool sizes, rates, holds and the
+//! other fields stay arbitrary. Checks: invalid parameters are an `Err`; two runs agree; a
+//! successful run equals the port's metrics and obeys the invariants below; the arrivals
+//! capacity error happens exactly when a round of the port has more than 255 arrivals.
+#![no_main]
+
+use capsim_core::bulkhead::{self, Params, Split, MAX_HOLD};
+use capsim_core::Error;
+use capsim_fuzz::{same, Lesson};
+use libfuzzer_sys::fuzz_target;
+
+const MAX_ROUNDS: u32 = 1000;
+
+fuzz_target!(|p: Params| {
+    let mut p = p;
+    if p.horizon > MAX_ROUNDS && p.horizon <= bulkhead::MAX_HORIZON {
+        p.horizon = 1 + p.horizon % MAX_ROUNDS;
+    }
+    let result = bulkhead::run(&p);
+    assert!(
+        same(&result, &bulkhead::run(&p)),
+        "not deterministic: {p:?}"
+    );
+    if p.validate().is_err() {
+        assert!(
+            matches!(result, Err(Error::OutOfRange { .. })),
+            "{p:?}: {result:?}"
+        );
+        return;
+    }
+    let lesson = capsim_fuzz::bulkhead(&p);
+    match (&result, &lesson) {
+        (Ok(m), Lesson::Metrics(expected)) => {
+            assert!(
+                same(m, expected),
+                "{p:?}\ncore   {m:?}\nlesson {expected:?}"
+            );
+            invariants(&p, m);
+        }
+        (
+            Err(Error::CapacityExceeded {
+                what: "arrivals per round",
+                ..
+            }),
+            Lesson::OverCapacity,
+        ) => {}
+        _ => panic!("{p:?}\ncore   {result:?}\nlesson {lesson:?}"),
+    }
+});
+
+/// Invariants that follow from the lesson program, whatever the port says.
+fn invariants(p: &Params, m: &bulkhead::Metrics) {
+    let slots = u64::from(p.total_slots);
+    let horizon = u64::from(p.horizon);
+    // No more slots busy than exist, in any round.
+    assert!(m.busy_slot_rounds <= slots * horizon, "{m:?}");
+    // Every served request is busy from the next round for its hold (or until the end).
+    let longest = u64::from(p.tracking_hold.max(p.event_hold).max(p.slow_hold));
+    assert!(
+        m.busy_slot_rounds <= (m.tracking_served + m.event_served) * longest,
+        "{m:?}"
+    );
+    // At most 255 arrivals a round.
+    let arrivals = m.tracking_served + m.tracking_dropped + m.event_served + m.event_dropped;
+    assert!(arrivals <= 255 * horizon, "{m:?}");
+    match p.split {
+        // One pool: a drop leaves no other pool's slots idle.
+        Split::Shared => assert_eq!(m.idle_slots, 0, "{m:?}"),
+        // Each drop strands at most the other pool's slots.
+        Split::Partitioned(k) => {
+            let most = u64::from(k.max(p.total_slots - k));
+            assert!(
+                m.idle_slots <= (m.tracking_dropped + m.event_dropped) * most,
+                "{m:?}"
+            );
+        }
+    }
+    // A pool holds at most 255 arrivals a round for at most MAX_HOLD rounds: one at least
+    // that large never drops.
+    let smallest = match p.split {
+        Split::Shared => slots,
+        Split::Partitioned(k) => u64::from(k.min(p.total_slots - k)),
+    };
+    if smallest >= 255 * u64::from(MAX_HOLD) {
+        assert_eq!(m.tracking_dropped + m.event_dropped, 0, "{m:?}");
+    }
+}

@@ -1,0 +1,84 @@
+//! `bulkhead::run_many` (layouts sharing one arrival stream) against separate `run`s.
+//!
+//! Four arbitrary layouts; unless `mismatch` is below 16 (1 in 16 inputs) the last three take
+//! the first one's stream (seed, horizon, rounds per second, rates), so the batch is valid
+//! when every layout is. Capped for speed like `bulkhead`: at most 1000 rounds (eight runs an
+//! input). Checks: the batch returns exactly the separate runs' results (or, with different
+//! streams, a batch mismatch); every layout sees the same arrivals; batches of 0 and 1 agree.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use capsim_core::bulkhead::{self, Metrics, Params};
+use capsim_core::Error;
+use capsim_fuzz::same;
+use libfuzzer_sys::fuzz_target;
+
+const MAX_ROUNDS: u32 = 1000;
+
+#[derive(Debug, Arbitrary)]
+struct Input {
+    lanes: [Params; 4],
+    mismatch: u8,
+}
+
+fn same_stream(a: &Params, b: &Params) -> bool {
+    a.seed == b.seed
+        && a.horizon == b.horizon
+        && a.rounds_per_second == b.rounds_per_second
+        && a.tracking_rate == b.tracking_rate
+        && a.event_rate == b.event_rate
+}
+
+fuzz_target!(|input: Input| {
+    let mut lanes = input.lanes;
+    for p in lanes.iter_mut() {
+        if p.horizon > MAX_ROUNDS && p.horizon <= bulkhead::MAX_HORIZON {
+            p.horizon = 1 + p.horizon % MAX_ROUNDS;
+        }
+    }
+    if input.mismatch >= 16 {
+        let first = lanes[0].clone();
+        for p in lanes[1..].iter_mut() {
+            (p.seed, p.horizon, p.rounds_per_second) =
+                (first.seed, first.horizon, first.rounds_per_second);
+            (p.tracking_rate, p.event_rate) = (first.tracking_rate, first.event_rate);
+        }
+    }
+    let batch = bulkhead::run_many(&lanes);
+    let single: Vec<Result<Metrics, Error>> = lanes.iter().map(bulkhead::run).collect();
+    let valid = lanes.iter().all(|p| p.validate().is_ok());
+    let shared = lanes.iter().all(|p| same_stream(p, &lanes[0]));
+    match &batch {
+        Ok(ms) => {
+            assert!(valid && shared, "{lanes:?}: {batch:?}");
+            for (m, s) in ms.iter().zip(&single) {
+                assert!(same(&Ok(*m), s), "{lanes:?}\nbatch  {m:?}\nsingle {s:?}");
+                // One stream: the same arrivals, whatever the layout does with them.
+                let (a, b) = (&ms[0], m);
+                assert_eq!(
+                    (
+                        a.tracking_served + a.tracking_dropped,
+                        a.event_served + a.event_dropped
+                    ),
+                    (
+                        b.tracking_served + b.tracking_dropped,
+                        b.event_served + b.event_dropped
+                    ),
+                    "{lanes:?}"
+                );
+            }
+        }
+        Err(Error::BatchMismatch { .. }) => assert!(!shared, "{lanes:?}"),
+        Err(Error::OutOfRange { .. }) => assert!(!valid, "{lanes:?}"),
+        // A run-time capacity: the stream's, so every separate run reaches it too.
+        Err(e) => {
+            assert!(valid && shared, "{lanes:?}: {e:?}");
+            for s in &single {
+                assert!(same(&Err(*e), s), "{lanes:?}\nbatch  {e:?}\nsingle {s:?}");
+            }
+        }
+    }
+    let one = bulkhead::run_many(core::array::from_ref(&lanes[0])).map(|[m]| m);
+    assert!(same(&one, &single[0]), "{:?}", lanes[0]);
+    assert_eq!(bulkhead::run_many::<0>(&[]), Ok([]));
+});

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpus: named parameter sets, encoded as the `arbitrary` impls in
+capsim-core read them (core/src/fuzzing.rs and each model's `impl Arbitrary for Params`).
+
+A field is one byte 0 (the lesson's value) or 255 followed by the value (any value: a u32 in
+4 little-endian bytes; a double as 8, then its 8 little-endian bytes). The consumers' queue
+gap has one more byte before it (1: the narrow typical range). Check a file with
+`cargo +nightly fuzz fmt <target> fuzz/corpus/<target>/<file>`.
+Run from the repository root: python3 fuzz/seeds.py
+"""
+import os
+import struct
+
+L = object()  # the lesson's value
+
+
+def u32(v):
+    return b"\x00" if v is L else b"\xff" + struct.pack("<I", v)
+
+
+def f64(v):
+    return b"\x00" if v is L else b"\xff\x08" + struct.pack("<d", v)
+
+
+def autoscale(threshold=L, cooldown=L, seed=L, rounds=L, capacity=L, boot_rounds=L,
+              transient_failure=L, failure_rounds=L, demand_base=L, demand_amplitude=L,
+              demand_period=L, surge_start=L, surge_end=L, surge=L):
+    out = u32(rounds)
+    if failure_rounds is L:
+        out += b"\x00"  # ratio(1, 4): 1 + 0 % 4 <= 1
+    else:
+        out += b"\x01" + bytes([len(failure_rounds)]) + b"".join(u32(t) for t in failure_rounds)
+    out += u32(threshold) + u32(cooldown) + u32(seed) + f64(capacity) + u32(boot_rounds)
+    out += f64(transient_failure) + f64(demand_base) + f64(demand_amplitude)
+    out += f64(demand_period) + u32(surge_start) + u32(surge_end) + f64(surge)
+    return out
+
+
+def bulkhead(split="shared", mode="healthy", seed=L, total_slots=L, rounds_per_second=L,
+             horizon=L, failure_start=L, tracking_rate=L, event_rate=L, tracking_hold=L,
+             event_hold=L, slow_hold=L):
+    out = u32(total_slots)
+    out += b"\x01" if split == "shared" else b"\x00" + u32(split)
+    out += b"\x01" if mode == "healthy" else b"\x00"
+    out += f64(rounds_per_second) + u32(horizon) + u32(seed) + u32(failure_start)
+    out += f64(tracking_rate) + f64(event_rate)
+    out += u32(tracking_hold) + u32(event_hold) + u32(slow_hold)
+    return out
+
+
+def consumers(consumers=L, slots=L, shipments=L, events_per_shipment=L, queue_gap=L, seed=L,
+              final_event_rounds=L, event_rounds_min=L, event_rounds_spread=L):
+    return (u32(consumers) + u32(slots) + u32(shipments) + u32(events_per_shipment)
+            + b"\x01" + f64(queue_gap) + u32(seed) + u32(final_event_rounds) + u32(event_rounds_min)
+            + u32(event_rounds_spread))
+
+
+ISSUE_BULKHEAD = dict(split="shared", mode="slowdown", total_slots=8300, tracking_rate=6400.0,
+                      event_rate=6400.0, tracking_hold=127, event_hold=127, slow_hold=1,
+                      failure_start=127, horizon=1500, seed=2078)
+
+CORPUS = {
+    "autoscale": {
+        "lesson-bad-pair": autoscale(),
+        "lesson-good-pair": autoscale(threshold=5, cooldown=8),
+        "issue-negative-demand": autoscale(demand_base=100.0),
+        "issue-runaway-scale-in": autoscale(demand_amplitude=-1e17, rounds=50),
+        "group-full": autoscale(demand_base=30000.0),
+        "no-failures": autoscale(failure_rounds=[], transient_failure=0.0, boot_rounds=0),
+    },
+    "bulkhead": {
+        "lesson-shared-healthy": bulkhead(),
+        "lesson-partitioned-slowdown": bulkhead(split=24, mode="slowdown"),
+        "issue-release-calendar": bulkhead(**ISSUE_BULKHEAD),
+        "too-many-arrivals": bulkhead(tracking_rate=6400.0, event_rate=6400.0),
+    },
+    "bulkhead_batch": {
+        "lesson-layouts": bulkhead() + bulkhead(split=24) + bulkhead(mode="slowdown")
+        + bulkhead(split=16, mode="slowdown") + b"\xff",
+        "mismatch": bulkhead() + bulkhead(seed=7) + bulkhead() + bulkhead() + b"\x00",
+        "issue-release-calendar": bulkhead(**ISSUE_BULKHEAD) + bulkhead(**ISSUE_BULKHEAD)
+        + bulkhead(split=4150) + bulkhead() + b"\xff",
+    },
+    "consumers": {
+        "lesson-n1-s2": consumers(),
+        "lesson-n8-s2": consumers(consumers=8, shipments=500),
+        "lesson-n6-s4": consumers(consumers=6, slots=4, shipments=500),
+        "gap-zero": consumers(consumers=4, queue_gap=0.0, shipments=300),
+        "slow-final": consumers(consumers=3, final_event_rounds=1_000_000, shipments=100),
+    },
+    "consumers_batch": {
+        "lesson-table": consumers(shipments=500) + consumers(consumers=2) + consumers(consumers=4)
+        + consumers(consumers=8) + consumers(consumers=6, slots=4) + b"\x03\xff",
+        "five-lanes": consumers(shipments=100) * 5 + b"\x04\xff",
+        "mismatch": consumers(shipments=100) + consumers(seed=5) + consumers() + consumers()
+        + consumers() + b"\x02\x00",
+    },
+    "cli_lists": {
+        "integers": b"2,3,5",
+        "ranges": b"1..=3,7,10..12",
+        "numbers": b"0.08,1e-3,-5",
+        "splits": b"shared,28,24,1..=3",
+        "modes": b"healthy,slowdown",
+        "failure-rounds": b"40:95:170,none",
+        "empty-range": b"5..5",
+    },
+}
+
+if __name__ == "__main__":
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    for target, files in CORPUS.items():
+        os.makedirs(os.path.join(root, target), exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(root, target, name), "wb") as f:
+                f.write(data)
+    print("wrote", sum(len(f) for f in CORPUS.values()), "files under", root)

@@ -1,0 +1,343 @@
+//! What the fuzz targets share: straight ports of the lesson programs (the specification) to
+//! compare the core against, and a bitwise comparison of metrics.
+//!
+//! The ports follow the JavaScript line by line with growable vectors and no fixed capacity,
+//! so they are slow but obviously the lesson's semantics; they reuse only the core's random
+//! generators (checked against the lessons' outputs by the golden and differential tests) and
+//! `Params::required` (the demand formula, likewise). Each returns what the lesson would
+//! compute, or says why the core may legitimately refuse the run (a documented capacity).
+
+use capsim_core::autoscale;
+use capsim_core::bulkhead::{self, Mode, Split};
+use capsim_core::consumers;
+use capsim_core::rng::{CounterHash, GroupLcg, ParkMiller, UnitRng};
+
+/// Equal down to the bits (NaN equals NaN, 0 differs from -0): the `Debug` renderings, which
+/// print every field and every double's shortest round-trip form.
+pub fn same<T: core::fmt::Debug>(a: &T, b: &T) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// What a lesson program does with some parameters.
+#[derive(Debug)]
+pub enum Lesson<M> {
+    /// It prints these metrics.
+    Metrics(M),
+    /// It needs more room than the core's documented fixed capacity (the core must refuse).
+    OverCapacity,
+}
+
+/// `olcum-agi/grup.mjs`'s `kosum`, with every constant taken from `p` (call only with
+/// parameters that `p.validate()` accepts).
+pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
+    #[derive(Clone)]
+    struct Instance {
+        ready: bool,
+        left: i64,
+        failures: u32,
+        broken: bool,
+    }
+    let booting = |boot: u32| Instance {
+        ready: false,
+        left: i64::from(boot),
+        failures: 0,
+        broken: false,
+    };
+    let max = autoscale::MAX_GROUP_SIZE as f64;
+    let mut r = GroupLcg::new(p.seed);
+    // `Array.from({ length: gerekli(0) })`: ToLength clamps negative lengths to 0.
+    let initial = p.required(0);
+    if initial > max {
+        return Lesson::OverCapacity;
+    }
+    let initial = if initial > 0.0 { initial as usize } else { 0 };
+    let mut group = vec![
+        Instance {
+            ready: true,
+            left: 0,
+            failures: 0,
+            broken: false
+        };
+        initial
+    ];
+    let mut m = autoscale::Metrics {
+        min_size: 99,
+        ..Default::default()
+    };
+    let cooldown = f64::from(p.cooldown);
+    let mut last_action = -cooldown;
+    for t in 0..p.rounds {
+        let g = p.required(t);
+        if p.failure_rounds.contains(&t) {
+            if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
+                victim.broken = true;
+            }
+        }
+        let mut kept = Vec::with_capacity(group.len());
+        for mut o in group {
+            if !o.ready {
+                kept.push(o);
+                continue;
+            }
+            if o.broken {
+                m.broken_rounds += 1;
+            }
+            let passed = !o.broken && r.next_unit() >= p.transient_failure;
+            o.failures = if passed { 0 } else { o.failures + 1 };
+            if o.failures >= p.threshold {
+                m.replacements += 1;
+                if !o.broken {
+                    m.false_replacements += 1;
+                }
+                kept.push(booting(p.boot_rounds));
+                m.launched += 1;
+            } else {
+                kept.push(o);
+            }
+        }
+        group = kept;
+        let ready = group.iter().filter(|o| o.ready).count() as f64;
+        if f64::from(t) - last_action >= cooldown {
+            if ready < g {
+                let add = g - ready;
+                if group.len() as f64 + add > max {
+                    return Lesson::OverCapacity;
+                }
+                for _ in 0..add as usize {
+                    group.push(booting(p.boot_rounds));
+                }
+                m.launched += add as u32;
+                m.scaling_actions += 1;
+                last_action = f64::from(t);
+            } else if ready > g + 1.0 {
+                // `for (i = 0; i < hazir - g - 1; i++) grup.splice(findIndex(hazir), 1)`:
+                // removes a ready instance, or the last one (`splice(-1, 1)`), while any is
+                // left; later passes change nothing. (Past 2^53 passes JavaScript's `i++` stops
+                // counting and the loop never ends; capsim, like tests/tools/gen_vectors.py,
+                // takes the answer the loop reaches once the group is empty.)
+                let removals = ((ready - g - 1.0) as usize).min(group.len());
+                for _ in 0..removals {
+                    match group.iter().position(|o| o.ready) {
+                        Some(i) => group.remove(i),
+                        None => group.pop().expect("removals <= len"),
+                    };
+                }
+                m.scaling_actions += 1;
+                last_action = f64::from(t);
+            }
+        }
+        for o in group.iter_mut() {
+            if !o.ready {
+                o.left -= 1;
+                if o.left <= 0 {
+                    o.ready = true;
+                }
+            }
+        }
+        let size = group.len() as u32;
+        let launching = group.iter().filter(|o| !o.ready).count() as u32;
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        m.max_launching = m.max_launching.max(launching);
+        m.max_launching_ratio = js_max(
+            m.max_launching_ratio,
+            f64::from(launching) / f64::from(size),
+        );
+        if (group.iter().filter(|o| o.ready).count() as f64) < g {
+            m.under_capacity_rounds += 1;
+        }
+    }
+    Lesson::Metrics(m)
+}
+
+/// `Math.max` of two numbers: NaN if either is.
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters
+/// that `p.validate()` accepts).
+pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
+    let mut r = ParkMiller::new(p.seed);
+    let poisson = |r: &mut ParkMiller, lam: f64| {
+        let limit = libm::exp(-lam);
+        let mut k = 0usize;
+        let mut prod = 1.0;
+        loop {
+            k += 1;
+            prod *= r.next_unit();
+            if prod <= limit {
+                return k - 1;
+            }
+        }
+    };
+    // Per pool: its size, and how many of its slots end their hold at each round (`yer`).
+    let sizes: Vec<u64> = match p.split {
+        Split::Shared => vec![u64::from(p.total_slots)],
+        Split::Partitioned(k) => vec![u64::from(k), u64::from(p.total_slots - k)],
+    };
+    let calendar = p.horizon as usize + bulkhead::MAX_HOLD as usize + 1;
+    let mut ends: Vec<Vec<u64>> = sizes.iter().map(|_| vec![0; calendar]).collect();
+    let mut busy: Vec<u64> = vec![0; sizes.len()];
+    let mut m = bulkhead::Metrics::default();
+    let mut order = Vec::new();
+    for t in 0..p.horizon {
+        // `yer[h].filter((x) => x > t)`: every hold is at least a round, so what ends at
+        // `t` is all that goes.
+        for (pool, ends) in ends.iter_mut().enumerate() {
+            busy[pool] -= ends[t as usize];
+        }
+        m.busy_slot_rounds += busy.iter().sum::<u64>();
+        order.clear();
+        let tracking = poisson(&mut r, p.tracking_rate / p.rounds_per_second);
+        let events = poisson(&mut r, p.event_rate / p.rounds_per_second);
+        if tracking + events > bulkhead::MAX_ARRIVALS_PER_ROUND {
+            return Lesson::OverCapacity;
+        }
+        order.extend(std::iter::repeat_n(true, tracking));
+        order.extend(std::iter::repeat_n(false, events));
+        for i in (1..order.len()).rev() {
+            let j = libm::floor(r.next_unit() * (i + 1) as f64) as usize;
+            order.swap(i, j);
+        }
+        for &is_tracking in &order {
+            let pool = if is_tracking || sizes.len() == 1 {
+                0
+            } else {
+                1
+            };
+            let hold = if !is_tracking && p.mode == Mode::Slowdown && t >= p.failure_start {
+                p.slow_hold
+            } else if is_tracking {
+                p.tracking_hold
+            } else {
+                p.event_hold
+            };
+            if busy[pool] < sizes[pool] {
+                busy[pool] += 1;
+                ends[pool][(t + hold) as usize] += 1;
+                if is_tracking {
+                    m.tracking_served += 1;
+                } else {
+                    m.event_served += 1;
+                }
+                continue;
+            }
+            if is_tracking {
+                m.tracking_dropped += 1;
+            } else {
+                m.event_dropped += 1;
+            }
+            for other in 0..sizes.len() {
+                if other != pool {
+                    m.idle_slots += sizes[other] - busy[other];
+                }
+            }
+        }
+    }
+    Lesson::Metrics(m)
+}
+
+/// `rakip/tuketici.mjs`'s workload and `kosum`, generalised as `consumers::Params` documents
+/// (call only with parameters that `p.validate()` accepts). Rounds in which every consumer is
+/// only counting down are skipped in one step (the lesson's loop would only decrement).
+pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
+    struct Event {
+        shipment: usize,
+        step: u32,
+        arrival: f64,
+        rounds: u64,
+    }
+    let mut r = CounterHash::new(p.seed);
+    let shipments = p.shipments as usize;
+    let steps = p.events_per_shipment;
+    let gap = p.queue_gap;
+    let mut queue = Vec::new();
+    for shipment in 0..shipments {
+        let start = r.next_unit() * f64::from(p.shipments) * gap;
+        for step in 0..steps {
+            let arrival = start + f64::from(step) * gap + r.next_unit() * gap;
+            let rounds = if step == steps - 1 {
+                u64::from(p.final_event_rounds)
+            } else {
+                u64::from(p.event_rounds_min)
+                    + libm::floor(r.next_unit() * f64::from(p.event_rounds_spread)) as u64
+            };
+            queue.push(Event {
+                shipment,
+                step,
+                arrival,
+                rounds,
+            });
+        }
+    }
+    // `sort((a, b) => a.t - b.t)`: stable, arrivals are finite.
+    queue.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).expect("finite arrivals"));
+    // Per consumer: the event it holds and the rounds left (`kalan`).
+    let mut held: Vec<Option<(usize, u64)>> = vec![None; p.consumers as usize];
+    let mut last: Vec<i64> = vec![-1; shipments];
+    let mut reordered = vec![false; shipments];
+    let (mut next, mut round, mut applied) = (0usize, 0u64, 0usize);
+    while applied < queue.len() {
+        // Skip rounds that would only count down: no consumer is done or empty-handed with
+        // events left, so the smallest countdown passes before anything happens.
+        let waiting = held.iter().all(|c| match c {
+            Some((_, left)) => *left > 0,
+            None => next == queue.len(),
+        });
+        if waiting {
+            let skip = held
+                .iter()
+                .flatten()
+                .map(|&(_, left)| left)
+                .min()
+                .unwrap_or(1)
+                - 1;
+            for (_, left) in held.iter_mut().flatten() {
+                *left -= skip;
+            }
+            round += skip;
+        }
+        for (_, left) in held.iter_mut().flatten() {
+            if *left > 0 {
+                *left -= 1;
+            }
+        }
+        let mut slots = p.slots;
+        for c in held.iter_mut() {
+            if let Some((e, 0)) = *c {
+                if slots == 0 {
+                    continue;
+                }
+                slots -= 1;
+                let e = &queue[e];
+                if i64::from(e.step) < last[e.shipment] {
+                    reordered[e.shipment] = true;
+                }
+                last[e.shipment] = i64::from(e.step);
+                applied += 1;
+                *c = None;
+            }
+        }
+        for c in held.iter_mut() {
+            if c.is_none() && next < queue.len() {
+                *c = Some((next, queue[next].rounds));
+                next += 1;
+            }
+        }
+        round += 1;
+    }
+    let wrong = last.iter().filter(|&&k| k != i64::from(steps) - 1).count();
+    consumers::Metrics {
+        rounds: round,
+        reordered_shipments: reordered.iter().filter(|&&b| b).count() as u32,
+        wrong_final_state: wrong as u32,
+        throughput: queue.len() as f64 / round as f64,
+    }
+}
