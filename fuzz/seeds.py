@@ -103,6 +103,10 @@ CORPUS = {
         "modes": b"healthy,slowdown",
         "failure-rounds": b"40:95:170,none",
         "empty-range": b"5..5",
+        "hooks": b"3,none,2..=4:abandon",
+        "lifecycle-words": b"yes,no,lesson,oldest,newest,release,stop",
+        "stockouts": b"150..190,1..=2,none",
+        "events": b"0:protect:3+50:standby:1,none",
     },
 }
 

@@ -124,6 +124,8 @@ pub enum Accepted {
         /// The largest tracking pool, `total_slots − 1`.
         max: u32,
     },
+    /// Spans of rounds `A..B` (B excluded) with `A < B`, or none.
+    RoundSpan,
     /// Values whose sum with parameter `other` is at most `max`.
     SumWith {
         /// The other parameter, spelled as its CLI flag.
@@ -227,6 +229,7 @@ impl fmt::Display for Accepted {
             Accepted::Split { .. } => {
                 f.write_str("shared, or an integer leaving both pools a slot: 1 to total-slots - 1")
             }
+            Accepted::RoundSpan => f.write_str("'none' or rounds A..B (B excluded) with A < B"),
             Accepted::SumWith { other, max } => {
                 write!(f, "values whose sum with {other} is at most {max}")
             }

@@ -210,13 +210,13 @@ struct PairRun {
     metrics: autoscale::Metrics,
 }
 
-/// `required(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
+/// `demand(t)` for the lesson's rounds: every run of a lesson shares the demand curve.
 struct DemandTable([f64; LESSON_ROUNDS]);
 
 impl DemandTable {
     fn new() -> Self {
         let p = autoscale::Params::default();
-        Self(core::array::from_fn(|t| p.required(t as u32)))
+        Self(core::array::from_fn(|t| p.demand(t as u32)))
     }
 
     /// Runs the lesson's group with `pair`, every other parameter the lesson's.
@@ -226,12 +226,12 @@ impl DemandTable {
             cooldown: pair.cooldown,
             ..autoscale::Params::default()
         };
-        let required = |t: u32| match self.0.get(t as usize) {
-            Some(&r) => r,
-            None => params.required(t),
+        let demand = |t: u32| match self.0.get(t as usize) {
+            Some(&d) => d,
+            None => params.demand(t),
         };
         let mut rng = GroupLcg::new(params.seed);
-        let metrics = autoscale::simulate(&params, required, &mut rng, observer)?;
+        let metrics = autoscale::simulate(&params, demand, &mut rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 
@@ -248,11 +248,13 @@ impl DemandTable {
         Ok(())
     }
 
-    /// Returns the smallest and the largest demand over the lesson's rounds.
-    fn range(&self) -> (f64, f64) {
+    /// Returns the fewest and the most instances the lesson's demand requires.
+    fn required_range(&self) -> (f64, f64) {
+        let p = autoscale::Params::default();
         self.0
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &g| {
+            .map(|&d| p.required_for(d))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
                 (lo.min(g), hi.max(g))
             })
     }
@@ -278,8 +280,8 @@ const GROUP_PAIRS: [Pair; 2] = [Pair::new(2, 0), Pair::new(5, 8)];
 /// What the group lesson prints.
 #[derive(Default)]
 struct GroupResults {
-    demand_min: f64,
-    demand_max: f64,
+    required_min: f64,
+    required_max: f64,
     runs: [PairRun; GROUP_PAIRS.len()],
 }
 
@@ -287,7 +289,7 @@ struct GroupResults {
 fn group_results<O: Observer>(observer: &mut O, results: &mut GroupResults) -> Result<(), Error> {
     let demand = DemandTable::new();
     demand.run_pairs(&GROUP_PAIRS, observer, &mut results.runs)?;
-    (results.demand_min, results.demand_max) = demand.range();
+    (results.required_min, results.required_max) = demand.required_range();
     Ok(())
 }
 
@@ -305,8 +307,8 @@ fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
     writeln!(
         out,
         "gerekli ornek {} ile {} arasinda degisiyor\n",
-        Num(results.demand_min),
-        Num(results.demand_max)
+        Num(results.required_min),
+        Num(results.required_max)
     )?;
     writeln!(
         out,

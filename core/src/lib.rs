@@ -49,6 +49,12 @@ pub trait Observer {
     fn round_done(&mut self, round: u64) {
         let _ = round;
     }
+
+    /// Called after each round of an auto-scaling group, just before `round_done`, with the
+    /// instances per state and the round's launches and removals.
+    fn group_round(&mut self, state: &autoscale::RoundState) {
+        let _ = state;
+    }
 }
 
 impl Observer for () {}
@@ -56,5 +62,9 @@ impl Observer for () {}
 impl<O: Observer + ?Sized> Observer for &mut O {
     fn round_done(&mut self, round: u64) {
         (**self).round_done(round);
+    }
+
+    fn group_round(&mut self, state: &autoscale::RoundState) {
+        (**self).group_round(state);
     }
 }

@@ -53,6 +53,7 @@ fn main() {
             surge_start: u(&p["surge_start"]),
             surge_end: u(&p["surge_end"]),
             surge: f(&p["surge"]),
+            ..autoscale::Params::default()
         };
         let port = capsim_fuzz::autoscale(&params);
         match (&port, v.get("error")) {
@@ -70,6 +71,8 @@ fn main() {
                     broken_rounds: u(&e["broken_rounds"]),
                     scaling_actions: u(&e["scaling_actions"]),
                     replacements: u(&e["replacements"]),
+                    // The lifecycle's metrics: the port leaves them 0.
+                    ..autoscale::Metrics::default()
                 };
                 assert!(
                     same(m, &expected),

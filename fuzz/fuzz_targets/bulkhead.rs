@@ -8,7 +8,7 @@
 #![no_main]
 
 use capsim_core::bulkhead::{self, Params, Split, MAX_HOLD};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error};
 use capsim_fuzz::{same, Lesson};
 use libfuzzer_sys::fuzz_target;
 
@@ -42,7 +42,7 @@ fuzz_target!(|p: Params| {
         }
         (
             Err(Error::CapacityExceeded {
-                what: "arrivals per round",
+                capacity: Capacity::ArrivalsPerRound,
                 ..
             }),
             Lesson::OverCapacity,

@@ -3,13 +3,15 @@
 //! The input is read as UTF-8 (lossily), at most 256 bytes; a range may still expand to a
 //! million values, so only lists up to 4096 values are written back out (about 3000 inputs a
 //! second). Checks: no panic; a parsed list is non-empty and within `MAX_LIST_LEN`; writing
-//! it back out (`2,3,5`, `shared`, `40:95:170`, `none`) parses to the same values; a single
+//! it back out (`2,3,5`, `shared`, `40:95:170`, `none`; the lifecycle items as a run's name
+//! shows them: `3:abandon`, `150..190`, `0:protect:3+50:standby:1`) parses to the same values; a single
 //! range `a..=b` / `a..b` of integers is exactly those integers; error messages are one line
 //! when the input is.
 #![no_main]
 
 use capsim::list::{parse, Item, List, MAX_LIST_LEN};
-use capsim_core::autoscale::FailureRounds;
+use capsim::models::Value;
+use capsim_core::autoscale::{Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{Mode, Split};
 use libfuzzer_sys::fuzz_target;
 
@@ -29,6 +31,13 @@ fuzz_target!(|data: &[u8]| {
             v.iter().map(u32::to_string).collect::<Vec<_>>().join(":")
         }
     });
+    // The lifecycle items, written back as rows and run names show them.
+    check::<Option<Hook>>(&s, Value::flag_text);
+    check::<bool>(&s, Value::flag_text);
+    check::<RemovalPolicy>(&s, Value::flag_text);
+    check::<Reclaim>(&s, Value::flag_text);
+    check::<Option<Stockout>>(&s, Value::flag_text);
+    check::<Events>(&s, Value::flag_text);
     single_range(&s);
 });
 

@@ -10,7 +10,7 @@
 
 use capsim_core::consumers::{self, Params, Workspace, MAX_SHIPMENTS};
 use capsim_core::rng::{CounterHash, UnitRng};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error};
 use capsim_fuzz::same;
 use libfuzzer_sys::fuzz_target;
 
@@ -46,7 +46,7 @@ fuzz_target!(|p: Params| {
         }
         // The in-flight heap's documented capacity.
         Err(Error::CapacityExceeded {
-            what: "shipments in flight",
+            capacity: Capacity::ShipmentsInFlight,
             ..
         }) => return,
         Err(e) => panic!("{p:?}: {e:?}"),

@@ -1,7 +1,10 @@
 //! Parameter lists on the command line: `2,3,5`, ranges `1..=10000` and `1..5`, and the
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
-use capsim_core::autoscale::{FailureRounds, MAX_FAILURE_ROUNDS};
+use capsim_core::autoscale::{
+    Action, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout,
+    MAX_EVENTS, MAX_FAILURE_ROUNDS,
+};
 use capsim_core::bulkhead::{Mode, Split};
 
 /// The most values one flag may expand to (ranges included).
@@ -104,6 +107,128 @@ impl Item for FailureRounds {
     }
 }
 
+/// A hook: `ROUNDS[:continue|abandon]` (ROUNDS may be a range) or `none`.
+impl Item for Option<Hook> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let (rounds, result) = match s.rsplit_once(':') {
+            Some((r, "continue")) => (r, HookResult::Continue),
+            Some((r, "abandon")) => (r, HookResult::Abandon),
+            Some(_) => return Err(format!("'{s}': the result is 'continue' or 'abandon'")),
+            None => (s, HookResult::Continue),
+        };
+        let mut all = Vec::new();
+        u32::parse_item(rounds, &mut all)
+            .map_err(|e| format!("'{s}' is not ROUNDS[:continue|abandon] or 'none': {e}"))?;
+        out.extend(all.into_iter().map(|rounds| Some(Hook { rounds, result })));
+        Ok(())
+    }
+}
+
+/// `yes` or `no`.
+impl Item for bool {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "yes" => true,
+            "no" => false,
+            _ => return Err(format!("'{s}' is neither 'yes' nor 'no'")),
+        });
+        Ok(())
+    }
+}
+
+impl Item for RemovalPolicy {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "lesson" => RemovalPolicy::Lesson,
+            "oldest" => RemovalPolicy::Oldest,
+            "newest" => RemovalPolicy::Newest,
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a removal policy (lesson, oldest or newest)"
+                ))
+            }
+        });
+        Ok(())
+    }
+}
+
+impl Item for Reclaim {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "release" => Reclaim::Release,
+            "stop" => Reclaim::Stop,
+            _ => return Err(format!("'{s}' is not a reclaim mode (release or stop)")),
+        });
+        Ok(())
+    }
+}
+
+/// Stockout rounds: `A..B` (B excluded), `A..=B`, or `none`.
+impl Item for Option<Stockout> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let bad = || format!("'{s}' is not A..B, A..=B or 'none'");
+        let (start, end) = match s.split_once("..=") {
+            Some((a, b)) => (parse_u32(a)?, parse_u32(b)?.checked_add(1).ok_or_else(bad)?),
+            None => {
+                let (a, b) = s.split_once("..").ok_or_else(bad)?;
+                (parse_u32(a)?, parse_u32(b)?)
+            }
+        };
+        if start >= end {
+            return Err(format!("range '{s}' is empty"));
+        }
+        out.push(Some(Stockout { start, end }));
+        Ok(())
+    }
+}
+
+/// Scripted actions: `ROUND:ACTION:COUNT` joined by `+`, or `none`.
+impl Item for Events {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        let mut events = Events::new();
+        if s != "none" {
+            for part in s.split('+') {
+                let bad = || format!("'{part}' is not ROUND:ACTION:COUNT");
+                let mut fields = part.split(':');
+                let (Some(round), Some(action), Some(count), None) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(bad());
+                };
+                let action = match action {
+                    "standby" => Action::EnterStandby,
+                    "unstandby" => Action::ExitStandby,
+                    "protect" => Action::Protect,
+                    "unprotect" => Action::Unprotect,
+                    _ => {
+                        return Err(format!(
+                            "'{action}' is not an action (standby, unstandby, protect or unprotect)"
+                        ))
+                    }
+                };
+                let event = Event {
+                    round: parse_u32(round)?,
+                    action,
+                    count: parse_u32(count)?,
+                };
+                events
+                    .push(event)
+                    .map_err(|_| format!("'{s}' lists more than {MAX_EVENTS} actions"))?;
+            }
+        }
+        out.push(events);
+        Ok(())
+    }
+}
+
 /// Parses a comma-separated list (clap value parser).
 pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
     let mut out = Vec::new();
@@ -164,5 +289,36 @@ mod tests {
         assert!(parse::<Mode>("healthy,slow").is_err());
         let f = parse::<FailureRounds>("40:95:170,none").unwrap().0;
         assert_eq!((f[0].as_slice(), f[1].len()), (&[40, 95, 170][..], 0));
+        let h = parse::<Option<Hook>>("none,3,2..=3:abandon").unwrap().0;
+        assert_eq!(h.len(), 4);
+        assert_eq!(h[0], None);
+        assert_eq!(
+            h[1].map(|h| (h.rounds, h.result)),
+            Some((3, HookResult::Continue))
+        );
+        assert_eq!(
+            h[3].map(|h| (h.rounds, h.result)),
+            Some((3, HookResult::Abandon))
+        );
+        assert!(parse::<Option<Hook>>("3:maybe").is_err());
+        let s = parse::<Option<Stockout>>("150..190,1..=2,none").unwrap().0;
+        assert_eq!(
+            s[0],
+            Some(Stockout {
+                start: 150,
+                end: 190
+            })
+        );
+        assert_eq!(s[1], Some(Stockout { start: 1, end: 3 }));
+        assert_eq!(s[2], None);
+        assert!(parse::<Option<Stockout>>("5..5").is_err());
+        assert!(parse::<bool>("yes,no").is_ok() && parse::<bool>("true").is_err());
+        let e = parse::<Events>("0:protect:3+50:standby:1,none").unwrap().0;
+        assert_eq!(e[0].len(), 2);
+        assert_eq!(e[0][1].action, Action::EnterStandby);
+        assert_eq!((e[0][1].round, e[0][1].count), (50, 1));
+        assert!(e[1].is_empty());
+        assert!(parse::<Events>("0:protect").is_err());
+        assert!(parse::<Events>("0:hibernate:1").is_err());
     }
 }

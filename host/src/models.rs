@@ -1,21 +1,17 @@
 //! The three model commands. Each model declares its parameters once, in a table of
 //! [`Param`]s (flag, help, accepted values, lesson value, field): the table gives the
-//! command's flags and `--help`, the grid's axes, the rows' columns (table, CSV, summaries)
-//! and the names of runs in errors. A run's JSON line is the core's `serde` derives of its
-//! parameters and metrics ([`JsonRun`]), whose fields are in the same order. Adding a
-//! parameter to a model is its field in the core's `Params` and one `param!` line in its
-//! table, at the same place (`json_lines_are_the_rows` fails otherwise).
+//! command's flags and `--help`, the grid's axes, the rows' columns (table, JSON, CSV) and the
+//! names of runs in errors. Adding a parameter to a model is one `param!` line in its table.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use capsim_core::autoscale::{self, FailureRounds};
+use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use crate::list::{parse, Item};
 use crate::output::{Cell, Key, Row};
@@ -27,6 +23,20 @@ pub const MAX_RUNS: u64 = 1_000_000;
 pub trait Value: Clone + Send + Sync + 'static {
     /// Returns the value as a row shows it.
     fn cell(&self) -> Cell;
+
+    /// Whether the value has a second part shown in a column of its own, `<key>_result`
+    /// (a hook's default result), so that the first stays a number in JSON.
+    const RESULT: bool = false;
+
+    /// Returns the second part (read only when [`Value::RESULT`]).
+    fn result(&self) -> Cell {
+        Cell::Word("none")
+    }
+
+    /// Returns the value as its flag takes it: errors name a run by it.
+    fn flag_text(&self) -> String {
+        self.cell().text()
+    }
 }
 
 impl Value for u32 {
@@ -65,6 +75,65 @@ impl Value for Mode {
 impl Value for FailureRounds {
     fn cell(&self) -> Cell {
         Cell::Ints(self.to_vec())
+    }
+}
+
+/// A hook shows its rounds (or `none`) and, in `<key>_result`, its default result.
+impl Value for Option<Hook> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()))
+    }
+
+    const RESULT: bool = true;
+
+    fn result(&self) -> Cell {
+        Cell::Word(self.map_or("none", |h| h.result.name()))
+    }
+
+    fn flag_text(&self) -> String {
+        self.map_or("none".to_string(), |h| {
+            format!("{}:{}", h.rounds, h.result.name())
+        })
+    }
+}
+
+/// `yes` or `no`.
+impl Value for bool {
+    fn cell(&self) -> Cell {
+        Cell::Word(if *self { "yes" } else { "no" })
+    }
+}
+
+impl Value for RemovalPolicy {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for Reclaim {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+/// `[]` or `[A,B]` in JSON, `none` or `A..B` as text.
+impl Value for Option<Stockout> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Ints(Vec::new()), |s| Cell::Span(s.start, s.end))
+    }
+}
+
+/// `none`, or the actions as the flag takes them (`0:protect:3+50:standby:1`).
+impl Value for Events {
+    fn cell(&self) -> Cell {
+        if self.is_empty() {
+            return Cell::Word("none");
+        }
+        let actions: Vec<String> = self
+            .iter()
+            .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
+            .collect();
+        Cell::Text(actions.join("+"))
     }
 }
 
@@ -127,6 +196,19 @@ pub struct Param<P> {
     pub parse: fn(&str) -> Result<Parsed<P>, String>,
     /// Returns the parameter's value in a run, as a row shows it.
     pub cell: fn(&P) -> Cell,
+    /// The column right after the parameter's for a value's second part
+    /// (`launch_hook_result`), if its type has one ([`Value::RESULT`]).
+    pub result: Option<Column<P>>,
+    /// Returns the parameter's value in a run as its flag takes it (errors name runs by it).
+    pub flag_value: fn(&P) -> String,
+}
+
+/// A column a parameter adds after its own: its key and its value in a run.
+pub struct Column<P> {
+    /// The row key (`launch_hook_result`).
+    pub key: &'static str,
+    /// Returns the value, as a row shows it.
+    pub cell: fn(&P) -> Cell,
 }
 
 impl<P> Param<P> {
@@ -145,16 +227,33 @@ impl<P> Param<P> {
     }
 }
 
-/// Declares a parameter of the table's `Params`: `param!(field: Type, help, accepted, lesson)`.
+/// Declares a parameter of the table's `Params`: `param!(field: Type, help, accepted,
+/// lesson)`, or `param!("key", nested.field: Type, help, accepted, lesson)` for a field of
+/// a nested struct (`lifecycle.stockout` as `stockout_rounds`).
 macro_rules! param {
     ($field:ident: $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ (stringify!($field)), $field: $T, $help, $accepted, $lesson)
+    };
+    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson)
+    };
+    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
         Param {
-            key: stringify!($field),
+            key: $($key)+,
             help: $help,
             accepted: $accepted,
             lesson: $lesson,
-            parse: |s| axis::<_, $T>(s, |p, v| p.$field = v),
-            cell: |p| Value::cell(&p.$field),
+            parse: |s| axis::<_, $T>(s, |p, v| p.$($f).+ = v),
+            cell: |p| Value::cell(&p.$($f).+),
+            result: if <$T as Value>::RESULT {
+                Some(Column {
+                    key: concat!($($key)+, "_result"),
+                    cell: |p| Value::result(&p.$($f).+),
+                })
+            } else {
+                None
+            },
+            flag_value: |p| Value::flag_text(&p.$($f).+),
         }
     };
 }
@@ -179,11 +278,10 @@ macro_rules! metric {
 
 /// A model the CLI can sweep.
 pub trait Model: Sized + Send + Sync + 'static {
-    /// One run's parameters; [`Default`] gives the lesson's. Serialized, its fields come in
-    /// row order (the seed after [`Model::SEED_AFTER`]).
-    type Params: Clone + Default + Send + Sync + Serialize + 'static;
-    /// One run's metrics; serialized, its fields come in [`Model::METRICS`] order.
-    type Metrics: Send + Sync + Serialize;
+    /// One run's parameters; [`Default`] gives the lesson's.
+    type Params: Clone + Default + Send + Sync + 'static;
+    /// One run's metrics.
+    type Metrics: Send + Sync;
     /// Per-thread scratch storage.
     type Scratch;
     /// The parameters in flag order: the grid's axes, first outermost; the seed last.
@@ -236,10 +334,13 @@ pub fn metric_keys<M: Model>() -> Vec<&'static str> {
 /// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
 /// metrics.
 pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
-    let mut row = Row::with_capacity(M::PARAMS.len() + M::METRICS.len());
+    let mut row = Row::with_capacity(2 * M::PARAMS.len() + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
         row.push((Key::Borrowed(q.key), (q.cell)(p)));
+        if let Some(result) = &q.result {
+            row.push((Key::Borrowed(result.key), (result.cell)(p)));
+        }
         if let Some(seed) = seed.filter(|_| q.key == M::SEED_AFTER) {
             row.push((Key::Borrowed(seed.key), (seed.cell)(p)));
         }
@@ -250,23 +351,15 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     row
 }
 
-/// A run's JSON line: its parameters then its metrics, as the core's serde derives write
-/// them. Their fields are in row order, so the object has the row's keys in the row's order
-/// (`json_lines_are_the_rows` checks it for every model).
-#[derive(Serialize)]
-pub struct JsonRun<'a, P, M> {
-    /// The run's parameters.
-    #[serde(flatten)]
-    pub params: &'a P,
-    /// Its metrics.
-    #[serde(flatten)]
-    pub metrics: &'a M,
-}
-
-/// Returns the table's columns: the headline parameters, the swept ones, the metrics.
+/// Returns the table's columns: the headline parameters, the swept ones (each with its
+/// result column, if it has one), the metrics.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
     let mut keys = M::HEADLINE.to_vec();
-    keys.extend(swept.iter().filter(|k| !M::HEADLINE.contains(k)));
+    for &key in swept.iter().filter(|k| !M::HEADLINE.contains(k)) {
+        keys.push(key);
+        let param = M::PARAMS.iter().find(|q| q.key == key);
+        keys.extend(param.and_then(|q| q.result.as_ref()).map(|r| r.key));
+    }
     keys.extend(metric_keys::<M>());
     keys
 }
@@ -447,7 +540,7 @@ impl<M: Model> Grid<M> {
     pub fn name(&self, i: u64) -> String {
         let p = self.params(i);
         let named =
-            |param: &Param<M::Params>| format!("{}={}", param.flag(), (param.cell)(&p).text());
+            |param: &Param<M::Params>| format!("{}={}", param.flag(), (param.flag_value)(&p));
         let mut parts: Vec<String> = self
             .axes
             .iter()
@@ -496,6 +589,39 @@ impl Model for Autoscale {
             "First round after the demand surge", "integers >= 0", "190"),
         param!(surge: f64,
             "Extra demand during the surge", "finite numbers", "520"),
+        param!("launch_hook", lifecycle.launch_hook: Option<Hook>,
+            "Launch hook: Pending:Wait for ROUNDS, then its default result",
+            "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
+        param!("terminate_hook", lifecycle.terminate_hook: Option<Hook>,
+            "Terminate hook: Removing:Wait for ROUNDS before the instance leaves",
+            "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
+        param!("count_pending", lifecycle.count_pending: bool,
+            "The policy also counts instances booting, waiting, restarting or not yet applied",
+            "no or yes", "no"),
+        param!("protected", lifecycle.protected: u32,
+            "The first N instances of the initial group are Protected: serving, never scaled in",
+            "0 to 256", "0"),
+        param!("removal_policy", lifecycle.removal_policy: RemovalPolicy,
+            "Which InService instances scale-in removes: first in group order, oldest or newest launch",
+            "lesson, oldest or newest", "lesson"),
+        param!("reclaim", lifecycle.reclaim: Reclaim,
+            "Scale-in releases instances, or stops them for scale-out to restart first",
+            "release or stop", "release"),
+        param!("restart_rounds", lifecycle.restart_rounds: u32,
+            "Rounds a Stopped instance takes to serve again after a restart",
+            "integers >= 0", "1"),
+        param!("check_latency", lifecycle.check_latency: u32,
+            "Rounds after a health check before its result is known", "0 to 7", "0"),
+        param!("apply_delay", lifecycle.apply_delay: u32,
+            "Rounds after a scale-out decision before its instances join the group",
+            "0 to 64", "0"),
+        param!("stockout_rounds", lifecycle.stockout: Option<Stockout>,
+            "Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round",
+            "A..B, A..=B or none", "none"),
+        param!("events", lifecycle.events: Events,
+            "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
+            "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
+            "none"),
         param!(seed: u32,
             "Health-check generator seed", "1 to 2147483646", "20261001"),
     ];
@@ -513,6 +639,14 @@ impl Model for Autoscale {
         metric!(broken_rounds),
         metric!(scaling_actions),
         metric!(replacements),
+        metric!(time_to_in_service_max),
+        metric!(scale_in_blocked_rounds),
+        metric!(restarts_from_stopped),
+        metric!(failed_launches),
+        metric!(hook_timeouts),
+        metric!(abandoned_launches),
+        metric!(billed_rounds),
+        metric!(idle_billed_rounds),
     ];
 
     fn scratch() {}
@@ -761,10 +895,21 @@ mod tests {
             .unwrap()
     }
 
-    /// A run's JSON line from the core's derives, and the JSON of its row (the cells the
-    /// table and CSV show, in the row's key order).
-    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String) {
-        let derived = serde_json::to_string(&JsonRun {
+    /// A run's JSON line as the core's serde derives write it (parameters then metrics,
+    /// flattened), and its row's JSON line.
+    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String)
+    where
+        M::Params: serde::Serialize,
+        M::Metrics: serde::Serialize,
+    {
+        #[derive(serde::Serialize)]
+        struct Run<'a, P, M> {
+            #[serde(flatten)]
+            params: &'a P,
+            #[serde(flatten)]
+            metrics: &'a M,
+        }
+        let derived = serde_json::to_string(&Run {
             params: p,
             metrics: m,
         })
@@ -775,25 +920,12 @@ mod tests {
         (derived + "\n", String::from_utf8(from_row).unwrap())
     }
 
-    /// The derives write each model's rows: same keys, same order, same values (a float
-    /// with its `.0`, NaN as `null`, the split as `"shared"` or a number).
+    /// The JSON rows of consumers and bulkhead runs are what the core's serde derives write
+    /// (same keys, order and values: a float with its `.0`, the split as `"shared"` or a
+    /// number), so a program using the core writes the CLI's objects. Not autoscale's: its
+    /// lifecycle parameters are a nested struct in the core and flat keys in the CLI.
     #[test]
-    fn json_lines_are_the_rows() {
-        let mut a = autoscale::Params::default();
-        let mut m = autoscale::run(&a).unwrap();
-        let (derived, from_row) = both_lines::<Autoscale>(&a, &m);
-        assert_eq!(derived, from_row);
-        assert!(derived.starts_with(
-            r#"{"threshold":2,"cooldown":0,"seed":20261001,"rounds":240,"capacity":100.0,"#
-        ));
-        assert!(derived.contains(r#""failure_rounds":[40,95,170],"#));
-        (a.demand_base, a.capacity, a.failure_rounds) = (-0.0, 1e21, FailureRounds::new());
-        m.max_launching_ratio = f64::NAN;
-        let (derived, from_row) = both_lines::<Autoscale>(&a, &m);
-        assert_eq!(derived, from_row);
-        assert!(derived.contains(r#""failure_rounds":[],"demand_base":-0.0,"#));
-        assert!(derived.contains(r#""max_launching_ratio":null,"#));
-
+    fn core_derives_write_the_json_rows() {
         let c = consumers::Params {
             queue_gap: 2.5,
             ..consumers::Params::default()
@@ -826,6 +958,7 @@ mod tests {
                 assert_eq!(derived, from_row);
                 let head = format!(r#"{{"split":{word},"mode":"{mode}","seed":20260801,"#);
                 assert!(derived.starts_with(&head), "{derived}");
+                assert!(derived.contains(r#""rounds_per_second":100.0,"#));
             }
         }
     }
@@ -899,6 +1032,44 @@ mod tests {
         );
     }
 
+    fn grid<M: Model>(args: &[&str]) -> Grid<M> {
+        use clap::Args;
+        let cmd = Flags::<M>::augment_args(Command::new("model"));
+        let matches = cmd
+            .try_get_matches_from([&["model"], args].concat())
+            .unwrap();
+        Flags::<M>::from_arg_matches(&matches)
+            .unwrap()
+            .grid()
+            .unwrap()
+    }
+
+    #[test]
+    fn lifecycle_flags_are_axes_before_the_seed() {
+        let g = grid::<Autoscale>(&["--launch-hook", "3,none", "--seed", "1..=3"]);
+        assert_eq!(g.len(), 6);
+        // The hook is outer, the seed inner: runs 0-2 have the hook, 3-5 none.
+        let hooks: Vec<Option<u32>> = (0..6)
+            .map(|i| g.params(i).lifecycle.launch_hook.map(|h| h.rounds))
+            .collect();
+        assert_eq!(hooks, [Some(3), Some(3), Some(3), None, None, None]);
+        assert_eq!(g.params(4).seed, 2);
+        // A run is named as the flags take it: the hook with its result.
+        assert_eq!(g.name(1), "launch-hook=3:continue seed=2");
+        let g = grid::<Autoscale>(&["--launch-hook", "2:abandon,2", "--stockout-rounds", "5..=9"]);
+        assert_eq!(g.name(0), "launch-hook=2:abandon seed=20261001");
+        // A swept hook brings its result column into the table, right after it.
+        let keys = table_keys::<Autoscale>(&g.swept);
+        assert_eq!(keys[3..5], ["launch_hook", "launch_hook_result"]);
+        // The stockout as the flag takes it (B excluded): 5..=9 is 5..10.
+        let row = row::<Autoscale>(&g.params(0), &autoscale::Metrics::default());
+        let cell = |key: &str| row.iter().find(|(k, _)| k == key).unwrap().1.text();
+        assert_eq!(cell("stockout_rounds"), "5..10");
+        assert_eq!(cell("launch_hook"), "2");
+        assert_eq!(cell("launch_hook_result"), "abandon");
+        assert_eq!(cell("terminate_hook_result"), "none");
+    }
+
     fn check_table<M: Model>() {
         let keys: Vec<&str> = M::PARAMS.iter().map(|p| p.key).collect();
         // The seed is the innermost axis.
@@ -912,8 +1083,9 @@ mod tests {
         }
         let row = row::<M>(&M::Params::default(), &run_default::<M>());
         let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
-        assert_eq!(row_keys.len(), keys.len() + M::METRICS.len());
-        let seed_at = keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
+        let results = M::PARAMS.iter().filter(|p| p.result.is_some()).count();
+        assert_eq!(row_keys.len(), keys.len() + results + M::METRICS.len());
+        let seed_at = row_keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
         assert_eq!(row_keys[seed_at], "seed");
     }
 

@@ -16,8 +16,12 @@ pub enum Cell {
     Stat(f64),
     /// A word (`shared`, `healthy`).
     Word(&'static str),
+    /// A composed word (`0:protect:3+50:standby:1`).
+    Text(String),
     /// A list of integers (`failure_rounds`).
     Ints(Vec<u32>),
+    /// A span of rounds `A..B`, B excluded (`stockout_rounds`): `[A,B]` in JSON.
+    Span(u32, u32),
 }
 
 impl Cell {
@@ -37,8 +41,10 @@ impl Cell {
             Cell::Float(v) => Num(*v).to_string(),
             Cell::Stat(v) => format!("{v:.3}"),
             Cell::Word(w) => (*w).to_string(),
+            Cell::Text(w) => w.clone(),
             Cell::Ints(v) if v.is_empty() => "none".to_string(),
             Cell::Ints(v) => v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"),
+            Cell::Span(a, b) => format!("{a}..{b}"),
         }
     }
 
@@ -47,15 +53,16 @@ impl Cell {
     }
 }
 
-/// As the core's serde derives write the same values: numbers (NaN as `null`), words as
-/// strings, lists as arrays.
+/// The JSON contract: numbers (NaN as `null`), words as strings, lists and spans as arrays.
 impl Serialize for Cell {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Cell::Int(v) => s.serialize_u64(*v),
             Cell::Float(v) | Cell::Stat(v) => s.serialize_f64(*v),
             Cell::Word(w) => s.serialize_str(w),
+            Cell::Text(w) => s.serialize_str(w),
             Cell::Ints(v) => s.collect_seq(v),
+            Cell::Span(a, b) => s.collect_seq([a, b]),
         }
     }
 }
@@ -230,5 +237,37 @@ fn pad(s: &str, width: usize, right: bool) -> String {
         format!("{s:>width$}")
     } else {
         format!("{s:<width$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells write JSON as the contract says: a float with its `.0` or in exponent form, NaN
+    /// as `null`, lists and spans as arrays, words as strings.
+    #[test]
+    fn cells_write_the_json_contract() {
+        let row = row(vec![
+            ("a", Cell::Float(100.0)),
+            ("b", Cell::Float(-0.0)),
+            ("c", Cell::Float(f64::NAN)),
+            ("d", Cell::Stat(0.5)),
+            ("e", Cell::Int(u64::MAX)),
+            ("f", Cell::Ints(vec![])),
+            ("g", Cell::Ints(vec![40, 95])),
+            ("h", Cell::Span(150, 190)),
+            ("i", Cell::Word("none")),
+            ("j", Cell::Text("0:protect:3+50:standby:1".to_string())),
+            ("k", Cell::Float(1e21)),
+        ]);
+        let mut out = Vec::new();
+        write_rows(&mut out, Format::Json, &[row], &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":100.0,"b":-0.0,"c":null,"d":0.5,"e":18446744073709551615,"f":[],"g":[40,95],"h":[150,190],"i":"none","j":"0:protect:3+50:standby:1","k":1e+21}"#
+                .to_owned()
+                + "\n"
+        );
     }
 }

@@ -88,15 +88,12 @@ pub fn sweep<M: Model>(
     let metrics = models::metric_keys::<M>();
     let mut sink = Sink::<M>::new(&grid, &metrics, options, &table_keys);
     let mut ahead = Ahead::new();
-    // A run's JSON line comes straight from its parameters and metrics; a summary's from
-    // its row.
-    let json = options.format == Format::Json && !options.summary;
     let mut start = 0;
     progress.start(grid.len());
     let done = &|runs| progress.done(runs);
     while start < grid.len() {
         let end = start.saturating_add(WINDOW).min(grid.len());
-        let rows = pool.install(|| run_window::<M>(&grid, start..end, &mut ahead, done, json));
+        let rows = pool.install(|| run_window::<M>(&grid, start..end, &mut ahead, done));
         progress.suspend(|| write_window(&grid, start, rows, &mut sink, out))?;
         start = end;
     }
@@ -108,7 +105,7 @@ pub fn sweep<M: Model>(
 fn write_window<M: Model>(
     grid: &Grid<M>,
     start: u64,
-    rows: Vec<Result<Record, String>>,
+    rows: Vec<Result<Row, String>>,
     sink: &mut Sink<'_, M>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
@@ -127,41 +124,21 @@ fn write_window<M: Model>(
     failed.map_or(Ok(()), |e| Err(Failure::Input(e)))
 }
 
-/// One run as the sink takes it.
-enum Record {
-    /// Its row, for a table, CSV or a summary.
-    Row(Row),
-    /// Its JSON line (without the newline), from the core's serde derives.
-    Json(String),
-}
-
-/// Runs one window and returns its records (or the runs' errors) in grid order: JSON lines
-/// when `json`, rows otherwise.
+/// Runs one window and returns its rows (or the runs' errors) in grid order.
 fn run_window<M: Model>(
     grid: &Grid<M>,
     runs: std::ops::Range<u64>,
     ahead: &mut Ahead<M::Metrics>,
     done: &(dyn Fn(u64) + Sync),
-    json: bool,
-) -> Vec<Result<Record, String>> {
+) -> Vec<Result<Row, String>> {
     let start = runs.start;
     let outcomes = M::run_window(grid, runs, ahead, done);
     outcomes
         .par_iter()
         .enumerate()
-        .map(|(k, outcome)| {
-            let m = outcome.as_ref().map_err(ToString::to_string)?;
-            let p = grid.params(start + k as u64);
-            if !json {
-                return Ok(Record::Row(models::row::<M>(&p, m)));
-            }
-            let run = models::JsonRun {
-                params: &p,
-                metrics: m,
-            };
-            serde_json::to_string(&run)
-                .map(Record::Json)
-                .map_err(|e| e.to_string())
+        .map(|(k, outcome)| match outcome {
+            Ok(m) => Ok(models::row::<M>(&grid.params(start + k as u64), m)),
+            Err(e) => Err(e.to_string()),
         })
         .collect()
 }
@@ -217,11 +194,7 @@ impl<'a, M: Model> Sink<'a, M> {
         }
     }
 
-    fn push(&mut self, out: &mut impl Write, record: Record) -> io::Result<()> {
-        let row = match record {
-            Record::Json(line) => return writeln!(out, "{line}"),
-            Record::Row(row) => row,
-        };
+    fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
         let Some(s) = self.summary.as_mut() else {
             return self.writer.push(out, row);
         };

@@ -107,6 +107,7 @@ fn autoscale_matches_the_reference() {
             surge_start: u(&p, "surge_start"),
             surge_end: u(&p, "surge_end"),
             surge: f(&p, "surge"),
+            ..autoscale::Params::default()
         };
         if let Some(name) = expected_error(&want) {
             assert_capacity_error(autoscale::run(&params), name, &p);

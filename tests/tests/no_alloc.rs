@@ -55,6 +55,58 @@ fn models_and_lessons_never_allocate() {
         autoscale::run(&autoscale::Params::default()).unwrap();
     });
     assert_eq!(n, 0, "autoscale");
+    // Every lifecycle option on at once: hooks, protection, a removal policy, stopped
+    // instances, the provider's three delays, and an observer of the per-round states.
+    let every_option = autoscale::Params {
+        lifecycle: autoscale::Lifecycle {
+            launch_hook: Some(autoscale::Hook {
+                rounds: 3,
+                result: autoscale::HookResult::Continue,
+            }),
+            terminate_hook: Some(autoscale::Hook {
+                rounds: 2,
+                result: autoscale::HookResult::Continue,
+            }),
+            count_pending: true,
+            protected: 3,
+            removal_policy: autoscale::RemovalPolicy::Newest,
+            reclaim: autoscale::Reclaim::Stop,
+            restart_rounds: 1,
+            check_latency: 2,
+            apply_delay: 4,
+            stockout: Some(autoscale::Stockout {
+                start: 150,
+                end: 190,
+            }),
+            events: [
+                (30, autoscale::Action::EnterStandby),
+                (60, autoscale::Action::ExitStandby),
+                (90, autoscale::Action::Unprotect),
+            ]
+            .map(|(round, action)| autoscale::Event {
+                round,
+                action,
+                count: 2,
+            })
+            .into_iter()
+            .collect(),
+        },
+        ..autoscale::Params::default()
+    };
+    struct Peak(u32);
+    impl capsim_core::Observer for Peak {
+        fn group_round(&mut self, s: &autoscale::RoundState) {
+            self.0 = self.0.max(s.counts.get(autoscale::State::Stopped));
+        }
+    }
+    let mut peak = Peak(0);
+    let n = allocations_in(|| {
+        let mut rng = capsim_core::rng::GroupLcg::new(1);
+        let m = autoscale::run_with(&every_option, &mut rng, &mut peak).unwrap();
+        assert!(m.restarts_from_stopped > 0 && m.failed_launches > 0);
+    });
+    assert_eq!(n, 0, "autoscale with every lifecycle option");
+    assert!(peak.0 > 0, "instances were stopped");
     let n = allocations_in(|| {
         let p = consumers::Params {
             consumers: 8,

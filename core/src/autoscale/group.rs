@@ -1,0 +1,581 @@
+//! The group and its round, phase by phase.
+//!
+//! Each phase is a method of [`Group`] named for what it does; [`Group::round`] runs them in
+//! order (only whole rounds are public, so a round's snapshot is always complete). A phase
+//! that a default [`super::Lifecycle`] leaves idle does exactly what the lesson's loop does
+//! at that point, so the lesson's metrics come out bit for bit.
+
+use crate::error::Error;
+use crate::rng::UnitRng;
+use crate::Observer;
+
+use super::lifecycle::{Action, HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
+use super::policy::{HealthCheck, ScalingPolicy, Signal};
+use super::state::{Instance, RoundState, State, StateCounts};
+use super::{js_max, required_count, Metrics, Params, GROUP_FULL, MAX_GROUP_SIZE};
+
+/// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
+const RING: usize = MAX_APPLY_DELAY as usize + 1;
+
+/// The instance records of one group (about 5 KiB): the caller provides them, so that a
+/// run holds exactly one copy, wherever its stack frame is (a board's stack is small).
+#[derive(Debug, Default)]
+pub struct GroupStorage(heapless::Vec<Instance, MAX_GROUP_SIZE>);
+
+impl GroupStorage {
+    /// Returns empty storage.
+    pub const fn new() -> Self {
+        Self(heapless::Vec::new())
+    }
+}
+
+/// A group of instance records in caller-provided storage, with what it has measured so
+/// far.
+#[derive(Debug)]
+pub struct Group<'p> {
+    params: &'p Params,
+    instances: &'p mut heapless::Vec<Instance, MAX_GROUP_SIZE>,
+    counts: StateCounts,
+    /// Instances asked for, by the round (modulo [`RING`]) in which they join.
+    in_flight: [u16; RING],
+    in_flight_total: u32,
+    metrics: Metrics,
+    /// This round's events, for the observer.
+    now: RoundState,
+}
+
+impl<'p> Group<'p> {
+    /// Returns the initial group for `params` (checked here) in `storage` (emptied first):
+    /// `required(0)` InService instances for the round-0 demand `demand0`, the first
+    /// `lifecycle.protected` of them Protected.
+    pub fn new(
+        params: &'p Params,
+        storage: &'p mut GroupStorage,
+        demand0: f64,
+    ) -> Result<Self, Error> {
+        params.validate()?;
+        storage.0.clear();
+        let mut g = Self {
+            params,
+            instances: &mut storage.0,
+            counts: StateCounts::default(),
+            in_flight: [0; RING],
+            in_flight_total: 0,
+            metrics: Metrics {
+                min_size: params.min_size_start,
+                ..Metrics::default()
+            },
+            now: RoundState::default(),
+        };
+        // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
+        // empty group); a length it would accept but the group cannot hold is a capacity error.
+        let initial = params.required_for(demand0);
+        if initial > MAX_GROUP_SIZE as f64 {
+            return Err(GROUP_FULL);
+        }
+        // Now at most 256, or negative, -0 or -inf: `as` saturates those to 0.
+        for i in 0..initial as usize {
+            let state = if i < params.lifecycle.protected as usize {
+                State::Protected
+            } else {
+                State::InService
+            };
+            g.push(Instance::new(state, 0, 0))?;
+        }
+        Ok(g)
+    }
+
+    /// Returns the instances per state.
+    pub fn counts(&self) -> StateCounts {
+        self.counts
+    }
+
+    /// Returns the instances asked for that have not joined yet (apply delay).
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight_total
+    }
+
+    /// Returns what the group has measured so far.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    fn push(&mut self, o: Instance) -> Result<(), Error> {
+        self.instances.push(o).map_err(|_| GROUP_FULL)?;
+        self.counts.enter(o.state);
+        Ok(())
+    }
+
+    fn set(&mut self, i: usize, state: State) {
+        let o = &mut self.instances[i];
+        self.counts.leave(o.state);
+        self.counts.enter(state);
+        o.state = state;
+    }
+
+    fn drop_at(&mut self, i: usize) {
+        let o = self.instances.remove(i);
+        self.counts.leave(o.state);
+    }
+
+    /// Runs one round `t` of the model with the round's `demand` and reports it to
+    /// `observer`.
+    pub fn round<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+        &mut self,
+        t: u32,
+        demand: f64,
+        policy: &mut P,
+        check: &mut H,
+        rng: &mut R,
+        observer: &mut O,
+    ) -> Result<(), Error> {
+        let params = self.params;
+        let needed = required_count(params.required_for(demand));
+        self.now = RoundState {
+            round: t,
+            demand,
+            required: needed,
+            ..RoundState::default()
+        };
+        self.fail_permanently(t);
+        self.user_actions(t);
+        self.health_check(t, check, rng);
+        self.join_delayed(t)?;
+        self.scale(t, demand, needed, policy)?;
+        self.advance(t);
+        self.measure(needed);
+        observer.group_round(&self.now);
+        observer.round_done(u64::from(t));
+        Ok(())
+    }
+
+    /// Phase 1: in a listed round, the first serving, healthy instance breaks for good.
+    fn fail_permanently(&mut self, t: u32) {
+        let params = self.params;
+        if params.failure_rounds.contains(&t) {
+            if let Some(victim) = self
+                .instances
+                .iter_mut()
+                .find(|o| o.state.serves() && !o.broken)
+            {
+                victim.broken = true;
+            }
+        }
+    }
+
+    /// Phase 1a: the round's scripted user actions, in list order.
+    fn user_actions(&mut self, t: u32) {
+        let params = self.params;
+        for e in params.lifecycle.events.iter().filter(|e| e.round == t) {
+            let (from, to) = match e.action {
+                Action::EnterStandby => (State::InService, State::Standby),
+                Action::ExitStandby => (State::Standby, State::InService),
+                Action::Protect => (State::InService, State::Protected),
+                Action::Unprotect => (State::Protected, State::InService),
+            };
+            let mut left = e.count;
+            for i in 0..self.instances.len() {
+                if left == 0 {
+                    break;
+                }
+                if self.instances[i].state == from {
+                    self.set(i, to);
+                    left -= 1;
+                }
+            }
+        }
+    }
+
+    /// Phase 2: the health check (it ignores the cooldown) checks every serving instance in
+    /// storage order; a result counts `check_latency` rounds after its check; `threshold`
+    /// failed results in a row replace the instance in place with a fresh launch (which
+    /// fails in a stockout round, and then the record just leaves).
+    fn health_check<H: HealthCheck, R: UnitRng>(&mut self, t: u32, check: &mut H, rng: &mut R) {
+        let params = self.params;
+        let latency = params.lifecycle.check_latency;
+        let mut i = 0;
+        while i < self.instances.len() {
+            let o = &mut self.instances[i];
+            if !o.state.serves() {
+                i += 1;
+                continue;
+            }
+            if o.broken {
+                self.metrics.broken_rounds += 1;
+            }
+            let failed = !check.passes(o.broken, rng);
+            let known = if latency == 0 {
+                Some(failed)
+            } else {
+                o.in_transit = (o.in_transit << 1) | u8::from(failed);
+                o.checks = o.checks.saturating_add(1);
+                (u32::from(o.checks) > latency).then_some((o.in_transit >> latency) & 1 == 1)
+            };
+            if let Some(failed) = known {
+                o.failures = if failed {
+                    o.failures.saturating_add(1)
+                } else {
+                    0
+                };
+            }
+            if o.failures < params.threshold {
+                i += 1;
+                continue;
+            }
+            self.metrics.replacements += 1;
+            self.now.replaced += 1;
+            if !o.broken {
+                self.metrics.false_replacements += 1;
+            }
+            if params.lifecycle.stocked_out(t) {
+                self.metrics.failed_launches += 1;
+                self.now.failed += 1;
+                self.drop_at(i);
+                continue;
+            }
+            let old = o.state;
+            *o = Instance::new(State::Pending, t, params.boot_rounds);
+            self.counts.leave(old);
+            self.counts.enter(State::Pending);
+            self.metrics.launched += 1;
+            self.now.launched += 1;
+            i += 1;
+        }
+    }
+
+    /// Phase 3a: the instances an earlier decision asked for (`apply_delay` rounds ago)
+    /// join the group.
+    fn join_delayed(&mut self, t: u32) -> Result<(), Error> {
+        let params = self.params;
+        if self.in_flight_total == 0 {
+            return Ok(());
+        }
+        let slot = t as usize % RING;
+        let n = u32::from(self.in_flight[slot]);
+        self.in_flight[slot] = 0;
+        self.in_flight_total -= n;
+        let decided = t.saturating_sub(params.lifecycle.apply_delay);
+        self.launch(t, decided, n)
+    }
+
+    /// Phase 3: the scaling policy decides; the group applies the change now or, with an
+    /// apply delay, later. A scale-in that removes nothing is not a scaling action.
+    fn scale<P: ScalingPolicy>(
+        &mut self,
+        t: u32,
+        demand: f64,
+        needed: i64,
+        policy: &mut P,
+    ) -> Result<(), Error> {
+        let params = self.params;
+        let signal = Signal {
+            round: t,
+            demand,
+            required: needed,
+            counts: self.counts,
+            in_flight: self.in_flight_total,
+        };
+        let change = policy.decide(&signal);
+        let acted = if change > 0 {
+            self.ask(t, change)?;
+            true
+        } else if change < 0 {
+            // The lesson counts a scale-in of an empty group (its splices do nothing, its
+            // `olcekleme++` still runs); any other scale-in that removes nothing is no action.
+            let lesson_quirk = self.instances.is_empty()
+                && params.lifecycle.removal_policy == RemovalPolicy::Lesson;
+            self.scale_in(change.unsigned_abs()) > 0 || lesson_quirk
+        } else {
+            return Ok(());
+        };
+        if acted {
+            self.metrics.scaling_actions += 1;
+        }
+        policy.applied(t, acted);
+        Ok(())
+    }
+
+    /// Asks for `n` instances: launched now, or queued for `apply_delay` rounds.
+    fn ask(&mut self, t: u32, n: i64) -> Result<(), Error> {
+        let params = self.params;
+        // Stopped records restart in place; everything else needs a free record.
+        let room = (MAX_GROUP_SIZE - self.instances.len()) as i64
+            + i64::from(self.counts.get(State::Stopped))
+            - i64::from(self.in_flight_total);
+        if n > room {
+            return Err(GROUP_FULL);
+        }
+        let n = n as u32; // 1 to MAX_GROUP_SIZE here (Stopped records are records too)
+        let delay = params.lifecycle.apply_delay;
+        if delay == 0 {
+            return self.launch(t, t, n);
+        }
+        let slot = (t as usize + delay as usize) % RING;
+        self.in_flight[slot] += n as u16;
+        self.in_flight_total += n;
+        Ok(())
+    }
+
+    /// Brings `n` instances into the group in round `t` for a decision of round `decided`:
+    /// Stopped ones restart first (storage order), the rest are fresh launches, which fail
+    /// in a stockout round (counted, not retried this round).
+    fn launch(&mut self, t: u32, decided: u32, n: u32) -> Result<(), Error> {
+        let params = self.params;
+        let mut left = n;
+        if self.counts.get(State::Stopped) > 0 {
+            let restart = params.lifecycle.restart_rounds;
+            for i in 0..self.instances.len() {
+                if left == 0 {
+                    break;
+                }
+                if self.instances[i].state == State::Stopped {
+                    self.set(i, State::Restarting);
+                    let o = &mut self.instances[i];
+                    o.timer = restart;
+                    o.since = decided;
+                    left -= 1;
+                    self.metrics.restarts_from_stopped += 1;
+                    self.now.restarted += 1;
+                }
+            }
+        }
+        if left == 0 {
+            return Ok(());
+        }
+        if params.lifecycle.stocked_out(t) {
+            self.metrics.failed_launches += u64::from(left);
+            self.now.failed += left;
+            return Ok(());
+        }
+        if left as usize > MAX_GROUP_SIZE - self.instances.len() {
+            return Err(GROUP_FULL);
+        }
+        for _ in 0..left {
+            self.push(Instance::new(State::Pending, decided, params.boot_rounds))?;
+        }
+        self.metrics.launched += left;
+        self.now.launched += left;
+        Ok(())
+    }
+
+    /// Phase 3, scale-in: chooses up to `n` InService victims by the removal policy (never
+    /// Protected, Standby or Stopped ones) and sends each through Removing; returns how many
+    /// instances it took.
+    ///
+    /// Under the lesson's policy, steps left over once no InService instance is left cancel
+    /// launches from the end of the group: the lesson's `splice(findIndex(...), 1)` with
+    /// `findIndex` at -1 removes the last instance, which is a booting one there. A cancelled
+    /// launch skips the terminate hook (it never served) and is released or stopped.
+    fn scale_in(&mut self, n: u64) -> u32 {
+        let params = self.params;
+        let candidates = u64::from(self.counts.get(State::InService));
+        let take = n.min(candidates) as u32;
+        let policy = params.lifecycle.removal_policy;
+        match policy {
+            RemovalPolicy::Lesson => {
+                let mut left = take;
+                for i in 0..self.instances.len() {
+                    if left == 0 {
+                        break;
+                    }
+                    if self.instances[i].state == State::InService {
+                        self.set(i, State::Removing);
+                        left -= 1;
+                    }
+                }
+            }
+            _ => {
+                for _ in 0..take {
+                    let mut pick: Option<(usize, u32)> = None;
+                    for (i, o) in self.instances.iter().enumerate() {
+                        if o.state != State::InService {
+                            continue;
+                        }
+                        let better = match (pick, policy) {
+                            (None, _) => true,
+                            (Some((_, s)), RemovalPolicy::Oldest) => o.since < s,
+                            (Some((_, s)), _) => o.since >= s,
+                        };
+                        if better {
+                            pick = Some((i, o.since));
+                        }
+                    }
+                    if let Some((i, _)) = pick {
+                        self.set(i, State::Removing);
+                    }
+                }
+            }
+        }
+        self.leave_removing();
+        let mut removed = take;
+        if policy == RemovalPolicy::Lesson && u64::from(take) < n {
+            let mut left = n - u64::from(take);
+            let mut i = self.instances.len();
+            while left > 0 && i > 0 {
+                i -= 1;
+                if self.instances[i].state.launching() {
+                    self.leave(i);
+                    removed += 1;
+                    left -= 1;
+                }
+            }
+        }
+        let held = self.counts.get(State::Protected) + self.counts.get(State::Standby);
+        if u64::from(removed) < n && held > 0 {
+            self.metrics.scale_in_blocked_rounds += 1;
+        }
+        self.now.removed += removed;
+        removed
+    }
+
+    /// Sends every Removing instance on: into Removing:Wait under a terminate hook, else out.
+    fn leave_removing(&mut self) {
+        let params = self.params;
+        let hook = params.lifecycle.terminate_hook;
+        let mut i = 0;
+        while i < self.instances.len() {
+            if self.instances[i].state != State::Removing {
+                i += 1;
+                continue;
+            }
+            match hook {
+                Some(h) => {
+                    self.set(i, State::RemovingWait);
+                    self.instances[i].timer = h.rounds;
+                    i += 1;
+                }
+                None => {
+                    if self.leave(i) {
+                        i += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes instance `i` out of service for good: released (the record goes; returns
+    /// false) or stopped (it stays; returns true).
+    fn leave(&mut self, i: usize) -> bool {
+        let params = self.params;
+        match params.lifecycle.reclaim {
+            Reclaim::Release => {
+                self.drop_at(i);
+                false
+            }
+            Reclaim::Stop => {
+                self.set(i, State::Stopped);
+                let o = &mut self.instances[i];
+                o.failures = 0;
+                o.in_transit = 0;
+                o.checks = 0;
+                true
+            }
+        }
+    }
+
+    /// Phase 4: timers advance in storage order, one transition per instance at most. A
+    /// timer set in this round's phases 1–3 counts down now; a wait entered now starts
+    /// counting next round (so a launch hook of H rounds adds exactly H rounds).
+    fn advance(&mut self, t: u32) {
+        let params = self.params;
+        let busy = self.counts.launching() + self.counts.get(State::RemovingWait);
+        if busy == 0 {
+            return;
+        }
+        let hook = params.lifecycle.launch_hook;
+        let mut i = 0;
+        while i < self.instances.len() {
+            let o = &mut self.instances[i];
+            let state = o.state;
+            if !matches!(
+                state,
+                State::Pending | State::Restarting | State::PendingWait | State::RemovingWait
+            ) {
+                i += 1;
+                continue;
+            }
+            o.timer = o.timer.saturating_sub(1);
+            if o.timer > 0 {
+                i += 1;
+                continue;
+            }
+            match (state, hook) {
+                (State::Pending | State::Restarting, Some(h)) => {
+                    o.timer = h.rounds;
+                    self.set(i, State::PendingWait);
+                }
+                (State::Pending | State::Restarting, None) => self.serve(i, t),
+                (State::PendingWait, _) => {
+                    self.metrics.hook_timeouts += 1;
+                    if hook.is_some_and(|h| h.result == HookResult::Abandon) {
+                        self.metrics.abandoned_launches += 1;
+                        self.drop_at(i);
+                        continue;
+                    }
+                    self.serve(i, t);
+                }
+                _ => {
+                    self.metrics.hook_timeouts += 1;
+                    if !self.leave(i) {
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Puts instance `i` into service at the end of round `t`: it serves from round `t + 1`.
+    fn serve(&mut self, i: usize, t: u32) {
+        self.set(i, State::InService);
+        let waited = (t + 1).saturating_sub(self.instances[i].since);
+        let m = &mut self.metrics;
+        m.time_to_in_service_max = m.time_to_in_service_max.max(waited);
+    }
+
+    /// Phase 5: the round's metrics.
+    fn measure(&mut self, needed: i64) {
+        let size = self.instances.len() as u32; // at most 256
+        let c = &self.counts;
+        let serving = c.serving();
+        let launching = c.launching();
+        let billed = size - c.get(State::Stopped);
+        let m = &mut self.metrics;
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        m.max_launching = m.max_launching.max(launching);
+        // An empty group gives 0 / 0 = NaN, and `Math.max` keeps NaN for the rest of the run.
+        m.max_launching_ratio = js_max(
+            m.max_launching_ratio,
+            f64::from(launching) / f64::from(size),
+        );
+        if i64::from(serving) < needed {
+            m.under_capacity_rounds += 1;
+        }
+        m.billed_rounds += u64::from(billed);
+        m.idle_billed_rounds += u64::from(billed - serving);
+        self.now.size = size;
+        self.now.counts = self.counts;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_stay_small() {
+        // Three u32 words, then the results in transit, the check count, the state and a flag.
+        assert_eq!(core::mem::size_of::<Instance>(), 16);
+        // 256 records and the length: 4,104 bytes on a 64-bit host, 4,100 on a board.
+        let records = core::mem::size_of::<GroupStorage>();
+        assert_eq!(records, 256 * 16 + core::mem::size_of::<usize>());
+        // The rest of a group (ring of launches in flight, counts, metrics, the round's
+        // snapshot) is small enough to move.
+        assert!(
+            core::mem::size_of::<Group>() < 512,
+            "{}",
+            core::mem::size_of::<Group>()
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! The lifecycle options of a group: hooks, protection, removal policy, reclaim mode and the
+//! provider's three delays. [`Lifecycle::default`] turns every one of them off (the lesson).
+
+use crate::error::{ensure, Accepted, Error};
+
+use super::MAX_GROUP_SIZE;
+
+/// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
+pub const MAX_HOOK_ROUNDS: u32 = 360;
+/// The longest health-check latency, in rounds: an instance's results in transit fit one
+/// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
+pub const MAX_CHECK_LATENCY: u32 = 7;
+/// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
+pub const MAX_APPLY_DELAY: u32 = 64;
+/// The most scripted user actions one run may list (every copy of the parameters holds
+/// room for them, on a board's stack too).
+pub const MAX_EVENTS: usize = 16;
+
+/// A user action on the group (the console's or the API's), scripted for a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Action {
+    /// `EnterStandby`: InService → Standby (out of service, not checked, never removed;
+    /// the desired count is not decremented, so the lesson's policy replaces it).
+    EnterStandby,
+    /// `ExitStandby`: Standby → InService (serving again from the next decision).
+    ExitStandby,
+    /// `SetInstancesProtection(true)`: InService → Protected.
+    Protect,
+    /// `SetInstancesProtection(false)`: Protected → InService.
+    Unprotect,
+}
+
+impl Action {
+    /// Returns the action as the flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Action::EnterStandby => "standby",
+            Action::ExitStandby => "unstandby",
+            Action::Protect => "protect",
+            Action::Unprotect => "unprotect",
+        }
+    }
+}
+
+/// One scripted action: in `round`, before the health check, it moves the first `count`
+/// instances (storage order) that are in the action's source state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Event {
+    /// The round.
+    pub round: u32,
+    /// What happens.
+    pub action: Action,
+    /// How many instances it moves at most, 1 to 256.
+    pub count: u32,
+}
+
+/// The scripted actions of one run, applied in list order within a round.
+pub type Events = heapless::Vec<Event, MAX_EVENTS>;
+
+/// What happens when a hook's wait ends (its default result; nothing completes it early).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum HookResult {
+    /// `CONTINUE`: a launch goes into service; a removal goes on (Alibaba's default).
+    #[default]
+    Continue,
+    /// `ABANDON`: a launch is released (counted in `abandoned_launches`); a removal goes
+    /// on anyway (both results remove at scale-in).
+    Abandon,
+}
+
+impl HookResult {
+    /// Returns the result as the flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HookResult::Continue => "continue",
+            HookResult::Abandon => "abandon",
+        }
+    }
+}
+
+/// One lifecycle hook: holds an instance in a wait state for `rounds`, then applies `result`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Hook {
+    /// Rounds of wait (the heartbeat timeout), 1 to [`MAX_HOOK_ROUNDS`].
+    pub rounds: u32,
+    /// The default result, applied at the timeout.
+    pub result: HookResult,
+}
+
+/// Which InService instances scale-in removes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RemovalPolicy {
+    /// The first ones in storage order (the lesson's `findIndex`; replacements take their
+    /// predecessor's place, so this is neither oldest nor newest).
+    #[default]
+    Lesson,
+    /// `OldestInstance`: the earliest launch decision first; ties in storage order.
+    Oldest,
+    /// `NewestInstance`: the latest launch decision first; ties last in storage first.
+    Newest,
+}
+
+impl RemovalPolicy {
+    /// Returns the policy as the flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RemovalPolicy::Lesson => "lesson",
+            RemovalPolicy::Oldest => "oldest",
+            RemovalPolicy::Newest => "newest",
+        }
+    }
+}
+
+/// What scale-in does with an instance it removes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Reclaim {
+    /// Release it: the record leaves the group (the lesson).
+    #[default]
+    Release,
+    /// Stop it (Alibaba's economical mode): it stays as a Stopped record, billed for storage
+    /// only, and scale-out restarts it before launching fresh ones.
+    Stop,
+}
+
+impl Reclaim {
+    /// Returns the mode as the flag spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reclaim::Release => "release",
+            Reclaim::Stop => "stop",
+        }
+    }
+}
+
+/// Rounds `start..end` (end excluded, as the surge) in which launch requests fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Stockout {
+    /// First round without capacity.
+    pub start: u32,
+    /// First round with capacity again; > `start`.
+    pub end: u32,
+}
+
+impl Stockout {
+    /// Returns whether round `t` has no capacity.
+    pub const fn contains(&self, t: u32) -> bool {
+        self.start <= t && t < self.end
+    }
+}
+
+/// The lifecycle options; [`Default`] is the lesson (every option off).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Lifecycle {
+    /// A scale-out hook: every launched or restarted instance waits in Pending:Wait.
+    pub launch_hook: Option<Hook>,
+    /// A scale-in hook: every instance scale-in removes waits in Removing:Wait.
+    pub terminate_hook: Option<Hook>,
+    /// Whether the lesson's policy also counts instances on their way into service
+    /// (Pending, Pending:Wait, Restarting, and launches not yet applied).
+    pub count_pending: bool,
+    /// The first this many instances of the initial group are Protected, 0 to 256.
+    pub protected: u32,
+    /// Which InService instances scale-in removes.
+    pub removal_policy: RemovalPolicy,
+    /// Release or stop the instances scale-in removes.
+    pub reclaim: Reclaim,
+    /// Rounds a Stopped instance takes to start again (like `boot_rounds`: 0 and 1 both
+    /// serve from the next round).
+    pub restart_rounds: u32,
+    /// Rounds after a health check before its result is known, 0 to [`MAX_CHECK_LATENCY`].
+    pub check_latency: u32,
+    /// Rounds after a scale-out decision before its instances join the group, 0 to
+    /// [`MAX_APPLY_DELAY`].
+    pub apply_delay: u32,
+    /// Rounds in which launch requests fail.
+    pub stockout: Option<Stockout>,
+    /// Scripted user actions (Standby, protection).
+    pub events: Events,
+}
+
+impl Default for Lifecycle {
+    fn default() -> Self {
+        Self {
+            launch_hook: None,
+            terminate_hook: None,
+            count_pending: false,
+            protected: 0,
+            removal_policy: RemovalPolicy::Lesson,
+            reclaim: Reclaim::Release,
+            restart_rounds: 1,
+            check_latency: 0,
+            apply_delay: 0,
+            stockout: None,
+            events: Events::new(),
+        }
+    }
+}
+
+impl Lifecycle {
+    /// Returns the first option outside its accepted range, if any.
+    pub fn validate(&self) -> Result<(), Error> {
+        let hook_ok = |h: Option<Hook>| h.is_none_or(|h| (1..=MAX_HOOK_ROUNDS).contains(&h.rounds));
+        ensure(
+            hook_ok(self.launch_hook),
+            "launch-hook",
+            Accepted::integers(1, MAX_HOOK_ROUNDS as u64),
+        )?;
+        ensure(
+            hook_ok(self.terminate_hook),
+            "terminate-hook",
+            Accepted::integers(1, MAX_HOOK_ROUNDS as u64),
+        )?;
+        ensure(
+            self.protected <= MAX_GROUP_SIZE as u32,
+            "protected",
+            Accepted::integers(0, MAX_GROUP_SIZE as u64),
+        )?;
+        ensure(
+            self.check_latency <= MAX_CHECK_LATENCY,
+            "check-latency",
+            Accepted::integers(0, MAX_CHECK_LATENCY as u64),
+        )?;
+        ensure(
+            self.apply_delay <= MAX_APPLY_DELAY,
+            "apply-delay",
+            Accepted::integers(0, MAX_APPLY_DELAY as u64),
+        )?;
+        ensure(
+            self.stockout.is_none_or(|s| s.start < s.end),
+            "stockout-rounds",
+            Accepted::RoundSpan,
+        )?;
+        ensure(
+            self.events
+                .iter()
+                .all(|e| (1..=MAX_GROUP_SIZE as u32).contains(&e.count)),
+            // The COUNT of each ROUND:ACTION:COUNT item.
+            "events",
+            Accepted::integers(1, MAX_GROUP_SIZE as u64),
+        )
+    }
+
+    /// Returns whether launches in round `t` fail.
+    pub fn stocked_out(&self, t: u32) -> bool {
+        self.stockout.is_some_and(|s| s.contains(t))
+    }
+}

@@ -1,0 +1,180 @@
+//! Instance states, their counts, and the per-round snapshot an observer sees.
+
+/// Where an instance is in its lifecycle; the doc of each variant gives the provider's name
+/// (Alibaba first, AWS second) and what the simulator does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(u8)]
+pub enum State {
+    /// `Pending` (AWS `Pending`): launched and booting for `boot_rounds`; billed, not serving.
+    Pending,
+    /// `Pending:Wait`: held by a launch hook until its timeout; billed, not serving.
+    PendingWait,
+    /// `InService`: serving; health-checked; the only scale-in candidate.
+    InService,
+    /// `Standby`: out of service, not checked, never removed; billed. Nothing enters it
+    /// from the command line (it needs scripted user actions).
+    Standby,
+    /// `Protected` (AWS: scale-in protection): serving and checked, never a scale-in victim.
+    Protected,
+    /// `Removing` (AWS `Terminating`): chosen by scale-in. It lasts no whole round here: the
+    /// victim moves on in the same phase (to `Removing:Wait`, or out of the group).
+    Removing,
+    /// `Removing:Wait` (AWS `Terminating:Wait`): held by a terminate hook; billed, not serving.
+    RemovingWait,
+    /// `Stopped` (economical reclaim mode): out of service, billed for storage only (not in
+    /// `billed_rounds`); restarted first at scale-out.
+    Stopped,
+    /// A Stopped instance starting again for `restart_rounds` (Alibaba shows it as
+    /// `Pending`); billed, not serving.
+    Restarting,
+}
+
+impl State {
+    /// How many states there are (the length of [`StateCounts`]).
+    pub const COUNT: usize = 9;
+
+    /// Every state, in declaration order (the index of [`StateCounts`]).
+    pub const ALL: [State; State::COUNT] = [
+        State::Pending,
+        State::PendingWait,
+        State::InService,
+        State::Standby,
+        State::Protected,
+        State::Removing,
+        State::RemovingWait,
+        State::Stopped,
+        State::Restarting,
+    ];
+
+    /// Returns the provider's name of the state (Alibaba's spelling).
+    pub const fn name(self) -> &'static str {
+        match self {
+            State::Pending => "Pending",
+            State::PendingWait => "Pending:Wait",
+            State::InService => "InService",
+            State::Standby => "Standby",
+            State::Protected => "Protected",
+            State::Removing => "Removing",
+            State::RemovingWait => "Removing:Wait",
+            State::Stopped => "Stopped",
+            State::Restarting => "Restarting",
+        }
+    }
+
+    /// Returns whether the instance serves requests (what the lesson calls ready).
+    pub const fn serves(self) -> bool {
+        matches!(self, State::InService | State::Protected)
+    }
+
+    /// Returns whether the instance is on its way into service (booting, waiting, restarting).
+    pub const fn launching(self) -> bool {
+        matches!(
+            self,
+            State::Pending | State::PendingWait | State::Restarting
+        )
+    }
+
+    /// Returns whether the instance is billed in full (every state but Stopped).
+    pub const fn billed(self) -> bool {
+        !matches!(self, State::Stopped)
+    }
+}
+
+/// How many instances are in each state, indexed by `State as usize`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct StateCounts(pub [u32; State::COUNT]);
+
+impl StateCounts {
+    /// Returns the count of one state.
+    pub const fn get(&self, s: State) -> u32 {
+        self.0[s as usize]
+    }
+
+    /// Returns the instances that serve (InService and Protected).
+    pub const fn serving(&self) -> u32 {
+        self.get(State::InService) + self.get(State::Protected)
+    }
+
+    /// Returns the instances on their way into service (Pending, Pending:Wait, Restarting).
+    pub const fn launching(&self) -> u32 {
+        self.get(State::Pending) + self.get(State::PendingWait) + self.get(State::Restarting)
+    }
+
+    /// Returns every instance record (the group size; Stopped ones included).
+    pub fn total(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    pub(crate) fn enter(&mut self, s: State) {
+        self.0[s as usize] += 1;
+    }
+
+    pub(crate) fn leave(&mut self, s: State) {
+        self.0[s as usize] -= 1;
+    }
+}
+
+/// One round as a teaching board shows it (handed to [`crate::Observer::group_round`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RoundState {
+    /// The round.
+    pub round: u32,
+    /// The demand of the round, in requests.
+    pub demand: f64,
+    /// The instances the demand needs (`ceil(demand / capacity)`, as an integer).
+    pub required: i64,
+    /// Every instance record at the end of the round (the sum of `counts`).
+    pub size: u32,
+    /// Instances per state at the end of the round.
+    pub counts: StateCounts,
+    /// Fresh instances launched this round (scaling and replacements).
+    pub launched: u32,
+    /// Instances the health check replaced this round.
+    pub replaced: u32,
+    /// Instances scale-in chose this round.
+    pub removed: u32,
+    /// Stopped instances restarted this round.
+    pub restarted: u32,
+    /// Launch requests that failed this round (capacity not available).
+    pub failed: u32,
+}
+
+/// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Instance {
+    /// The round of the decision that launched or restarted it (age for removal policies,
+    /// start of its time to service).
+    pub since: u32,
+    /// Rounds left in a timed state (boot, restart, hook wait).
+    pub timer: u32,
+    /// Consecutive failed health-check results received.
+    pub failures: u32,
+    /// Health-check results not yet known: bit `i` is the result (1 = failed) of the check
+    /// made `i` rounds ago (`check_latency` > 0 only).
+    pub in_transit: u8,
+    /// Checks made since it entered service, saturating (a result is known once this
+    /// exceeds the latency).
+    pub checks: u8,
+    pub state: State,
+    pub broken: bool,
+}
+
+impl Instance {
+    pub const fn new(state: State, since: u32, timer: u32) -> Self {
+        Self {
+            since,
+            timer,
+            failures: 0,
+            in_transit: 0,
+            checks: 0,
+            state,
+            broken: false,
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! The group lifecycle's invariants over random parameters, and the lesson model recovered
+//! from the general one when every lifecycle option is off.
+
+use capsim_core::autoscale::{
+    self, Action, Event, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy,
+    RoundState, State, Stockout,
+};
+use capsim_core::rng::{GroupLcg, UnitRng};
+use capsim_core::{Error, Observer};
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+/// Records every round's snapshot.
+#[derive(Default)]
+struct Tape(Vec<RoundState>);
+
+impl Observer for Tape {
+    fn group_round(&mut self, s: &RoundState) {
+        self.0.push(*s);
+    }
+}
+
+fn below(r: &mut Pcg32, n: u32) -> u32 {
+    r.next_u32() % n
+}
+
+fn chance(r: &mut Pcg32) -> bool {
+    r.next_u32() & 1 == 1
+}
+
+/// Random lesson parameters: small groups, demand curves that may dip below zero.
+fn random_params(r: &mut Pcg32) -> Params {
+    let mut p = Params {
+        threshold: 1 + below(r, 4),
+        cooldown: below(r, 6),
+        seed: 1 + below(r, 1_000_000),
+        rounds: 1 + below(r, 200),
+        boot_rounds: below(r, 6),
+        transient_failure: f64::from(below(r, 30)) / 100.0,
+        demand_base: f64::from(below(r, 1500)) - 100.0,
+        demand_amplitude: f64::from(below(r, 600)),
+        demand_period: f64::from(20 + below(r, 180)),
+        surge_start: below(r, 150),
+        surge_end: below(r, 200),
+        surge: f64::from(below(r, 1600)) - 800.0,
+        ..Params::default()
+    };
+    p.failure_rounds.clear();
+    for _ in 0..below(r, 4) {
+        p.failure_rounds.push(below(r, 200)).unwrap();
+    }
+    p
+}
+
+fn random_hook(r: &mut Pcg32) -> Option<Hook> {
+    chance(r).then(|| Hook {
+        rounds: 1 + below(r, 8),
+        result: if below(r, 4) == 0 {
+            HookResult::Abandon
+        } else {
+            HookResult::Continue
+        },
+    })
+}
+
+fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
+    Lifecycle {
+        launch_hook: random_hook(r),
+        terminate_hook: random_hook(r),
+        count_pending: chance(r),
+        protected: below(r, 7),
+        removal_policy: [
+            RemovalPolicy::Lesson,
+            RemovalPolicy::Oldest,
+            RemovalPolicy::Newest,
+        ][below(r, 3) as usize],
+        reclaim: if chance(r) {
+            Reclaim::Stop
+        } else {
+            Reclaim::Release
+        },
+        restart_rounds: below(r, 5),
+        check_latency: below(r, 5),
+        apply_delay: below(r, 6),
+        stockout: chance(r).then(|| {
+            let start = below(r, 150);
+            Stockout {
+                start,
+                end: start + 1 + below(r, 40),
+            }
+        }),
+        events: (0..below(r, 5))
+            .map(|_| Event {
+                round: below(r, 200),
+                action: [
+                    Action::EnterStandby,
+                    Action::ExitStandby,
+                    Action::Protect,
+                    Action::Unprotect,
+                ][below(r, 4) as usize],
+                count: 1 + below(r, 4),
+            })
+            .collect(),
+    }
+}
+
+/// Sums `f` over the snapshots of rounds `from..=to` (clamped to the run).
+fn window(tape: &[RoundState], from: i64, to: i64, f: impl Fn(&RoundState) -> u32) -> u32 {
+    tape.iter()
+        .filter(|s| (from..=to).contains(&i64::from(s.round)))
+        .map(f)
+        .sum()
+}
+
+#[test]
+fn lifecycle_invariants_hold_for_random_parameters() {
+    let mut r = Pcg32::seed_from_u64(8);
+    let mut ran = 0;
+    for _ in 0..1500 {
+        let mut p = random_params(&mut r);
+        p.lifecycle = random_lifecycle(&mut r);
+        let l = p.lifecycle.clone();
+        let mut tape = Tape::default();
+        let m = match autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut tape) {
+            Ok(m) => m,
+            // A demand the group cannot hold is a value, not a panic.
+            Err(Error::CapacityExceeded { .. }) => continue,
+            Err(e) => panic!("{p:?}: {e}"),
+        };
+        ran += 1;
+        let tape = tape.0;
+        assert_eq!(tape.len(), p.rounds as usize);
+        let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
+        let boot = i64::from(p.boot_rounds.max(1));
+        let restart = i64::from(l.restart_rounds.max(1));
+        for s in &tape {
+            // Every instance is in exactly one state: the counts add up to the group.
+            assert_eq!(s.counts.total(), s.size, "{p:?}");
+            assert!(s.size as usize <= autoscale::MAX_GROUP_SIZE);
+            // Removing lasts no whole round here.
+            assert_eq!(s.counts.get(State::Removing), 0);
+            let b = s.size - s.counts.get(State::Stopped);
+            billed += u64::from(b);
+            idle += u64::from(b - s.counts.serving());
+            serving += u64::from(s.counts.serving());
+            let t = i64::from(s.round);
+            // Hooks end by their timeout: an instance launched (joined) in round j waits in
+            // Pending:Wait at the end of rounds j + boot − 1 … j + boot + H − 2 only, so those
+            // waiting now were launched or restarted in a window H rounds wide.
+            let waiting = s.counts.get(State::PendingWait);
+            match l.launch_hook {
+                None => assert_eq!(waiting, 0),
+                Some(h) => {
+                    let h = i64::from(h.rounds);
+                    let launched = window(&tape, t - boot - h + 2, t - boot + 1, |s| s.launched);
+                    let restarted =
+                        window(&tape, t - restart - h + 2, t - restart + 1, |s| s.restarted);
+                    assert!(waiting <= launched + restarted, "{p:?} round {t}");
+                }
+            }
+            // A victim waits in Removing:Wait at the end of rounds v … v + H − 2 only.
+            let leaving = s.counts.get(State::RemovingWait);
+            match l.terminate_hook {
+                None => assert_eq!(leaving, 0),
+                Some(h) => {
+                    let removed = window(&tape, t - i64::from(h.rounds) + 2, t, |s| s.removed);
+                    assert!(leaving <= removed, "{p:?} round {t}");
+                }
+            }
+            if l.reclaim == Reclaim::Release {
+                assert_eq!(s.counts.get(State::Stopped), 0);
+            }
+        }
+        // Billed ≥ serving; billing and idleness are the per-round counts summed.
+        assert_eq!(m.billed_rounds, billed, "{p:?}");
+        assert_eq!(m.idle_billed_rounds, idle, "{p:?}");
+        assert!(m.billed_rounds >= serving);
+        assert_eq!(
+            u64::from(m.launched),
+            tape.iter().map(|s| u64::from(s.launched)).sum::<u64>()
+        );
+        assert_eq!(
+            m.restarts_from_stopped,
+            tape.iter().map(|s| s.restarted).sum::<u32>()
+        );
+        assert_eq!(
+            m.failed_launches,
+            tape.iter().map(|s| u64::from(s.failed)).sum::<u64>()
+        );
+        if l.stockout.is_none() {
+            assert_eq!(m.failed_launches, 0);
+        }
+        if l.reclaim == Reclaim::Release {
+            assert_eq!(m.restarts_from_stopped, 0);
+        }
+        if l.launch_hook
+            .is_none_or(|h| h.result == HookResult::Continue)
+        {
+            assert_eq!(m.abandoned_launches, 0);
+        }
+    }
+    assert!(ran > 1000, "only {ran} runs fit the group");
+}
+
+#[test]
+fn time_to_in_service_is_boot_plus_hook_wait() {
+    // Nothing else interferes: no apply delay, no restarts, hooks that continue.
+    let mut r = Pcg32::seed_from_u64(9);
+    let mut checked = 0;
+    for _ in 0..600 {
+        let mut p = random_params(&mut r);
+        let hook = random_hook(&mut r).map(|h| Hook {
+            result: HookResult::Continue,
+            ..h
+        });
+        p.lifecycle = Lifecycle {
+            launch_hook: hook,
+            count_pending: chance(&mut r),
+            protected: below(&mut r, 4),
+            check_latency: below(&mut r, 4),
+            ..Lifecycle::default()
+        };
+        let Ok(m) = autoscale::run(&p) else { continue };
+        let want = p.boot_rounds.max(1) + hook.map_or(0, |h| h.rounds);
+        if m.time_to_in_service_max > 0 {
+            assert_eq!(m.time_to_in_service_max, want, "{p:?}");
+            checked += 1;
+        }
+        if hook.is_some() {
+            // Every launch that waited long enough timed out its hook exactly once.
+            assert!(m.hook_timeouts <= m.launched, "{p:?}");
+        }
+    }
+    assert!(
+        checked > 300,
+        "only {checked} runs put an instance into service"
+    );
+}
+
+// ---------------------------------------------------------------- the lesson, ported again
+
+/// `grup.mjs`'s instance record.
+#[derive(Clone, Copy)]
+struct Js {
+    hazir: bool,
+    kalan: i64,
+    ardisik: u32,
+    bozuk: bool,
+}
+
+/// JavaScript's `Math.max` of two numbers (NaN wins).
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// A line-by-line port of `kosum` in `reference/olcum-agi/grup.mjs` (arrays, `splice`,
+/// doubles), independent of the phased model; `None` where the group would outgrow 256.
+fn lesson_reference(p: &Params) -> Option<Metrics> {
+    let mut r = GroupLcg::new(p.seed);
+    let booting = || Js {
+        hazir: false,
+        kalan: i64::from(p.boot_rounds),
+        ardisik: 0,
+        bozuk: false,
+    };
+    let g0 = p.required(0);
+    if g0 > 256.0 {
+        return None;
+    }
+    let mut grup: Vec<Js> = (0..g0.max(0.0) as usize)
+        .map(|_| Js {
+            hazir: true,
+            kalan: 0,
+            ardisik: 0,
+            bozuk: false,
+        })
+        .collect();
+    let mut m = Metrics {
+        min_size: 99,
+        ..Metrics::default()
+    };
+    let mut son_eylem = -i64::from(p.cooldown);
+    for t in 0..p.rounds {
+        let g = p.required(t);
+        if p.failure_rounds.contains(&t) {
+            if let Some(k) = grup.iter_mut().find(|o| o.hazir && !o.bozuk) {
+                k.bozuk = true;
+            }
+        }
+        let mut kalan = Vec::new();
+        for mut o in grup {
+            if !o.hazir {
+                kalan.push(o);
+                continue;
+            }
+            if o.bozuk {
+                m.broken_rounds += 1;
+            }
+            let gecti = !o.bozuk && r.next_unit() >= p.transient_failure;
+            o.ardisik = if gecti { 0 } else { o.ardisik + 1 };
+            if o.ardisik >= p.threshold {
+                m.replacements += 1;
+                if !o.bozuk {
+                    m.false_replacements += 1;
+                }
+                kalan.push(booting());
+                m.launched += 1;
+            } else {
+                kalan.push(o);
+            }
+        }
+        grup = kalan;
+        let hazir = grup.iter().filter(|o| o.hazir).count() as f64;
+        if i64::from(t) - son_eylem >= i64::from(p.cooldown) {
+            if hazir < g {
+                if g - hazir > (256 - grup.len()) as f64 {
+                    return None;
+                }
+                for _ in 0..(g - hazir) as usize {
+                    grup.push(booting());
+                }
+                m.launched += (g - hazir) as u32;
+                m.scaling_actions += 1;
+                son_eylem = i64::from(t);
+            } else if hazir > g + 1.0 {
+                let steps = hazir - g - 1.0;
+                let mut i = 0.0;
+                // Steps past the group's size splice an empty array: nothing happens.
+                while i < steps && !grup.is_empty() {
+                    match grup.iter().position(|o| o.hazir) {
+                        Some(k) => grup.remove(k),
+                        None => grup.pop().unwrap(), // splice(-1, 1)
+                    };
+                    i += 1.0;
+                }
+                m.scaling_actions += 1;
+                son_eylem = i64::from(t);
+            }
+        }
+        for o in grup.iter_mut().filter(|o| !o.hazir) {
+            o.kalan -= 1;
+            if o.kalan <= 0 {
+                o.hazir = true;
+            }
+        }
+        let acilan = grup.iter().filter(|o| !o.hazir).count() as u32;
+        let n = grup.len() as u32;
+        m.min_size = m.min_size.min(n);
+        m.max_size = m.max_size.max(n);
+        m.max_launching = m.max_launching.max(acilan);
+        m.max_launching_ratio = js_max(m.max_launching_ratio, f64::from(acilan) / f64::from(n));
+        if ((n - acilan) as f64) < g {
+            m.under_capacity_rounds += 1;
+        }
+    }
+    Some(m)
+}
+
+/// The lesson's ten metrics (the lifecycle ones are not the reference's).
+fn lesson_part(m: &Metrics) -> [u64; 10] {
+    [
+        m.min_size.into(),
+        m.max_size.into(),
+        m.max_launching.into(),
+        m.max_launching_ratio.to_bits(),
+        m.under_capacity_rounds.into(),
+        m.launched.into(),
+        m.false_replacements.into(),
+        m.broken_rounds.into(),
+        m.scaling_actions.into(),
+        m.replacements.into(),
+    ]
+}
+
+#[test]
+fn with_every_option_off_the_group_is_the_lesson() {
+    let mut r = Pcg32::seed_from_u64(10);
+    let mut compared = 0;
+    for _ in 0..800 {
+        let p = random_params(&mut r);
+        let Some(want) = lesson_reference(&p) else {
+            assert!(matches!(
+                autoscale::run(&p),
+                Err(Error::CapacityExceeded { .. })
+            ));
+            continue;
+        };
+        let got = autoscale::run(&p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        assert_eq!(lesson_part(&got), lesson_part(&want), "{p:?}");
+        compared += 1;
+    }
+    assert!(compared > 600, "only {compared} runs compared");
+    // And the lesson's own numbers, from its text: "esik 2, soguma 0" 7-24, 46 launched.
+    let m = lesson_reference(&Params::default()).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
+}
+
+#[test]
+fn options_that_change_nothing_here_change_nothing() {
+    // Without scale-in pressure on protected instances, with hooks of no consequence for
+    // counting, the lesson's ten metrics stay: a removal policy is irrelevant when scale-in
+    // never happens, a stockout outside the run, and restart_rounds without stopping.
+    let mut r = Pcg32::seed_from_u64(11);
+    for _ in 0..300 {
+        let p = random_params(&mut r);
+        let Ok(want) = autoscale::run(&p) else {
+            continue;
+        };
+        let q = Params {
+            lifecycle: Lifecycle {
+                restart_rounds: below(&mut r, 9),
+                stockout: Some(Stockout {
+                    start: p.rounds,
+                    end: p.rounds + 5,
+                }),
+                ..Lifecycle::default()
+            },
+            ..p.clone()
+        };
+        let got = autoscale::run(&q).unwrap();
+        assert_eq!(lesson_part(&got), lesson_part(&want), "{q:?}");
+        // The rest too (the ratio, possibly NaN, was compared by its bits above).
+        let no_ratio = |m: Metrics| Metrics {
+            max_launching_ratio: 0.0,
+            ..m
+        };
+        assert_eq!(no_ratio(got), no_ratio(want), "{q:?}");
+    }
+}
+
+#[test]
+fn extreme_options_end_in_metrics_or_errors_never_panics() {
+    let hooks = [
+        None,
+        Some(Hook {
+            rounds: 1,
+            result: HookResult::Abandon,
+        }),
+        Some(Hook {
+            rounds: autoscale::MAX_HOOK_ROUNDS,
+            result: HookResult::Continue,
+        }),
+    ];
+    let mut runs = 0;
+    for boot_rounds in [0, 1, u32::MAX] {
+        for hook in hooks {
+            for (protected, demand_base) in [(0, -1e300), (256, 1e300), (256, 25_000.0), (3, 0.0)] {
+                for reclaim in [Reclaim::Release, Reclaim::Stop] {
+                    let p = Params {
+                        rounds: 400,
+                        boot_rounds,
+                        threshold: [1, u32::MAX][runs % 2],
+                        transient_failure: 1.0,
+                        demand_base,
+                        lifecycle: Lifecycle {
+                            launch_hook: hook,
+                            terminate_hook: hook,
+                            count_pending: runs % 3 == 0,
+                            protected,
+                            removal_policy: RemovalPolicy::Newest,
+                            reclaim,
+                            restart_rounds: u32::MAX,
+                            check_latency: autoscale::MAX_CHECK_LATENCY,
+                            apply_delay: autoscale::MAX_APPLY_DELAY,
+                            stockout: Some(Stockout {
+                                start: 100,
+                                end: u32::MAX,
+                            }),
+                            events: [(0, Action::Protect), (10, Action::EnterStandby)]
+                                .map(|(round, action)| Event {
+                                    round,
+                                    action,
+                                    count: 256,
+                                })
+                                .into_iter()
+                                .collect(),
+                        },
+                        ..Params::default()
+                    };
+                    match autoscale::run(&p) {
+                        Ok(m) => assert!(m.max_size <= 256),
+                        Err(Error::CapacityExceeded { .. }) => {}
+                        Err(e) => panic!("{p:?}: {e}"),
+                    }
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 72);
+}
