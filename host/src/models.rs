@@ -858,33 +858,19 @@ fn bulkhead_batches(
     batches
 }
 
-/// Runs `batch` (runs of `grid`, all on one arrival stream) with exactly as many lanes; when
-/// the batch fails, runs each on its own so that every run gets its own outcome.
+/// Runs `batch` (runs of `grid`, all on one arrival stream, at most [`BULKHEAD_LANES`]) on
+/// one stream; when the batch fails, runs each on its own so that every run gets its own
+/// outcome.
 fn run_bulkhead_batch(
     grid: &Grid<Bulkhead>,
     batch: &[u64],
 ) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
-    fn lanes<const B: usize>(params: &[bulkhead::Params]) -> Result<Vec<bulkhead::Metrics>, Error> {
-        let params: [bulkhead::Params; B] = std::array::from_fn(|k| params[k].clone());
-        Ok(bulkhead::run_many(&params)?.to_vec())
-    }
     let params: Vec<bulkhead::Params> = batch.iter().map(|&i| grid.params(i)).collect();
-    let together = match batch.len() {
-        1 => lanes::<1>(&params),
-        2 => lanes::<2>(&params),
-        3 => lanes::<3>(&params),
-        4 => lanes::<4>(&params),
-        5 => lanes::<5>(&params),
-        6 => lanes::<6>(&params),
-        7 => lanes::<7>(&params),
-        _ => lanes::<8>(&params),
-    };
-    match together {
-        Ok(metrics) => batch
-            .iter()
-            .copied()
-            .zip(metrics.into_iter().map(Ok))
-            .collect(),
+    // 600 bytes per lane, on this worker's stack.
+    let mut ws = bulkhead::Workspace::<BULKHEAD_LANES>::new();
+    let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_LANES];
+    match bulkhead::run_batch(&params, &mut ws, &mut metrics) {
+        Ok(()) => batch.iter().copied().zip(metrics.map(Ok)).collect(),
         Err(_) => batch
             .iter()
             .zip(&params)
@@ -907,6 +893,94 @@ mod tests {
             .unwrap()
             .grid()
             .unwrap()
+    }
+
+    /// A run's JSON line as the core's serde derives write it (parameters then metrics,
+    /// flattened), and its row's JSON line.
+    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String)
+    where
+        M::Params: serde::Serialize,
+        M::Metrics: serde::Serialize,
+    {
+        #[derive(serde::Serialize)]
+        struct Run<'a, P, M> {
+            #[serde(flatten)]
+            params: &'a P,
+            #[serde(flatten)]
+            metrics: &'a M,
+        }
+        let derived = serde_json::to_string(&Run {
+            params: p,
+            metrics: m,
+        })
+        .unwrap();
+        let mut from_row = Vec::new();
+        let row = row::<M>(p, m);
+        crate::output::write_rows(&mut from_row, crate::output::Format::Json, &[row], &[]).unwrap();
+        (derived + "\n", String::from_utf8(from_row).unwrap())
+    }
+
+    /// The JSON rows of consumers and bulkhead runs are what the core's serde derives write
+    /// (same keys, order and values: a float with its `.0`, the split as `"shared"` or a
+    /// number), so a program using the core writes the CLI's objects. Not autoscale's: its
+    /// lifecycle parameters are a nested struct in the core and flat keys in the CLI.
+    #[test]
+    fn core_derives_write_the_json_rows() {
+        let c = consumers::Params {
+            queue_gap: 2.5,
+            ..consumers::Params::default()
+        };
+        let m = consumers::Metrics {
+            rounds: 7,
+            throughput: 0.1,
+            ..consumers::Metrics::default()
+        };
+        let (derived, from_row) = both_lines::<Consumers>(&c, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(r#""queue_gap":2.5,"seed":20260731,"#));
+        assert!(derived.ends_with("\"wrong_final_state\":0,\"throughput\":0.1}\n"));
+
+        for (split, word) in [
+            (Split::Shared, r#""shared""#),
+            (Split::Partitioned(24), "24"),
+        ] {
+            for mode in [Mode::Healthy, Mode::Slowdown] {
+                let b = bulkhead::Params {
+                    split,
+                    mode,
+                    ..bulkhead::Params::default()
+                };
+                let m = bulkhead::Metrics {
+                    idle_slots: u64::MAX,
+                    ..bulkhead::Metrics::default()
+                };
+                let (derived, from_row) = both_lines::<Bulkhead>(&b, &m);
+                assert_eq!(derived, from_row);
+                let head = format!(r#"{{"split":{word},"mode":"{mode}","seed":20260801,"#);
+                assert!(derived.starts_with(&head), "{derived}");
+                assert!(derived.contains(r#""rounds_per_second":100.0,"#));
+            }
+        }
+    }
+
+    /// The core's split and mode read back what they write.
+    #[test]
+    fn split_and_mode_read_what_they_write() {
+        for split in [
+            Split::Shared,
+            Split::Partitioned(1),
+            Split::Partitioned(u32::MAX),
+        ] {
+            let text = serde_json::to_string(&split).unwrap();
+            assert_eq!(serde_json::from_str::<Split>(&text).unwrap(), split);
+        }
+        for mode in [Mode::Healthy, Mode::Slowdown] {
+            let text = serde_json::to_string(&mode).unwrap();
+            assert_eq!(serde_json::from_str::<Mode>(&text).unwrap(), mode);
+        }
+        for bad in [r#""Shared""#, "-1", "4294967296", "2.5", "null"] {
+            assert!(serde_json::from_str::<Split>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
