@@ -140,8 +140,8 @@ fn model<M: Model>(
                     format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]")
                 })?;
             }
-            // A URL gives a flag without a value as `summary` or `summary=`.
-            "summary" if v.is_empty() || v == "true" => options.summary = true,
+            // A URL gives a flag without a value as `summary` (or `summary=`).
+            "summary" if v.is_empty() => options.summary = true,
             "summary" => {
                 return Err(format!(
                     "unexpected value '{v}' for '--summary' found; no more were expected"
