@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn pairs_are_nul_separated() {
-        let p = run_text("model\0bulkhead\0split\040");
+        let p = run_text("model\0bulkhead\0split\x0040");
         assert!(p.stdout.is_empty());
         assert_eq!(
             p.error.as_deref(),

@@ -74,7 +74,7 @@ test("the lesson suite, byte for byte (index.html?lesson=all)", async () => {
   assert.equal(error, "");
   assert.equal(output, goldenLesson("all"));
   const ms = await page.evaluate(() => window.capsimTimings.firstOutput);
-  console.log(`# time to first output (lesson all, page load to output shown): ${ms.toFixed(0)} ms`);
+  console.log(`# time to first output (lesson all, navigation start to output shown): ${ms.toFixed(0)} ms`);
   await page.close();
 });
 
