@@ -10,7 +10,9 @@ use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, Removal
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::Error;
+#[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
+#[cfg(feature = "cli")]
 use rayon::prelude::*;
 
 use crate::list::{parse, Item};
@@ -310,13 +312,18 @@ pub trait Model: Sized + Send + Sync + 'static {
         done: &(dyn Fn(u64) + Sync),
     ) -> Vec<Outcome<Self::Metrics>> {
         let _ = ahead;
-        runs.into_par_iter()
-            .map_init(Self::scratch, |scratch, i| {
-                let outcome = Self::run(&grid.params(i), scratch);
-                done(1);
-                outcome
-            })
-            .collect()
+        let run = |scratch: &mut Self::Scratch, i| {
+            let outcome = Self::run(&grid.params(i), scratch);
+            done(1);
+            outcome
+        };
+        #[cfg(feature = "cli")]
+        return runs.into_par_iter().map_init(Self::scratch, run).collect();
+        #[cfg(not(feature = "cli"))]
+        {
+            let mut scratch = Self::scratch();
+            runs.map(|i| run(&mut scratch, i)).collect()
+        }
     }
 }
 
@@ -384,6 +391,32 @@ impl<M: Model> std::fmt::Debug for Flags<M> {
     }
 }
 
+impl<M: Model> Flags<M> {
+    /// Returns the flags given as (flag without dashes, value) pairs, in command-line order,
+    /// as the command line would parse them: the first bad one fails with clap's text
+    /// (without `error: `).
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, String> {
+        let mut values: Vec<Option<Parsed<M::Params>>> = M::PARAMS.iter().map(|_| None).collect();
+        for (flag, value) in pairs {
+            let Some(at) = M::PARAMS.iter().position(|p| p.flag() == flag) else {
+                return Err(format!("unexpected argument '--{flag}' found"));
+            };
+            if values[at].is_some() {
+                return Err(format!(
+                    "the argument '--{flag} <LIST>' cannot be used multiple times"
+                ));
+            }
+            let parsed = (M::PARAMS[at].parse)(value)
+                .map_err(|e| format!("invalid value '{value}' for '--{flag} <LIST>': {e}"))?;
+            values[at] = Some(parsed);
+        }
+        Ok(Self { values })
+    }
+}
+
+#[cfg(feature = "cli")]
 impl<M: Model> FromArgMatches for Flags<M> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let values = M::PARAMS
@@ -403,6 +436,7 @@ impl<M: Model> FromArgMatches for Flags<M> {
     }
 }
 
+#[cfg(feature = "cli")]
 impl<M: Model> clap::Args for Flags<M> {
     fn augment_args(mut cmd: Command) -> Command {
         for p in M::PARAMS {
@@ -773,14 +807,16 @@ impl Model for Bulkhead {
             .saturating_add(BULKHEAD_LOOKAHEAD)
             .min(grid.len());
         let batches = bulkhead_batches(grid, runs.clone(), limit, ahead);
-        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches
-            .par_iter()
-            .map(|batch| {
-                let outcomes = run_bulkhead_batch(grid, batch);
-                done(batch.len() as u64);
-                outcomes
-            })
-            .collect();
+        let run = |batch: &Vec<u64>| {
+            let outcomes = run_bulkhead_batch(grid, batch);
+            done(batch.len() as u64);
+            outcomes
+        };
+        #[cfg(feature = "cli")]
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> =
+            batches.par_iter().map(run).collect();
+        #[cfg(not(feature = "cli"))]
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches.iter().map(run).collect();
         for (i, outcome) in finished.into_iter().flatten() {
             ahead.insert(i, outcome);
         }
@@ -879,7 +915,7 @@ fn run_bulkhead_batch(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 

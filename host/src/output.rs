@@ -101,7 +101,8 @@ fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<(
 }
 
 /// The output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Aligned columns for people.
     Table,
@@ -109,6 +110,23 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header line.
     Csv,
+}
+
+impl Format {
+    /// The formats by name, in `--help` order.
+    pub const NAMES: [(&'static str, Format); 3] = [
+        ("table", Format::Table),
+        ("json", Format::Json),
+        ("csv", Format::Csv),
+    ];
+
+    /// Returns the format named `name` (`--format`'s values).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+    }
 }
 
 /// Writes `rows`; `table_keys` picks the columns the table shows (JSON and CSV show all).
