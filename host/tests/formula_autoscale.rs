@@ -187,3 +187,47 @@ fn a_summary_and_a_grid_name_the_formula() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(&f), "{text}");
 }
+
+/// `capsim formula eval` output (one line) or the error line.
+fn eval(args: &[&str]) -> (Option<i32>, String) {
+    let mut all = vec!["formula", "eval"];
+    all.extend_from_slice(args);
+    let out = capsim(&all);
+    let text = if out.status.success() { out.stdout } else { out.stderr };
+    (out.status.code(), String::from_utf8(text).unwrap())
+}
+
+#[test]
+fn the_teaching_formulas_evaluate_as_their_comments_say() {
+    let demand = example("demand.formula");
+    // A 5-minute window holds 10 samples; with the 1-minute delay only the newest 8 are
+    // available (80 % >= 50 %): 5,4,4,4,4,4,4,4 → the peak 5, + 1.
+    assert_eq!(
+        eval(&[&demand, "--sample", "$PendingTasks=3:7:5:4:4:4:4:4:4:4"]),
+        (
+            Some(0),
+            "$TargetDedicatedNodes=6;$NodeDeallocationOption=taskcompletion;$enough=1;$peak=5\n"
+                .to_string()
+        )
+    );
+    // No samples: the target stays (8 − 1 + 1).
+    assert_eq!(
+        eval(&[&demand, "--set", "$TargetDedicatedNodes=8"]).1,
+        "$TargetDedicatedNodes=8;$NodeDeallocationOption=taskcompletion;$enough=0;$peak=7\n"
+    );
+    let cpu = example("cpu-busy.formula");
+    let busy = format!("$CPUPercent={}", ["0.95"; 10].join(":"));
+    // 0.95 > 0.9: 10 · 1.5 + 1 = 16.
+    assert!(eval(&[&cpu, "--sample", &busy, "--set", "$CurrentDedicatedNodes=10"])
+        .1
+        .starts_with("$TargetDedicatedNodes=16;"));
+    // 7 of 10 samples (70 %) suffice; 0.5 < 0.6: 10 · 0.8 = 8.
+    let idle = |n: usize| format!("$CPUPercent={}", vec!["0.5"; n].join(":"));
+    assert!(eval(&[&cpu, "--sample", &idle(7), "--set", "$CurrentDedicatedNodes=10"])
+        .1
+        .starts_with("$TargetDedicatedNodes=8;"));
+    // 6 (60 %) fail with Batch's message.
+    let (code, err) = eval(&[&cpu, "--sample", &idle(6), "--set", "$CurrentDedicatedNodes=10"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("$CPUPercent wanted 70%, received 60%"), "{err}");
+}
