@@ -11,7 +11,7 @@ use capsim_core::autoscale::{
 };
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
-use capsim_core::formula::{self, History, Program, DEFAULT_DELAY};
+use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::GroupLcg;
 use capsim_core::Error;
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
@@ -622,7 +622,13 @@ pub struct AutoscaleParams {
     pub formula: FormulaFile,
     /// Rounds between evaluations, 5 to 10,080.
     pub evaluation_interval: u32,
+    /// Seconds from a sample's recording to its availability to the formula (a provider
+    /// item; Batch: about a minute).
+    pub sample_delay: u32,
 }
+
+/// The longest sample delay `--sample-delay` takes: ten minutes.
+pub const MAX_SAMPLE_DELAY: u32 = 600;
 
 impl Default for AutoscaleParams {
     fn default() -> Self {
@@ -630,6 +636,7 @@ impl Default for AutoscaleParams {
             core: autoscale::Params::default(),
             formula: FormulaFile::default(),
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
+            sample_delay: 60, // formula::DEFAULT_DELAY
         }
     }
 }
@@ -724,13 +731,26 @@ impl Model for Autoscale {
         param!(evaluation_interval: u32,
             "Rounds (minutes) between formula evaluations, the first in round 0",
             "5 to 10080", "15"),
+        param!(sample_delay: u32,
+            "Seconds from a formula sample's recording to its availability (Batch: about a minute)",
+            "0 to 600", "60"),
         param!(seed: u32,
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
     ];
     const VALIDATE: fn(&AutoscaleParams) -> Result<(), Error> = |p| {
         p.core.validate()?;
-        autoscale::check_interval(p.evaluation_interval)
+        autoscale::check_interval(p.evaluation_interval)?;
+        if p.sample_delay > MAX_SAMPLE_DELAY {
+            return Err(Error::OutOfRange {
+                param: "sample-delay",
+                accepted: capsim_core::Accepted::Integers {
+                    min: 0,
+                    max: Some(MAX_SAMPLE_DELAY.into()),
+                },
+            });
+        }
+        Ok(())
     };
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
@@ -769,6 +789,10 @@ impl Model for Autoscale {
         let (history, ws) = &mut **scratch.get_or_insert_with(|| {
             Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
         });
+        let delay = TimeInterval::from_seconds(p.sample_delay.into());
+        if history.delay() != delay {
+            *history = History::new(delay);
+        }
         *ws = formula::Workspace::new(u64::from(p.seed));
         let mut policy =
             FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;

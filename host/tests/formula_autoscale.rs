@@ -193,7 +193,11 @@ fn eval(args: &[&str]) -> (Option<i32>, String) {
     let mut all = vec!["formula", "eval"];
     all.extend_from_slice(args);
     let out = capsim(&all);
-    let text = if out.status.success() { out.stdout } else { out.stderr };
+    let text = if out.status.success() {
+        out.stdout
+    } else {
+        out.stderr
+    };
     (out.status.code(), String::from_utf8(text).unwrap())
 }
 
@@ -218,16 +222,66 @@ fn the_teaching_formulas_evaluate_as_their_comments_say() {
     let cpu = example("cpu-busy.formula");
     let busy = format!("$CPUPercent={}", ["0.95"; 10].join(":"));
     // 0.95 > 0.9: 10 · 1.5 + 1 = 16.
-    assert!(eval(&[&cpu, "--sample", &busy, "--set", "$CurrentDedicatedNodes=10"])
-        .1
-        .starts_with("$TargetDedicatedNodes=16;"));
+    assert!(eval(&[
+        &cpu,
+        "--sample",
+        &busy,
+        "--set",
+        "$CurrentDedicatedNodes=10"
+    ])
+    .1
+    .starts_with("$TargetDedicatedNodes=16;"));
     // 7 of 10 samples (70 %) suffice; 0.5 < 0.6: 10 · 0.8 = 8.
     let idle = |n: usize| format!("$CPUPercent={}", vec!["0.5"; n].join(":"));
-    assert!(eval(&[&cpu, "--sample", &idle(7), "--set", "$CurrentDedicatedNodes=10"])
-        .1
-        .starts_with("$TargetDedicatedNodes=8;"));
+    assert!(eval(&[
+        &cpu,
+        "--sample",
+        &idle(7),
+        "--set",
+        "$CurrentDedicatedNodes=10"
+    ])
+    .1
+    .starts_with("$TargetDedicatedNodes=8;"));
     // 6 (60 %) fail with Batch's message.
-    let (code, err) = eval(&[&cpu, "--sample", &idle(6), "--set", "$CurrentDedicatedNodes=10"]);
+    let (code, err) = eval(&[
+        &cpu,
+        "--sample",
+        &idle(6),
+        "--set",
+        "$CurrentDedicatedNodes=10",
+    ]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("$CPUPercent wanted 70%, received 60%"), "{err}");
+    assert!(
+        err.contains("$CPUPercent wanted 70%, received 60%"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_sample_delay_is_a_parameter() {
+    let f = temp_formula(
+        "full-ten.formula",
+        "$TargetDedicatedNodes = max($PendingTasks.GetSample(TimeInterval_Minute * 10, 100));",
+    );
+    let r = rows(&[
+        "--formula",
+        &f,
+        "--evaluation-interval",
+        "5",
+        "--sample-delay",
+        "60,0",
+    ]);
+    assert_eq!(
+        (&r[0]["sample_delay"], &r[1]["sample_delay"]),
+        (&Value::from(60), &Value::from(0))
+    );
+    // With the minute's delay 100 % of ten minutes is never available: all 48 fail. Without
+    // it, the window (T − 600 s, T] holds slots 1 to 20 once round 10 has recorded slot 20
+    // (600 s): the evaluations in rounds 0 and 5 fail, those from round 10 on succeed.
+    assert_eq!(r[0]["failed_evaluations"], 48);
+    assert_eq!(r[1]["failed_evaluations"], 2);
+    assert_error(
+        &["autoscale", "--formula", &f, "--sample-delay", "601"],
+        &["sample-delay", "600"],
+    );
 }
