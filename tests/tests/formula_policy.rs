@@ -55,7 +55,7 @@ fn nodes(s: &RoundState) -> u32 {
 
 /// Rounds `t` in `0..rounds` with `t % interval == 0`, counted one by one.
 fn evaluation_rounds(rounds: u32, interval: u32) -> u32 {
-    (0..rounds).filter(|t| t % interval == 0).count() as u32
+    (0..rounds).filter(|t| t.is_multiple_of(interval)).count() as u32
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn the_group_follows_random_targets_within_its_capacity() {
         assert_eq!(policy.failed_evaluations, 0);
         // Between evaluations the target holds.
         for (t, w) in targets.windows(2).enumerate() {
-            if (t as u32 + 1) % interval != 0 {
+            if !(t as u32 + 1).is_multiple_of(interval) {
                 assert_eq!(w[0], w[1], "case {case} round {}", t + 1);
             }
         }

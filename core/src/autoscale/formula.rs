@@ -194,7 +194,7 @@ impl<const N: usize> ScalingPolicy for FormulaPolicy<'_, N> {
         if let Some(now) = now {
             self.record(s, now, nodes);
         }
-        if s.round % self.interval == 0 {
+        if s.round.is_multiple_of(self.interval) {
             self.evaluations += 1;
             let ok = now.is_some_and(|now| self.evaluate(now, nodes, current));
             if !ok {
