@@ -727,7 +727,7 @@ impl Model for Autoscale {
             "none"),
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
-            "paths, parsed once", "none"),
+            "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
         param!(evaluation_interval: u32,
             "Rounds (minutes) between formula evaluations, the first in round 0",
             "5 to 10080", "15"),
