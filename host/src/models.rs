@@ -6,9 +6,13 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
+use capsim_core::autoscale::{
+    self, Events, FailureRounds, FormulaPolicy, Hook, Reclaim, RemovalPolicy, Stockout,
+};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
+use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
+use capsim_core::rng::GroupLcg;
 use capsim_core::Error;
 #[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
@@ -588,14 +592,113 @@ impl<M: Model> Grid<M> {
 
 // ---------------------------------------------------------------- autoscale
 
+/// A formula file given to `--formula`, parsed once per command (`none`: the lesson's
+/// threshold policy).
+#[derive(Clone, Debug, Default)]
+pub struct FormulaFile(pub Option<Arc<LoadedFormula>>);
+
+/// A parsed formula and the path it was read from.
+pub struct LoadedFormula {
+    /// The path as given (rows and run names show it).
+    pub path: String,
+    /// The parsed program (34 KB, so boxed).
+    pub program: Box<Program>,
+}
+
+impl std::fmt::Debug for LoadedFormula {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedFormula")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl FormulaFile {
+    /// Reads and parses `path`; the error is `PATH: line L, col C: message`.
+    pub fn load(path: &str) -> Result<Self, String> {
+        let src = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut program = Box::new(Program::new());
+        program.parse(&src).map_err(|e| format!("{path}: {e}"))?;
+        Ok(Self(Some(Arc::new(LoadedFormula {
+            path: path.to_string(),
+            program,
+        }))))
+    }
+}
+
+impl Item for FormulaFile {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(if s == "none" {
+            Self(None)
+        } else {
+            Self::load(s)?
+        });
+        Ok(())
+    }
+}
+
+/// The path, or `none`.
+impl Value for FormulaFile {
+    fn cell(&self) -> Cell {
+        self.0
+            .as_ref()
+            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+    }
+}
+
+/// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
+/// lesson's policy (host-only: a path and a parsed program).
+#[derive(Clone, Debug)]
+pub struct AutoscaleParams {
+    /// The core model's parameters (the table reaches them through `Deref`).
+    pub core: autoscale::Params,
+    /// The formula driving the group, if any.
+    pub formula: FormulaFile,
+    /// Rounds between evaluations, 5 to 10,080.
+    pub evaluation_interval: u32,
+    /// Seconds from a sample's recording to its availability to the formula (a provider
+    /// item; Batch: about a minute).
+    pub sample_delay: u32,
+}
+
+/// The longest sample delay `--sample-delay` takes: ten minutes.
+pub const MAX_SAMPLE_DELAY: u32 = 600;
+
+impl Default for AutoscaleParams {
+    fn default() -> Self {
+        Self {
+            core: autoscale::Params::default(),
+            formula: FormulaFile::default(),
+            evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
+            sample_delay: 60, // formula::DEFAULT_DELAY
+        }
+    }
+}
+
+impl std::ops::Deref for AutoscaleParams {
+    type Target = autoscale::Params;
+    fn deref(&self) -> &autoscale::Params {
+        &self.core
+    }
+}
+
+impl std::ops::DerefMut for AutoscaleParams {
+    fn deref_mut(&mut self) -> &mut autoscale::Params {
+        &mut self.core
+    }
+}
+
+/// A formula run's history and workspace (53 KB), reused by a thread's runs.
+pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
+
 /// `capsim autoscale`: the auto-scaling group with a health check.
 pub struct Autoscale;
 
 impl Model for Autoscale {
-    type Params = autoscale::Params;
+    type Params = AutoscaleParams;
     type Metrics = autoscale::Metrics;
-    type Scratch = ();
-    const PARAMS: &'static [Param<autoscale::Params>] = &[
+    type Scratch = FormulaScratch;
+    const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
             "integers >= 1", "2"),
@@ -656,10 +759,33 @@ impl Model for Autoscale {
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
             "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
             "none"),
+        param!(formula: FormulaFile,
+            "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
+            "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
+        param!(evaluation_interval: u32,
+            "Rounds (minutes) between formula evaluations, the first in round 0",
+            "5 to 10080", "15"),
+        param!(sample_delay: u32,
+            "Seconds from a formula sample's recording to its availability (Batch: about a minute)",
+            "0 to 600", "60"),
         param!(seed: u32,
-            "Health-check generator seed", "1 to 2147483646", "20261001"),
+            "Health-check generator seed (a formula's rand() has its own stream from it)",
+            "1 to 2147483646", "20261001"),
     ];
-    const VALIDATE: fn(&autoscale::Params) -> Result<(), Error> = autoscale::Params::validate;
+    const VALIDATE: fn(&AutoscaleParams) -> Result<(), Error> = |p| {
+        p.core.validate()?;
+        autoscale::check_interval(p.evaluation_interval)?;
+        if p.sample_delay > MAX_SAMPLE_DELAY {
+            return Err(Error::OutOfRange {
+                param: "sample-delay",
+                accepted: capsim_core::Accepted::Integers {
+                    min: 0,
+                    max: Some(MAX_SAMPLE_DELAY.into()),
+                },
+            });
+        }
+        Ok(())
+    };
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
     const METRICS: &'static [Metric<autoscale::Metrics>] = &[
@@ -681,12 +807,30 @@ impl Model for Autoscale {
         metric!(abandoned_launches),
         metric!(billed_rounds),
         metric!(idle_billed_rounds),
+        metric!(evaluations),
+        metric!(failed_evaluations),
+        metric!(target_changes),
     ];
 
-    fn scratch() {}
+    fn scratch() -> FormulaScratch {
+        None
+    }
 
-    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
-        autoscale::run(p)
+    fn run(p: &Self::Params, scratch: &mut FormulaScratch) -> Outcome<Self::Metrics> {
+        let Some(f) = &p.formula.0 else {
+            return autoscale::run(&p.core);
+        };
+        let (history, ws) = &mut **scratch.get_or_insert_with(|| {
+            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
+        });
+        let delay = TimeInterval::from_seconds(p.sample_delay.into());
+        if history.delay() != delay {
+            *history = History::new(delay);
+        }
+        *ws = formula::Workspace::new(u64::from(p.seed));
+        let mut policy =
+            FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
+        autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
     }
 }
 
