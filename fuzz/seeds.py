@@ -88,12 +88,28 @@ CORPUS = {
         "gap-zero": consumers(consumers=4, queue_gap=0.0, shipments=300),
         "slow-final": consumers(consumers=3, final_event_rounds=1_000_000, shipments=100),
     },
+    "consumers_ties": {
+        # then a table of 8 bytes, and its length less one
+        "lesson-coarse": consumers(consumers=8, shipments=200) + bytes([0, 128, 64, 255, 1, 7, 0, 0, 5]),
+        "all-zero": consumers(consumers=4, shipments=100) + bytes(9),
+        "two-values": consumers(consumers=3, slots=1, shipments=300) + bytes([0, 128] + [0] * 6 + [1]),
+        "gap-zero": consumers(consumers=5, queue_gap=0.0, shipments=100) + bytes([3, 9] + [0] * 6 + [1]),
+    },
     "consumers_batch": {
         "lesson-table": consumers(shipments=500) + consumers(consumers=2) + consumers(consumers=4)
         + consumers(consumers=8) + consumers(consumers=6, slots=4) + b"\x03\xff",
         "five-lanes": consumers(shipments=100) * 5 + b"\x04\xff",
         "mismatch": consumers(shipments=100) + consumers(seed=5) + consumers() + consumers()
         + consumers() + b"\x02\x00",
+    },
+    "draws": {
+        # which model (1: bulkhead), both models' parameters, 8 draw bytes, their count less one
+        "autoscale-always-failing": b"\x00" + autoscale() + bulkhead() + bytes([20] + [0] * 7 + [0]),
+        "autoscale-at-the-probability": b"\x00" + autoscale(transient_failure=0.5)
+        + bulkhead() + bytes([128, 127, 255, 0] + [0] * 4 + [3]),
+        "bulkhead-near-one": b"\x01" + autoscale() + bulkhead() + bytes([255] + [0] * 7 + [0]),
+        "bulkhead-mixed": b"\x01" + autoscale() + bulkhead(split=24, mode="slowdown")
+        + bytes([0, 128, 255, 3, 200, 17, 90, 254, 7]),
     },
     "cli_lists": {
         "integers": b"2,3,5",

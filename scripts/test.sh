@@ -8,7 +8,7 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "toolchain: rustfmt, clippy and the no_std targets"
 rustup component add rustfmt clippy >/dev/null
-rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi >/dev/null
+rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi wasm32-unknown-unknown >/dev/null
 
 step "format"
 cargo fmt --all --check
@@ -43,6 +43,10 @@ for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
     cargo build -p capsim-core --locked --target "$target" --features defmt,serde
 done
 
+step "the capsim library without its cli feature (std only), and the playground for wasm32"
+cargo clippy -p capsim --no-default-features --locked -- -D warnings
+cargo clippy -p capsim-playground --target wasm32-unknown-unknown --locked -- -D warnings
+
 step "docs, private items included (warnings are errors: broken links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --locked
 
@@ -52,6 +56,12 @@ cargo bench -p capsim --no-run --locked
 
 step "firmware on every QEMU board, byte-identical to the host"
 bash scripts/firmware-test.sh
+
+step "browser playground: wasm32 bytes under node, browser tests in Debian's chromium"
+bash scripts/playground-test.sh
+
+step "big-endian s390x under qemu-user, byte-identical to x86_64"
+bash scripts/cross-test.sh
 
 step "fuzz targets, ${FUZZ_SECONDS:-20} s each from the committed seed corpus (longer runs: fuzz/README.md)"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

@@ -90,11 +90,16 @@ use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{GroupLcg, UnitRng};
 use crate::Observer;
 
+mod formula;
 mod group;
 mod lifecycle;
 mod policy;
 mod state;
 
+pub use formula::{
+    check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
+    MIN_EVALUATION_INTERVAL,
+};
 pub use group::{Group, GroupStorage};
 pub use lifecycle::{
     Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
@@ -348,6 +353,12 @@ pub struct Metrics {
     pub billed_rounds: u64,
     /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
     pub idle_billed_rounds: u64,
+    /// Formula evaluations (0 without a formula; see [`run_formula`]).
+    pub evaluations: u32,
+    /// Formula evaluations that failed and left the group unchanged.
+    pub failed_evaluations: u32,
+    /// Successful evaluations that changed the dedicated target.
+    pub target_changes: u32,
 }
 
 pub(crate) const GROUP_FULL: Error = Error::CapacityExceeded {
@@ -445,6 +456,24 @@ pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     simulate_with(params, |t| params.demand(t), policy, check, rng, observer)
+}
+
+/// Runs the model driven by a formula ([`FormulaPolicy`]) with the lesson's health check,
+/// and adds the policy's counts to the metrics.
+pub fn run_formula<const N: usize, R: UnitRng, O: Observer>(
+    params: &Params,
+    policy: &mut FormulaPolicy<'_, N>,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    let mut m = run_custom(params, policy, &mut check, rng, observer)?;
+    m.evaluations = policy.evaluations;
+    m.failed_evaluations = policy.failed_evaluations;
+    m.target_changes = policy.target_changes;
+    Ok(m)
 }
 
 fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(

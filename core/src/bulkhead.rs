@@ -34,10 +34,10 @@ pub const MAX_ARRIVALS_PER_ROUND_MEAN: f64 = 64.0;
 /// The longest horizon, in rounds.
 pub const MAX_HORIZON: u32 = 100_000_000;
 
-/// How the slots are laid out.
+/// How the slots are laid out. With the `serde` feature it is written as the CLI writes it:
+/// `"shared"`, or the tracking pool's slots as a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Split {
     /// One pool of `total_slots` for both streams.
     Shared,
@@ -45,10 +45,12 @@ pub enum Split {
     Partitioned(u32),
 }
 
-/// Whether the event dependency slows down.
+/// Whether the event dependency slows down (with `serde`: `"healthy"` or `"slowdown"`, as
+/// the CLI writes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Mode {
     /// Every request holds its slot for its stream's normal time (`saglikli`).
     Healthy,
@@ -72,6 +74,42 @@ impl fmt::Display for Split {
             Split::Shared => f.pad("shared"),
             Split::Partitioned(k) => write!(f, "{k}"),
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Split {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Split::Shared => s.serialize_str("shared"),
+            Split::Partitioned(k) => s.serialize_u32(*k),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Split {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected, Visitor};
+        struct SplitVisitor;
+        impl Visitor<'_> for SplitVisitor {
+            type Value = Split;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"shared\" or the tracking pool's slots")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Split, E> {
+                match v {
+                    "shared" => Ok(Split::Shared),
+                    _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                }
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Split, E> {
+                u32::try_from(v)
+                    .map(Split::Partitioned)
+                    .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(SplitVisitor)
     }
 }
 
@@ -297,6 +335,13 @@ impl Pool {
         }
     }
 
+    /// Empties the pool and gives it `size` slots.
+    fn reset(&mut self, size: u32) {
+        self.size = size;
+        self.busy = 0;
+        self.releases.fill(0);
+    }
+
     /// Frees the slots whose hold ends at `round` (each counted in `busy`: no underflow).
     fn free_ended(&mut self, round: u32) {
         let bucket = &mut self.releases[round as usize % CALENDAR];
@@ -360,8 +405,8 @@ struct Lane {
 }
 
 impl Lane {
-    /// A lane to be set up in place by [`Lane::set`]: building `B` lanes by value and moving
-    /// them into the array put them on the stack twice (6.6 KB more for the lesson's 11).
+    /// A lane to be set up in place by [`Lane::set`]: building lanes by value and moving
+    /// them into place put them on the stack twice (6.6 KB more for the lesson's 11).
     const UNSET: Lane = Lane {
         first: Pool::new(0),
         second: None,
@@ -379,14 +424,19 @@ impl Lane {
         },
     };
 
-    /// Sets this (unset) lane up for `p`.
+    /// Sets this lane up for `p`, in place, whatever a previous run left in it.
     fn set(&mut self, p: &Params) {
         match p.split {
-            Split::Shared => self.first.size = p.total_slots,
+            Split::Shared => {
+                self.first.reset(p.total_slots);
+                self.second = None;
+            }
             Split::Partitioned(k) => {
-                self.first.size = k;
-                let second = self.second.insert(Pool::new(0));
-                second.size = p.total_slots - k;
+                self.first.reset(k);
+                match self.second.as_mut() {
+                    Some(second) => second.reset(p.total_slots - k),
+                    None => self.second.insert(Pool::new(0)).reset(p.total_slots - k),
+                }
             }
         }
         self.tracking_hold = p.tracking_hold;
@@ -396,6 +446,7 @@ impl Lane {
             Mode::Healthy => u32::MAX,
             Mode::Slowdown => p.failure_start,
         };
+        self.m = Metrics::default();
     }
 
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
@@ -463,38 +514,102 @@ pub fn run(params: &Params) -> Result<Metrics, Error> {
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
-/// handing `observer` each round's [`RoundState`] in round order.
+/// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
+/// bytes) is on the stack.
 pub fn run_with<R: UnitRng, O: Observer>(
     params: &Params,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let [m] = run_many_with(core::array::from_ref(params), rng, observer)?;
-    Ok(m)
+    let mut ws = Workspace::<1>::new();
+    let mut out = [Metrics::default()];
+    run_batch_with(
+        core::slice::from_ref(params),
+        rng,
+        &mut ws,
+        observer,
+        &mut out,
+    )?;
+    Ok(out[0])
 }
 
-/// Runs several layouts on one arrival stream, with the lesson's generator: returns exactly
-/// what `B` separate [`run`]s return.
+/// Caller-provided storage for [`run_batch`]: one lane per layout run together, up to `B`.
+///
+/// A lane is one layout's state, about 600 bytes (two release calendars of [`MAX_HOLD`] + 1
+/// 16-bit buckets, its hold times and its metrics): `Workspace::<11>` (6.6 KB) holds the
+/// bulkhead lesson's eleven layouts. It is large for a small board's stack, so the caller
+/// chooses where it lives and it is never moved: `new` is `const` (a `static` can hold one),
+/// and a run sets its lanes up in place, so one workspace serves any number of runs.
+pub struct Workspace<const B: usize> {
+    lanes: [Lane; B],
+}
+
+impl<const B: usize> Workspace<B> {
+    /// Returns an empty workspace.
+    pub const fn new() -> Self {
+        Self {
+            lanes: [Lane::UNSET; B],
+        }
+    }
+
+    /// Returns how many layouts one run can take, `B`.
+    pub const fn lanes(&self) -> usize {
+        B
+    }
+}
+
+impl<const B: usize> Default for Workspace<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Runs up to `B` layouts on one arrival stream, with the lesson's generator, writing each
+/// one's metrics to `out`: exactly what separate [`run`]s return.
 ///
 /// The arrivals and their shuffle depend only on the seed, the rates, the rounds per second
 /// and the horizon, never on the pools, so runs that share those see the same stream: it is
 /// drawn once and played against every layout (split, mode, slots and hold times may differ).
-/// Each layout takes about 600 bytes of stack.
-pub fn run_many<const B: usize>(params: &[Params; B]) -> Result<[Metrics; B], Error> {
-    let seed = params.first().map_or(1, |p| p.seed);
-    run_many_with(params, &mut ParkMiller::new(seed), &mut ())
+/// Each layout needs its own lane, which is what the workspace's `B` provides.
+///
+/// ```
+/// use capsim_core::bulkhead::{run_batch, Metrics, Mode, Params, Split, Workspace};
+/// let split = Params { split: Split::Partitioned(24), mode: Mode::Slowdown, ..Params::default() };
+/// let mut ws = Workspace::<2>::new();
+/// let mut out = [Metrics::default(); 2];
+/// run_batch(&[Params::default(), split], &mut ws, &mut out).unwrap();
+/// assert_eq!((out[1].tracking_dropped, out[1].event_dropped), (172, 2011));
+/// ```
+pub fn run_batch<const B: usize>(
+    params: &[Params],
+    ws: &mut Workspace<B>,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
+    let Some(first) = params.first() else {
+        return Ok(());
+    };
+    run_batch_with(params, &mut ParkMiller::new(first.seed), ws, &mut (), out)
 }
 
-/// [`run_many`] drawing from `rng`, calling `observer` after every round (with one layout, its
-/// [`RoundState`] too; several layouts report no state: see [`crate::Observer`]).
-pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
-    params: &[Params; B],
+/// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
+/// round (with one layout, its [`RoundState`] too; several layouts report no state: see
+/// [`crate::Observer`]).
+pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
+    params: &[Params],
     rng: &mut R,
+    ws: &mut Workspace<B>,
     observer: &mut O,
-) -> Result<[Metrics; B], Error> {
+    out: &mut [Metrics],
+) -> Result<(), Error> {
     let Some(first) = params.first() else {
-        return Ok([Metrics::default(); B]);
+        return Ok(());
     };
+    if params.len() > B || out.len() < params.len() {
+        return Err(Error::CapacityExceeded {
+            capacity: Capacity::BatchLanes,
+            limit: B as u32,
+        });
+    }
     for p in params {
         p.validate()?;
         let same_stream = [
@@ -513,10 +628,12 @@ pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
     }
     let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
     let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
-    let mut lanes: [Lane; B] = [Lane::UNSET; B];
+    let lanes = &mut ws.lanes[..params.len()];
     for (lane, p) in lanes.iter_mut().zip(params) {
         lane.set(p);
     }
+    // One run observed reports its rounds; batches report none (see `Observer`).
+    let observe = O::ROUNDS && params.len() == 1;
     let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
     for t in 0..first.horizon {
         arrivals.clear();
@@ -535,7 +652,7 @@ pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
             let j = (rng.next_unit() * (i + 1) as f64) as usize;
             arrivals.swap(i, j.min(i));
         }
-        if O::ROUNDS && B == 1 {
+        if observe {
             // One run: its state, as the observer contract asks.
             for lane in lanes.iter_mut() {
                 let state = lane.round::<true>(t, &arrivals);
@@ -548,7 +665,10 @@ pub fn run_many_with<R: UnitRng, O: Observer, const B: usize>(
         }
         observer.round_done(u64::from(t));
     }
-    Ok(core::array::from_fn(|i| lanes[i].m))
+    for (lane, m) in lanes.iter().zip(out.iter_mut()) {
+        *m = lane.m;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -53,7 +53,8 @@ pub enum Capacity {
     ShipmentsInFlight,
     /// Shipments a consumers workspace holds (its `N`).
     WorkspaceShipments,
-    /// Configurations one consumers pass can run (the workspace's lanes, `R`).
+    /// Configurations one batch can run: a consumers workspace's lanes (`R`), a bulkhead
+    /// workspace's (`B`).
     BatchLanes,
     /// Samples a formula's metric history keeps (`formula::History`'s `N`).
     SampleHistory,

@@ -4,6 +4,8 @@
 //! lesson program prints, so the firmware and the CLI show the same bytes. The only storage
 //! needed is the consumers [`Workspace`] (at least [`LESSON_SHIPMENTS`] shipments); with a
 //! smaller one the consumers lesson returns a capacity error and the others still render.
+//! The bulkhead lesson's [`bulkhead::Workspace`] (eleven layouts, 6.6 KB) is on the stack
+//! while it runs.
 //!
 //! ```
 //! use capsim_core::{consumers::Workspace, lesson::{render_all, LESSON_SHIPMENTS}};
@@ -692,7 +694,11 @@ fn bulkhead_results<O: Observer>(
     for run in sensitivity {
         (run.split, run.mode) = (Split::Partitioned(SENSITIVITY_SPLIT), Mode::Healthy);
     }
-    let metrics = bulkhead::run_many_with(&batch, &mut ParkMiller::new(p.seed), observer)?;
+    // The eleven lanes (6.6 KB) live in this frame, which ends before the tables are written.
+    let mut ws = bulkhead::Workspace::<BULKHEAD_RUNS>::new();
+    let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_RUNS];
+    let rng = &mut ParkMiller::new(p.seed);
+    bulkhead::run_batch_with(&batch, rng, &mut ws, observer, &mut metrics)?;
     for (row, [healthy, slowdown]) in results.table.iter_mut().zip(metrics.as_chunks::<2>().0) {
         *row = Days {
             healthy: *healthy,

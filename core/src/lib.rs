@@ -56,7 +56,7 @@ pub use error::{Accepted, Bound, Capacity, Error, SEED_RANGE};
 /// state's doc).
 ///
 /// Batched engines (several configurations on one pass: `consumers::run_batch_with` and
-/// `bulkhead::run_many_with` with more than one) report no per-round state: they call only
+/// `bulkhead::run_batch_with` with more than one) report no per-round state: they call only
 /// `round_done` (so a board can pace them), lane after lane, with rounds that are not in
 /// order across lanes and rounds the consumers engine skips left out. To observe a run, run
 /// one configuration.

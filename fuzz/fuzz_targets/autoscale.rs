@@ -3,14 +3,16 @@
 //! Capped for speed (hundreds of runs a second): at most 1000 rounds; a run costs rounds ×
 //! group size (≤ 256) draws, three times (two runs and the port). Failure rounds, demand and
 //! every other field stay arbitrary; the lifecycle options stay off. Checks: invalid
-//! parameters are an `Err` (and valid ones never `OutOfRange`); two runs agree bit for bit; a
-//! successful run's lesson metrics equal the port's, and it obeys the invariants below; a
-//! capacity error happens exactly when the port's group would outgrow `MAX_GROUP_SIZE`.
+//! parameters are an `Err` (and valid ones never `OutOfRange`); two runs agree bit for bit,
+//! the second reporting every round once; a successful run's lesson metrics equal the port's
+//! and obey the invariants below; a capacity error happens exactly when the port's group
+//! would outgrow `MAX_GROUP_SIZE`.
 #![no_main]
 
 use capsim_core::autoscale::{self, Params, MAX_GROUP_SIZE};
+use capsim_core::rng::GroupLcg;
 use capsim_core::{Capacity, Error};
-use capsim_fuzz::{same, Lesson};
+use capsim_fuzz::{same, Lesson, Rounds};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_ROUNDS: u32 = 1000;
@@ -21,10 +23,13 @@ fuzz_target!(|p: Params| {
         p.rounds = 1 + p.rounds % MAX_ROUNDS;
     }
     let result = autoscale::run(&p);
-    assert!(
-        same(&result, &autoscale::run(&p)),
-        "not deterministic: {p:?}"
-    );
+    // Again, watched: the same result, and every round reported once, in order.
+    let mut rounds = Rounds::default();
+    let again = autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut rounds);
+    assert!(same(&result, &again), "not deterministic: {p:?}");
+    if result.is_ok() {
+        assert_eq!(rounds.count, u64::from(p.rounds), "{p:?}");
+    }
     if p.validate().is_err() {
         assert!(
             matches!(result, Err(Error::OutOfRange { .. })),

@@ -2,14 +2,16 @@
 //!
 //! Capped for speed (hundreds of runs a second): at most 1000 rounds (a round costs its
 //! arrivals, up to 255, three times: two runs and the port). Pool sizes, rates, holds and the
-//! other fields stay arbitrary. Checks: invalid parameters are an `Err`; two runs agree; a
-//! successful run equals the port's metrics and obeys the invariants below; the arrivals
-//! capacity error happens exactly when a round of the port has more than 255 arrivals.
+//! other fields stay arbitrary. Checks: invalid parameters are an `Err`; two runs agree, the
+//! second reporting every round once; a successful run equals the port's metrics and obeys
+//! the invariants below; the arrivals capacity error happens exactly when a round of the port
+//! has more than 255 arrivals.
 #![no_main]
 
 use capsim_core::bulkhead::{self, Params, Split, MAX_HOLD};
+use capsim_core::rng::ParkMiller;
 use capsim_core::{Capacity, Error};
-use capsim_fuzz::{same, Lesson};
+use capsim_fuzz::{same, Lesson, Rounds};
 use libfuzzer_sys::fuzz_target;
 
 const MAX_ROUNDS: u32 = 1000;
@@ -20,10 +22,13 @@ fuzz_target!(|p: Params| {
         p.horizon = 1 + p.horizon % MAX_ROUNDS;
     }
     let result = bulkhead::run(&p);
-    assert!(
-        same(&result, &bulkhead::run(&p)),
-        "not deterministic: {p:?}"
-    );
+    // Again, watched: the same result, and every round reported once, in order.
+    let mut rounds = Rounds::default();
+    let again = bulkhead::run_with(&p, &mut ParkMiller::new(p.seed), &mut rounds);
+    assert!(same(&result, &again), "not deterministic: {p:?}");
+    if result.is_ok() {
+        assert_eq!(rounds.count, u64::from(p.horizon), "{p:?}");
+    }
     if p.validate().is_err() {
         assert!(
             matches!(result, Err(Error::OutOfRange { .. })),

@@ -1,15 +1,17 @@
-//! `bulkhead::run_many` (layouts sharing one arrival stream) against separate `run`s.
+//! `bulkhead::run_batch` (layouts sharing one arrival stream) against separate `run`s.
 //!
 //! Four arbitrary layouts; unless `mismatch` is below 16 (1 in 16 inputs) the last three take
 //! the first one's stream (seed, horizon, rounds per second, rates), so the batch is valid
 //! when every layout is. Capped for speed like `bulkhead`: at most 1000 rounds (eight runs an
 //! input). Checks: the batch returns exactly the separate runs' results (or, with different
-//! streams, a batch mismatch); every layout sees the same arrivals; batches of 0 and 1 agree.
+//! streams, a batch mismatch); every layout sees the same arrivals; batches of 0 and 1 agree,
+//! on the workspace the batch of four used (a run sets its lanes up afresh); five layouts on
+//! four lanes are refused.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use capsim_core::bulkhead::{self, Metrics, Params};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error};
 use capsim_fuzz::same;
 use libfuzzer_sys::fuzz_target;
 
@@ -44,7 +46,9 @@ fuzz_target!(|input: Input| {
             (p.tracking_rate, p.event_rate) = (first.tracking_rate, first.event_rate);
         }
     }
-    let batch = bulkhead::run_many(&lanes);
+    let mut ws = bulkhead::Workspace::<4>::new();
+    let mut out = [Metrics::default(); 4];
+    let batch = bulkhead::run_batch(&lanes, &mut ws, &mut out).map(|()| out);
     let single: Vec<Result<Metrics, Error>> = lanes.iter().map(bulkhead::run).collect();
     let valid = lanes.iter().all(|p| p.validate().is_ok());
     let shared = lanes.iter().all(|p| same_stream(p, &lanes[0]));
@@ -78,7 +82,17 @@ fuzz_target!(|input: Input| {
             }
         }
     }
-    let one = bulkhead::run_many(core::array::from_ref(&lanes[0])).map(|[m]| m);
+    let mut one = [Metrics::default()];
+    let one = bulkhead::run_batch(&lanes[..1], &mut ws, &mut one).map(|()| one[0]);
     assert!(same(&one, &single[0]), "{:?}", lanes[0]);
-    assert_eq!(bulkhead::run_many::<0>(&[]), Ok([]));
+    assert_eq!(bulkhead::run_batch(&[], &mut ws, &mut []), Ok(()));
+    let five = [&lanes[..], &lanes[..1]].concat();
+    let refused = Err(Error::CapacityExceeded {
+        capacity: Capacity::BatchLanes,
+        limit: 4,
+    });
+    assert_eq!(
+        bulkhead::run_batch(&five, &mut ws, &mut [Metrics::default(); 5]),
+        refused
+    );
 });

@@ -11,7 +11,7 @@
 
 use arbitrary::Arbitrary;
 use capsim_core::consumers::{self, Metrics, Params, Workspace, MAX_SHIPMENTS};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error};
 use capsim_fuzz::same;
 use libfuzzer_sys::fuzz_target;
 
@@ -73,7 +73,10 @@ fuzz_target!(|input: Input| {
                 assert!(same(&Ok(*m), s), "{params:?}\nbatch  {m:?}\nsingle {s:?}");
             }
         }
-        Err(Error::CapacityExceeded { limit, .. }) if n > LANES => {
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::BatchLanes,
+            limit,
+        }) if n > LANES => {
             assert_eq!(*limit as usize, LANES);
         }
         Err(Error::BatchMismatch { .. }) => assert!(!shared, "{params:?}"),

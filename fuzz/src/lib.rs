@@ -30,6 +30,11 @@ pub enum Lesson<M> {
 /// `olcum-agi/grup.mjs`'s `kosum`, with every constant taken from `p` (call only with
 /// parameters that `p.validate()` accepts).
 pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
+    autoscale_with(p, &mut GroupLcg::new(p.seed))
+}
+
+/// [`autoscale`] drawing its health checks from `r`.
+pub fn autoscale_with(p: &autoscale::Params, r: &mut impl UnitRng) -> Lesson<autoscale::Metrics> {
     #[derive(Clone)]
     struct Instance {
         ready: bool,
@@ -44,7 +49,6 @@ pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
         broken: false,
     };
     let max = autoscale::MAX_GROUP_SIZE as f64;
-    let mut r = GroupLcg::new(p.seed);
     // `Array.from({ length: gerekli(0) })`: ToLength clamps negative lengths to 0.
     let initial = p.required(0);
     if initial > max {
@@ -164,8 +168,12 @@ fn js_max(a: f64, b: f64) -> f64 {
 /// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters
 /// that `p.validate()` accepts).
 pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
-    let mut r = ParkMiller::new(p.seed);
-    let poisson = |r: &mut ParkMiller, lam: f64| {
+    bulkhead_with(p, &mut ParkMiller::new(p.seed))
+}
+
+/// [`bulkhead`] drawing its arrivals and shuffles from `r`.
+pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulkhead::Metrics> {
+    let poisson = |r: &mut R, lam: f64| {
         let limit = libm::exp(-lam);
         let mut k = 0usize;
         let mut prod = 1.0;
@@ -195,8 +203,8 @@ pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
         }
         m.busy_slot_rounds += busy.iter().sum::<u64>();
         order.clear();
-        let tracking = poisson(&mut r, p.tracking_rate / p.rounds_per_second);
-        let events = poisson(&mut r, p.event_rate / p.rounds_per_second);
+        let tracking = poisson(r, p.tracking_rate / p.rounds_per_second);
+        let events = poisson(r, p.event_rate / p.rounds_per_second);
         if tracking + events > bulkhead::MAX_ARRIVALS_PER_ROUND {
             return Lesson::OverCapacity;
         }
@@ -244,32 +252,41 @@ pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
     Lesson::Metrics(m)
 }
 
-/// `rakip/tuketici.mjs`'s workload and `kosum`, generalised as `consumers::Params` documents
-/// (call only with parameters that `p.validate()` accepts). Rounds in which every consumer is
-/// only counting down are skipped in one step (the lesson's loop would only decrement).
-pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
-    struct Event {
-        shipment: usize,
-        step: u32,
-        arrival: f64,
-        rounds: u64,
-    }
-    let mut r = CounterHash::new(p.seed);
-    let shipments = p.shipments as usize;
+/// One event of the consumers workload.
+#[derive(Clone, Debug)]
+pub struct QueuedEvent {
+    /// Its shipment (`g`).
+    pub shipment: u32,
+    /// Its step within the shipment (`k`).
+    pub step: u32,
+    /// Its arrival time (`t`).
+    pub arrival: f64,
+    /// Its processing time (`sure`).
+    pub rounds: u64,
+}
+
+/// `rakip/tuketici.mjs`'s `isYuku` before sorting (generation order), generalised as
+/// `consumers::Params` documents; `draw(g, i)` is called in the program's order and returns
+/// draw `i` of shipment `g` (see `consumers::WorkloadDraws`).
+pub fn consumers_workload(
+    p: &consumers::Params,
+    mut draw: impl FnMut(u32, u32) -> f64,
+) -> Vec<QueuedEvent> {
     let steps = p.events_per_shipment;
     let gap = p.queue_gap;
-    let mut queue = Vec::new();
-    for shipment in 0..shipments {
-        let start = r.next_unit() * f64::from(p.shipments) * gap;
+    let mut workload = Vec::new();
+    for shipment in 0..p.shipments {
+        let start = draw(shipment, 0) * f64::from(p.shipments) * gap;
         for step in 0..steps {
-            let arrival = start + f64::from(step) * gap + r.next_unit() * gap;
+            let arrival = start + f64::from(step) * gap + draw(shipment, 1 + 2 * step) * gap;
             let rounds = if step == steps - 1 {
                 u64::from(p.final_event_rounds)
             } else {
+                let r = draw(shipment, 2 + 2 * step);
                 u64::from(p.event_rounds_min)
-                    + libm::floor(r.next_unit() * f64::from(p.event_rounds_spread)) as u64
+                    + libm::floor(r * f64::from(p.event_rounds_spread)) as u64
             };
-            queue.push(Event {
+            workload.push(QueuedEvent {
                 shipment,
                 step,
                 arrival,
@@ -277,6 +294,23 @@ pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
             });
         }
     }
+    workload
+}
+
+/// `rakip/tuketici.mjs`'s `kosum` on its own workload (one generator stream read in
+/// generation order), generalised as `consumers::Params` documents (call only with
+/// parameters that `p.validate()` accepts).
+pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
+    let mut r = CounterHash::new(p.seed);
+    consumers_on(p, consumers_workload(p, |_, _| r.next_unit()))
+}
+
+/// `rakip/tuketici.mjs`'s `kosum` on `workload` (in generation order). Rounds in which every
+/// consumer is only counting down are skipped in one step (the lesson's loop would only
+/// decrement).
+pub fn consumers_on(p: &consumers::Params, mut queue: Vec<QueuedEvent>) -> consumers::Metrics {
+    let shipments = p.shipments as usize;
+    let steps = p.events_per_shipment;
     // `sort((a, b) => a.t - b.t)`: stable, arrivals are finite.
     queue.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).expect("finite arrivals"));
     // Per consumer: the event it holds and the rounds left (`kalan`).
@@ -317,10 +351,11 @@ pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
                 }
                 slots -= 1;
                 let e = &queue[e];
-                if i64::from(e.step) < last[e.shipment] {
-                    reordered[e.shipment] = true;
+                let g = e.shipment as usize;
+                if i64::from(e.step) < last[g] {
+                    reordered[g] = true;
                 }
-                last[e.shipment] = i64::from(e.step);
+                last[g] = i64::from(e.step);
                 applied += 1;
                 *c = None;
             }
@@ -339,5 +374,96 @@ pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
         reordered_shipments: reordered.iter().filter(|&&b| b).count() as u32,
         wrong_final_state: wrong as u32,
         throughput: queue.len() as f64 / round as f64,
+    }
+}
+
+/// Whether some shipment's events in `workload` (generation order) arrive out of step order.
+pub fn out_of_order(workload: &[QueuedEvent], shipment: u32) -> bool {
+    workload.windows(2).any(|w| {
+        w[0].shipment == shipment && w[1].shipment == shipment && w[1].arrival < w[0].arrival
+    })
+}
+
+/// Workload draws from a short table of bytes (`byte / 256`): coarse values that tie often,
+/// to test the queue's order among equal starts and arrivals. Empty: every draw is 0.
+pub struct TableDraws<'a>(pub &'a [u8]);
+
+impl consumers::WorkloadDraws for TableDraws<'_> {
+    fn draw(&mut self, shipment: u32, index: u32) -> f64 {
+        if self.0.is_empty() {
+            return 0.0;
+        }
+        let at = (u64::from(shipment) * 7919 + u64::from(index)) % self.0.len() as u64;
+        f64::from(self.0[at as usize]) / 256.0
+    }
+}
+
+/// Invariants of a successful consumers run that follow from the lesson program, whatever
+/// the port says.
+pub fn consumers_invariants(p: &consumers::Params, m: &consumers::Metrics) {
+    let events = p.events();
+    // Nothing is applied in round 0, then at most min(slots, consumers) per round: rounds
+    // >= 1 + ceil(events / that).
+    let per_round = u64::from(p.slots.min(p.consumers));
+    assert!(m.rounds > events.div_ceil(per_round), "{p:?} {m:?}");
+    assert_eq!(
+        m.throughput.to_bits(),
+        (events as f64 / m.rounds as f64).to_bits()
+    );
+    // A shipment whose last applied event is not its final one applied the final one
+    // earlier: it was reordered.
+    assert!(m.wrong_final_state <= m.reordered_shipments, "{m:?}");
+    assert!(m.reordered_shipments <= p.shipments, "{m:?}");
+    if p.consumers == 1 || p.events_per_shipment == 1 {
+        // One consumer applies in queue order, which is step order; one event cannot be
+        // reordered against another.
+        assert_eq!(
+            (m.reordered_shipments, m.wrong_final_state),
+            (0, 0),
+            "{p:?} {m:?}"
+        );
+    }
+}
+
+/// Draws cycling through a short table of bytes (`byte / 256`): 0 exactly, values just below
+/// 1, and values equal to a probability, which a good generator almost never gives.
+pub struct TableRng<'a> {
+    /// The bytes.
+    pub table: &'a [u8],
+    /// The next one.
+    pub at: usize,
+}
+
+impl UnitRng for TableRng<'_> {
+    fn next_unit(&mut self) -> f64 {
+        let Some(&b) = self.table.get(self.at % self.table.len().max(1)) else {
+            return 0.0;
+        };
+        self.at += 1;
+        f64::from(b) / 256.0
+    }
+}
+
+/// Records the rounds an observer is told about: each must come after the one before.
+#[derive(Debug, Default)]
+pub struct Rounds {
+    /// Rounds reported.
+    pub count: u64,
+    /// The last round reported.
+    pub last: Option<u64>,
+}
+
+impl capsim_core::Observer for Rounds {
+    /// Only the order of `round_done` is checked: no per-round states, so the consumers
+    /// engine still skips idle rounds in one step (a fuzzed processing time may be 2^32).
+    const ROUNDS: bool = false;
+
+    fn round_done(&mut self, round: u64) {
+        assert!(
+            self.last.is_none_or(|last| round > last),
+            "round {round} after {self:?}"
+        );
+        self.count += 1;
+        self.last = Some(round);
     }
 }

@@ -1,12 +1,19 @@
 //! The `capsim` front end as a library: parameter lists and ranges, the model commands'
-//! grids, output formats and seed summaries. The `capsim` binary is a thin shell around it,
-//! and the fuzz targets (and later a browser build) call the same code.
+//! grids, output formats, seed summaries and charts. The `capsim` binary is a thin shell
+//! around it; the fuzz targets and the browser playground (`playground/`, through [`query`])
+//! call the same code.
+//!
+//! Without the default `cli` feature (clap, rayon, indicatif) it is std-only and builds for
+//! `wasm32-unknown-unknown`; grids then run on the calling thread, with the same bytes.
 
+pub mod chart;
+#[cfg(feature = "cli")]
 pub mod formula;
 pub mod list;
 pub mod models;
 pub mod output;
 pub mod plot;
+pub mod query;
 pub mod summary;
 pub mod sweep;
 pub mod trace;

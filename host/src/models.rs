@@ -6,11 +6,17 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use capsim_core::autoscale::{self, Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
+use capsim_core::autoscale::{
+    self, Events, FailureRounds, FormulaPolicy, Hook, Reclaim, RemovalPolicy, Stockout,
+};
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
+use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
+use capsim_core::rng::GroupLcg;
 use capsim_core::Error;
+#[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
+#[cfg(feature = "cli")]
 use rayon::prelude::*;
 
 use crate::list::{parse, Item};
@@ -310,13 +316,18 @@ pub trait Model: Sized + Send + Sync + 'static {
         done: &(dyn Fn(u64) + Sync),
     ) -> Vec<Outcome<Self::Metrics>> {
         let _ = ahead;
-        runs.into_par_iter()
-            .map_init(Self::scratch, |scratch, i| {
-                let outcome = Self::run(&grid.params(i), scratch);
-                done(1);
-                outcome
-            })
-            .collect()
+        let run = |scratch: &mut Self::Scratch, i| {
+            let outcome = Self::run(&grid.params(i), scratch);
+            done(1);
+            outcome
+        };
+        #[cfg(feature = "cli")]
+        return runs.into_par_iter().map_init(Self::scratch, run).collect();
+        #[cfg(not(feature = "cli"))]
+        {
+            let mut scratch = Self::scratch();
+            runs.map(|i| run(&mut scratch, i)).collect()
+        }
     }
 }
 
@@ -384,6 +395,32 @@ impl<M: Model> std::fmt::Debug for Flags<M> {
     }
 }
 
+impl<M: Model> Flags<M> {
+    /// Returns the flags given as (flag without dashes, value) pairs, in command-line order,
+    /// as the command line would parse them: the first bad one fails with clap's text
+    /// (without `error: `).
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, String> {
+        let mut values: Vec<Option<Parsed<M::Params>>> = M::PARAMS.iter().map(|_| None).collect();
+        for (flag, value) in pairs {
+            let Some(at) = M::PARAMS.iter().position(|p| p.flag() == flag) else {
+                return Err(format!("unexpected argument '--{flag}' found"));
+            };
+            if values[at].is_some() {
+                return Err(format!(
+                    "the argument '--{flag} <LIST>' cannot be used multiple times"
+                ));
+            }
+            let parsed = (M::PARAMS[at].parse)(value)
+                .map_err(|e| format!("invalid value '{value}' for '--{flag} <LIST>': {e}"))?;
+            values[at] = Some(parsed);
+        }
+        Ok(Self { values })
+    }
+}
+
+#[cfg(feature = "cli")]
 impl<M: Model> FromArgMatches for Flags<M> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let values = M::PARAMS
@@ -403,6 +440,7 @@ impl<M: Model> FromArgMatches for Flags<M> {
     }
 }
 
+#[cfg(feature = "cli")]
 impl<M: Model> clap::Args for Flags<M> {
     fn augment_args(mut cmd: Command) -> Command {
         for p in M::PARAMS {
@@ -554,14 +592,113 @@ impl<M: Model> Grid<M> {
 
 // ---------------------------------------------------------------- autoscale
 
+/// A formula file given to `--formula`, parsed once per command (`none`: the lesson's
+/// threshold policy).
+#[derive(Clone, Debug, Default)]
+pub struct FormulaFile(pub Option<Arc<LoadedFormula>>);
+
+/// A parsed formula and the path it was read from.
+pub struct LoadedFormula {
+    /// The path as given (rows and run names show it).
+    pub path: String,
+    /// The parsed program (34 KB, so boxed).
+    pub program: Box<Program>,
+}
+
+impl std::fmt::Debug for LoadedFormula {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedFormula")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl FormulaFile {
+    /// Reads and parses `path`; the error is `PATH: line L, col C: message`.
+    pub fn load(path: &str) -> Result<Self, String> {
+        let src = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut program = Box::new(Program::new());
+        program.parse(&src).map_err(|e| format!("{path}: {e}"))?;
+        Ok(Self(Some(Arc::new(LoadedFormula {
+            path: path.to_string(),
+            program,
+        }))))
+    }
+}
+
+impl Item for FormulaFile {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(if s == "none" {
+            Self(None)
+        } else {
+            Self::load(s)?
+        });
+        Ok(())
+    }
+}
+
+/// The path, or `none`.
+impl Value for FormulaFile {
+    fn cell(&self) -> Cell {
+        self.0
+            .as_ref()
+            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+    }
+}
+
+/// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
+/// lesson's policy (host-only: a path and a parsed program).
+#[derive(Clone, Debug)]
+pub struct AutoscaleParams {
+    /// The core model's parameters (the table reaches them through `Deref`).
+    pub core: autoscale::Params,
+    /// The formula driving the group, if any.
+    pub formula: FormulaFile,
+    /// Rounds between evaluations, 5 to 10,080.
+    pub evaluation_interval: u32,
+    /// Seconds from a sample's recording to its availability to the formula (a provider
+    /// item; Batch: about a minute).
+    pub sample_delay: u32,
+}
+
+/// The longest sample delay `--sample-delay` takes: ten minutes.
+pub const MAX_SAMPLE_DELAY: u32 = 600;
+
+impl Default for AutoscaleParams {
+    fn default() -> Self {
+        Self {
+            core: autoscale::Params::default(),
+            formula: FormulaFile::default(),
+            evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
+            sample_delay: 60, // formula::DEFAULT_DELAY
+        }
+    }
+}
+
+impl std::ops::Deref for AutoscaleParams {
+    type Target = autoscale::Params;
+    fn deref(&self) -> &autoscale::Params {
+        &self.core
+    }
+}
+
+impl std::ops::DerefMut for AutoscaleParams {
+    fn deref_mut(&mut self) -> &mut autoscale::Params {
+        &mut self.core
+    }
+}
+
+/// A formula run's history and workspace (53 KB), reused by a thread's runs.
+pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
+
 /// `capsim autoscale`: the auto-scaling group with a health check.
 pub struct Autoscale;
 
 impl Model for Autoscale {
-    type Params = autoscale::Params;
+    type Params = AutoscaleParams;
     type Metrics = autoscale::Metrics;
-    type Scratch = ();
-    const PARAMS: &'static [Param<autoscale::Params>] = &[
+    type Scratch = FormulaScratch;
+    const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
             "integers >= 1", "2"),
@@ -622,10 +759,33 @@ impl Model for Autoscale {
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
             "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
             "none"),
+        param!(formula: FormulaFile,
+            "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
+            "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
+        param!(evaluation_interval: u32,
+            "Rounds (minutes) between formula evaluations, the first in round 0",
+            "5 to 10080", "15"),
+        param!(sample_delay: u32,
+            "Seconds from a formula sample's recording to its availability (Batch: about a minute)",
+            "0 to 600", "60"),
         param!(seed: u32,
-            "Health-check generator seed", "1 to 2147483646", "20261001"),
+            "Health-check generator seed (a formula's rand() has its own stream from it)",
+            "1 to 2147483646", "20261001"),
     ];
-    const VALIDATE: fn(&autoscale::Params) -> Result<(), Error> = autoscale::Params::validate;
+    const VALIDATE: fn(&AutoscaleParams) -> Result<(), Error> = |p| {
+        p.core.validate()?;
+        autoscale::check_interval(p.evaluation_interval)?;
+        if p.sample_delay > MAX_SAMPLE_DELAY {
+            return Err(Error::OutOfRange {
+                param: "sample-delay",
+                accepted: capsim_core::Accepted::Integers {
+                    min: 0,
+                    max: Some(MAX_SAMPLE_DELAY.into()),
+                },
+            });
+        }
+        Ok(())
+    };
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
     const METRICS: &'static [Metric<autoscale::Metrics>] = &[
@@ -647,12 +807,30 @@ impl Model for Autoscale {
         metric!(abandoned_launches),
         metric!(billed_rounds),
         metric!(idle_billed_rounds),
+        metric!(evaluations),
+        metric!(failed_evaluations),
+        metric!(target_changes),
     ];
 
-    fn scratch() {}
+    fn scratch() -> FormulaScratch {
+        None
+    }
 
-    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
-        autoscale::run(p)
+    fn run(p: &Self::Params, scratch: &mut FormulaScratch) -> Outcome<Self::Metrics> {
+        let Some(f) = &p.formula.0 else {
+            return autoscale::run(&p.core);
+        };
+        let (history, ws) = &mut **scratch.get_or_insert_with(|| {
+            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
+        });
+        let delay = TimeInterval::from_seconds(p.sample_delay.into());
+        if history.delay() != delay {
+            *history = History::new(delay);
+        }
+        *ws = formula::Workspace::new(u64::from(p.seed));
+        let mut policy =
+            FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
+        autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
     }
 }
 
@@ -773,14 +951,16 @@ impl Model for Bulkhead {
             .saturating_add(BULKHEAD_LOOKAHEAD)
             .min(grid.len());
         let batches = bulkhead_batches(grid, runs.clone(), limit, ahead);
-        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches
-            .par_iter()
-            .map(|batch| {
-                let outcomes = run_bulkhead_batch(grid, batch);
-                done(batch.len() as u64);
-                outcomes
-            })
-            .collect();
+        let run = |batch: &Vec<u64>| {
+            let outcomes = run_bulkhead_batch(grid, batch);
+            done(batch.len() as u64);
+            outcomes
+        };
+        #[cfg(feature = "cli")]
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> =
+            batches.par_iter().map(run).collect();
+        #[cfg(not(feature = "cli"))]
+        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches.iter().map(run).collect();
         for (i, outcome) in finished.into_iter().flatten() {
             ahead.insert(i, outcome);
         }
@@ -858,33 +1038,19 @@ fn bulkhead_batches(
     batches
 }
 
-/// Runs `batch` (runs of `grid`, all on one arrival stream) with exactly as many lanes; when
-/// the batch fails, runs each on its own so that every run gets its own outcome.
+/// Runs `batch` (runs of `grid`, all on one arrival stream, at most [`BULKHEAD_LANES`]) on
+/// one stream; when the batch fails, runs each on its own so that every run gets its own
+/// outcome.
 fn run_bulkhead_batch(
     grid: &Grid<Bulkhead>,
     batch: &[u64],
 ) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
-    fn lanes<const B: usize>(params: &[bulkhead::Params]) -> Result<Vec<bulkhead::Metrics>, Error> {
-        let params: [bulkhead::Params; B] = std::array::from_fn(|k| params[k].clone());
-        Ok(bulkhead::run_many(&params)?.to_vec())
-    }
     let params: Vec<bulkhead::Params> = batch.iter().map(|&i| grid.params(i)).collect();
-    let together = match batch.len() {
-        1 => lanes::<1>(&params),
-        2 => lanes::<2>(&params),
-        3 => lanes::<3>(&params),
-        4 => lanes::<4>(&params),
-        5 => lanes::<5>(&params),
-        6 => lanes::<6>(&params),
-        7 => lanes::<7>(&params),
-        _ => lanes::<8>(&params),
-    };
-    match together {
-        Ok(metrics) => batch
-            .iter()
-            .copied()
-            .zip(metrics.into_iter().map(Ok))
-            .collect(),
+    // 600 bytes per lane, on this worker's stack.
+    let mut ws = bulkhead::Workspace::<BULKHEAD_LANES>::new();
+    let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_LANES];
+    match bulkhead::run_batch(&params, &mut ws, &mut metrics) {
+        Ok(()) => batch.iter().copied().zip(metrics.map(Ok)).collect(),
         Err(_) => batch
             .iter()
             .zip(&params)
@@ -893,7 +1059,7 @@ fn run_bulkhead_batch(
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 
@@ -907,6 +1073,94 @@ mod tests {
             .unwrap()
             .grid()
             .unwrap()
+    }
+
+    /// A run's JSON line as the core's serde derives write it (parameters then metrics,
+    /// flattened), and its row's JSON line.
+    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String)
+    where
+        M::Params: serde::Serialize,
+        M::Metrics: serde::Serialize,
+    {
+        #[derive(serde::Serialize)]
+        struct Run<'a, P, M> {
+            #[serde(flatten)]
+            params: &'a P,
+            #[serde(flatten)]
+            metrics: &'a M,
+        }
+        let derived = serde_json::to_string(&Run {
+            params: p,
+            metrics: m,
+        })
+        .unwrap();
+        let mut from_row = Vec::new();
+        let row = row::<M>(p, m);
+        crate::output::write_rows(&mut from_row, crate::output::Format::Json, &[row], &[]).unwrap();
+        (derived + "\n", String::from_utf8(from_row).unwrap())
+    }
+
+    /// The JSON rows of consumers and bulkhead runs are what the core's serde derives write
+    /// (same keys, order and values: a float with its `.0`, the split as `"shared"` or a
+    /// number), so a program using the core writes the CLI's objects. Not autoscale's: its
+    /// lifecycle parameters are a nested struct in the core and flat keys in the CLI.
+    #[test]
+    fn core_derives_write_the_json_rows() {
+        let c = consumers::Params {
+            queue_gap: 2.5,
+            ..consumers::Params::default()
+        };
+        let m = consumers::Metrics {
+            rounds: 7,
+            throughput: 0.1,
+            ..consumers::Metrics::default()
+        };
+        let (derived, from_row) = both_lines::<Consumers>(&c, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(r#""queue_gap":2.5,"seed":20260731,"#));
+        assert!(derived.ends_with("\"wrong_final_state\":0,\"throughput\":0.1}\n"));
+
+        for (split, word) in [
+            (Split::Shared, r#""shared""#),
+            (Split::Partitioned(24), "24"),
+        ] {
+            for mode in [Mode::Healthy, Mode::Slowdown] {
+                let b = bulkhead::Params {
+                    split,
+                    mode,
+                    ..bulkhead::Params::default()
+                };
+                let m = bulkhead::Metrics {
+                    idle_slots: u64::MAX,
+                    ..bulkhead::Metrics::default()
+                };
+                let (derived, from_row) = both_lines::<Bulkhead>(&b, &m);
+                assert_eq!(derived, from_row);
+                let head = format!(r#"{{"split":{word},"mode":"{mode}","seed":20260801,"#);
+                assert!(derived.starts_with(&head), "{derived}");
+                assert!(derived.contains(r#""rounds_per_second":100.0,"#));
+            }
+        }
+    }
+
+    /// The core's split and mode read back what they write.
+    #[test]
+    fn split_and_mode_read_what_they_write() {
+        for split in [
+            Split::Shared,
+            Split::Partitioned(1),
+            Split::Partitioned(u32::MAX),
+        ] {
+            let text = serde_json::to_string(&split).unwrap();
+            assert_eq!(serde_json::from_str::<Split>(&text).unwrap(), split);
+        }
+        for mode in [Mode::Healthy, Mode::Slowdown] {
+            let text = serde_json::to_string(&mode).unwrap();
+            assert_eq!(serde_json::from_str::<Mode>(&text).unwrap(), mode);
+        }
+        for bad in [r#""Shared""#, "-1", "4294967296", "2.5", "null"] {
+            assert!(serde_json::from_str::<Split>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

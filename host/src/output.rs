@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use capsim_core::jsfmt::Num;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// One value of a run's parameters or metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,19 +48,22 @@ impl Cell {
         }
     }
 
-    fn json(&self) -> String {
-        match self {
-            Cell::Int(v) => v.to_string(),
-            Cell::Float(v) | Cell::Stat(v) => serde_json::Value::from(*v).to_string(),
-            Cell::Word(w) => serde_json::Value::from(*w).to_string(),
-            Cell::Text(w) => serde_json::Value::from(w.as_str()).to_string(),
-            Cell::Ints(v) => serde_json::Value::from(v.clone()).to_string(),
-            Cell::Span(a, b) => format!("[{a},{b}]"),
-        }
-    }
-
     fn is_number(&self) -> bool {
         matches!(self, Cell::Int(_) | Cell::Float(_) | Cell::Stat(_))
+    }
+}
+
+/// The JSON contract: numbers (NaN as `null`), words as strings, lists and spans as arrays.
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Int(v) => s.serialize_u64(*v),
+            Cell::Float(v) | Cell::Stat(v) => s.serialize_f64(*v),
+            Cell::Word(w) => s.serialize_str(w),
+            Cell::Text(w) => s.serialize_str(w),
+            Cell::Ints(v) => s.collect_seq(v),
+            Cell::Span(a, b) => s.collect_seq([a, b]),
+        }
     }
 }
 
@@ -77,8 +81,28 @@ pub fn row(fields: Vec<(&'static str, Cell)>) -> Row {
         .collect()
 }
 
+/// A row as a JSON object: its keys in row order.
+struct JsonRow<'a>(&'a Row);
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            map.serialize_entry(k.as_ref(), v)?;
+        }
+        map.end()
+    }
+}
+
+/// Writes `value` as one JSON line.
+fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)
+}
+
 /// The output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Aligned columns for people.
     Table,
@@ -86,6 +110,23 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header line.
     Csv,
+}
+
+impl Format {
+    /// The formats by name, in `--help` order.
+    pub const NAMES: [(&'static str, Format); 3] = [
+        ("table", Format::Table),
+        ("json", Format::Json),
+        ("csv", Format::Csv),
+    ];
+
+    /// Returns the format named `name` (`--format`'s values).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+    }
 }
 
 /// Writes `rows`; `table_keys` picks the columns the table shows (JSON and CSV show all).
@@ -135,13 +176,7 @@ impl RowWriter {
     /// Writes `row` (a table row waits until the widths are fixed).
     pub fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
         match self.format {
-            Format::Json => {
-                let fields: Vec<String> = row
-                    .iter()
-                    .map(|(k, v)| format!("\"{k}\":{}", v.json()))
-                    .collect();
-                writeln!(out, "{{{}}}", fields.join(","))
-            }
+            Format::Json => write_json_line(out, &JsonRow(&row)),
             Format::Csv => {
                 if !self.started {
                     self.started = true;
@@ -220,5 +255,37 @@ fn pad(s: &str, width: usize, right: bool) -> String {
         format!("{s:>width$}")
     } else {
         format!("{s:<width$}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells write JSON as the contract says: a float with its `.0` or in exponent form, NaN
+    /// as `null`, lists and spans as arrays, words as strings.
+    #[test]
+    fn cells_write_the_json_contract() {
+        let row = row(vec![
+            ("a", Cell::Float(100.0)),
+            ("b", Cell::Float(-0.0)),
+            ("c", Cell::Float(f64::NAN)),
+            ("d", Cell::Stat(0.5)),
+            ("e", Cell::Int(u64::MAX)),
+            ("f", Cell::Ints(vec![])),
+            ("g", Cell::Ints(vec![40, 95])),
+            ("h", Cell::Span(150, 190)),
+            ("i", Cell::Word("none")),
+            ("j", Cell::Text("0:protect:3+50:standby:1".to_string())),
+            ("k", Cell::Float(1e21)),
+        ]);
+        let mut out = Vec::new();
+        write_rows(&mut out, Format::Json, &[row], &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":100.0,"b":-0.0,"c":null,"d":0.5,"e":18446744073709551615,"f":[],"g":[40,95],"h":[150,190],"i":"none","j":"0:protect:3+50:standby:1","k":1e+21}"#
+                .to_owned()
+                + "\n"
+        );
     }
 }

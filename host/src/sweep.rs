@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+#[cfg(feature = "cli")]
 use rayon::prelude::*;
 
 use crate::models::{self, Ahead, Flags, Grid, Model};
@@ -55,6 +56,11 @@ pub trait Progress: Sync {
     fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
         write()
     }
+    /// A window's rows (or the runs' errors), in grid order, before they are written (a
+    /// chart collects them).
+    fn window(&self, rows: &[Result<Row, String>]) {
+        let _ = rows;
+    }
 }
 
 impl Progress for () {}
@@ -72,29 +78,37 @@ pub fn sweep<M: Model>(
     progress: &impl Progress,
 ) -> Result<(), Failure> {
     let grid = flags.grid().map_err(Failure::Input)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .map_err(|e| Failure::Input(format!("--threads: {e}")))?;
-    let invalid = pool.install(|| {
-        (0..grid.len())
-            .into_par_iter()
-            .find_map_first(|i| (M::VALIDATE)(&grid.params(i)).err())
-    });
+    sweep_grid(&grid, options, out, progress)
+}
+
+/// Runs `grid` as [`sweep`] does (the grid's size already checked).
+pub fn sweep_grid<M: Model>(
+    grid: &Grid<M>,
+    options: &Options,
+    out: &mut impl Write,
+    progress: &impl Progress,
+) -> Result<(), Failure> {
+    let pool = Pool::new(options.threads)?;
+    let validate = |i| (M::VALIDATE)(&grid.params(i)).err();
+    #[cfg(feature = "cli")]
+    let invalid = pool.install(|| (0..grid.len()).into_par_iter().find_map_first(validate));
+    #[cfg(not(feature = "cli"))]
+    let invalid = pool.install(|| (0..grid.len()).find_map(validate));
     if let Some(e) = invalid {
         return Err(Failure::Input(e.to_string()));
     }
     let table_keys = models::table_keys::<M>(&grid.swept);
     let metrics = models::metric_keys::<M>();
-    let mut sink = Sink::<M>::new(&grid, &metrics, options, &table_keys);
+    let mut sink = Sink::<M>::new(grid, &metrics, options, &table_keys);
     let mut ahead = Ahead::new();
     let mut start = 0;
     progress.start(grid.len());
     let done = &|runs| progress.done(runs);
     while start < grid.len() {
         let end = start.saturating_add(WINDOW).min(grid.len());
-        let rows = pool.install(|| run_window::<M>(&grid, start..end, &mut ahead, done));
-        progress.suspend(|| write_window(&grid, start, rows, &mut sink, out))?;
+        let rows = pool.install(|| run_window::<M>(grid, start..end, &mut ahead, done));
+        progress.window(&rows);
+        progress.suspend(|| write_window(grid, start, rows, &mut sink, out))?;
         start = end;
     }
     Ok(())
@@ -133,14 +147,45 @@ fn run_window<M: Model>(
 ) -> Vec<Result<Row, String>> {
     let start = runs.start;
     let outcomes = M::run_window(grid, runs, ahead, done);
-    outcomes
-        .par_iter()
-        .enumerate()
-        .map(|(k, outcome)| match outcome {
-            Ok(m) => Ok(models::row::<M>(&grid.params(start + k as u64), m)),
-            Err(e) => Err(e.to_string()),
-        })
-        .collect()
+    let row = |(k, outcome): (usize, &models::Outcome<M::Metrics>)| match outcome {
+        Ok(m) => Ok(models::row::<M>(&grid.params(start + k as u64), m)),
+        Err(e) => Err(e.to_string()),
+    };
+    #[cfg(feature = "cli")]
+    return outcomes.par_iter().enumerate().map(row).collect();
+    #[cfg(not(feature = "cli"))]
+    outcomes.iter().enumerate().map(row).collect()
+}
+
+/// The worker threads a sweep runs on: a rayon pool, or (without the `cli` feature, as in
+/// the browser) the calling thread.
+struct Pool {
+    #[cfg(feature = "cli")]
+    pool: rayon::ThreadPool,
+}
+
+impl Pool {
+    fn new(threads: usize) -> Result<Self, Failure> {
+        #[cfg(feature = "cli")]
+        return Ok(Self {
+            pool: rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Failure::Input(format!("--threads: {e}")))?,
+        });
+        #[cfg(not(feature = "cli"))]
+        {
+            let _ = threads;
+            Ok(Self {})
+        }
+    }
+
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        #[cfg(feature = "cli")]
+        return self.pool.install(f);
+        #[cfg(not(feature = "cli"))]
+        f()
+    }
 }
 
 /// Where rows go: straight to the writer, or into one combination's summary at a time.

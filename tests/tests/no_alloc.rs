@@ -147,6 +147,18 @@ fn models_and_lessons_never_allocate() {
     });
     assert_eq!(n, 0, "formula");
     assert!(out.0 > 100, "formula results written");
+    // A formula-driven run: every round samples, every 5 rounds it evaluates and scales,
+    // removed nodes drain (taskcompletion).
+    let n = allocations_in(|| {
+        let mut policy =
+            autoscale::FormulaPolicy::new(&program, &mut history, &mut fws, 5, 100.0).unwrap();
+        let p = autoscale::Params::default();
+        let mut rng = capsim_core::rng::GroupLcg::new(p.seed);
+        let m = autoscale::run_formula(&p, &mut policy, &mut rng, &mut ()).unwrap();
+        assert_eq!(m.evaluations, 48);
+        assert!(m.target_changes > 0);
+    });
+    assert_eq!(n, 0, "formula-driven autoscale run");
     // The counter does count: a Vec allocates.
     assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0);
 }

@@ -341,13 +341,16 @@ fn bad_parameters_are_errors_not_panics() {
 
 #[test]
 fn layouts_batched_on_one_stream_equal_separate_runs() {
+    // One workspace for every batch: each run sets its lanes up afresh, whatever the last
+    // run left in them (a partitioned lane becomes shared and back, sizes change).
+    let mut ws = bulkhead::Workspace::<5>::new();
     for seed in [1, 20_260_801, 987_654_321] {
         let base = bulkhead::Params {
             seed,
             horizon: 1500,
             ..bulkhead::Params::default()
         };
-        let batch: [bulkhead::Params; 4] = [
+        let layouts = [
             base.clone(),
             bulkhead::Params {
                 split: Split::Partitioned(20),
@@ -367,21 +370,39 @@ fn layouts_batched_on_one_stream_equal_separate_runs() {
                 ..base.clone()
             },
         ];
-        let together = bulkhead::run_many(&batch).unwrap();
-        for (p, m) in batch.iter().zip(together) {
-            assert_eq!(bulkhead::run(p).unwrap(), m, "{p:?}");
+        let mut reversed = layouts.clone();
+        reversed.reverse();
+        for batch in [&layouts[..], &reversed, &layouts[1..3]] {
+            let mut out = [bulkhead::Metrics::default(); 4];
+            bulkhead::run_batch(batch, &mut ws, &mut out).unwrap();
+            for (p, m) in batch.iter().zip(out) {
+                assert_eq!(bulkhead::run(p).unwrap(), m, "{p:?}");
+            }
         }
         let mismatched = [
             base.clone(),
             bulkhead::Params {
                 seed: seed + 1,
-                ..base
+                ..base.clone()
             },
         ];
+        let mut out = [bulkhead::Metrics::default(); 6];
         assert!(matches!(
-            bulkhead::run_many(&mismatched),
+            bulkhead::run_batch(&mismatched, &mut ws, &mut out),
             Err(capsim_core::Error::BatchMismatch { param: "seed" })
         ));
+        // More layouts than lanes, or than places for their metrics, is a capacity error.
+        let six: Vec<bulkhead::Params> = (0..6).map(|_| base.clone()).collect();
+        let too_many = Err(capsim_core::Error::CapacityExceeded {
+            capacity: capsim_core::Capacity::BatchLanes,
+            limit: 5,
+        });
+        assert_eq!(bulkhead::run_batch(&six, &mut ws, &mut out), too_many);
+        assert_eq!(
+            bulkhead::run_batch(&six[..2], &mut ws, &mut out[..1]),
+            too_many
+        );
+        assert_eq!(bulkhead::run_batch(&[], &mut ws, &mut []), Ok(()));
     }
 }
 

@@ -227,8 +227,17 @@ fn batches_report_no_states() {
         ..p.clone()
     };
     let mut tape = Tape::default();
-    bulkhead::run_many_with(&[p, q], &mut ParkMiller::new(20_260_801), &mut tape).unwrap();
+    let mut ws = Box::new(bulkhead::Workspace::<2>::new());
+    let mut out = [bulkhead::Metrics::default(); 2];
+    let mut rng = ParkMiller::new(20_260_801);
+    bulkhead::run_batch_with(&[p, q], &mut rng, &mut ws, &mut tape, &mut out).unwrap();
     assert!(tape.bulkhead.is_empty());
+    // One layout through the batch engine is one run: observed.
+    let mut tape = Tape::default();
+    let p = bulkhead::Params::default();
+    let mut rng = ParkMiller::new(p.seed);
+    bulkhead::run_batch_with(&[p], &mut rng, &mut ws, &mut tape, &mut out).unwrap();
+    assert_eq!(tape.bulkhead.len(), 4000);
 }
 
 /// The lesson's 24/8 slowdown day drops 172 tracking requests (the lesson's table).

@@ -288,7 +288,7 @@ impl<'p> Group<'p> {
             // `olcekleme++` still runs); any other scale-in that removes nothing is no action.
             let lesson_quirk = self.instances.is_empty()
                 && params.lifecycle.removal_policy == RemovalPolicy::Lesson;
-            self.scale_in(change.unsigned_abs()) > 0 || lesson_quirk
+            self.scale_in(change.unsigned_abs(), policy.drain_rounds()) > 0 || lesson_quirk
         } else {
             return Ok(());
         };
@@ -370,7 +370,7 @@ impl<'p> Group<'p> {
     /// launches from the end of the group: the lesson's `splice(findIndex(...), 1)` with
     /// `findIndex` at -1 removes the last instance, which is a booting one there. A cancelled
     /// launch skips the terminate hook (it never served) and is released or stopped.
-    fn scale_in(&mut self, n: u64) -> u32 {
+    fn scale_in(&mut self, n: u64, drain: u32) -> u32 {
         let params = self.params;
         let candidates = u64::from(self.counts.get(State::InService));
         let take = n.min(candidates) as u32;
@@ -410,7 +410,7 @@ impl<'p> Group<'p> {
                 }
             }
         }
-        self.leave_removing();
+        self.leave_removing(drain);
         let mut removed = take;
         if policy == RemovalPolicy::Lesson && u64::from(take) < n {
             let mut left = n - u64::from(take);
@@ -432,10 +432,15 @@ impl<'p> Group<'p> {
         removed
     }
 
-    /// Sends every Removing instance on: into Removing:Wait under a terminate hook, else out.
-    fn leave_removing(&mut self) {
+    /// Sends every Removing instance on: into Removing:Wait under a terminate hook or a
+    /// drain, else out. A drain of `d` rounds keeps it billed `d` more round ends (phase 4
+    /// counts the timer down in this round already, hence the 1 without a hook).
+    fn leave_removing(&mut self, drain: u32) {
         let params = self.params;
-        let hook = params.lifecycle.terminate_hook;
+        let hook = match (params.lifecycle.terminate_hook, drain) {
+            (h, 0) => h.map(|h| h.rounds),
+            (h, d) => Some(h.map_or(1, |h| h.rounds).saturating_add(d)),
+        };
         let mut i = 0;
         while i < self.instances.len() {
             if self.instances[i].state != State::Removing {
@@ -443,9 +448,9 @@ impl<'p> Group<'p> {
                 continue;
             }
             match hook {
-                Some(h) => {
+                Some(rounds) => {
                     self.set(i, State::RemovingWait);
-                    self.instances[i].timer = h.rounds;
+                    self.instances[i].timer = rounds;
                     i += 1;
                 }
                 None => {
@@ -519,7 +524,10 @@ impl<'p> Group<'p> {
                     self.serve(i, t);
                 }
                 _ => {
-                    self.metrics.hook_timeouts += 1;
+                    // A drain without a terminate hook is no hook timing out.
+                    if params.lifecycle.terminate_hook.is_some() {
+                        self.metrics.hook_timeouts += 1;
+                    }
                     if !self.leave(i) {
                         continue;
                     }

@@ -32,6 +32,12 @@ pub trait ScalingPolicy {
     fn applied(&mut self, round: u32, acted: bool) {
         let _ = (round, acted);
     }
+
+    /// Rounds an instance this policy scales in drains (Removing:Wait: billed, not serving)
+    /// before it leaves, on top of any terminate hook; 0 (the lesson): it leaves at once.
+    fn drain_rounds(&self) -> u32 {
+        0
+    }
 }
 
 /// The lesson's policy: once `cooldown` rounds have passed since its last action, out to

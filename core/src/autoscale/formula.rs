@@ -1,0 +1,218 @@
+//! A Batch autoscale formula as the group's scaling policy (seed 003, spec §11).
+//!
+//! The policy samples the group every round, evaluates the formula every `interval` rounds
+//! and steers the group toward the last successful target. What it supplies for each
+//! read-only variable (spec §8.2; `D` = the round's demand, negative read as 0, `C` = the
+//! capacity per instance, `R` = serving instances, `N` = nodes, `g` = `ceil(D / C)`):
+//!
+//! | variable | sample |
+//! |---|---|
+//! | `$CPUPercent` | `min(1, D / (R·C))`, a fraction as the documented formulas compare it (0.7, 0.2); **missing** when `R = 0` (no node reports) |
+//! | `$WallClockSeconds` | `60·R` |
+//! | `$SampleNodeCount`, `$CurrentDedicatedNodes` | `N` = serving + launching + Standby (every node in the pool that is not leaving or Stopped) |
+//! | `$PendingTasks` / `$RunningTasks` / `$ActiveTasks` | `g` / `min(g, R)` / `g − min(g, R)`: one task = `C` requests, one slot per node |
+//! | `$SucceededTasks` | the running tasks of the round |
+//! | `$TaskSlotsPerNode` | 1 |
+//! | memory, disk, network, `$FailedTasks`, low-priority, preempted | 0 (not modelled) |
+//!
+//! Round `t`'s values are recorded at `60t` and `60t + 30` s after the epoch, when the policy
+//! decides (after the round's health check); with the one-minute delay an evaluation at
+//! `60t` sees samples up to round `t − 1`'s first. `$CurrentDedicatedNodes` and
+//! `$CurrentLowPriorityNodes` read as values give the current count (pool properties).
+//!
+//! Decisions:
+//! - **Evaluations** at rounds `0, K, 2K, …` (`K` = `interval`): Batch sizes a pool created
+//!   with autoscale from an evaluation at enable time, then every interval. So a run of
+//!   `rounds` rounds evaluates `ceil(rounds / K)` times; the first usually fails when the
+//!   formula samples (nothing is recorded yet).
+//! - **The target** starts as the initial group's size and changes only on a successful
+//!   evaluation that assigns `$TargetDedicatedNodes` (fractions truncated by the evaluator).
+//!   Every round the group is steered to it (Batch keeps resizing a pool to its target):
+//!   the change is `target − (N + launches in flight)`. A failed evaluation changes nothing.
+//! - **Capacity**: a scale-out never asks for more than the group's free records (the 256
+//!   records are the simulated quota; Batch: quotas may stop a pool short of its target).
+//! - **Scale-in** goes through the group's removal policy (InService victims; under the
+//!   lesson's order, launches from the end once none is left); Batch documents no order.
+//! - **`$NodeDeallocationOption`**: `requeue` and `terminate` remove at once (they differ
+//!   in the fate of the tasks, which the model does not carry); `taskcompletion` drains the
+//!   node one round (Removing:Wait, billed, not serving: a lesson task lasts one round);
+//!   `retaineddata` two (the task, then its data clean-up). A terminate hook adds to it.
+//! - `$TargetLowPriorityNodes` is evaluated but not applied (one instance class).
+//! - `rand()` draws from the caller's [`Workspace`], never from the health check's
+//!   generator, so the lesson's draws are untouched.
+
+use crate::error::{Accepted, Error};
+use crate::formula::{
+    evaluate, Deallocation, History, Inputs, Metric, Program, TimeInterval, Timestamp, Workspace,
+    DEFAULT_HISTORY, METRIC_COUNT,
+};
+
+use super::policy::{ScalingPolicy, Signal};
+use super::state::State;
+use super::MAX_GROUP_SIZE;
+
+/// Batch's default evaluation interval: 15 minutes (rounds).
+pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
+/// Batch's shortest evaluation interval: 5 minutes.
+pub const MIN_EVALUATION_INTERVAL: u32 = 5;
+/// Batch's longest evaluation interval: 168 hours.
+pub const MAX_EVALUATION_INTERVAL: u32 = 10_080;
+
+/// `time()` at round 0: 2026-10-01T00:00:00Z, a Thursday (the lesson's seed 20261001).
+pub const EPOCH: Timestamp = match Timestamp::from_unix_ms(1_790_812_800_000) {
+    Some(t) => t,
+    None => panic!("the epoch is in range"),
+};
+
+/// Checks an evaluation interval (rounds): 5 to 10,080.
+pub fn check_interval(interval: u32) -> Result<(), Error> {
+    if (MIN_EVALUATION_INTERVAL..=MAX_EVALUATION_INTERVAL).contains(&interval) {
+        Ok(())
+    } else {
+        Err(Error::OutOfRange {
+            param: "evaluation-interval",
+            accepted: Accepted::integers(
+                MIN_EVALUATION_INTERVAL as u64,
+                MAX_EVALUATION_INTERVAL as u64,
+            ),
+        })
+    }
+}
+
+/// A parsed formula driving the group. The program, history and workspace live in the
+/// caller's storage (34, 43 and 10 KB): a host boxes them, a board keeps them static.
+pub struct FormulaPolicy<'a, const N: usize = DEFAULT_HISTORY> {
+    program: &'a Program,
+    history: &'a mut History<N>,
+    ws: &'a mut Workspace,
+    capacity: f64,
+    interval: u32,
+    target: Option<u32>,
+    deallocation: Deallocation,
+    /// Evaluations run.
+    pub evaluations: u32,
+    /// Evaluations that failed (the group left unchanged).
+    pub failed_evaluations: u32,
+    /// Successful evaluations that changed the dedicated target.
+    pub target_changes: u32,
+}
+
+impl<'a, const N: usize> FormulaPolicy<'a, N> {
+    /// Returns the policy for `program`, evaluated every `interval` rounds (checked), with
+    /// `capacity` requests per instance (for `$CPUPercent` and the task counts). `history`
+    /// is cleared; `ws` keeps its `rand()` stream.
+    pub fn new(
+        program: &'a Program,
+        history: &'a mut History<N>,
+        ws: &'a mut Workspace,
+        interval: u32,
+        capacity: f64,
+    ) -> Result<Self, Error> {
+        check_interval(interval)?;
+        history.clear();
+        Ok(Self {
+            program,
+            history,
+            ws,
+            capacity,
+            interval,
+            target: None,
+            deallocation: Deallocation::Requeue,
+            evaluations: 0,
+            failed_evaluations: 0,
+            target_changes: 0,
+        })
+    }
+
+    /// Returns the dedicated target now (`None` before the first round).
+    pub fn target(&self) -> Option<u32> {
+        self.target
+    }
+
+    /// Returns the deallocation option now.
+    pub fn deallocation(&self) -> Deallocation {
+        self.deallocation
+    }
+
+    fn record(&mut self, s: &Signal, now: Timestamp, nodes: u32) {
+        let d = if s.demand > 0.0 { s.demand } else { 0.0 };
+        let r = s.counts.serving();
+        let g = s.required.max(0) as f64;
+        let running = g.min(f64::from(r));
+        let mut v = [Some(0.0); METRIC_COUNT];
+        let mut put = |m: Metric, x: Option<f64>| v[m as usize] = x;
+        put(
+            Metric::CPUPercent,
+            (r > 0).then(|| (d / (f64::from(r) * self.capacity)).min(1.0)),
+        );
+        put(Metric::WallClockSeconds, Some(60.0 * f64::from(r)));
+        put(Metric::SampleNodeCount, Some(f64::from(nodes)));
+        put(Metric::ActiveTasks, Some(g - running));
+        put(Metric::RunningTasks, Some(running));
+        put(Metric::PendingTasks, Some(g));
+        put(Metric::SucceededTasks, Some(running));
+        put(Metric::TaskSlotsPerNode, Some(1.0));
+        put(Metric::CurrentDedicatedNodes, Some(f64::from(nodes)));
+        for at in [Some(now), now.checked_add(TimeInterval::from_seconds(30))]
+            .into_iter()
+            .flatten()
+        {
+            // Times only move forward, so recording cannot fail.
+            let _ = self.history.record_all(at, &v);
+        }
+    }
+
+    /// Evaluates once at `now`; returns whether it succeeded.
+    fn evaluate(&mut self, now: Timestamp, nodes: u32, current: u32) -> bool {
+        let mut inputs = Inputs::new(now, self.history);
+        inputs.current[Metric::CurrentDedicatedNodes as usize] = Some(f64::from(nodes));
+        inputs.current[Metric::CurrentLowPriorityNodes as usize] = Some(0.0);
+        inputs.target_dedicated = f64::from(current);
+        inputs.deallocation = self.deallocation;
+        match evaluate(self.program, &inputs, self.ws) {
+            Ok(out) => {
+                if let Some(n) = out.dedicated {
+                    if n != current {
+                        self.target_changes += 1;
+                    }
+                    self.target = Some(n);
+                }
+                self.deallocation = out.deallocation;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+impl<const N: usize> ScalingPolicy for FormulaPolicy<'_, N> {
+    fn decide(&mut self, s: &Signal) -> i64 {
+        let c = &s.counts;
+        let nodes = c.serving() + c.launching() + c.get(State::Standby);
+        let now = EPOCH.checked_add(TimeInterval::from_seconds(60 * i64::from(s.round)));
+        let current = *self.target.get_or_insert(nodes);
+        if let Some(now) = now {
+            self.record(s, now, nodes);
+        }
+        if s.round.is_multiple_of(self.interval) {
+            self.evaluations += 1;
+            let ok = now.is_some_and(|now| self.evaluate(now, nodes, current));
+            if !ok {
+                self.failed_evaluations += 1;
+            }
+        }
+        let target = i64::from(self.target.unwrap_or(nodes));
+        let have = i64::from(nodes) + i64::from(s.in_flight);
+        let room = MAX_GROUP_SIZE as i64 - i64::from(c.total()) + i64::from(c.get(State::Stopped))
+            - i64::from(s.in_flight);
+        (target - have).min(room.max(0))
+    }
+
+    fn drain_rounds(&self) -> u32 {
+        match self.deallocation {
+            Deallocation::Requeue | Deallocation::Terminate => 0,
+            Deallocation::TaskCompletion => 1,
+            Deallocation::RetainedData => 2,
+        }
+    }
+}

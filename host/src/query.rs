@@ -1,0 +1,286 @@
+//! A command given as (name, value) pairs, as a URL query gives it: the browser playground's
+//! entry point. `lesson=all` is `capsim lesson all`; `model=autoscale&threshold=3&format=json`
+//! is `capsim autoscale --threshold 3 --format json`: every flag is a pair of the same name
+//! (without the dashes) taking the same values, and the output and error lines are the
+//! command line's bytes.
+
+use std::sync::Mutex;
+
+use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
+use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+
+use crate::chart;
+use crate::models::{self, Autoscale, Bulkhead, Consumers, Flags, Model, Param, MAX_RUNS};
+use crate::output::{Format, Row};
+use crate::sweep::{self, Failure, Options, Progress};
+
+/// The most runs a browser page runs: a page that computes for minutes looks broken.
+pub const BROWSER_MAX_RUNS: u64 = 100_000;
+
+/// The model commands by name.
+pub const MODELS: [&str; 3] = ["autoscale", "consumers", "bulkhead"];
+
+/// What a command printed: stdout's bytes, the error line (with `error: `, as stderr shows
+/// it) if it failed, and the chart of its runs (model commands).
+#[derive(Debug, Default)]
+pub struct Printed {
+    /// Exactly what the command line writes to stdout.
+    pub stdout: Vec<u8>,
+    /// The one line the command line writes to stderr, if any, without its newline.
+    pub error: Option<String>,
+    /// An `<svg id="chart">` of the runs' headline metrics.
+    pub chart: Option<String>,
+}
+
+/// Runs the command the pairs describe, at most `max_runs` runs (the command line's own
+/// limit, [`MAX_RUNS`], applies too); `progress` is told of the runs as they finish.
+pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> Printed {
+    let mut printed = Printed::default();
+    if let Err(e) = dispatch(pairs, max_runs, progress, &mut printed) {
+        printed.error = Some(format!("error: {e}"));
+    }
+    printed
+}
+
+fn dispatch(
+    pairs: &[(&str, &str)],
+    max_runs: u64,
+    progress: &impl Progress,
+    printed: &mut Printed,
+) -> Result<(), String> {
+    let command = pairs
+        .iter()
+        .position(|(k, _)| *k == "lesson" || *k == "model");
+    let Some(at) = command else {
+        return Err("a command is required: lesson=NAME or model=NAME".to_string());
+    };
+    let (kind, name) = pairs[at];
+    let rest: Vec<(&str, &str)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, p)| *p)
+        .collect();
+    if kind == "lesson" {
+        if let Some((k, _)) = rest.first() {
+            return Err(format!("unexpected argument '--{k}' found"));
+        }
+        return lessons(name, &mut printed.stdout);
+    }
+    match name {
+        "autoscale" => model::<Autoscale>(name, &rest, max_runs, progress, printed),
+        "consumers" => model::<Consumers>(name, &rest, max_runs, progress, printed),
+        "bulkhead" => model::<Bulkhead>(name, &rest, max_runs, progress, printed),
+        _ => Err(format!("unrecognized subcommand '{name}'")),
+    }
+}
+
+/// `capsim lesson NAME`.
+fn lessons(name: &str, out: &mut Vec<u8>) -> Result<(), String> {
+    let chosen: Vec<Lesson> = match (name, Lesson::from_name(name)) {
+        (_, Some(l)) => vec![l],
+        ("all", None) => Lesson::ALL.to_vec(),
+        _ => {
+            return Err(format!(
+                "invalid value '{name}' for '<NAME>' [possible values: group, group-sweep, group-ledger, consumers, bulkhead, all]"
+            ))
+        }
+    };
+    let mut ws = Box::new(Workspace::<
+        LESSON_SHIPMENTS,
+        DEFAULT_IN_FLIGHT,
+        LESSON_CONFIGURATIONS,
+    >::new());
+    let mut text = String::new();
+    for l in chosen {
+        lesson::render(l, &mut text, &mut ws).map_err(|e| e.to_string())?;
+    }
+    out.extend_from_slice(text.as_bytes());
+    Ok(())
+}
+
+/// The metrics a model's chart draws per run.
+fn chart_metrics(model: &str) -> &'static [&'static str] {
+    match model {
+        "autoscale" => &["max_size", "launched", "replacements"],
+        "consumers" => &["reordered_shipments", "wrong_final_state"],
+        _ => &["tracking_dropped", "event_dropped"],
+    }
+}
+
+/// `capsim MODEL [flags] [--format F] [--summary] [--threads N]`.
+fn model<M: Model>(
+    name: &str,
+    pairs: &[(&str, &str)],
+    max_runs: u64,
+    progress: &impl Progress,
+    printed: &mut Printed,
+) -> Result<(), String> {
+    let mut options = Options {
+        format: Format::Table,
+        summary: false,
+        threads: 0,
+    };
+    let mut flags = Vec::new();
+    let mut seen = Vec::new();
+    for &(k, v) in pairs {
+        if ["format", "summary", "threads"].contains(&k) {
+            if seen.contains(&k) {
+                let value = if k == "summary" { "" } else { " <FORMAT>" };
+                let value = if k == "threads" { " <N>" } else { value };
+                return Err(format!(
+                    "the argument '--{k}{value}' cannot be used multiple times"
+                ));
+            }
+            seen.push(k);
+        }
+        match k {
+            "format" => {
+                options.format = Format::from_name(v).ok_or_else(|| {
+                    format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]")
+                })?;
+            }
+            // A URL gives a flag without a value as `summary` (or `summary=`).
+            "summary" if v.is_empty() => options.summary = true,
+            "summary" => {
+                return Err(format!(
+                    "unexpected value '{v}' for '--summary' found; no more were expected"
+                ))
+            }
+            // The browser runs on one thread; the flag is checked as the command line does.
+            "threads" => match v.parse::<usize>() {
+                Ok(n) if n <= 256 => {}
+                _ => {
+                    return Err(format!(
+                        "invalid value '{v}' for '--threads <N>': accepted values are 0 (one per core) to 256"
+                    ))
+                }
+            },
+            _ => flags.push((k, v)),
+        }
+    }
+    let flags = Flags::<M>::from_pairs(flags.iter().copied())?;
+    let grid = flags.grid()?;
+    let limit = max_runs.min(MAX_RUNS);
+    if grid.len() > limit {
+        return Err(format!(
+            "the parameter lists make {} runs; the browser runs at most {limit} (the command line runs up to {MAX_RUNS})",
+            grid.len()
+        ));
+    }
+    let collect = Collect {
+        inner: progress,
+        rows: Mutex::new(Vec::new()),
+    };
+    let result = sweep::sweep_grid(&grid, &options, &mut printed.stdout, &collect);
+    let rows = collect.rows.into_inner().unwrap_or_default();
+    if !rows.is_empty() {
+        let given: Vec<String> = pairs
+            .iter()
+            .filter(|(k, _)| M::PARAMS.iter().any(|p| p.flag() == *k))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let title = if given.is_empty() {
+            format!("{name} (lesson values)")
+        } else {
+            format!("{name}: {}", given.join(" "))
+        };
+        printed.chart = Some(chart::grid_chart(&title, &rows, chart_metrics(name)));
+    }
+    match result {
+        Ok(()) => Ok(()),
+        Err(Failure::Input(e) | Failure::Evaluation(e)) => Err(e),
+        Err(Failure::Io(e)) => Err(format!("cannot write the output: {e}")),
+    }
+}
+
+/// Passes progress on and keeps the rows for the chart.
+struct Collect<'a, P> {
+    inner: &'a P,
+    rows: Mutex<Vec<Row>>,
+}
+
+impl<P: Progress> Progress for Collect<'_, P> {
+    fn start(&self, runs: u64) {
+        self.inner.start(runs);
+    }
+    fn done(&self, runs: u64) {
+        self.inner.done(runs);
+    }
+    fn window(&self, rows: &[Result<Row, String>]) {
+        if let Ok(mut kept) = self.rows.lock() {
+            kept.extend(rows.iter().map_while(|r| r.as_ref().ok().cloned()));
+        }
+    }
+}
+
+/// Returns every model's parameters as JSON, for the page's form: per model, each flag with
+/// its help, accepted values and lesson value — the definitions `--help` prints.
+pub fn params_json() -> String {
+    fn one<M: Model>(name: &str) -> serde_json::Value {
+        let params: Vec<serde_json::Value> = M::PARAMS
+            .iter()
+            .map(|p: &Param<M::Params>| {
+                serde_json::json!({
+                    "flag": p.flag(),
+                    "help": p.help,
+                    "accepted": p.accepted,
+                    "lesson": p.lesson,
+                    "help_line": p.help_line(),
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "model": name,
+            "params": params,
+            "metrics": models::metric_keys::<M>(),
+        })
+    }
+    serde_json::json!({
+        "models": [one::<Autoscale>("autoscale"), one::<Consumers>("consumers"), one::<Bulkhead>("bulkhead")],
+        "lessons": Lesson::ALL.iter().map(|l| l.name()).collect::<Vec<_>>(),
+        "formats": Format::NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        "max_runs": BROWSER_MAX_RUNS,
+    })
+    .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_is_one_error_line_and_no_output() {
+        let p = run(
+            &[("model", "autoscale"), ("threshold", "x")],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        assert!(p.stdout.is_empty() && p.chart.is_none());
+        assert_eq!(
+            p.error.as_deref(),
+            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer from 0 to 4294967295")
+        );
+        let p = run(
+            &[("model", "autoscale"), ("seed", "1..=100001")],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        assert!(p.error.unwrap().contains("the browser runs at most 100000"));
+    }
+
+    #[test]
+    fn params_json_lists_every_flag() {
+        let v: serde_json::Value = serde_json::from_str(&params_json()).unwrap();
+        let flags = |m: usize| v["models"][m]["params"].as_array().unwrap().len();
+        assert_eq!(
+            (flags(0), flags(1), flags(2)),
+            (
+                Autoscale::PARAMS.len(),
+                Consumers::PARAMS.len(),
+                Bulkhead::PARAMS.len()
+            )
+        );
+        assert_eq!(v["models"][2]["params"][0]["flag"], "split");
+    }
+}

@@ -1,0 +1,199 @@
+// The playground in a real browser: playwright-core driving Debian's chromium (no browser
+// download), the page served as plain static files by a tiny server below (the .wasm is sent
+// as application/octet-stream, as a careless static host would).
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const http = require("node:http");
+const { execFileSync } = require("node:child_process");
+const { chromium } = require("playwright-core");
+const { root, site, goldenLesson, runCli } = require("./common.js");
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
+let server, base, browser, profile;
+
+test.before(async () => {
+  server = http.createServer((req, res) => {
+    const name = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "");
+    const file = path.join(site, name || "index.html");
+    if (!file.startsWith(site) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
+    res.end(fs.readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${server.address().port}/index.html`;
+  const executablePath = execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+  profile = fs.mkdtempSync(path.join(os.tmpdir(), "capsim-chromium-"));
+  // A fresh profile directory (playwright passes it as --user-data-dir).
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+});
+
+test.after(async () => {
+  await browser?.close();
+  server?.close();
+  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+});
+
+const query = (pairs) => "?" + pairs.map(([k, v]) => (v === "" ? k : `${k}=${encodeURIComponent(v)}`)).join("&");
+
+async function done(page) {
+  await page.waitForFunction(() => document.body.dataset.state === "done", null, { timeout: 60000 });
+}
+
+// Opens the page for `pairs` and returns what it shows.
+async function open(pairs, page) {
+  page = page || (await browser.newPage());
+  await page.goto(base + query(pairs));
+  await done(page);
+  return { page, ...(await shown(page)) };
+}
+
+async function shown(page) {
+  return page.evaluate(() => ({
+    output: document.getElementById("output").textContent,
+    error: document.getElementById("error").hidden ? "" : document.getElementById("error").textContent,
+    chart: document.getElementById("chart")?.outerHTML || "",
+  }));
+}
+
+test("the lesson suite, byte for byte (index.html?lesson=all)", async () => {
+  const { page, output, error } = await open([["lesson", "all"]]);
+  assert.equal(error, "");
+  assert.equal(output, goldenLesson("all"));
+  const ms = await page.evaluate(() => window.capsimTimings.firstOutput);
+  console.log(`# time to first output (lesson all, navigation start to output shown): ${ms.toFixed(0)} ms`);
+  await page.close();
+});
+
+test("each lesson is one click away", async () => {
+  const { page } = await open([["lesson", "all"]]);
+  for (const name of ["bulkhead", "group-sweep"]) {
+    await page.click(`#lessons a[href="?lesson=${name}"]`);
+    await done(page);
+    assert.equal((await shown(page)).output, goldenLesson(name));
+  }
+  await page.close();
+});
+
+const GRIDS = {
+  autoscale: [["model", "autoscale"], ["threshold", "3"], ["cooldown", "4"], ["seed", "77"]],
+  consumers: [["model", "consumers"], ["consumers", "1,2,4"], ["slots", "2"], ["shipments", "600"], ["seed", "1..=3"]],
+  bulkhead: [["model", "bulkhead"], ["split", "shared,24,20"], ["mode", "slowdown"], ["seed", "1..=6"]],
+};
+
+for (const [model, grid] of Object.entries(GRIDS)) {
+  test(`a ${model} grid in table, json and csv equals the command line's stdout`, async () => {
+    const page = await browser.newPage();
+    const variants = [["format", "table"], ["format", "json"], ["format", "csv"]].map((f) => [...grid, f]);
+    if (model === "bulkhead") variants.push([...grid, ["summary", ""]]);
+    for (const pairs of variants) {
+      const cli = runCli(pairs);
+      assert.equal(cli.status, 0, cli.stderr);
+      const { output, error } = await open(pairs, page);
+      assert.equal(error, "");
+      assert.ok(output.length > 0);
+      assert.equal(output, cli.stdout, query(pairs));
+    }
+    await page.close();
+  });
+}
+
+test("a bad value shows the command line's one-line error and no output", async () => {
+  for (const pairs of [
+    [["model", "bulkhead"], ["split", "40"]],
+    [["model", "autoscale"], ["threshold", "x"]],
+    [["model", "consumers"], ["format", "xml"]],
+    [["lesson", "nope"]],
+  ]) {
+    const cli = runCli(pairs);
+    assert.equal(cli.status, 2);
+    const { page, output, error } = await open(pairs);
+    assert.equal(error + "\n", cli.stderr);
+    assert.match(error, /^error: /);
+    assert.equal(output, "");
+    await page.close();
+  }
+});
+
+test("beyond the browser's run limit, a clear message and no output", async () => {
+  const { page, output, error } = await open([["model", "autoscale"], ["seed", "1..=100001"]]);
+  assert.equal(
+    error,
+    "error: the parameter lists make 100001 runs; the browser runs at most 100000 (the command line runs up to 1000000)"
+  );
+  assert.equal(output, "");
+  await page.close();
+});
+
+test("the chart is an svg#chart with one non-empty line per metric", async () => {
+  const { page, chart } = await open([["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"]]);
+  assert.match(chart, /^<svg id="chart"/);
+  const info = await page.evaluate(() => {
+    const svg = document.getElementById("chart");
+    const box = svg.getBoundingClientRect();
+    return {
+      width: box.width,
+      height: box.height,
+      paths: [...svg.querySelectorAll("path")].map((p) => p.getTotalLength()),
+      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent),
+    };
+  });
+  assert.ok(info.width > 300 && info.height > 150);
+  assert.equal(info.paths.length, 3);
+  assert.ok(info.paths.every((len) => len > 50), JSON.stringify(info.paths));
+  for (const label of ["max_size", "launched", "replacements", "autoscale: threshold=2,3,5 cooldown=0,3,8"]) {
+    assert.ok(info.texts.includes(label), label);
+  }
+  const shot = path.join(root, "target", "playground-screenshot.png");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: shot, fullPage: false });
+  console.log(`# screenshot: ${shot}`);
+  await page.close();
+});
+
+test("URL round trip: form -> URL -> reload -> same output", async () => {
+  const { page } = await open([]);
+  await page.selectOption("#model", "consumers");
+  await page.fill("#f-consumers", "1,2");
+  await page.fill("#f-shipments", "300");
+  await page.selectOption("#format", "csv");
+  const expected = [["model", "consumers"], ["consumers", "1,2"], ["shipments", "300"], ["format", "csv"]];
+  await page.waitForFunction(
+    (q) => location.search === q && document.body.dataset.state === "done",
+    "?model=consumers&consumers=1%2C2&shipments=300&format=csv",
+    { timeout: 60000 }
+  );
+  const before = await shown(page);
+  assert.equal(before.output, runCli(expected).stdout);
+  await page.reload();
+  await done(page);
+  assert.deepEqual(await shown(page), before);
+  assert.equal(await page.inputValue("#f-consumers"), "1,2");
+  assert.equal(await page.inputValue("#f-shipments"), "300");
+  assert.equal(await page.inputValue("#format"), "csv");
+  await page.close();
+});
+
+test("a long grid runs in the worker and reports its progress", async () => {
+  const pairs = [["model", "bulkhead"], ["seed", "1..=400"], ["format", "csv"]];
+  const { page, output } = await open(pairs);
+  assert.equal(output, runCli(pairs).stdout);
+  const progress = await page.evaluate(() => window.capsimProgress);
+  assert.ok(progress.reports >= 2, JSON.stringify(progress));
+  assert.equal(progress.done, 400);
+  assert.equal(progress.total, 400);
+  await page.close();
+});

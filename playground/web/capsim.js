@@ -1,0 +1,34 @@
+// Loads the capsim WebAssembly module and runs commands given as (name, value) pairs.
+// Shared by the page's Web Worker and the node tests; plain functions, no framework.
+"use strict";
+
+function capsimRunner(instance) {
+  const ex = instance.exports;
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const result = (which) =>
+    dec.decode(new Uint8Array(ex.memory.buffer, ex.result_ptr(which), ex.result_len(which)));
+  return {
+    // pairs: [[name, value], ...] in URL order. Returns {stdout, error, chart}.
+    run(pairs) {
+      const bytes = enc.encode(pairs.map(([k, v]) => k + "\0" + v).join("\0"));
+      const ptr = ex.input(bytes.length);
+      new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
+      ex.run();
+      return { stdout: result(0), error: result(1), chart: result(2) };
+    },
+    params() {
+      ex.params();
+      return JSON.parse(result(0));
+    },
+  };
+}
+
+// Instantiates from the module's bytes (no instantiateStreaming: any static host's MIME type works).
+async function capsimLoad(bytes, onProgress) {
+  const imports = { env: { progress: (done, total) => onProgress && onProgress(done, total) } };
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  return capsimRunner(instance);
+}
+
+if (typeof module !== "undefined") module.exports = { capsimLoad };
