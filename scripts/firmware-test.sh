@@ -12,7 +12,9 @@
 # 5. checks that it exited with status 0 and that both runs noted the same work figures;
 # 6. prints the budgets (lm3s6965evb: flash <= 128 KiB, static RAM + peak stack <= 32 KiB)
 #    and the instructions per lesson;
-# 7. builds and runs the defmt build for each board and compares the decoded report lines.
+# 7. builds and runs the defmt build for each board and compares the decoded report lines;
+# and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
+# --format csv` byte for byte.
 #
 # Exits non-zero on any difference, timeout, failing exit status or budget overrun.
 # Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
@@ -144,7 +146,8 @@ for spec in "${boards[@]}"; do
   fi
 done
 # The features that no QEMU run exercises: rtt (a real board, e.g. micro:bit) and step-mode.
-for build in "thumbv7m-none-eabi rtt" "thumbv6m-none-eabi rtt" "thumbv7m-none-eabi step-mode"; do
+for build in "thumbv7m-none-eabi rtt" "thumbv6m-none-eabi rtt" "thumbv7m-none-eabi step-mode" \
+  "thumbv7m-none-eabi trace" "thumbv7m-none-eabi trace,step-mode"; do
   read -r target features <<<"$build"
   if cargo clippy -q --release --target "$target" --features "$features" -- -D warnings; then
     pass "clippy $target --features $features"
@@ -196,6 +199,26 @@ for spec in "${boards[@]}"; do
   fi
   sed -n 's/^# /  /p' "$work/$board.1.err"
 done
+
+# ---------------------------------------------------------------- 5b. trace
+# The `trace` feature prints the group lesson's per-round trace instead of the suite: the
+# same bytes as the host's `capsim trace autoscale --format csv` (one core CSV writer).
+section "lm3s6965evb: the trace feature against \`capsim trace autoscale --format csv\`"
+start=$SECONDS
+host trace autoscale --format csv >"$work/host-trace.csv"
+cargo build -q --release --target thumbv7m-none-eabi --features trace
+cp target/thumbv7m-none-eabi/release/capsim-firmware "$work/lm3s6965evb-trace.elf"
+run thumbv7m-none-eabi "$work/lm3s6965evb-trace.elf" "$work/lm3s6965evb-trace"
+status=$(cat "$work/lm3s6965evb-trace.status")
+if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
+if cmp -s "$work/host-trace.csv" "$work/lm3s6965evb-trace.out"; then
+  pass "trace equals the host's ($(wc -l <"$work/host-trace.csv") lines, $(wc -c <"$work/host-trace.csv") bytes)"
+else
+  fail "trace differs from the host's:"
+  diff "$work/host-trace.csv" "$work/lm3s6965evb-trace.out" | head -n 20 | sed 's/^/        /'
+fi
+sed -n 's/^# /  /p' "$work/lm3s6965evb-trace.err"
+echo "  built and run in $((SECONDS - start)) s"
 
 # ---------------------------------------------------------------- 6. budgets
 section "budgets (llvm-size; peak stack painted and measured on the board)"

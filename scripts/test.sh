@@ -20,6 +20,20 @@ cargo clippy -p capsim-core --all-features --locked -- -D warnings
 step "tests (golden lesson outputs, differential vectors, properties, CLI)"
 cargo test --workspace --locked
 
+step "README pictures: up to date, valid XML, drawn (rsvg-convert renders them, not blank)"
+if ! command -v rsvg-convert >/dev/null; then
+    sudo=$([ "$(id -u)" = 0 ] || echo sudo)
+    $sudo apt-get update -qq && $sudo apt-get install -y librsvg2-bin >/dev/null
+fi
+plots_dir=$(mktemp -d)
+bash scripts/plots.sh "$plots_dir"
+for plot in autoscale consumers bulkhead; do
+    cmp "$plots_dir/$plot.svg" "docs/plots/$plot.svg" ||
+        { echo "docs/plots/$plot.svg is out of date: run bash scripts/plots.sh"; exit 1; }
+done
+rm -rf "$plots_dir"
+python3 scripts/check_svg.py docs/plots/*.svg
+
 step "differential vectors marked heavy (10^7 rounds and the like), optimized"
 cargo test --release -p capsim-tests --test differential --locked
 

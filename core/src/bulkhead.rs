@@ -282,6 +282,32 @@ pub struct Metrics {
     pub busy_slot_rounds: u64,
 }
 
+/// One round of a run, as [`crate::Observer::bulkhead_round`] sees it.
+///
+/// Summed over a run, `busy` is `busy_slot_rounds` and each served and dropped count the
+/// run's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RoundState {
+    /// The round, from 0.
+    pub round: u32,
+    /// Busy slots at the start of the round, once ended holds are freed (before arrivals).
+    pub busy: u32,
+    /// Busy slots of the shared or tracking pool at that moment.
+    pub first_busy: u32,
+    /// Busy slots of the event pool at that moment (0 for a shared pool).
+    pub second_busy: u32,
+    /// Tracking requests that got a slot this round.
+    pub tracking_served: u32,
+    /// Tracking requests dropped this round.
+    pub tracking_dropped: u32,
+    /// Event requests that got a slot this round.
+    pub event_served: u32,
+    /// Event requests dropped this round.
+    pub event_dropped: u32,
+}
+
 /// Release calendar length: one more than the longest hold, rounded up to a power of two.
 const CALENDAR: usize = 128;
 
@@ -423,14 +449,17 @@ impl Lane {
         self.m = Metrics::default();
     }
 
-    /// Plays one round's shuffled arrivals against this layout.
-    fn round(&mut self, t: u32, arrivals: &[Stream]) {
+    /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
+    /// round's state (from the metrics' change: nothing more to count per arrival).
+    fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &[Stream]) -> RoundState {
         self.first.free_ended(t);
         if let Some(p) = self.second.as_mut() {
             p.free_ended(t);
         }
-        let busy = self.first.busy + self.second.as_ref().map_or(0, |p| p.busy);
+        let second_busy = self.second.as_ref().map_or(0, |p| p.busy);
+        let busy = self.first.busy + second_busy;
         self.m.busy_slot_rounds += u64::from(busy);
+        let before = self.m;
         let event_hold = if t >= self.slow_from {
             self.slow_hold
         } else {
@@ -461,6 +490,21 @@ impl Lane {
                 }
             }
         }
+        if !OBSERVE {
+            return RoundState::default();
+        }
+        // At most MAX_ARRIVALS_PER_ROUND arrivals: every difference fits.
+        let diff = |now: u64, then: u64| (now - then) as u32;
+        RoundState {
+            round: t,
+            busy,
+            first_busy: busy - second_busy,
+            second_busy,
+            tracking_served: diff(self.m.tracking_served, before.tracking_served),
+            tracking_dropped: diff(self.m.tracking_dropped, before.tracking_dropped),
+            event_served: diff(self.m.event_served, before.event_served),
+            event_dropped: diff(self.m.event_dropped, before.event_dropped),
+        }
     }
 }
 
@@ -470,7 +514,8 @@ pub fn run(params: &Params) -> Result<Metrics, Error> {
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
-/// calling `observer` after every round. Its one lane (about 600 bytes) is on the stack.
+/// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
+/// bytes) is on the stack.
 pub fn run_with<R: UnitRng, O: Observer>(
     params: &Params,
     rng: &mut R,
@@ -547,7 +592,8 @@ pub fn run_batch<const B: usize>(
 }
 
 /// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
-/// round.
+/// round (with one layout, its [`RoundState`] too; several layouts report no state: see
+/// [`crate::Observer`]).
 pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     params: &[Params],
     rng: &mut R,
@@ -586,6 +632,8 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     for (lane, p) in lanes.iter_mut().zip(params) {
         lane.set(p);
     }
+    // One run observed reports its rounds; batches report none (see `Observer`).
+    let observe = O::ROUNDS && params.len() == 1;
     let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
     for t in 0..first.horizon {
         arrivals.clear();
@@ -604,8 +652,16 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             let j = (rng.next_unit() * (i + 1) as f64) as usize;
             arrivals.swap(i, j.min(i));
         }
-        for lane in lanes.iter_mut() {
-            lane.round(t, &arrivals);
+        if observe {
+            // One run: its state, as the observer contract asks.
+            for lane in lanes.iter_mut() {
+                let state = lane.round::<true>(t, &arrivals);
+                observer.bulkhead_round(&state);
+            }
+        } else {
+            for lane in lanes.iter_mut() {
+                lane.round::<false>(t, &arrivals);
+            }
         }
         observer.round_done(u64::from(t));
     }

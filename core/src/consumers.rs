@@ -189,6 +189,28 @@ pub struct Metrics {
     pub throughput: f64,
 }
 
+/// One round of a run, as [`crate::Observer::consumers_round`] sees it (every round from 0,
+/// those the event-driven engine skips included: nothing applied, the consumers still
+/// holding their events).
+///
+/// Summed over a run, `applied` is the events and `reordered` is `reordered_shipments`; a
+/// run has `rounds` of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RoundState {
+    /// The round, from 0.
+    pub round: u64,
+    /// Events applied to the store this round (at most `slots`).
+    pub applied: u32,
+    /// Shipments first seen reordered this round.
+    pub reordered: u32,
+    /// Consumers holding an event at the end of the round.
+    pub busy_consumers: u32,
+    /// Events not yet taken from the queue at the end of the round.
+    pub queue_left: u64,
+}
+
 /// Random access to the workload's draws: what the queue needs to regenerate itself in
 /// arrival order without storing events.
 ///
@@ -672,9 +694,9 @@ pub fn run<const N: usize, const F: usize, const R: usize>(
     run_with(params, LessonDraws::new(params), ws, &mut ())
 }
 
-/// Runs the model on the workload drawn from `draws`, calling `observer` after every round
-/// in which something happened (rounds in which every consumer is only counting down are
-/// skipped in one step; the observer sees the round reached).
+/// Runs the model on the workload drawn from `draws`, handing `observer` every round's
+/// [`RoundState`] in order (the rounds the engine skips in one step, in which every
+/// consumer is only counting down, are reported too).
 pub fn run_with<D: WorkloadDraws, O: Observer, const N: usize, const F: usize, const R: usize>(
     params: &Params,
     draws: D,
@@ -704,8 +726,9 @@ pub fn run_batch<const N: usize, const F: usize, const R: usize>(
     run_batch_with(params, LessonDraws::new(first), ws, &mut (), out)
 }
 
-/// [`run_batch`] on the workload drawn from `draws`, calling `observer` after every round
-/// any configuration processes.
+/// [`run_batch`] on the workload drawn from `draws`. One configuration is observed as
+/// [`run_with`] is; several report no state, only `round_done` for the rounds each lane
+/// processes, lane after lane (see [`crate::Observer`]).
 pub fn run_batch_with<D, O, const N: usize, const F: usize, const R: usize>(
     params: &[Params],
     draws: D,
@@ -759,6 +782,8 @@ where
     let Workspace { queue, stores } = ws;
     let mut queue = Queue::new(first, draws, queue)?;
     let shipments = first.shipments as usize;
+    // One run observed reports its rounds; batches report none (see `Observer`).
+    let observe = O::ROUNDS && params.len() == 1;
     let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
     for (p, store) in params.iter().zip(stores.iter_mut()) {
         // `Queue::new` checked that the workspace holds every shipment.
@@ -766,7 +791,7 @@ where
             capacity: Capacity::WorkspaceShipments,
             limit: N as u32,
         })?;
-        let lane = Lane::new(p, store);
+        let lane = Lane::new(p, store, observe);
         if lanes.push(lane).is_err() {
             break; // unreachable: params.len() <= R
         }
@@ -838,10 +863,15 @@ struct Lane<'s> {
     /// Within a round: the next consumer to look at, and the store slots left.
     scan: usize,
     slots_left: u32,
+    /// Whether to report each round's [`RoundState`] (one run, observed).
+    observe: bool,
+    /// `applied` and `reordered` at the end of the last reported round.
+    applied_before: u64,
+    reordered_before: u32,
 }
 
 impl<'s> Lane<'s> {
-    fn new(p: &Params, store: &'s mut [u8]) -> Self {
+    fn new(p: &Params, store: &'s mut [u8], observe: bool) -> Self {
         store.fill(0);
         Self {
             ready: [IDLE; MAX_CONSUMERS],
@@ -857,6 +887,9 @@ impl<'s> Lane<'s> {
             started: 0,
             scan: 0,
             slots_left: 0,
+            observe,
+            applied_before: 0,
+            reordered_before: 0,
         }
     }
 
@@ -904,6 +937,10 @@ impl<'s> Lane<'s> {
                     return true;
                 }
             }
+            let state = self.observe.then(|| self.state());
+            if let Some(state) = state {
+                observer.consumers_round(&state);
+            }
             observer.round_done(self.round);
             if self.applied == self.total {
                 return false;
@@ -913,10 +950,41 @@ impl<'s> Lane<'s> {
             if next == IDLE {
                 return false; // unreachable while events remain: each is queued or held
             }
-            self.round = next.max(self.round + 1);
+            let next = next.max(self.round + 1);
+            if let Some(state) = state {
+                // The skipped rounds: nothing applied, every consumer still holding its event.
+                for round in self.round + 1..next {
+                    let skipped = RoundState {
+                        round,
+                        applied: 0,
+                        reordered: 0,
+                        ..state
+                    };
+                    observer.consumers_round(&skipped);
+                    observer.round_done(round);
+                }
+            }
+            self.round = next;
             self.scan = 0;
             self.slots_left = self.slots;
         }
+    }
+
+    /// The state at the end of the current round; starts the next round's counts.
+    fn state(&mut self) -> RoundState {
+        let busy = self.ready[..self.n].iter().filter(|&&r| r != IDLE).count() as u64;
+        let state = RoundState {
+            round: self.round,
+            // At most `slots` per round, and the reordered ones at most the applied ones.
+            applied: (self.applied - self.applied_before) as u32,
+            reordered: self.reordered - self.reordered_before,
+            busy_consumers: busy as u32,
+            // Every event is applied, held, or still queued.
+            queue_left: self.total - self.applied - busy,
+        };
+        self.applied_before = self.applied;
+        self.reordered_before = self.reordered;
+        state
     }
 
     fn apply(&mut self, job: u32) {

@@ -15,6 +15,7 @@
 //! - [`fdlibm`]: `sin` as JavaScript computes it (the demand curve needs its exact bits).
 //! - [`jsfmt`]: JavaScript's number formatting, which the lessons' tables use.
 //! - [`lesson`]: the five lesson outputs, written into any `core::fmt::Write`.
+//! - [`trace`]: a run's rounds as CSV rows (`capsim trace`, and the board's trace feature).
 //!
 //! ```
 //! use capsim_core::{consumers::Workspace, lesson};
@@ -37,15 +38,38 @@ mod fuzzing;
 pub mod jsfmt;
 pub mod lesson;
 pub mod rng;
+pub mod trace;
 
 pub use error::{Accepted, Bound, Capacity, Error, SEED_RANGE};
 
-/// Watches a run round by round: a teaching board can pause after each round (step mode).
+/// Watches a run round by round: a trace, a plot, a teaching board that pauses after each
+/// round (step mode).
 ///
-/// `()` watches nothing and costs nothing.
+/// # The contract
+///
+/// A single run (`run_with` of each model, one configuration) calls, after every round and in
+/// round order, first its model's per-round method ([`Observer::group_round`],
+/// [`Observer::consumers_round`] or [`Observer::bulkhead_round`]) with a small `Copy` state
+/// of that round, then [`Observer::round_done`]. Every round is reported, the ones an
+/// event-driven engine skips included (the consumers engine reports them as rounds in which
+/// nothing was applied). Summed over a run, the states give the run's metrics (see each
+/// state's doc).
+///
+/// Batched engines (several configurations on one pass: `consumers::run_batch_with` and
+/// `bulkhead::run_batch_with` with more than one) report no per-round state: they call only
+/// `round_done` (so a board can pace them), lane after lane, with rounds that are not in
+/// order across lanes and rounds the consumers engine skips left out. To observe a run, run
+/// one configuration.
+///
+/// `()` watches nothing and costs nothing: engines skip the per-round work when
+/// [`Observer::ROUNDS`] is false. Such an observer (a board pacing the lessons) gets only
+/// `round_done`, for the rounds the engine processes, as from a batch.
 pub trait Observer {
-    /// Called after each simulated round (an event-driven engine calls it for the rounds in
-    /// which something happened, with the round reached).
+    /// Whether the engine should build and report per-round states (`()` says no, so an
+    /// unobserved run does no per-round work for it).
+    const ROUNDS: bool = true;
+
+    /// Called after each simulated round, after the model's per-round method.
     fn round_done(&mut self, round: u64) {
         let _ = round;
     }
@@ -55,16 +79,38 @@ pub trait Observer {
     fn group_round(&mut self, state: &autoscale::RoundState) {
         let _ = state;
     }
+
+    /// Called after each round of a consumers run, just before `round_done`.
+    fn consumers_round(&mut self, state: &consumers::RoundState) {
+        let _ = state;
+    }
+
+    /// Called after each round of a bulkhead run, just before `round_done`.
+    fn bulkhead_round(&mut self, state: &bulkhead::RoundState) {
+        let _ = state;
+    }
 }
 
-impl Observer for () {}
+impl Observer for () {
+    const ROUNDS: bool = false;
+}
 
 impl<O: Observer + ?Sized> Observer for &mut O {
+    const ROUNDS: bool = O::ROUNDS;
+
     fn round_done(&mut self, round: u64) {
         (**self).round_done(round);
     }
 
     fn group_round(&mut self, state: &autoscale::RoundState) {
         (**self).group_round(state);
+    }
+
+    fn consumers_round(&mut self, state: &consumers::RoundState) {
+        (**self).consumers_round(state);
+    }
+
+    fn bulkhead_round(&mut self, state: &bulkhead::RoundState) {
+        (**self).bulkhead_round(state);
     }
 }

@@ -26,11 +26,13 @@ mod report;
 mod stack;
 
 use capsim_core::{
+    autoscale,
     consumers::Workspace,
     lesson::{self, Lesson, LessonError},
+    rng::GroupLcg,
     Error, Observer,
 };
-use embedded_hal::delay::DelayNs;
+use embedded_hal::{delay::DelayNs, digital::OutputPin};
 use static_cell::ConstStaticCell;
 
 /// Exit status after a panic.
@@ -42,14 +44,24 @@ const FAULTED: i32 = 102;
 #[cfg_attr(target_arch = "riscv32", riscv_rt::entry)]
 fn main() -> ! {
     let board::Board { led, mut delay } = board::init();
-    let workspace = workspace();
     let mut out = report::LineWriter::new(led);
+    let status = if cfg!(feature = "trace") {
+        trace(&mut out, &mut delay)
+    } else {
+        lessons(&mut out, &mut delay)
+    };
+    semihosting::process::exit(status)
+}
+
+/// Runs the lesson suite; returns the exit status (1 after a lesson error).
+fn lessons<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mut D) -> i32 {
+    let workspace = workspace();
     let mut failures = 0;
     let mut peak = 0;
     for lesson in Lesson::ALL {
         stack::paint();
         let start = board::Mark::now();
-        let result = lesson::render_observed(lesson, &mut out, workspace, &mut Pace(&mut delay));
+        let result = lesson::render_observed(lesson, out, workspace, &mut Pace(delay));
         let work = start.instructions_since();
         let flushed = out.flush().map_err(LessonError::from);
         let result = result.and(flushed);
@@ -66,7 +78,7 @@ fn main() -> ! {
         }
     }
     report::stack(board::NAME, peak, stack::size());
-    semihosting::process::exit(if failures == 0 { 0 } else { 1 })
+    i32::from(failures > 0)
 }
 
 /// Returns the consumers lesson's workspace, a static in `.bss` (a few bytes per shipment),
@@ -89,9 +101,67 @@ fn board_too_small(error: &LessonError) -> bool {
 struct Pace<'a, D>(&'a mut D);
 
 impl<D: DelayNs> Observer for Pace<'_, D> {
+    /// It paces the rounds the engines process and needs no per-round state.
+    const ROUNDS: bool = false;
+
     fn round_done(&mut self, _round: u64) {
         if cfg!(feature = "step-mode") {
             self.0.delay_ms(board::STEP_PAUSE_MS);
+        }
+    }
+}
+
+/// The `trace` feature: prints what `capsim trace autoscale --format csv` prints (the group
+/// lesson's run, threshold 2, cooldown 0), through the core's own CSV writer; returns the
+/// exit status.
+fn trace<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mut D) -> i32 {
+    let p = autoscale::Params::default();
+    stack::paint();
+    let start = board::Mark::now();
+    let mut watch = Trace {
+        out,
+        delay,
+        result: Ok(()),
+    };
+    let header = capsim_core::trace::autoscale_header(watch.out);
+    let run = autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut watch);
+    let written = header.and(watch.result).and(watch.out.flush());
+    let result = run
+        .map_err(LessonError::from)
+        .and(written.map_err(LessonError::from));
+    let failed = match result {
+        Ok(_) => {
+            report::work("trace", start.instructions_since(), stack::peak());
+            false
+        }
+        Err(error) => {
+            report::failed("trace", &error);
+            true
+        }
+    };
+    report::stack(board::NAME, stack::peak(), stack::size());
+    i32::from(failed)
+}
+
+/// Writes each round as a CSV row; in step mode, paces the rows and lights the LED for half
+/// the pause on each round that launched instances.
+struct Trace<'a, P, D> {
+    out: &'a mut report::LineWriter<P>,
+    delay: &'a mut D,
+    result: core::fmt::Result,
+}
+
+impl<P: OutputPin, D: DelayNs> Observer for Trace<'_, P, D> {
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        let row = capsim_core::trace::autoscale_row(self.out, s);
+        if self.result.is_ok() {
+            self.result = row;
+        }
+        self.out.light(s.launched > 0);
+        if cfg!(feature = "step-mode") {
+            self.delay.delay_ms(board::STEP_PAUSE_MS / 2);
+            self.out.light(false);
+            self.delay.delay_ms(board::STEP_PAUSE_MS / 2);
         }
     }
 }

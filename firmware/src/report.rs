@@ -22,6 +22,8 @@ pub struct LineWriter<P> {
     line: String<LINE>,
     led: P,
     lit: bool,
+    /// Set by [`LineWriter::light`]: the caller drives the LED.
+    own_led: bool,
     #[cfg(not(any(feature = "defmt", feature = "rtt")))]
     stdout: Option<semihosting::io::Stdout>,
 }
@@ -33,9 +35,22 @@ impl<P: OutputPin> LineWriter<P> {
             line: String::new(),
             led,
             lit: false,
+            own_led: false,
             #[cfg(not(any(feature = "defmt", feature = "rtt")))]
             stdout: semihosting::io::stdout().ok(),
         }
+    }
+
+    /// Lights or darkens the LED, and stops the per-line toggling (the trace blinks it on
+    /// launches instead).
+    pub fn light(&mut self, on: bool) {
+        self.own_led = true;
+        // The LED pins of this firmware are infallible.
+        let _ = if on {
+            self.led.set_high()
+        } else {
+            self.led.set_low()
+        };
     }
 
     /// Sends out what is collected, finished with its `\n` or not; fails if stdout does.
@@ -53,7 +68,7 @@ impl<P: OutputPin> LineWriter<P> {
         }
         #[cfg(any(feature = "defmt", feature = "rtt"))]
         defmt::println!("{=str}", self.line.strip_suffix('\n').unwrap_or(&self.line));
-        if self.line.ends_with('\n') {
+        if self.line.ends_with('\n') && !self.own_led {
             self.lit = !self.lit;
             // The LED pins of this firmware are infallible.
             let _ = if self.lit {

@@ -12,6 +12,8 @@ pub mod formula;
 pub mod list;
 pub mod models;
 pub mod output;
+pub mod plot;
 pub mod query;
 pub mod summary;
 pub mod sweep;
+pub mod trace;

@@ -15,7 +15,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
 use capsim::output::Format;
+use capsim::plot::Plotted;
 use capsim::sweep::{self, Failure, Options, Progress};
+use capsim::trace::Traced;
 
 const LIMITS: &str = "\
 Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
@@ -58,6 +60,12 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// One run, one row per round: watch it unfold (CSV rows are what a board prints)
+    #[command(subcommand)]
+    Trace(TraceCommand),
+    /// One run per value of the listed flags, charted over the rounds as an SVG file
+    #[command(subcommand)]
+    Plot(PlotCommand),
     /// Azure Batch autoscale formulas: check a formula file, or evaluate it once
     #[command(subcommand, after_help = capsim::formula::FORMULA_HELP)]
     Formula(capsim::formula::FormulaCommand),
@@ -69,6 +77,102 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+}
+
+const TRACE_HELP: &str = "\
+One run: every flag takes one value (a list or range of more is an error). One row per round,
+in round order. Columns: autoscale round demand required size ready booting broken launched
+replaced removed, then the instances per lifecycle state; consumers round applied reordered
+busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
+busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
+event_busy for a split layout. CSV and JSON stream the rows; a table holds every row before
+its first line (at most 1000000 rows).";
+
+/// `capsim trace <model>`.
+#[derive(Subcommand, Debug)]
+enum TraceCommand {
+    /// The auto-scaling group's rounds
+    #[command(after_help = TRACE_HELP)]
+    Autoscale {
+        #[command(flatten)]
+        model: Flags<Autoscale>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+    /// The consumers' rounds
+    #[command(after_help = TRACE_HELP)]
+    Consumers {
+        #[command(flatten)]
+        model: Flags<Consumers>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+    /// The bulkhead's rounds
+    #[command(after_help = TRACE_HELP)]
+    Bulkhead {
+        #[command(flatten)]
+        model: Flags<Bulkhead>,
+        #[command(flatten)]
+        out: TraceArgs,
+    },
+}
+
+/// `capsim trace`'s output flag.
+#[derive(clap::Args, Debug)]
+struct TraceArgs {
+    /// Output format: aligned table, JSON Lines (one object per round), or CSV
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+}
+
+const PLOT_HELP: &str = "\
+Every combination of the flags' values is one run (at most 8, each of at most 2000000
+rounds); each run draws its series,
+labelled by its values of the listed flags. autoscale: group size, ready and required
+instances; consumers: events not yet applied; bulkhead: tracking and event requests dropped so
+far. The SVG is the same bytes on every machine.";
+
+/// `capsim plot <model>`.
+#[derive(Subcommand, Debug)]
+enum PlotCommand {
+    /// Group size, ready and required instances over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Autoscale {
+        #[command(flatten)]
+        model: Flags<Autoscale>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+    /// Events not yet applied over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Consumers {
+        #[command(flatten)]
+        model: Flags<Consumers>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+    /// Requests dropped so far, per stream, over the rounds
+    #[command(after_help = PLOT_HELP)]
+    Bulkhead {
+        #[command(flatten)]
+        model: Flags<Bulkhead>,
+        #[command(flatten)]
+        out: PlotArgs,
+    },
+}
+
+/// `capsim plot`'s output flag.
+#[derive(clap::Args, Debug)]
+struct PlotArgs {
+    /// The SVG file to write
+    #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
+    output: std::path::PathBuf,
+    /// Instead of the rounds, a histogram of --metric across every run (e.g. --seed 1..=500) [at most 100000 runs]
+    #[arg(long)]
+    summary: bool,
+    /// The metric of the --summary histogram (a key of the model's rows) [autoscale: launched; consumers: rounds; bulkhead: tracking_dropped]
+    #[arg(long, value_name = "KEY", requires = "summary")]
+    metric: Option<String>,
 }
 
 /// Flags every model command shares.
@@ -167,6 +271,18 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
+        Command::Trace(TraceCommand::Autoscale { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
+        Command::Plot(PlotCommand::Autoscale { model, out }) => {
+            plot("autoscale", &model, &out, "launched")
+        }
+        Command::Plot(PlotCommand::Consumers { model, out }) => {
+            plot("consumers", &model, &out, "rounds")
+        }
+        Command::Plot(PlotCommand::Bulkhead { model, out }) => {
+            plot("bulkhead", &model, &out, "tracking_dropped")
+        }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
             Ok(text) => Ok(out.write_all(text.as_bytes())?),
             Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
@@ -267,4 +383,32 @@ impl Progress for Bar {
             None => write(),
         }
     }
+}
+
+/// `capsim trace`: checks the one run, then writes its rows.
+fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> Result<(), Failure> {
+    let p = capsim::trace::single(model).map_err(Failure::Input)?;
+    (M::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
+    capsim::trace::write::<M>(&p, format, out).map_err(|e| match e {
+        capsim::trace::Stop::Input(m) => Failure::Input(m),
+        capsim::trace::Stop::Io(e) => Failure::Io(e),
+    })
+}
+
+/// `capsim plot`: draws the runs, then writes the SVG file.
+fn plot<M: Plotted>(
+    name: &str,
+    model: &Flags<M>,
+    args: &PlotArgs,
+    metric: &str,
+) -> Result<(), Failure> {
+    let svg = if args.summary {
+        let metric = args.metric.as_deref().unwrap_or(metric);
+        capsim::plot::histogram(name, model, metric)
+    } else {
+        capsim::plot::plot(name, model)
+    }
+    .map_err(Failure::Input)?;
+    std::fs::write(&args.output, svg)
+        .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))
 }

@@ -144,6 +144,10 @@ impl<'p> Group<'p> {
         self.scale(t, demand, needed, policy)?;
         self.advance(t);
         self.measure(needed);
+        if O::ROUNDS {
+            // At most 256 records: fits.
+            self.now.broken = self.instances.iter().filter(|o| o.broken).count() as u32;
+        }
         observer.group_round(&self.now);
         observer.round_done(u64::from(t));
         Ok(())

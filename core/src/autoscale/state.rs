@@ -119,6 +119,10 @@ impl StateCounts {
 }
 
 /// One round as a teaching board shows it (handed to [`crate::Observer::group_round`]).
+///
+/// Summed over a run, `launched` is the run's `launched`, `replaced` its `replacements`,
+/// `restarted` its `restarts_from_stopped`, `failed` its `failed_launches`; the largest
+/// `size` is `max_size`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -133,6 +137,8 @@ pub struct RoundState {
     pub size: u32,
     /// Instances per state at the end of the round.
     pub counts: StateCounts,
+    /// Broken instances in the group at the end of the round (serving or not).
+    pub broken: u32,
     /// Fresh instances launched this round (scaling and replacements).
     pub launched: u32,
     /// Instances the health check replaced this round.
