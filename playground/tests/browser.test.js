@@ -148,7 +148,7 @@ test("the chart is capsim plot's svg#chart: one non-empty line per series, a leg
       width: box.width,
       height: box.height,
       lines: [...svg.querySelectorAll('polyline[stroke-width="2"]')].map((p) => p.getTotalLength()),
-      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent),
+      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent.trim()),
     };
   });
   assert.ok(info.width > 300 && info.height > 150);
@@ -156,7 +156,7 @@ test("the chart is capsim plot's svg#chart: one non-empty line per series, a leg
   // each drawn over the rounds and as a 20-pixel legend swatch.
   assert.equal(info.lines.length, 10);
   assert.equal(info.lines.filter((len) => len > 50).length, 5, JSON.stringify(info.lines));
-  for (const label of ["round", "instances", "threshold=2: group size", "threshold=5: ready", "required"]) {
+  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round", "instances", "threshold=2: group size", "threshold=5: ready", "required"]) {
     assert.ok(info.texts.includes(label), label);
   }
   const shot = path.join(root, "target", "playground-screenshot.png");
