@@ -6,7 +6,6 @@
 //! Without the default `cli` feature (clap, rayon, indicatif) it is std-only and builds for
 //! `wasm32-unknown-unknown`; grids then run on the calling thread, with the same bytes.
 
-pub mod chart;
 #[cfg(feature = "cli")]
 pub mod formula;
 pub mod list;

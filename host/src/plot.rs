@@ -1,10 +1,11 @@
 //! `capsim plot`: a run's rounds as an SVG chart, one series per value of the listed flags.
 //!
 //! Free of files and terminals (it returns the SVG text) so that a browser build can call
-//! it too. Drawn with `plotters`' SVG backend and its built-in text measure (no system
-//! fonts), so the same input gives the same bytes on every machine.
+//! it too. Drawn with `plotters`' SVG backend and a fixed text measure ([`Svg`]: no system
+//! fonts, no browser), so the same input gives the same bytes on every machine and in wasm32.
 
 use plotters::prelude::*;
+use plotters_backend::{BackendColor, BackendCoord, DrawingErrorKind};
 
 use capsim_core::{autoscale, bulkhead, consumers, Observer};
 
@@ -240,7 +241,7 @@ pub fn chart(
 ) -> Result<String, String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
         draw(&root, title, y_label, series, legend)
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
@@ -250,6 +251,160 @@ pub fn chart(
 }
 
 type Failed = Box<dyn std::error::Error>;
+
+/// `plotters`' SVG backend measuring text with its host estimate (`naive.rs`: 0.7 em per
+/// byte) on every target: on wasm32 `plotters` measures text in the browser's DOM, which a
+/// Web Worker or node does not have and which would give other bytes than `capsim plot`.
+pub struct Svg<'a>(SVGBackend<'a>);
+
+impl<'a> Svg<'a> {
+    /// Draws into `buf`, `size` pixels.
+    pub fn with_string(buf: &'a mut String, size: (u32, u32)) -> Self {
+        Svg(SVGBackend::with_string(buf, size))
+    }
+}
+
+impl DrawingBackend for Svg<'_> {
+    type ErrorType = std::io::Error;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.0.get_size()
+    }
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.ensure_prepared()
+    }
+    fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.present()
+    }
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_pixel(point, color)
+    }
+    fn draw_line<S: plotters_backend::BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_line(from, to, style)
+    }
+    fn draw_rect<S: plotters_backend::BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_rect(upper_left, bottom_right, style, fill)
+    }
+    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_path(path, style)
+    }
+    fn draw_circle<S: plotters_backend::BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_circle(center, radius, style, fill)
+    }
+    fn fill_polygon<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.fill_polygon(vert, style)
+    }
+    fn draw_text<S: plotters_backend::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
+        self.0.draw_text(text, style, pos)
+    }
+    fn estimate_text_size<S: plotters_backend::BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        Ok(text_size(style.size(), text))
+    }
+}
+
+/// plotters' naive.rs, the measure its non-browser builds use: an em of size / 1.24², 0.7 em
+/// per byte wide, from -1 em to 0.24 em high.
+fn text_size(size: f64, text: &str) -> (u32, u32) {
+    let em = size / 1.24 / 1.24;
+    let width = (em * 0.7 * text.len() as f64).round() as i32;
+    let height = (em * 0.24).round() as i32 - (-em.round() as i32);
+    (width as u32, height as u32)
+}
+
+/// The legend's font size, line height (plotters' multi-line text: 1.25 lines), inner
+/// margin and swatch area, as plotters' `configure_series_labels` lays it out.
+const LEGEND_FONT: f64 = 14.0;
+const LEGEND_MARGIN: i32 = 10;
+const LEGEND_SWATCH: i32 = 30;
+
+/// Draws the legend as plotters' `configure_series_labels().draw()` does (same elements,
+/// same order, same pixels), but measuring text with [`text_size`]: plotters' own legend
+/// asks the font directly, which on wasm32 means the browser's DOM.
+fn legend(
+    area: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    series: &[Series],
+    position: SeriesLabelPosition,
+) -> Result<(), Failed> {
+    let line_y = |i: usize| (i as f64 * LEGEND_FONT * 1.25).round() as i32;
+    let sizes: Vec<(u32, u32)> = series
+        .iter()
+        .map(|s| text_size(LEGEND_FONT, &s.label))
+        .collect();
+    let (mut w, mut h) = (0, 0);
+    for (i, &(dx, dy)) in sizes.iter().enumerate() {
+        w = w.max(dx as i32);
+        h = h.max(line_y(i) + dy as i32);
+    }
+    w += LEGEND_SWATCH + LEGEND_MARGIN * 2;
+    h += LEGEND_MARGIN * 2;
+    let (area_w, _) = area.dim_in_pixel();
+    let (x, y) = match position {
+        SeriesLabelPosition::UpperRight => (area_w as i32 - w - 5, 5),
+        _ => (5, 5),
+    };
+    area.draw(&Rectangle::new(
+        [(x, y), (x + w, y + h)],
+        WHITE.mix(0.85).filled(),
+    ))?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], BLACK))?;
+    let font: TextStyle = ("sans-serif", LEGEND_FONT).into_font().into();
+    let (tx, ty) = (x + LEGEND_SWATCH + LEGEND_MARGIN, y + LEGEND_MARGIN);
+    for (i, s) in series.iter().enumerate() {
+        area.draw(&Text::new(
+            s.label.as_str(),
+            (tx, ty + line_y(i)),
+            font.clone(),
+        ))?;
+    }
+    for (i, &(_, dy)) in sizes.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let mid = (2 * (ty + line_y(i)) + dy as i32) / 2;
+        let x0 = x + LEGEND_MARGIN;
+        area.draw(&PathElement::new(
+            [(x0, mid), (x0 + 20, mid)],
+            colour.stroke_width(2),
+        ))?;
+    }
+    Ok(())
+}
 
 /// The most points a line keeps: about one per pixel of the plot's width, so a long run
 /// (the consumers lesson's 90,000 rounds) stays a small file.
@@ -266,7 +421,7 @@ fn thinned(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 }
 
 fn draw(
-    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
     y_label: &str,
     series: &[Series],
@@ -295,19 +450,9 @@ fn draw(
         .draw()?;
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        chart
-            .draw_series(LineSeries::new(thinned(&s.points), colour.stroke_width(2)))?
-            .label(s.label.clone())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+        chart.draw_series(LineSeries::new(thinned(&s.points), colour.stroke_width(2)))?;
     }
-    chart
-        .configure_series_labels()
-        .position(legend)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()?;
-    Ok(())
+    self::legend(&chart.plotting_area().strip_coord_spec(), series, legend)
 }
 
 /// The most runs a histogram takes (every run's metric is held).
@@ -351,7 +496,7 @@ pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Resul
     }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
         draw_histogram(&root, &title, metric, &values)
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
@@ -378,7 +523,7 @@ fn values_of<M: Model>(grid: &Grid<M>) -> String {
 const BINS: usize = 40;
 
 fn draw_histogram(
-    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
     metric: &str,
     values: &[f64],

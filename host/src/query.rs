@@ -4,14 +4,12 @@
 //! (without the dashes) taking the same values, and the output and error lines are the
 //! command line's bytes.
 
-use std::sync::Mutex;
-
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 
-use crate::chart;
 use crate::models::{self, Autoscale, Bulkhead, Consumers, Flags, Model, Param, MAX_RUNS};
-use crate::output::{Format, Row};
+use crate::output::Format;
+use crate::plot::{self, Plotted};
 use crate::sweep::{self, Failure, Options, Progress};
 
 /// The most runs a browser page runs: a page that computes for minutes looks broken.
@@ -21,14 +19,16 @@ pub const BROWSER_MAX_RUNS: u64 = 100_000;
 pub const MODELS: [&str; 3] = ["autoscale", "consumers", "bulkhead"];
 
 /// What a command printed: stdout's bytes, the error line (with `error: `, as stderr shows
-/// it) if it failed, and the chart of its runs (model commands).
+/// it) if it failed, and the chart of its runs (model commands): `capsim plot`'s picture.
 #[derive(Debug, Default)]
 pub struct Printed {
     /// Exactly what the command line writes to stdout.
     pub stdout: Vec<u8>,
     /// The one line the command line writes to stderr, if any, without its newline.
     pub error: Option<String>,
-    /// An `<svg id="chart">` of the runs' headline metrics.
+    /// What `capsim plot` draws for the same flags, as an `<svg id="chart">`; or, for a grid
+    /// it does not draw (more than [`plot::MAX_SERIES_RUNS`] runs), a one-line
+    /// `<p id="chart-note">` saying why.
     pub chart: Option<String>,
 }
 
@@ -99,17 +99,22 @@ fn lessons(name: &str, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// The metrics a model's chart draws per run.
-fn chart_metrics(model: &str) -> &'static [&'static str] {
-    match model {
-        "autoscale" => &["max_size", "launched", "replacements"],
-        "consumers" => &["reordered_shipments", "wrong_final_state"],
-        _ => &["tracking_dropped", "event_dropped"],
+/// `capsim plot`'s SVG for `flags`, its root given `id="chart"`, or a note saying why not.
+fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
+    match plot::plot(name, flags) {
+        Ok(svg) => svg.replacen("<svg ", "<svg id=\"chart\" ", 1),
+        Err(e) => {
+            let e = e
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
+            format!("<p id=\"chart-note\">No chart: {e}.</p>")
+        }
     }
 }
 
 /// `capsim MODEL [flags] [--format F] [--summary] [--threads N]`.
-fn model<M: Model>(
+fn model<M: Plotted>(
     name: &str,
     pairs: &[(&str, &str)],
     max_runs: u64,
@@ -168,49 +173,14 @@ fn model<M: Model>(
             grid.len()
         ));
     }
-    let collect = Collect {
-        inner: progress,
-        rows: Mutex::new(Vec::new()),
-    };
-    let result = sweep::sweep_grid(&grid, &options, &mut printed.stdout, &collect);
-    let rows = collect.rows.into_inner().unwrap_or_default();
-    if !rows.is_empty() {
-        let given: Vec<String> = pairs
-            .iter()
-            .filter(|(k, _)| M::PARAMS.iter().any(|p| p.flag() == *k))
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        let title = if given.is_empty() {
-            format!("{name} (lesson values)")
-        } else {
-            format!("{name}: {}", given.join(" "))
-        };
-        printed.chart = Some(chart::grid_chart(&title, &rows, chart_metrics(name)));
+    let result = sweep::sweep_grid(&grid, &options, &mut printed.stdout, progress);
+    if result.is_ok() {
+        printed.chart = Some(chart(name, &flags));
     }
     match result {
         Ok(()) => Ok(()),
         Err(Failure::Input(e) | Failure::Evaluation(e)) => Err(e),
         Err(Failure::Io(e)) => Err(format!("cannot write the output: {e}")),
-    }
-}
-
-/// Passes progress on and keeps the rows for the chart.
-struct Collect<'a, P> {
-    inner: &'a P,
-    rows: Mutex<Vec<Row>>,
-}
-
-impl<P: Progress> Progress for Collect<'_, P> {
-    fn start(&self, runs: u64) {
-        self.inner.start(runs);
-    }
-    fn done(&self, runs: u64) {
-        self.inner.done(runs);
-    }
-    fn window(&self, rows: &[Result<Row, String>]) {
-        if let Ok(mut kept) = self.rows.lock() {
-            kept.extend(rows.iter().map_while(|r| r.as_ref().ok().cloned()));
-        }
     }
 }
 
@@ -267,6 +237,41 @@ mod tests {
             &(),
         );
         assert!(p.error.unwrap().contains("the browser runs at most 100000"));
+    }
+
+    #[test]
+    fn the_chart_is_capsim_plots_svg_or_a_note() {
+        let p = run(
+            &[
+                ("model", "autoscale"),
+                ("threshold", "2,5"),
+                ("format", "csv"),
+            ],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        let flags = Flags::<Autoscale>::from_pairs([("threshold", "2,5")]).unwrap();
+        let svg = plot::plot("autoscale", &flags).unwrap();
+        let chart = p.chart.unwrap();
+        assert!(chart.starts_with("<svg id=\"chart\" "));
+        assert_eq!(chart.replacen(" id=\"chart\"", "", 1), svg);
+        // 3 × 3 runs: more than a plot draws (8), so a note, and the table still printed.
+        let p = run(
+            &[
+                ("model", "autoscale"),
+                ("threshold", "2,3,5"),
+                ("cooldown", "0,3,8"),
+            ],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        assert!(p.error.is_none() && !p.stdout.is_empty());
+        assert_eq!(
+            p.chart.as_deref(),
+            Some(
+                "<p id=\"chart-note\">No chart: a plot draws at most 8 runs; the lists make 9.</p>"
+            )
+        );
     }
 
     #[test]

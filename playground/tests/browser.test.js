@@ -138,8 +138,8 @@ test("beyond the browser's run limit, a clear message and no output", async () =
   await page.close();
 });
 
-test("the chart is an svg#chart with one non-empty line per metric", async () => {
-  const { page, chart } = await open([["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"]]);
+test("the chart is capsim plot's svg#chart: one non-empty line per series, a legend", async () => {
+  const { page, chart } = await open([["model", "autoscale"], ["threshold", "2,5"]]);
   assert.match(chart, /^<svg id="chart"/);
   const info = await page.evaluate(() => {
     const svg = document.getElementById("chart");
@@ -147,14 +147,16 @@ test("the chart is an svg#chart with one non-empty line per metric", async () =>
     return {
       width: box.width,
       height: box.height,
-      paths: [...svg.querySelectorAll("path")].map((p) => p.getTotalLength()),
-      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent),
+      lines: [...svg.querySelectorAll('polyline[stroke-width="2"]')].map((p) => p.getTotalLength()),
+      texts: [...svg.querySelectorAll("text")].map((t) => t.textContent.trim()),
     };
   });
   assert.ok(info.width > 300 && info.height > 150);
-  assert.equal(info.paths.length, 3);
-  assert.ok(info.paths.every((len) => len > 50), JSON.stringify(info.paths));
-  for (const label of ["max_size", "launched", "replacements", "autoscale: threshold=2,3,5 cooldown=0,3,8"]) {
+  // threshold=2 and 5: group size and ready each, and the one required line they share;
+  // each drawn over the rounds and as a 20-pixel legend swatch.
+  assert.equal(info.lines.length, 10);
+  assert.equal(info.lines.filter((len) => len > 50).length, 5, JSON.stringify(info.lines));
+  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round", "instances", "threshold=2: group size", "threshold=5: ready", "required"]) {
     assert.ok(info.texts.includes(label), label);
   }
   const shot = path.join(root, "target", "playground-screenshot.png");

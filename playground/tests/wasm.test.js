@@ -5,7 +5,9 @@ const test = require("node:test");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { site, goldenLesson, runCli } = require("./common.js");
+const os = require("node:os");
+const { site, goldenLesson, runCli, capsim, cliArgs } = require("./common.js");
+const { spawnSync } = require("node:child_process");
 const { capsimLoad } = require(path.join(site, "capsim.js"));
 
 let runner;
@@ -45,4 +47,37 @@ test("wasm32: a failing run keeps the rows before it and ends with the CLI's err
   const out = runner.run(pairs);
   assert.equal(out.stdout, cli.stdout);
   assert.equal(out.error + "\n", cli.stderr);
+});
+
+// `capsim plot`'s SVG for the same pairs (model flags only), read back from its file.
+function cliPlot(pairs) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "capsim-plot-")), "plot.svg");
+  const r = spawnSync(capsim, ["plot", ...cliArgs(pairs), "-o", file], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return fs.readFileSync(file, "utf8");
+}
+
+test("wasm32: the page's chart is capsim plot's SVG byte for byte (plus id=chart)", () => {
+  const grids = [
+    [["model", "autoscale"], ["threshold", "2,5"]],
+    [["model", "consumers"], ["consumers", "1,2,4"]],
+    [["model", "bulkhead"], ["split", "shared,24"], ["mode", "slowdown"]],
+    [["model", "autoscale"], ["threshold", "2,3"], ["cooldown", "0,3"], ["seed", "7,8"]],
+  ];
+  for (const grid of grids) {
+    const out = runner.run([...grid, ["format", "csv"]]);
+    assert.equal(out.error, "", JSON.stringify(grid));
+    assert.ok(out.chart.startsWith('<svg id="chart" '), out.chart.slice(0, 80));
+    assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(grid), JSON.stringify(grid));
+  }
+});
+
+test("wasm32: beyond capsim plot's 8 runs, a note instead of a chart, and the output", () => {
+  const pairs = [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"]];
+  const out = runner.run(pairs);
+  assert.equal(out.error, "");
+  assert.equal(out.stdout, runCli(pairs).stdout);
+  assert.equal(out.chart, '<p id="chart-note">No chart: a plot draws at most 8 runs; the lists make 9.</p>');
+  const cli = spawnSync(capsim, ["plot", ...cliArgs(pairs), "-o", path.join(os.tmpdir(), "x.svg")], { encoding: "utf8" });
+  assert.equal(cli.stderr, "error: a plot draws at most 8 runs; the lists make 9\n");
 });

@@ -27,7 +27,17 @@ function capsimRunner(instance) {
 // Instantiates from the module's bytes (no instantiateStreaming: any static host's MIME type works).
 async function capsimLoad(bytes, onProgress) {
   const imports = { env: { progress: (done, total) => onProgress && onProgress(done, total) } };
-  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  const module = await WebAssembly.compile(bytes);
+  // plotters links wasm-bindgen's DOM text measure into every wasm32 build; capsim measures
+  // text itself (capsim::plot::Svg) and never calls it, so those imports only have to exist.
+  for (const imp of WebAssembly.Module.imports(module)) {
+    if (imp.module === "env") continue;
+    imports[imp.module] = imports[imp.module] || {};
+    imports[imp.module][imp.name] = () => {
+      throw new Error("capsim.wasm called " + imp.module + "." + imp.name);
+    };
+  }
+  const instance = await WebAssembly.instantiate(module, imports);
   return capsimRunner(instance);
 }
 
