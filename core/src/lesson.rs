@@ -259,8 +259,8 @@ impl DemandTable {
     /// Runs every pair, in order, into `runs`, each from the start of one shared stream of
     /// the lesson's seed.
     fn run_pairs_shared(&self, pairs: &[Pair], runs: &mut [PairRun]) -> Result<(), Error> {
-        let mut states = [0u32; GROUP_STREAM_DRAWS];
-        let mut stream = GroupStream::new(autoscale::Params::default().seed, &mut states);
+        let seed = autoscale::Params::default().seed;
+        let mut stream = GroupStream::new(seed, [0u32; GROUP_STREAM_DRAWS]);
         for (run, &pair) in runs.iter_mut().zip(pairs) {
             *run = self.run(pair, &mut stream.reader(), &mut ())?;
         }

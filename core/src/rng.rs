@@ -107,17 +107,17 @@ impl UnitRng for GroupLcg {
 }
 lesson_rng_traits!(GroupLcg);
 
-/// The lesson generator's stream kept in caller storage, so that several runs of one seed
-/// (a sweep's pairs) compute each draw once and then read it: the LCG's dependent chain is
-/// the slowest part of a run, and the lesson's nine pairs draw the same ~2,700 numbers.
+/// The lesson generator's stream kept in caller storage `S` (an array, a slice, a box), so
+/// that several runs of one seed (a sweep's pairs) compute each draw once and then read it:
+/// the LCG's dependent chain is the slowest part of a run, and the lesson's nine pairs draw
+/// the same ~2,700 numbers.
 ///
-/// Draws past the storage are computed, so any size is exact (an empty slice caches
+/// Draws past the storage are computed, so any size is exact (an empty one caches
 /// nothing). Each state is the draw's 31 bits: 4 bytes a draw.
 ///
 /// ```
 /// use capsim_core::rng::{GroupLcg, GroupStream, UnitRng};
-/// let mut states = [0u32; 4];
-/// let mut stream = GroupStream::new(7, &mut states);
+/// let mut stream = GroupStream::new(7, [0u32; 4]);
 /// for _ in 0..2 {
 ///     let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(7));
 ///     for _ in 0..10 {
@@ -125,16 +125,17 @@ lesson_rng_traits!(GroupLcg);
 ///     }
 /// }
 /// ```
-#[derive(Debug)]
-pub struct GroupStream<'a> {
+#[derive(Clone, Debug)]
+pub struct GroupStream<S> {
     seed: u32,
-    states: &'a mut [u32],
+    states: S,
     filled: usize,
 }
 
-impl<'a> GroupStream<'a> {
-    /// Returns the stream of `seed` (as [`GroupLcg::new`]), cached in `states`.
-    pub fn new(seed: u32, states: &'a mut [u32]) -> Self {
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
+    /// Returns the stream of `seed` (as [`GroupLcg::new`]), cached in `states` (whose
+    /// contents are ignored).
+    pub fn new(seed: u32, states: S) -> Self {
         Self {
             seed,
             states,
@@ -143,7 +144,7 @@ impl<'a> GroupStream<'a> {
     }
 
     /// Returns a generator that starts at the stream's first draw.
-    pub fn reader(&mut self) -> GroupStreamReader<'_, 'a> {
+    pub fn reader(&mut self) -> GroupStreamReader<'_, S> {
         let tail = GroupLcg::new(self.seed);
         GroupStreamReader {
             stream: self,
@@ -155,24 +156,24 @@ impl<'a> GroupStream<'a> {
 
 /// One run's position in a [`GroupStream`]: the same draws as [`GroupLcg`] of its seed.
 #[derive(Debug)]
-pub struct GroupStreamReader<'s, 'a> {
-    stream: &'s mut GroupStream<'a>,
+pub struct GroupStreamReader<'s, S> {
+    stream: &'s mut GroupStream<S>,
     pos: usize,
     /// The generator at the state of draw `pos - 1` once past the cached draws.
     tail: GroupLcg,
 }
 
-impl GroupStreamReader<'_, '_> {
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
     fn step(&mut self) -> u32 {
         let stream = &mut *self.stream;
         let state = if self.pos < stream.filled {
             // `pos < filled <= states.len()`.
-            let s = stream.states.get(self.pos).copied().unwrap_or(0);
+            let s = stream.states.as_ref().get(self.pos).copied().unwrap_or(0);
             self.tail.state = s;
             s
         } else {
             let s = self.tail.step();
-            if let Some(slot) = stream.states.get_mut(self.pos) {
+            if let Some(slot) = stream.states.as_mut().get_mut(self.pos) {
                 // `pos == filled`: every reader draws from the start, in order.
                 *slot = s;
                 stream.filled += 1;
@@ -184,7 +185,7 @@ impl GroupStreamReader<'_, '_> {
     }
 }
 
-impl UnitRng for GroupStreamReader<'_, '_> {
+impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
     fn next_unit(&mut self) -> f64 {
         f64::from(self.step()) * (1.0 / 2_147_483_648.0)
     }
@@ -311,8 +312,7 @@ mod tests {
     #[test]
     fn group_stream_readers_repeat_the_generator() {
         for seed in [1, 2, 20_261_001, 2_147_483_646] {
-            let mut states = [0u32; 100];
-            let mut stream = GroupStream::new(seed, &mut states);
+            let mut stream = GroupStream::new(seed, [0u32; 100]);
             for len in [30, 250, 10, 100, 101, 0, 400] {
                 let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(seed));
                 for _ in 0..len {
