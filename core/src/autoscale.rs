@@ -408,6 +408,18 @@ pub fn run_with<R: UnitRng, O: Observer>(
     simulate(params, |t| params.demand(t), rng, observer)
 }
 
+/// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller: it must
+/// return `params.demand(t)` (a table of it, say), so that runs sharing a demand curve
+/// compute it once.
+pub fn run_with_demand<R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    simulate(params, demand, rng, observer)
+}
+
 /// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
 /// curve computes it once (see `lesson`).
 pub(crate) fn simulate<R: UnitRng, O: Observer>(

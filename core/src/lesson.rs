@@ -23,7 +23,7 @@ use core::fmt::{self, Write};
 use crate::bulkhead::{Mode, Split};
 use crate::consumers::{self, Workspace};
 use crate::jsfmt::{pad_end, round, Fixed, Num};
-use crate::rng::{GroupLcg, ParkMiller};
+use crate::rng::{GroupLcg, GroupStream, ParkMiller, UnitRng};
 use crate::{autoscale, bulkhead, Capacity, Error, Observer};
 
 /// The shipments in the consumers lesson's workload.
@@ -110,12 +110,25 @@ impl fmt::Display for LessonError {
 impl core::error::Error for LessonError {}
 
 /// Writes one lesson's output.
+///
+/// The group lessons' runs share one generator stream here, cached on the stack
+/// ([`GROUP_STREAM_DRAWS`] draws, 4 bytes each); [`render_observed`] recomputes it for each
+/// run instead, for a board's small stack.
 pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
     lesson: Lesson,
     out: &mut W,
     ws: &mut Workspace<N, F, R>,
 ) -> Result<(), LessonError> {
-    render_observed(lesson, out, ws, &mut ())
+    match lesson {
+        Lesson::Group => compute_then_write(out, group_results_shared, write_group),
+        Lesson::GroupSweep => {
+            compute_then_write(out, |r| pair_runs_shared(&SWEEP_PAIRS, r), write_sweep)
+        }
+        Lesson::GroupLedger => {
+            compute_then_write(out, |r| pair_runs_shared(&LEDGER_PAIRS, r), write_ledger)
+        }
+        _ => render_observed(lesson, out, ws, &mut ()),
+    }
 }
 
 /// Writes all five lesson outputs, in [`Lesson::ALL`] order.
@@ -178,6 +191,10 @@ const ROUNDS_PER_HOUR: f64 = 60.0;
 /// Hours in the ledger's day.
 const HOURS_PER_DAY: f64 = 24.0;
 
+/// Draws of the group lessons' stream that [`render`] caches: the lesson's runs draw at
+/// most 2,659 (12 KiB of stack).
+pub const GROUP_STREAM_DRAWS: usize = 3072;
+
 /// The lesson's rounds: its demand curve is tabulated once per lesson.
 const LESSON_ROUNDS: usize = 240;
 
@@ -220,7 +237,12 @@ impl DemandTable {
     }
 
     /// Runs the lesson's group with `pair`, every other parameter the lesson's.
-    fn run<O: Observer>(&self, pair: Pair, observer: &mut O) -> Result<PairRun, Error> {
+    fn run<R: UnitRng, O: Observer>(
+        &self,
+        pair: Pair,
+        rng: &mut R,
+        observer: &mut O,
+    ) -> Result<PairRun, Error> {
         let params = autoscale::Params {
             threshold: pair.threshold,
             cooldown: pair.cooldown,
@@ -230,9 +252,19 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let mut rng = GroupLcg::new(params.seed);
-        let metrics = autoscale::simulate(&params, demand, &mut rng, observer)?;
+        let metrics = autoscale::simulate(&params, demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
+    }
+
+    /// Runs every pair, in order, into `runs`, each from the start of one shared stream of
+    /// the lesson's seed.
+    fn run_pairs_shared(&self, pairs: &[Pair], runs: &mut [PairRun]) -> Result<(), Error> {
+        let seed = autoscale::Params::default().seed;
+        let mut stream = GroupStream::new(seed, [0u32; GROUP_STREAM_DRAWS]);
+        for (run, &pair) in runs.iter_mut().zip(pairs) {
+            *run = self.run(pair, &mut stream.reader(), &mut ())?;
+        }
+        Ok(())
     }
 
     /// Runs every pair, in order, into `runs`.
@@ -243,7 +275,8 @@ impl DemandTable {
         runs: &mut [PairRun],
     ) -> Result<(), Error> {
         for (run, &pair) in runs.iter_mut().zip(pairs) {
-            *run = self.run(pair, observer)?;
+            let mut rng = GroupLcg::new(autoscale::Params::default().seed);
+            *run = self.run(pair, &mut rng, observer)?;
         }
         Ok(())
     }
@@ -289,6 +322,15 @@ struct GroupResults {
 fn group_results<O: Observer>(observer: &mut O, results: &mut GroupResults) -> Result<(), Error> {
     let demand = DemandTable::new();
     demand.run_pairs(&GROUP_PAIRS, observer, &mut results.runs)?;
+    (results.required_min, results.required_max) = demand.required_range();
+    Ok(())
+}
+
+/// [`group_results`] without an observer, the runs sharing one stream.
+#[inline(never)]
+fn group_results_shared(results: &mut GroupResults) -> Result<(), Error> {
+    let demand = DemandTable::new();
+    demand.run_pairs_shared(&GROUP_PAIRS, &mut results.runs)?;
     (results.required_min, results.required_max) = demand.required_range();
     Ok(())
 }
@@ -345,6 +387,15 @@ fn pair_runs<O: Observer, const P: usize>(
     runs: &mut [PairRun; P],
 ) -> Result<(), Error> {
     DemandTable::new().run_pairs(pairs, observer, runs)
+}
+
+/// [`pair_runs`] without an observer, the runs sharing one stream.
+#[inline(never)]
+fn pair_runs_shared<const P: usize>(
+    pairs: &[Pair; P],
+    runs: &mut [PairRun; P],
+) -> Result<(), Error> {
+    DemandTable::new().run_pairs_shared(pairs, runs)
 }
 
 /// The sweep's thresholds (outer) and cooldowns (inner).

@@ -21,6 +21,14 @@ fn single_runs(c: &mut Criterion) {
     let mut g = c.benchmark_group("run");
     let a = autoscale::Params::default();
     g.bench_function("autoscale", |b| b.iter(|| autoscale::run(black_box(&a))));
+    // Rotating seeds: one seed repeated trains the branch predictor on its runs.
+    let mut seed = 0u32;
+    g.bench_function("autoscale_rotating_seeds", |b| {
+        b.iter(|| {
+            seed = seed % 1000 + 1;
+            autoscale::run(black_box(&autoscale::Params { seed, ..a.clone() }))
+        })
+    });
     let bh = bulkhead::Params::default();
     g.bench_function("bulkhead", |b| b.iter(|| bulkhead::run(black_box(&bh))));
     let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());

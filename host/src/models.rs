@@ -12,12 +12,13 @@ use capsim_core::autoscale::{
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
-use capsim_core::rng::GroupLcg;
+use capsim_core::rng::{GroupLcg, GroupStream};
 use capsim_core::Error;
 #[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 #[cfg(feature = "cli")]
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 use crate::list::{parse, Item};
 use crate::output::{Cell, Key, Row};
@@ -691,13 +692,78 @@ impl std::ops::DerefMut for AutoscaleParams {
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
+/// A thread's storage for its autoscale runs: the formula's, and what runs of a grid share.
+#[derive(Default)]
+pub struct AutoscaleScratch {
+    formula: FormulaScratch,
+    /// The demand curve of the last runs' demand parameters, by round.
+    demand: Option<(DemandKey, Vec<f64>)>,
+    /// Each seed's generator stream (the grid's pairs of one seed draw the same numbers).
+    streams: HashMap<u32, GroupStream<Box<[u32]>>>,
+}
+
+/// The parameters `autoscale::Params::demand` reads, compared bit for bit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct DemandKey([u64; 7]);
+
+impl DemandKey {
+    fn of(p: &autoscale::Params) -> Self {
+        Self([
+            u64::from(p.rounds),
+            p.demand_base.to_bits(),
+            p.demand_amplitude.to_bits(),
+            p.demand_period.to_bits(),
+            u64::from(p.surge_start),
+            u64::from(p.surge_end),
+            p.surge.to_bits(),
+        ])
+    }
+}
+
+/// The most rounds whose demand a thread tabulates (8 bytes each).
+const MAX_DEMAND_TABLE: u32 = 100_000;
+/// The draws a thread keeps per seed (4 bytes each): the lesson's runs draw under 3,000.
+const STREAM_DRAWS: usize = 4096;
+/// The most seeds whose streams a thread keeps (16 KiB each).
+const MAX_STREAMS: usize = 1024;
+
+impl AutoscaleScratch {
+    /// Runs the lesson's policy on `p` with the shared demand table and stream.
+    fn run_lesson_policy(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
+        p.validate()?;
+        if p.rounds > MAX_DEMAND_TABLE {
+            return autoscale::run(p);
+        }
+        let key = DemandKey::of(p);
+        if self.demand.as_ref().is_none_or(|(k, _)| *k != key) {
+            let table = (0..p.rounds).map(|t| p.demand(t)).collect();
+            self.demand = Some((key, table));
+        }
+        let table = self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
+        let demand = |t: u32| {
+            table
+                .get(t as usize)
+                .copied()
+                .unwrap_or_else(|| p.demand(t))
+        };
+        if self.streams.len() >= MAX_STREAMS && !self.streams.contains_key(&p.seed) {
+            self.streams.clear();
+        }
+        let stream = self
+            .streams
+            .entry(p.seed)
+            .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
+        autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
+    }
+}
+
 /// `capsim autoscale`: the auto-scaling group with a health check.
 pub struct Autoscale;
 
 impl Model for Autoscale {
     type Params = AutoscaleParams;
     type Metrics = autoscale::Metrics;
-    type Scratch = FormulaScratch;
+    type Scratch = AutoscaleScratch;
     const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
@@ -812,15 +878,15 @@ impl Model for Autoscale {
         metric!(target_changes),
     ];
 
-    fn scratch() -> FormulaScratch {
-        None
+    fn scratch() -> AutoscaleScratch {
+        AutoscaleScratch::default()
     }
 
-    fn run(p: &Self::Params, scratch: &mut FormulaScratch) -> Outcome<Self::Metrics> {
+    fn run(p: &Self::Params, scratch: &mut AutoscaleScratch) -> Outcome<Self::Metrics> {
         let Some(f) = &p.formula.0 else {
-            return autoscale::run(&p.core);
+            return scratch.run_lesson_policy(&p.core);
         };
-        let (history, ws) = &mut **scratch.get_or_insert_with(|| {
+        let (history, ws) = &mut **scratch.formula.get_or_insert_with(|| {
             Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
         });
         let delay = TimeInterval::from_seconds(p.sample_delay.into());
@@ -1278,5 +1344,41 @@ mod tests {
         check_table::<Autoscale>();
         check_table::<Consumers>();
         check_table::<Bulkhead>();
+    }
+
+    /// A thread's runs sharing demand tables and seeds' streams give each run's own
+    /// metrics: seeds revisited, the demand changed between runs, runs drawing past the
+    /// kept draws, and a run too long to tabulate.
+    #[test]
+    fn shared_autoscale_runs_equal_runs_alone() {
+        let mut scratch = AutoscaleScratch::default();
+        let lesson = autoscale::Params::default();
+        let mut cases = Vec::new();
+        for seed in [1, 20_261_001, 7, 1, 20_261_001] {
+            for (threshold, cooldown) in [(2, 0), (5, 8), (3, 3)] {
+                cases.push(autoscale::Params {
+                    threshold,
+                    cooldown,
+                    seed,
+                    ..lesson.clone()
+                });
+            }
+            cases.push(autoscale::Params {
+                seed,
+                surge: 2000.0,
+                rounds: 2000,
+                ..lesson.clone()
+            });
+        }
+        cases.push(autoscale::Params {
+            rounds: MAX_DEMAND_TABLE + 1,
+            demand_base: 100.0,
+            ..lesson.clone()
+        });
+        for p in &cases {
+            let alone = autoscale::run(p).unwrap();
+            let shared = scratch.run_lesson_policy(p).unwrap();
+            assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
+        }
     }
 }
