@@ -75,7 +75,7 @@ trap 'rm -rf "$fuzz_dir"' EXIT
 for target in $fuzz_targets; do
     # A copy of the corpus: what the run adds stays out of the repository.
     cp -r "fuzz/corpus/$target" "$fuzz_dir/$target"
-    if ! cargo +nightly fuzz run "$target" "$fuzz_dir/$target" -- \
+    if ! cargo +nightly fuzz run --sanitizer none "$target" "$fuzz_dir/$target" -- \
         -max_total_time="${FUZZ_SECONDS:-20}" -timeout=10 >"$fuzz_dir/$target.log" 2>&1; then
         grep -E -A4 'panicked at|ERROR: libFuzzer' "$fuzz_dir/$target.log" | head -n 30
         grep -E -A2 '^Reproduce with' "$fuzz_dir/$target.log" || tail -n 12 "$fuzz_dir/$target.log"
