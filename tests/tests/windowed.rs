@@ -382,3 +382,37 @@ fn matches_the_reference_vectors() {
     }
     assert!(checked >= 30, "only {checked} vectors");
 }
+
+// ---------------------------------------------------------------- the lesson
+
+#[test]
+fn renders_every_lesson_as_the_lesson_program_prints_it() {
+    use capsim_core::lesson::{render_with, Lesson, WindowedOnStack, LESSON_SHIPMENTS};
+    let mut in_caller = Box::new(windowed::Workspace::<{ words_for(LESSON_SHIPMENTS) }, 64>::new());
+    for lesson in Lesson::ALL {
+        let mut out = String::new();
+        render_with(lesson, &mut out, &mut WindowedOnStack, &mut ()).unwrap();
+        assert!(
+            out.as_bytes() == capsim_tests::golden(lesson.name()),
+            "{}",
+            lesson.name()
+        );
+        if lesson == Lesson::Consumers {
+            let mut again = String::new();
+            render_with(lesson, &mut again, &mut *in_caller, &mut ()).unwrap();
+            assert_eq!(again, out);
+        }
+    }
+    // Too small for the lesson's shipments: its capacity error, as the main engine's.
+    let mut small = windowed::Workspace::<{ words_for(4000) }>::new();
+    let e = render_with(Lesson::Consumers, &mut String::new(), &mut small, &mut ());
+    assert_eq!(
+        e,
+        Err(capsim_core::lesson::LessonError::Model(
+            Error::CapacityExceeded {
+                capacity: Capacity::WorkspaceShipments,
+                limit: 4000
+            }
+        ))
+    );
+}

@@ -218,6 +218,8 @@ struct Windows<'w, D> {
     steps: u32,
     gap: f64,
     scale: f64,
+    /// `(steps - 1) · gap` and the largest jitter times the gap: [`Windows::latest`]'s terms.
+    tail: (f64, f64),
     final_event_rounds: u32,
     event_rounds_min: u32,
     event_rounds_spread: f64,
@@ -246,6 +248,10 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
             steps: p.events_per_shipment,
             gap: p.queue_gap,
             scale: f64::from(p.shipments),
+            tail: (
+                f64::from(p.events_per_shipment - 1) * p.queue_gap,
+                BELOW_ONE * p.queue_gap,
+            ),
             final_event_rounds: p.final_event_rounds,
             event_rounds_min: p.event_rounds_min,
             event_rounds_spread: f64::from(p.event_rounds_spread),
@@ -268,7 +274,7 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
     /// The latest any event of a shipment starting at `start` can arrive, if its arrivals
     /// grow with the step (every rounding is monotone).
     fn latest(&self, start: f64) -> f64 {
-        start + f64::from(self.steps - 1) * self.gap + BELOW_ONE * self.gap
+        start + self.tail.0 + self.tail.1
     }
 
     /// Rounds to process event `step` of `shipment`.
