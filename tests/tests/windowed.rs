@@ -164,13 +164,13 @@ fn equals_the_main_engine_on_random_parameters() {
     let (mut main, mut small) = workspaces();
     let mut mix = Mix(20_260_731);
     let mut ok = 0;
-    for case in 0..400 {
+    for case in 0..300 {
         let p = random_params(&mut mix, if case % 10 == 0 { 40_000 } else { 3_000 });
         if agree(&p, &mut main, &mut small).is_ok() {
             ok += 1;
         }
     }
-    assert!(ok > 350, "only {ok} runs succeeded");
+    assert!(ok > 250, "only {ok} runs succeeded");
 }
 
 #[test]
@@ -305,7 +305,7 @@ fn equals_the_main_engine_on_any_draws_ties_and_order_errors() {
     let (mut main, mut small) = workspaces();
     let mut mix = Mix(99);
     let (mut order_errors, mut ok) = (0, 0);
-    for case in 0..300 {
+    for case in 0..200 {
         let mut p = random_params(&mut mix, 4_000);
         if case % 2 == 0 {
             // Large starts against a small gap: rounding decides the order.
@@ -332,7 +332,7 @@ fn equals_the_main_engine_on_any_draws_ties_and_order_errors() {
         }
     }
     assert!(
-        order_errors > 10 && ok > 100,
+        order_errors > 50 && ok > 50,
         "{order_errors} order errors, {ok} runs"
     );
 }
