@@ -95,6 +95,15 @@ CORPUS = {
         "two-values": consumers(consumers=3, slots=1, shipments=300) + bytes([0, 128] + [0] * 6 + [1]),
         "gap-zero": consumers(consumers=5, queue_gap=0.0, shipments=100) + bytes([3, 9] + [0] * 6 + [1]),
     },
+    "consumers_windowed": {
+        # then a table of 8 bytes, and its length less one
+        "lesson-n8": consumers(consumers=8, shipments=290) + bytes([0, 128, 64, 255, 1, 7, 0, 0, 5]),
+        "gap-zero": consumers(consumers=5, queue_gap=0.0, shipments=200) + bytes(9),
+        "gap-huge": consumers(consumers=64, slots=3, events_per_shipment=126, queue_gap=1e9,
+                              shipments=16) + bytes([3, 9] + [0] * 6 + [1]),
+        "one-shipment": consumers(consumers=2, shipments=1, events_per_shipment=126)
+        + bytes([255] + [0] * 7 + [0]),
+    },
     "consumers_batch": {
         "lesson-table": consumers(shipments=500) + consumers(consumers=2) + consumers(consumers=4)
         + consumers(consumers=8) + consumers(consumers=6, slots=4) + b"\x03\xff",

@@ -35,6 +35,8 @@ use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
 use crate::Observer;
 
+pub mod windowed;
+
 /// The most shipments a workload may have (shipment numbers are stored in 16 bits).
 pub const MAX_SHIPMENTS: usize = 65_536;
 /// The most events per shipment (the store's state keeps the last one applied in 7 bits).

@@ -2,8 +2,11 @@
 //!
 //! Each renderer runs the lesson's sweep with the lesson's parameters and prints what the
 //! lesson program prints, so the firmware and the CLI show the same bytes. The only storage
-//! needed is the consumers [`Workspace`] (at least [`LESSON_SHIPMENTS`] shipments); with a
-//! smaller one the consumers lesson returns a capacity error and the others still render.
+//! needed is the consumers lesson's ([`ConsumersSpace`]): the main engine's [`Workspace`] (at
+//! least [`LESSON_SHIPMENTS`] shipments; with a smaller one the consumers lesson returns a
+//! capacity error and the others still render), or the small-memory engine's
+//! ([`consumers::windowed`], through [`render_with`]: [`WindowedOnStack`] puts its 6.8 KB on
+//! the consumers lesson's stack, so a 16 KiB board runs the whole suite).
 //! The bulkhead lesson's [`bulkhead::Workspace`] (eleven layouts, 6.6 KB) is on the stack
 //! while it runs.
 //!
@@ -21,7 +24,7 @@
 use core::fmt::{self, Write};
 
 use crate::bulkhead::{Mode, Split};
-use crate::consumers::{self, Workspace};
+use crate::consumers::{self, windowed, Workspace};
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, GroupStream, ParkMiller, UnitRng};
 use crate::{autoscale, bulkhead, Capacity, Error, Observer};
@@ -147,6 +150,17 @@ pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, co
     lesson: Lesson,
     out: &mut W,
     ws: &mut Workspace<N, F, R>,
+    observer: &mut O,
+) -> Result<(), LessonError> {
+    render_with(lesson, out, ws, observer)
+}
+
+/// [`render_observed`] with the consumers lesson run in `space`: either engine's workspace,
+/// or [`WindowedOnStack`]. The output is the same bytes whichever runs it.
+pub fn render_with<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+    lesson: Lesson,
+    out: &mut W,
+    ws: &mut S,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
@@ -565,21 +579,92 @@ struct ConsumersResults {
     tables: [[consumers::Metrics; CONSUMER_COUNTS.len()]; STORE_SLOTS.len()],
 }
 
+/// Storage for the consumers lesson's runs, and the engine that uses it.
+pub trait ConsumersSpace {
+    /// Runs `configs` (configurations of one workload, the lesson's) into `out`, in order,
+    /// reporting to `observer` as the engine's `run_with` (or batch) does.
+    fn run_configs<O: Observer>(
+        &mut self,
+        configs: &[consumers::Params],
+        observer: &mut O,
+        out: &mut [consumers::Metrics],
+    ) -> Result<(), Error>;
+}
+
+impl<const N: usize, const F: usize, const R: usize> ConsumersSpace for Workspace<N, F, R> {
+    fn run_configs<O: Observer>(
+        &mut self,
+        configs: &[consumers::Params],
+        observer: &mut O,
+        out: &mut [consumers::Metrics],
+    ) -> Result<(), Error> {
+        let Some(base) = configs.first() else {
+            return Ok(());
+        };
+        if N < base.shipments as usize {
+            return Err(Error::CapacityExceeded {
+                capacity: Capacity::WorkspaceShipments,
+                limit: N as u32,
+            });
+        }
+        // The configurations share one workload: with R lanes, each pass over the queue runs
+        // R of them (all of them on a host).
+        let lanes = R.max(1);
+        for (params, out) in configs.chunks(lanes).zip(out.chunks_mut(lanes)) {
+            let draws = consumers::LessonDraws::new(base);
+            consumers::run_batch_with(params, draws, self, observer, out)?;
+        }
+        Ok(())
+    }
+}
+
+impl<const W: usize, const B: usize> ConsumersSpace for windowed::Workspace<W, B> {
+    fn run_configs<O: Observer>(
+        &mut self,
+        configs: &[consumers::Params],
+        observer: &mut O,
+        out: &mut [consumers::Metrics],
+    ) -> Result<(), Error> {
+        for (p, m) in configs.iter().zip(out.iter_mut()) {
+            *m = windowed::run_with(p, windowed::LessonKeys::new(p), self, observer)?;
+        }
+        Ok(())
+    }
+}
+
+/// The small-memory engine ([`consumers::windowed`]) with its workspace for the lesson's
+/// shipments (625 bytes of bits and a window of [`ON_STACK_WINDOW`] events, 6 KB) on the
+/// stack while the consumers lesson runs: it adds nothing to static RAM, and no more to the
+/// peak stack than the other lessons take (about 9.8 KB on a Cortex-M0, the group lessons
+/// 10 KB).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WindowedOnStack;
+
+/// [`WindowedOnStack`]'s window: twice the default halves the passes over the shipments
+/// (the consumers lesson takes 959 million instructions on a Cortex-M3 where 256 took 1,137).
+pub const ON_STACK_WINDOW: usize = 512;
+
+type LessonWindow = windowed::Workspace<{ windowed::words_for(LESSON_SHIPMENTS) }, ON_STACK_WINDOW>;
+
+impl ConsumersSpace for WindowedOnStack {
+    fn run_configs<O: Observer>(
+        &mut self,
+        configs: &[consumers::Params],
+        observer: &mut O,
+        out: &mut [consumers::Metrics],
+    ) -> Result<(), Error> {
+        let mut ws = LessonWindow::new();
+        ws.run_configs(configs, observer, out)
+    }
+}
+
 #[inline(never)]
-fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize>(
-    ws: &mut Workspace<N, F, R>,
+fn consumers_results<O: Observer, S: ConsumersSpace + ?Sized>(
+    ws: &mut S,
     observer: &mut O,
     results: &mut ConsumersResults,
 ) -> Result<(), Error> {
     let base = consumers::Params::default();
-    if N < base.shipments as usize {
-        return Err(Error::CapacityExceeded {
-            capacity: Capacity::WorkspaceShipments,
-            limit: N as u32,
-        });
-    }
-    // The configurations share one workload: with R lanes, each pass over the queue runs R
-    // of them (one on a small board, all of them on a host).
     let mut configs: [consumers::Params; LESSON_CONFIGURATIONS] =
         core::array::from_fn(|_| base.clone());
     let grid = STORE_SLOTS
@@ -589,15 +674,7 @@ fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize
         config.slots = slots;
         config.consumers = consumers;
     }
-    let lanes = R.max(1);
-    for (params, out) in configs
-        .chunks(lanes)
-        .zip(results.tables.as_flattened_mut().chunks_mut(lanes))
-    {
-        let draws = consumers::LessonDraws::new(&base);
-        consumers::run_batch_with(params, draws, ws, observer, out)?;
-    }
-    Ok(())
+    ws.run_configs(&configs, observer, results.tables.as_flattened_mut())
 }
 
 #[inline(never)]

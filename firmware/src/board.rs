@@ -16,7 +16,7 @@ use embedded_hal::{
     digital::{ErrorType, OutputPin},
 };
 
-pub use this::{Led, IN_FLIGHT, NAME, SHIPMENTS};
+pub use this::{Led, NAME};
 
 /// Milliseconds to pause after each simulated round with the `step-mode` feature.
 pub const STEP_PAUSE_MS: u32 = 200;
@@ -205,9 +205,6 @@ mod this {
     use super::arm::{write_reg, MmioPin};
 
     pub const NAME: &str = "lm3s6965evb";
-    pub const SHIPMENTS: usize = capsim_core::lesson::LESSON_SHIPMENTS;
-    /// Shipments interleaved in the queue at once: the lesson needs 24, so 64 leaves margin.
-    pub const IN_FLIGHT: usize = 64;
     /// Core clock after reset (QEMU: the 200 MHz PLL divided by 16, from the RCC reset value).
     pub const TICK_HZ: u64 = 12_500_000;
     pub type Led = MmioPin;
@@ -235,9 +232,6 @@ mod this {
     use super::arm::MmioPin;
 
     pub const NAME: &str = "mps2-an386";
-    pub const SHIPMENTS: usize = capsim_core::lesson::LESSON_SHIPMENTS;
-    /// Shipments interleaved in the queue at once: the lesson needs 24, so 64 leaves margin.
-    pub const IN_FLIGHT: usize = 64;
     /// The FPGA clock that drives the Cortex-M4.
     pub const TICK_HZ: u64 = 25_000_000;
     pub type Led = MmioPin;
@@ -257,11 +251,6 @@ mod this {
     use super::arm::{write_reg, MmioPin};
 
     pub const NAME: &str = "microbit";
-    /// 16 KiB of RAM cannot hold the consumers lesson's workspace (15,000 bytes for its
-    /// shipments, plus as much again of stack): with none, that lesson reports
-    /// `CapacityExceeded` and the others run.
-    pub const SHIPMENTS: usize = 0;
-    pub const IN_FLIGHT: usize = 0;
     /// nRF51822 HCLK. QEMU gives this Cortex-M0 a SysTick; the real chip has none, so on a
     /// real micro:bit the work figures read 0 and step mode needs a port to the RTC.
     pub const TICK_HZ: u64 = 16_000_000;
@@ -292,9 +281,6 @@ mod this {
     use super::{ErrorType, Infallible, OutputPin};
 
     pub const NAME: &str = "riscv-virt";
-    pub const SHIPMENTS: usize = capsim_core::lesson::LESSON_SHIPMENTS;
-    /// Shipments interleaved in the queue at once: the lesson needs 24, so 64 leaves margin.
-    pub const IN_FLIGHT: usize = 64;
     /// The CLINT's `mtime` rate.
     pub const TICK_HZ: u64 = 10_000_000;
     pub type Led = NoLed;

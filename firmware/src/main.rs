@@ -4,8 +4,8 @@
 //! semihosting stdout, or as defmt frames with the `defmt`/`rtt` features), notes the work
 //! per lesson and the peak stack on the side (see `report`), and exits through semihosting:
 //! status 0 when every lesson ran, 1 after a lesson error, 101 after a panic, 102 after a
-//! fault. It links no allocator and uses no `alloc`; the one big buffer, the consumers
-//! lesson's workspace, is a static.
+//! fault. It links no allocator, uses no `alloc` and has no big static: every board runs the
+//! consumers lesson with the small-memory engine, its 6.8 KB workspace on that lesson's stack.
 
 #![no_std]
 #![no_main]
@@ -27,13 +27,11 @@ mod stack;
 
 use capsim_core::{
     autoscale,
-    consumers::Workspace,
-    lesson::{self, Lesson, LessonError},
+    lesson::{self, Lesson, LessonError, WindowedOnStack},
     rng::GroupLcg,
-    Error, Observer,
+    Observer,
 };
 use embedded_hal::{delay::DelayNs, digital::OutputPin};
-use static_cell::ConstStaticCell;
 
 /// Exit status after a panic.
 const PANICKED: i32 = 101;
@@ -55,13 +53,12 @@ fn main() -> ! {
 
 /// Runs the lesson suite; returns the exit status (1 after a lesson error).
 fn lessons<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mut D) -> i32 {
-    let workspace = workspace();
     let mut failures = 0;
     let mut peak = 0;
     for lesson in Lesson::ALL {
         stack::paint();
         let start = board::Mark::now();
-        let result = lesson::render_observed(lesson, out, workspace, &mut Pace(delay));
+        let result = lesson::render_with(lesson, out, &mut WindowedOnStack, &mut Pace(delay));
         let work = start.instructions_since();
         let flushed = out.flush().map_err(LessonError::from);
         let result = result.and(flushed);
@@ -71,29 +68,12 @@ fn lessons<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mu
             Ok(()) => report::work(lesson.name(), work, stack),
             Err(error) => {
                 report::failed(lesson.name(), &error);
-                if !board_too_small(&error) {
-                    failures += 1;
-                }
+                failures += 1;
             }
         }
     }
     report::stack(board::NAME, peak, stack::size());
     i32::from(failures > 0)
-}
-
-/// Returns the consumers lesson's workspace, a static in `.bss` (a few bytes per shipment),
-/// built in place (`Workspace::new` is const: it never passes through the stack).
-fn workspace() -> &'static mut Workspace<{ board::SHIPMENTS }, { board::IN_FLIGHT }> {
-    static WORKSPACE: ConstStaticCell<Workspace<{ board::SHIPMENTS }, { board::IN_FLIGHT }>> =
-        ConstStaticCell::new(Workspace::new());
-    // `main` calls this once; a second call would panic (exit 101), not alias.
-    WORKSPACE.take()
-}
-
-/// Returns whether `error` is the one this board expects: a workspace too small for a lesson.
-fn board_too_small(error: &LessonError) -> bool {
-    board::SHIPMENTS < lesson::LESSON_SHIPMENTS
-        && matches!(error, LessonError::Model(Error::CapacityExceeded { .. }))
 }
 
 /// Paces the simulation in step mode: a pause after each simulated round, so that a class
