@@ -15,14 +15,15 @@
 # Run from the repository root:
 #
 #     bash host/benches/compare-grids.sh [--reference DIR] [--rounds N] [--reps N]
-#                                        [--only GRID[,GRID...]] [--no-build]
+#                                        [--only GRID[,GRID...]] [--capsim PATH]
 #
 #   --reference DIR  the reference programs (default ../shared/reference, relative to the
 #                    repository root): olcum-agi/grup.mjs, rakip/tuketici.mjs, bolme/kosum.mjs
 #   --rounds N       node/capsim pairs per grid (default 3); the table shows the medians
 #   --reps N         capsim processes per round (default 5), the round's median taken
 #   --only LIST      the grids to time (default autoscale,consumers,bulkhead)
-#   --no-build       time the capsim binary already built (target/release/capsim)
+#   --capsim PATH    time this capsim binary (another build, another branch's) instead of
+#                    building target/release/capsim
 #
 # Needs node (fails if it is missing) and cargo; uses `taskset -c 0` when available so both
 # sides run on the same single core. capsim runs with `--threads 1`: one worker thread, the
@@ -66,7 +67,7 @@ REFERENCE=../shared/reference
 ROUNDS=3
 REPS=5
 ONLY=autoscale,consumers,bulkhead
-BUILD=1
+CAPSIM=
 
 die() { echo "compare-grids: $*" >&2; exit 1; }
 
@@ -76,7 +77,7 @@ while [ $# -gt 0 ]; do
         --rounds) [ $# -ge 2 ] || die "--rounds needs a number"; ROUNDS=$2; shift 2 ;;
         --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
         --only) [ $# -ge 2 ] || die "--only needs a list"; ONLY=$2; shift 2 ;;
-        --no-build) BUILD=0; shift ;;
+        --capsim) [ $# -ge 2 ] || die "--capsim needs a path"; CAPSIM=$2; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $1 (see --help)" ;;
     esac
@@ -95,11 +96,11 @@ for f in olcum-agi/grup.mjs rakip/tuketici.mjs bolme/kosum.mjs; do
     [ -f "$REFERENCE/$f" ] || die "missing $REFERENCE/$f (pass --reference DIR)"
 done
 
-if [ "$BUILD" = 1 ]; then
+if [ -z "$CAPSIM" ]; then
     echo "building capsim (release)..." >&2
     cargo build --release --quiet -p capsim --bin capsim
+    CAPSIM="${CARGO_TARGET_DIR:-target}/release/capsim"
 fi
-CAPSIM="${CARGO_TARGET_DIR:-target}/release/capsim"
 [ -x "$CAPSIM" ] || die "capsim not found at $CAPSIM"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/capsim-grids.XXXXXX")
