@@ -408,23 +408,34 @@ impl Arrivals {
         self.events = self.len as u32 - self.tracking;
     }
 
-    /// Calls `drop(before)` for each arrival of one stream (`tracking` or not) past the
-    /// first `served` of it, with the arrivals of the other stream before it.
-    fn dropped(&self, tracking: bool, served: u32, mut drop: impl FnMut(u32)) {
-        let mut seen = 0u32;
-        for p in 0..self.len {
-            let t = self.tracking_in_first(p + 1);
-            let is_tracking = t != self.tracking_in_first(p);
-            if is_tracking != tracking {
-                continue;
-            }
-            if seen >= served {
-                // Arrivals of the other stream before position p.
-                let own_before = seen;
-                drop(p as u32 - own_before);
-            }
-            seen += 1;
+    /// Returns the idle slots of a partitioned layout's drops this round: each tracking
+    /// request past the first `tracking_served` finds the event pool with `event_free`, less
+    /// the events served before it, free, and each event request past the first
+    /// `event_served` finds the tracking pool likewise. One pass, no branch on the stream.
+    fn idle_slots(
+        &self,
+        tracking_served: u32,
+        event_served: u32,
+        tracking_free: u32,
+        event_free: u32,
+    ) -> u64 {
+        let mut idle = 0u64;
+        let mut tracking_before = 0u32;
+        for (p, &c) in (0u32..).zip(&self.prefix[..self.len]) {
+            let c = u32::from(c);
+            let events_before = p - tracking_before;
+            let slots = if c != tracking_before {
+                // A tracking request; served ones take from `tracking_free`, not the other pool.
+                let dropped = tracking_before >= tracking_served;
+                u32::from(dropped) * (event_free - event_free.min(events_before))
+            } else {
+                let dropped = events_before >= event_served;
+                u32::from(dropped) * (tracking_free - tracking_free.min(tracking_before))
+            };
+            idle += u64::from(slots);
+            tracking_before = c;
         }
+        idle
     }
 }
 
@@ -519,6 +530,7 @@ impl Lane {
     /// which `tracking_in_first` are tracking; a partitioned layout's pools each serve
     /// `min(free, own)`, and a drop at position `p` (the `j`th of its stream) finds the other
     /// pool with `free − min(free, p − j)` slots free (`p − j` of the other's came before).
+    #[inline]
     fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &Arrivals) -> RoundState {
         self.first.free_ended(t);
         if let Some(p) = self.second.as_mut() {
@@ -546,18 +558,10 @@ impl Lane {
                 let event_free = events.free();
                 let tracking = tracking_free.min(arrivals.tracking);
                 let event = event_free.min(arrivals.events);
-                let mut idle = 0u64;
-                if tracking < arrivals.tracking {
-                    arrivals.dropped(true, tracking, |events_before| {
-                        idle += u64::from(event_free - event_free.min(events_before));
-                    });
+                if tracking < arrivals.tracking || event < arrivals.events {
+                    let idle = arrivals.idle_slots(tracking, event, tracking_free, event_free);
+                    self.m.idle_slots += idle;
                 }
-                if event < arrivals.events {
-                    arrivals.dropped(false, event, |tracking_before| {
-                        idle += u64::from(tracking_free - tracking_free.min(tracking_before));
-                    });
-                }
-                self.m.idle_slots += idle;
                 self.first.take(t, self.tracking_hold, tracking);
                 events.take(t, event_hold, event);
                 (tracking, event)
@@ -722,14 +726,34 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         let tracking = poisson(rng, tracking_limit)?;
         let events = poisson(rng, event_limit)?;
         let n = tracking + events;
-        let bits = arrivals.prefix.get_mut(..n).ok_or(TOO_MANY_ARRIVALS)?;
-        let (t_bits, e_bits) = bits.split_at_mut(tracking);
-        t_bits.fill(1);
-        e_bits.fill(0);
-        for i in (1..n).rev() {
-            // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
-            let j = (rng.next_unit() * (i + 1) as f64) as usize;
-            bits.swap(i, j.min(i));
+        if n > MAX_ARRIVALS_PER_ROUND {
+            return Err(TOO_MANY_ARRIVALS);
+        }
+        // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
+        let pick = |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as usize).min(i);
+        if n <= 64 {
+            // The usual round (5 arrivals in the lesson): the shuffle in one register.
+            let mut bits = if tracking == 64 {
+                u64::MAX
+            } else {
+                (1u64 << tracking) - 1
+            };
+            for i in (1..n).rev() {
+                let j = pick(rng, i);
+                let differ = ((bits >> i) ^ (bits >> j)) & 1;
+                bits ^= (differ << i) | (differ << j);
+            }
+            for (p, a) in arrivals.prefix[..n].iter_mut().enumerate() {
+                *a = ((bits >> p) & 1) as u8;
+            }
+        } else {
+            let bits = &mut arrivals.prefix[..n];
+            let (t_bits, e_bits) = bits.split_at_mut(tracking);
+            t_bits.fill(1);
+            e_bits.fill(0);
+            for i in (1..n).rev() {
+                bits.swap(i, pick(rng, i));
+            }
         }
         arrivals.len = n;
         arrivals.count();
