@@ -11,6 +11,13 @@
 //! (no list of busy slots), and at most [`MAX_ARRIVALS_PER_ROUND`] arrivals per round, beyond
 //! which a run returns [`Error::CapacityExceeded`].
 //!
+//! Cost: a round draws its stream once for every layout run together — two Poisson numbers
+//! (λ + 1 draws each on average, at most 256) and n − 1 shuffle draws for n arrivals (n ≤ 255),
+//! then n prefix counts — and plays it against each layout in O(1), or O(n) in a round where a
+//! partitioned layout drops (the idle slots of a drop depend on the order). The lesson's
+//! stream is about 11 draws and 5 arrivals a round; its eleven layouts over 4,000 rounds take
+//! about 1 ms on one 2-core AMD EPYC core (`host/benches/compare-reference.sh`).
+//!
 //! ```
 //! use capsim_core::bulkhead::{run, Mode, Params, Split};
 //! let m = run(&Params { split: Split::Partitioned(24), mode: Mode::Slowdown, ..Params::default() }).unwrap();
@@ -353,19 +360,83 @@ impl Pool {
         self.size - self.busy
     }
 
-    /// Takes a free slot until `round + hold` (1 ≤ hold < CALENDAR, so no bucket is reused
-    /// early). The caller checked `free() > 0`: `busy` stays ≤ `size`, and so does every bucket.
-    fn take(&mut self, round: u32, hold: u32) {
-        self.busy += 1;
+    /// Takes `n` free slots until `round + hold` (1 ≤ hold < CALENDAR, so no bucket is
+    /// reused early). The caller checked `n ≤ free()`: `busy` stays ≤ `size`, and so does
+    /// every bucket (≤ 65,535: the cast keeps it).
+    fn take(&mut self, round: u32, hold: u32, n: u32) {
+        self.busy += n;
         // round < MAX_HORIZON and hold ≤ MAX_HOLD: the sum cannot wrap.
-        self.releases[round.wrapping_add(hold) as usize % CALENDAR] += 1;
+        let bucket = &mut self.releases[round.wrapping_add(hold) as usize % CALENDAR];
+        *bucket = bucket.wrapping_add(n as u16);
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Stream {
-    Tracking,
-    Event,
+/// One round's shuffled arrivals as every layout reads them, in O(1) per layout.
+///
+/// `served_tracking[k]` (for `k` ≥ 1 at index `k − 1`) counts the tracking requests among
+/// the first `k` arrivals in shuffled order: a pool that takes the first `k` of them serves
+/// that many tracking and `k −` that many event requests, whatever the order within. Built
+/// in place over the shuffled stream bits (1 tracking, 0 event): no storage beyond them.
+struct Arrivals {
+    /// After [`Arrivals::count`]: tracking requests among the first `p + 1` arrivals.
+    prefix: [u8; MAX_ARRIVALS_PER_ROUND],
+    /// Arrivals this round, at most [`MAX_ARRIVALS_PER_ROUND`].
+    len: usize,
+    /// Tracking and event requests this round.
+    tracking: u32,
+    events: u32,
+}
+
+impl Arrivals {
+    /// Tracking requests among the first `k` arrivals (`k` ≤ `len`).
+    fn tracking_in_first(&self, k: usize) -> u32 {
+        match k.checked_sub(1).and_then(|i| self.prefix.get(i)) {
+            Some(&c) => u32::from(c),
+            None => 0,
+        }
+    }
+
+    /// Turns the shuffled stream bits into prefix counts (fewer than 256 arrivals: a byte
+    /// holds any count).
+    fn count(&mut self) {
+        let mut c = 0u8;
+        for a in &mut self.prefix[..self.len] {
+            c += *a;
+            *a = c;
+        }
+        self.tracking = u32::from(c);
+        self.events = self.len as u32 - self.tracking;
+    }
+
+    /// Returns the idle slots of a partitioned layout's drops this round: each tracking
+    /// request past the first `tracking_served` finds the event pool with `event_free`, less
+    /// the events served before it, free, and each event request past the first
+    /// `event_served` finds the tracking pool likewise. One pass, no branch on the stream.
+    fn idle_slots(
+        &self,
+        tracking_served: u32,
+        event_served: u32,
+        tracking_free: u32,
+        event_free: u32,
+    ) -> u64 {
+        let mut idle = 0u64;
+        let mut tracking_before = 0u32;
+        for (p, &c) in (0u32..).zip(&self.prefix[..self.len]) {
+            let c = u32::from(c);
+            let events_before = p - tracking_before;
+            let slots = if c != tracking_before {
+                // A tracking request; served ones take from `tracking_free`, not the other pool.
+                let dropped = tracking_before >= tracking_served;
+                u32::from(dropped) * (event_free - event_free.min(events_before))
+            } else {
+                let dropped = events_before >= event_served;
+                u32::from(dropped) * (tracking_free - tracking_free.min(tracking_before))
+            };
+            idle += u64::from(slots);
+            tracking_before = c;
+        }
+        idle
+    }
 }
 
 /// Draws a Poisson number by Knuth's product method, against `limit = exp(-λ)` computed once
@@ -451,7 +522,16 @@ impl Lane {
 
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
     /// round's state (from the metrics' change: nothing more to count per arrival).
-    fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &[Stream]) -> RoundState {
+    ///
+    /// O(1) per round, plus O(arrivals) in a round where a partitioned layout drops (each
+    /// drop adds the other pool's free slots at that moment, which depends on the order).
+    /// A pool takes arrivals while it has a free slot, so it serves the first `free` of its
+    /// own and drops the rest: a shared pool serves the first `min(free, n)` arrivals, of
+    /// which `tracking_in_first` are tracking; a partitioned layout's pools each serve
+    /// `min(free, own)`, and a drop at position `p` (the `j`th of its stream) finds the other
+    /// pool with `free − min(free, p − j)` slots free (`p − j` of the other's came before).
+    #[inline]
+    fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &Arrivals) -> RoundState {
         self.first.free_ended(t);
         if let Some(p) = self.second.as_mut() {
             p.free_ended(t);
@@ -465,31 +545,32 @@ impl Lane {
         } else {
             self.event_hold
         };
-        for &stream in arrivals {
-            let hold = match stream {
-                Stream::Tracking => self.tracking_hold,
-                Stream::Event => event_hold,
-            };
-            let (pool, other) = match (stream, self.second.as_mut()) {
-                (Stream::Event, Some(events)) => (events, Some(&self.first)),
-                (_, second) => (&mut self.first, second.map(|p| &*p)),
-            };
-            if pool.free() > 0 {
-                pool.take(t, hold);
-                match stream {
-                    Stream::Tracking => self.m.tracking_served += 1,
-                    Stream::Event => self.m.event_served += 1,
-                }
-            } else {
-                match stream {
-                    Stream::Tracking => self.m.tracking_dropped += 1,
-                    Stream::Event => self.m.event_dropped += 1,
-                }
-                if let Some(o) = other {
-                    self.m.idle_slots += u64::from(o.free());
-                }
+        let (tracking_served, event_served) = match self.second.as_mut() {
+            None => {
+                let k = self.first.free().min(arrivals.len as u32);
+                let tracking = arrivals.tracking_in_first(k as usize);
+                self.first.take(t, self.tracking_hold, tracking);
+                self.first.take(t, event_hold, k - tracking);
+                (tracking, k - tracking)
             }
-        }
+            Some(events) => {
+                let tracking_free = self.first.free();
+                let event_free = events.free();
+                let tracking = tracking_free.min(arrivals.tracking);
+                let event = event_free.min(arrivals.events);
+                if tracking < arrivals.tracking || event < arrivals.events {
+                    let idle = arrivals.idle_slots(tracking, event, tracking_free, event_free);
+                    self.m.idle_slots += idle;
+                }
+                self.first.take(t, self.tracking_hold, tracking);
+                events.take(t, event_hold, event);
+                (tracking, event)
+            }
+        };
+        self.m.tracking_served += u64::from(tracking_served);
+        self.m.tracking_dropped += u64::from(arrivals.tracking - tracking_served);
+        self.m.event_served += u64::from(event_served);
+        self.m.event_dropped += u64::from(arrivals.events - event_served);
         if !OBSERVE {
             return RoundState::default();
         }
@@ -634,24 +715,48 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     }
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
-    let mut arrivals: heapless::Vec<Stream, MAX_ARRIVALS_PER_ROUND> = heapless::Vec::new();
+    let mut arrivals = Arrivals {
+        prefix: [0; MAX_ARRIVALS_PER_ROUND],
+        len: 0,
+        tracking: 0,
+        events: 0,
+    };
     for t in 0..first.horizon {
-        arrivals.clear();
-        for _ in 0..poisson(rng, tracking_limit)? {
-            arrivals
-                .push(Stream::Tracking)
-                .map_err(|_| TOO_MANY_ARRIVALS)?;
+        // The stream bits in arrival order: tracking requests (1) then event requests (0).
+        let tracking = poisson(rng, tracking_limit)?;
+        let events = poisson(rng, event_limit)?;
+        let n = tracking + events;
+        if n > MAX_ARRIVALS_PER_ROUND {
+            return Err(TOO_MANY_ARRIVALS);
         }
-        for _ in 0..poisson(rng, event_limit)? {
-            arrivals
-                .push(Stream::Event)
-                .map_err(|_| TOO_MANY_ARRIVALS)?;
+        // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
+        let pick = |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as usize).min(i);
+        if n <= 64 {
+            // The usual round (5 arrivals in the lesson): the shuffle in one register.
+            let mut bits = if tracking == 64 {
+                u64::MAX
+            } else {
+                (1u64 << tracking) - 1
+            };
+            for i in (1..n).rev() {
+                let j = pick(rng, i);
+                let differ = ((bits >> i) ^ (bits >> j)) & 1;
+                bits ^= (differ << i) | (differ << j);
+            }
+            for (p, a) in arrivals.prefix[..n].iter_mut().enumerate() {
+                *a = ((bits >> p) & 1) as u8;
+            }
+        } else {
+            let bits = &mut arrivals.prefix[..n];
+            let (t_bits, e_bits) = bits.split_at_mut(tracking);
+            t_bits.fill(1);
+            e_bits.fill(0);
+            for i in (1..n).rev() {
+                bits.swap(i, pick(rng, i));
+            }
         }
-        for i in (1..arrivals.len()).rev() {
-            // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
-            let j = (rng.next_unit() * (i + 1) as f64) as usize;
-            arrivals.swap(i, j.min(i));
-        }
+        arrivals.len = n;
+        arrivals.count();
         if observe {
             // One run: its state, as the observer contract asks.
             for lane in lanes.iter_mut() {

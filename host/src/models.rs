@@ -10,7 +10,7 @@ use capsim_core::autoscale::{
     self, Events, FailureRounds, FormulaPolicy, Hook, Reclaim, RemovalPolicy, Stockout,
 };
 use capsim_core::bulkhead::{self, Mode, Split};
-use capsim_core::consumers::{self, Workspace, MAX_SHIPMENTS};
+use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
 use capsim_core::Error;
@@ -908,7 +908,7 @@ pub struct Consumers;
 impl Model for Consumers {
     type Params = consumers::Params;
     type Metrics = consumers::Metrics;
-    type Scratch = Box<Workspace<MAX_SHIPMENTS>>;
+    type Scratch = ConsumersScratch;
     const PARAMS: &'static [Param<consumers::Params>] = &[
         param!(consumers: u32,
             "Consumers pulling from the queue, N", "1 to 64", "1,2,3,4,6,8"),
@@ -940,11 +940,90 @@ impl Model for Consumers {
     ];
 
     fn scratch() -> Self::Scratch {
-        Box::new(Workspace::new())
+        ConsumersScratch::default()
     }
 
-    fn run(p: &Self::Params, ws: &mut Self::Scratch) -> Outcome<Self::Metrics> {
-        consumers::run(p, ws)
+    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
+        consumers::run(p, scratch.single.get_or_insert_with(Default::default))
+    }
+
+    /// Runs the configurations that share a workload (they differ only in consumers and
+    /// slots) together, up to `CONSUMERS_LANES` (16) at a time: the queue is generated once
+    /// per batch, not once per configuration. See [`batched_window`].
+    fn run_window(
+        grid: &Grid<Self>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        batched_window(
+            grid,
+            runs,
+            ahead,
+            done,
+            &CONSUMERS_WORKLOAD,
+            CONSUMERS_LANES,
+            |scratch, batch| run_consumers_batch(grid, batch, scratch),
+        )
+    }
+}
+
+/// Consumers configurations run together on one pass over a queue at most: the lesson's
+/// twelve, `--consumers` × `--slots` up to 16.
+const CONSUMERS_LANES: usize = 16;
+
+/// The most shipments of a batch's workspace (19 bytes each with 16 lanes: 156 KB a thread);
+/// larger workloads run one configuration at a time in the 65,536-shipment workspace.
+const BATCH_SHIPMENTS: usize = 8192;
+
+/// The flags that shape the consumers workload: configurations that share these share it.
+const CONSUMERS_WORKLOAD: [&str; 7] = [
+    "seed",
+    "shipments",
+    "events_per_shipment",
+    "queue_gap",
+    "final_event_rounds",
+    "event_rounds_min",
+    "event_rounds_spread",
+];
+
+/// A thread's consumers workspaces, each allocated when first needed: one configuration's
+/// for any workload, and a batch's for workloads of up to [`BATCH_SHIPMENTS`] shipments.
+#[derive(Default)]
+pub struct ConsumersScratch {
+    single: Option<Box<Workspace<MAX_SHIPMENTS>>>,
+    batch: Option<Box<Workspace<BATCH_SHIPMENTS, DEFAULT_IN_FLIGHT, CONSUMERS_LANES>>>,
+}
+
+/// Runs `batch` (runs of `grid` sharing a workload, at most [`CONSUMERS_LANES`]) on one pass
+/// over the queue; a large workload, or a batch that fails, runs each on its own so that
+/// every run gets its own outcome.
+fn run_consumers_batch(
+    grid: &Grid<Consumers>,
+    batch: &[u64],
+    scratch: &mut ConsumersScratch,
+) -> Vec<(u64, Outcome<consumers::Metrics>)> {
+    let params: Vec<consumers::Params> = batch.iter().map(|&i| grid.params(i)).collect();
+    let alone = |scratch: &mut ConsumersScratch| {
+        batch
+            .iter()
+            .zip(&params)
+            .map(|(&i, p)| (i, Consumers::run(p, scratch)))
+            .collect()
+    };
+    if batch.len() == 1 || params[0].shipments as usize > BATCH_SHIPMENTS {
+        return alone(scratch);
+    }
+    let ws = scratch.batch.get_or_insert_with(Default::default);
+    let mut metrics = [consumers::Metrics::default(); CONSUMERS_LANES];
+    match consumers::run_batch(&params, ws, &mut metrics) {
+        Ok(()) => batch
+            .iter()
+            .copied()
+            .zip(metrics)
+            .map(|(i, m)| (i, Ok(m)))
+            .collect(),
+        Err(_) => alone(scratch),
     }
 }
 
@@ -1002,49 +1081,32 @@ impl Model for Bulkhead {
     }
 
     /// Runs the combinations that share an arrival stream (they differ only in flags that
-    /// do not shape the stream) together, up to `BULKHEAD_LANES` (8) at a time: the stream is
-    /// drawn once per batch. A run's partners may lie up to `BULKHEAD_LOOKAHEAD` runs past
-    /// the window's start (the seed is innermost, so partners are a seed list apart); their
-    /// outcomes wait in `ahead`.
+    /// do not shape the stream) together, up to `BULKHEAD_LANES` (16) at a time: the stream
+    /// is drawn once per batch. See [`batched_window`].
     fn run_window(
         grid: &Grid<Self>,
         runs: std::ops::Range<u64>,
         ahead: &mut Ahead<Self::Metrics>,
         done: &(dyn Fn(u64) + Sync),
     ) -> Vec<Outcome<Self::Metrics>> {
-        let limit = runs
-            .start
-            .saturating_add(BULKHEAD_LOOKAHEAD)
-            .min(grid.len());
-        let batches = bulkhead_batches(grid, runs.clone(), limit, ahead);
-        let run = |batch: &Vec<u64>| {
-            let outcomes = run_bulkhead_batch(grid, batch);
-            done(batch.len() as u64);
-            outcomes
-        };
-        #[cfg(feature = "cli")]
-        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> =
-            batches.par_iter().map(run).collect();
-        #[cfg(not(feature = "cli"))]
-        let finished: Vec<Vec<(u64, Outcome<Self::Metrics>)>> = batches.iter().map(run).collect();
-        for (i, outcome) in finished.into_iter().flatten() {
-            ahead.insert(i, outcome);
-        }
-        // Every run of the window is in `ahead` now; should one not be, it runs here.
-        runs.map(|i| {
-            ahead
-                .remove(&i)
-                .unwrap_or_else(|| bulkhead::run(&grid.params(i)))
-        })
-        .collect()
+        batched_window(
+            grid,
+            runs,
+            ahead,
+            done,
+            &BULKHEAD_STREAM,
+            BULKHEAD_LANES,
+            |_: &mut (), batch| run_bulkhead_batch(grid, batch),
+        )
     }
 }
 
-/// Bulkhead combinations run together on one arrival stream at most.
-const BULKHEAD_LANES: usize = 8;
+/// Bulkhead combinations run together on one arrival stream at most: a grid's layouts of one
+/// seed (the lesson's eleven, `--split` × `--mode` up to 16) draw the stream once.
+const BULKHEAD_LANES: usize = 16;
 
-/// How far past a window's start a bulkhead run's batch partners may lie.
-const BULKHEAD_LOOKAHEAD: u64 = 65_536;
+/// How far past a window's start a run's batch partners may lie.
+const BATCH_LOOKAHEAD: u64 = 65_536;
 
 /// The flags that shape the bulkhead arrival stream: runs that share these share it.
 const BULKHEAD_STREAM: [&str; 5] = [
@@ -1055,19 +1117,76 @@ const BULKHEAD_STREAM: [&str; 5] = [
     "event_rate",
 ];
 
-/// Groups the runs of `runs` not yet in `ahead` into batches on one arrival stream: each
-/// run not yet taken leads a batch and takes its next partners (same digits on the stream
-/// axes) below `limit`, in grid order.
+/// Runs `runs` of `grid` in batches of runs that share a workload (equal values of the
+/// `stream` flags), at most `lanes` a batch, with `run_batch` (given the thread's scratch),
+/// on the current rayon pool, and returns their outcomes in grid order.
+///
+/// A run's partners may lie up to [`BATCH_LOOKAHEAD`] runs past the window's start (the seed
+/// is innermost, so partners are a seed list apart); their outcomes wait in `ahead`.
+fn batched_window<M: Model>(
+    grid: &Grid<M>,
+    runs: std::ops::Range<u64>,
+    ahead: &mut Ahead<M::Metrics>,
+    done: &(dyn Fn(u64) + Sync),
+    stream: &[&str],
+    lanes: usize,
+    run_batch: impl Fn(&mut M::Scratch, &[u64]) -> Vec<(u64, Outcome<M::Metrics>)> + Sync,
+) -> Vec<Outcome<M::Metrics>> {
+    let limit = runs.start.saturating_add(BATCH_LOOKAHEAD).min(grid.len());
+    let batches = batches(grid, runs.clone(), limit, ahead, stream, lanes);
+    let run = |scratch: &mut M::Scratch, batch: &Vec<u64>| {
+        let outcomes = run_batch(scratch, batch);
+        done(batch.len() as u64);
+        outcomes
+    };
+    #[cfg(feature = "cli")]
+    let finished: Vec<Vec<(u64, Outcome<M::Metrics>)>> =
+        batches.par_iter().map_init(M::scratch, run).collect();
+    #[cfg(not(feature = "cli"))]
+    let finished: Vec<Vec<(u64, Outcome<M::Metrics>)>> = {
+        let mut scratch = M::scratch();
+        batches.iter().map(|b| run(&mut scratch, b)).collect()
+    };
+    for (i, outcome) in finished.into_iter().flatten() {
+        ahead.insert(i, outcome);
+    }
+    // Every run of the window is in `ahead` now; should one not be, it runs here.
+    let mut scratch = None;
+    runs.map(|i| {
+        ahead.remove(&i).unwrap_or_else(|| {
+            let scratch = scratch.get_or_insert_with(M::scratch);
+            M::run(&grid.params(i), scratch)
+        })
+    })
+    .collect()
+}
+
+/// Groups the runs of `runs` not yet in `ahead` into batches on one arrival stream, 8 at most.
+#[cfg(test)]
 fn bulkhead_batches(
     grid: &Grid<Bulkhead>,
     runs: std::ops::Range<u64>,
     limit: u64,
     ahead: &Ahead<bulkhead::Metrics>,
 ) -> Vec<Vec<u64>> {
+    batches(grid, runs, limit, ahead, &BULKHEAD_STREAM, 8)
+}
+
+/// Groups the runs of `runs` not yet in `ahead` into batches of at most `lanes` runs sharing
+/// a workload (the same digits on the `stream` axes): each run not yet taken leads a batch
+/// and takes its next partners below `limit`, in grid order.
+fn batches<M: Model>(
+    grid: &Grid<M>,
+    runs: std::ops::Range<u64>,
+    limit: u64,
+    ahead: &Ahead<M::Metrics>,
+    stream: &[&str],
+    lanes: usize,
+) -> Vec<Vec<u64>> {
     // The axes a batch may vary, innermost first.
     let free: Vec<usize> = (0..grid.axes())
         .rev()
-        .filter(|&a| !BULKHEAD_STREAM.contains(&grid.axis_key(a)) && grid.axis_len(a) > 1)
+        .filter(|&a| !stream.contains(&grid.axis_key(a)) && grid.axis_len(a) > 1)
         .collect();
     let mut taken = std::collections::BTreeSet::new();
     let mut batches = Vec::new();
@@ -1077,7 +1196,7 @@ fn bulkhead_batches(
         }
         let mut batch = vec![i];
         let mut digits = grid.digits(i);
-        'partners: while batch.len() < BULKHEAD_LANES {
+        'partners: while batch.len() < lanes {
             // The next run in grid order with the same stream digits: count up on the free axes.
             let mut carried = true;
             for &a in &free {
@@ -1116,7 +1235,12 @@ fn run_bulkhead_batch(
     let mut ws = bulkhead::Workspace::<BULKHEAD_LANES>::new();
     let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_LANES];
     match bulkhead::run_batch(&params, &mut ws, &mut metrics) {
-        Ok(()) => batch.iter().copied().zip(metrics.map(Ok)).collect(),
+        Ok(()) => batch
+            .iter()
+            .copied()
+            .zip(metrics)
+            .map(|(i, m)| (i, Ok(m)))
+            .collect(),
         Err(_) => batch
             .iter()
             .zip(&params)
@@ -1276,6 +1400,41 @@ mod tests {
             bulkhead_batches(&g, 3..6, 6, &ahead),
             vec![vec![4], vec![5]]
         );
+    }
+
+    /// Consumers configurations run in batches on one queue give each run's own metrics (or
+    /// error), in grid order: small workloads (batched), one too large for a batch's
+    /// workspace (run alone), and a batch where one configuration is refused.
+    #[test]
+    fn batched_consumers_runs_equal_runs_alone() {
+        for args in [
+            &[
+                "--consumers",
+                "1,3,8",
+                "--slots",
+                "2,4",
+                "--shipments",
+                "300",
+                "--seed",
+                "1..=3",
+            ][..],
+            &["--consumers", "2,4", "--shipments", "9000", "--seed", "5,6"],
+            &["--consumers", "2,65", "--shipments", "200", "--seed", "5,6"],
+        ] {
+            let g = grid::<Consumers>(args);
+            let mut ahead = Ahead::new();
+            let window = Consumers::run_window(&g, 0..g.len(), &mut ahead, &|_| {});
+            assert!(ahead.is_empty());
+            let mut ws = Box::new(Workspace::<MAX_SHIPMENTS>::new());
+            for (i, outcome) in (0..g.len()).zip(&window) {
+                let alone = consumers::run(&g.params(i), &mut ws);
+                assert_eq!(
+                    format!("{outcome:?}"),
+                    format!("{alone:?}"),
+                    "{args:?} run {i}"
+                );
+            }
+        }
     }
 
     fn grid<M: Model>(args: &[&str]) -> Grid<M> {

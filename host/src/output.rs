@@ -36,20 +36,58 @@ impl Cell {
 
     /// Returns the value as text (tables and CSV).
     pub fn text(&self) -> String {
+        let mut s = String::new();
+        self.write_text(&mut s);
+        s
+    }
+
+    /// Appends the value as text (tables and CSV) to `buf`, as [`Cell::text`] returns it,
+    /// without allocating (rows are written by the thousand).
+    pub fn write_text(&self, buf: &mut String) {
+        use std::fmt::Write as _;
         match self {
-            Cell::Int(v) => v.to_string(),
-            Cell::Float(v) => Num(*v).to_string(),
-            Cell::Stat(v) => format!("{v:.3}"),
-            Cell::Word(w) => (*w).to_string(),
-            Cell::Text(w) => w.clone(),
-            Cell::Ints(v) if v.is_empty() => "none".to_string(),
-            Cell::Ints(v) => v.iter().map(u32::to_string).collect::<Vec<_>>().join(":"),
-            Cell::Span(a, b) => format!("{a}..{b}"),
+            Cell::Int(v) => push_int(buf, *v),
+            // Writing to a String cannot fail.
+            Cell::Float(v) => drop(write!(buf, "{}", Num(*v))),
+            Cell::Stat(v) => drop(write!(buf, "{v:.3}")),
+            Cell::Word(w) => buf.push_str(w),
+            Cell::Text(w) => buf.push_str(w),
+            Cell::Ints(v) if v.is_empty() => buf.push_str("none"),
+            Cell::Ints(v) => {
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        buf.push(':');
+                    }
+                    push_int(buf, (*x).into());
+                }
+            }
+            Cell::Span(a, b) => {
+                push_int(buf, (*a).into());
+                buf.push_str("..");
+                push_int(buf, (*b).into());
+            }
         }
     }
 
     fn is_number(&self) -> bool {
         matches!(self, Cell::Int(_) | Cell::Float(_) | Cell::Stat(_))
+    }
+}
+
+/// Appends `v` in decimal (what `v.to_string()` gives, without the formatter's machinery).
+fn push_int(buf: &mut String, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        buf.push(char::from(d));
     }
 }
 
@@ -183,8 +221,15 @@ impl RowWriter {
                     let header: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
                     writeln!(out, "{}", header.join(","))?;
                 }
-                let cells: Vec<String> = row.iter().map(|(_, v)| v.text()).collect();
-                writeln!(out, "{}", cells.join(","))
+                let mut line = String::new();
+                for (k, (_, v)) in row.iter().enumerate() {
+                    if k > 0 {
+                        line.push(',');
+                    }
+                    v.write_text(&mut line);
+                }
+                line.push('\n');
+                out.write_all(line.as_bytes())
             }
             Format::Table => match &self.layout {
                 None => {
@@ -211,25 +256,32 @@ impl RowWriter {
             .filter(|(_, (k, _))| self.table_keys.iter().any(|t| t == k))
             .map(|(i, _)| i)
             .collect();
-        let widths: Vec<usize> = columns
-            .iter()
-            .map(|&i| {
-                self.pending
-                    .iter()
-                    .map(|row| row[i].1.text().len())
-                    .chain([first[i].0.len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let header: Vec<String> = columns
-            .iter()
-            .zip(&widths)
-            .map(|(&i, &w)| pad(&first[i].0, w, first[i].1.is_number()))
-            .collect();
-        writeln!(out, "{}", header.join("  ").trim_end())?;
+        // Every shown cell's text, once: one buffer, each cell's end in `ends`.
+        let mut texts = String::new();
+        let mut ends = Vec::with_capacity(self.pending.len() * columns.len());
+        let mut widths: Vec<usize> = columns.iter().map(|&i| first[i].0.len()).collect();
+        for row in &self.pending {
+            for (w, &i) in widths.iter_mut().zip(&columns) {
+                let start = texts.len();
+                row[i].1.write_text(&mut texts);
+                *w = (*w).max(texts.len() - start);
+                ends.push(texts.len());
+            }
+        }
+        let mut line = String::new();
+        for (w, &i) in widths.iter().zip(&columns) {
+            push_padded(&mut line, &first[i].0, *w, first[i].1.is_number());
+        }
+        write_line(out, &mut line)?;
+        let mut start = 0;
+        let mut ends = ends.iter();
         for row in std::mem::take(&mut self.pending) {
-            write_table_row(out, &row, &columns, &widths)?;
+            for (w, &i) in widths.iter().zip(&columns) {
+                let end = ends.next().copied().unwrap_or(start);
+                push_padded(&mut line, &texts[start..end], *w, row[i].1.is_number());
+                start = end;
+            }
+            write_line(out, &mut line)?;
         }
         self.layout = Some((columns, widths));
         Ok(())
@@ -242,20 +294,51 @@ fn write_table_row(
     columns: &[usize],
     widths: &[usize],
 ) -> io::Result<()> {
-    let cells: Vec<String> = columns
-        .iter()
-        .zip(widths)
-        .map(|(&i, &w)| pad(&row[i].1.text(), w, row[i].1.is_number()))
-        .collect();
-    writeln!(out, "{}", cells.join("  ").trim_end())
+    let mut line = String::new();
+    let mut cell = String::new();
+    for (&i, &w) in columns.iter().zip(widths) {
+        cell.clear();
+        row[i].1.write_text(&mut cell);
+        push_padded(&mut line, &cell, w, row[i].1.is_number());
+    }
+    write_line(out, &mut line)
 }
 
-fn pad(s: &str, width: usize, right: bool) -> String {
-    if right {
-        format!("{s:>width$}")
-    } else {
-        format!("{s:<width$}")
+/// Appends a table cell to `line`: two spaces after the previous one, then `s` padded to
+/// `width` (right-aligned numbers, left-aligned words), in characters as `format!` pads.
+fn push_padded(line: &mut String, s: &str, width: usize, right: bool) {
+    if !line.is_empty() {
+        // Never empty after a cell: a column is as wide as its key, and keys are not empty.
+        line.push_str("  ");
     }
+    let fill = width.saturating_sub(s.chars().count());
+    if right {
+        push_spaces(line, fill);
+        line.push_str(s);
+    } else {
+        line.push_str(s);
+        push_spaces(line, fill);
+    }
+}
+
+/// Appends `n` spaces, a slice at a time.
+fn push_spaces(line: &mut String, mut n: usize) {
+    const SPACES: &str = "                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        line.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// Writes `line` without its trailing white space, then a newline, and empties it.
+fn write_line(out: &mut impl Write, line: &mut String) -> io::Result<()> {
+    let kept = line.trim_end().len();
+    line.truncate(kept);
+    line.push('\n');
+    out.write_all(line.as_bytes())?;
+    line.clear();
+    Ok(())
 }
 
 #[cfg(test)]
