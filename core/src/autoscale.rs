@@ -90,6 +90,7 @@ use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
 use crate::rng::{GroupLcg, UnitRng};
 use crate::Observer;
 
+mod fast;
 mod formula;
 mod group;
 mod lifecycle;
@@ -428,6 +429,12 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
+    // The lesson's group as bit masks, when nothing needs the general path: no lifecycle
+    // option, and no per-round states to report.
+    if !O::ROUNDS && fast::applies(params) {
+        params.validate()?;
+        return fast::run(params, demand, rng, observer);
+    }
     let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,

@@ -22,11 +22,26 @@ use rand_core::{Rng, SeedableRng, TryRng};
 pub trait UnitRng {
     /// Returns the next double in `[0, 1)`.
     fn next_unit(&mut self) -> f64;
+
+    /// Draws `n` doubles (at most 64) and returns which were below `p`, bit `k` for draw
+    /// `k`: a round's health checks in one call, so a cached stream can answer without a
+    /// branch per draw. Exactly `n` [`UnitRng::next_unit`] calls' worth of the stream.
+    fn below(&mut self, n: u32, p: f64) -> u64 {
+        let mut bits = 0;
+        for k in 0..n.min(64) {
+            bits |= u64::from(self.next_unit() < p) << k;
+        }
+        bits
+    }
 }
 
 impl<T: UnitRng + ?Sized> UnitRng for &mut T {
     fn next_unit(&mut self) -> f64 {
         (**self).next_unit()
+    }
+
+    fn below(&mut self, n: u32, p: f64) -> u64 {
+        (**self).below(n, p)
     }
 }
 

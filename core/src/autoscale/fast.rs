@@ -1,0 +1,501 @@
+//! The lesson's group as bit masks: the same model as [`super::Group`] with the lesson's
+//! policy and check and every lifecycle option off, in a fraction of the time.
+//!
+//! The general path walks 16-byte records and branches per instance on its state, its health
+//! and its result; those branches follow the random draws, so a run of the lesson spends most
+//! of its time on mispredicted branches (about 19 µs a run on this machine, one core). Here an
+//! instance is a bit position (storage order) in a few 256-bit masks (alive, ready, broken,
+//! failing), and a round is word operations:
+//! - the health check takes the round's draws as one failure mask in draw order
+//!   ([`UnitRng::below`]) and spreads its few set bits onto the eligible instances (ready and
+//!   not broken, the only ones that draw) with a branch-free select;
+//! - launches of one round all become ready in the same round, so the booting instances are a
+//!   ring of cohort masks with their counts (no timers);
+//! - the counts the policy and the metrics read (size, ready, broken) are kept, not recounted;
+//! - the largest booting share is kept as an exact fraction (one division per run, not per
+//!   round): division rounds monotonically, so the largest quotient is the quotient of the
+//!   largest fraction.
+//!
+//! Removals leave holes (the order of what stays is unchanged); launches go after the last
+//! instance, and the masks are compacted only when the end of the 256 positions is reached.
+//!
+//! # What bounds it
+//!
+//! A run is 240 rounds of about 60 word operations and (with the lesson's 8 % failure rate)
+//! about one failure to place: ≈ 2 µs a run, branch-bound (the number of failures per round
+//! and the scaling decisions are data-dependent branches). The draws come on top: from the
+//! lesson's generator, a dependent chain of ≈ 20 cycles a draw (≈ 6.4 ns; 2,659 draws in the
+//! lesson's first run), which no portable formulation shortens (see [`crate::rng::GroupLcg`]);
+//! from a cached stream ([`crate::rng::GroupStream`]), a load and a compare a draw.
+//!
+//! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
+//! the general path on every input (a property test and the fuzz target compare them).
+
+use crate::error::Error;
+use crate::rng::UnitRng;
+use crate::Observer;
+
+use super::lifecycle::{Reclaim, RemovalPolicy};
+use super::{required_count, Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+
+/// 64-bit words of a mask: one bit per instance position.
+const WORDS: usize = MAX_GROUP_SIZE / 64;
+type Mask = [u64; WORDS];
+
+/// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
+const RING: usize = 16;
+
+/// Returns whether the fast path computes `params` exactly: every lifecycle option off (the
+/// lesson's policy and check) and a boot that fits the ring.
+pub(super) fn applies(params: &Params) -> bool {
+    let l = &params.lifecycle;
+    l.launch_hook.is_none()
+        && l.terminate_hook.is_none()
+        && !l.count_pending
+        && l.protected == 0
+        && l.removal_policy == RemovalPolicy::Lesson
+        && l.reclaim == Reclaim::Release
+        && l.check_latency == 0
+        && l.apply_delay == 0
+        && l.stockout.is_none()
+        && l.events.is_empty()
+        && params.boot_rounds <= RING as u32
+}
+
+/// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
+fn span(w: usize, lo: usize, hi: usize) -> u64 {
+    let base = w * 64;
+    let lo = lo.clamp(base, base + 64) - base;
+    let hi = hi.clamp(base, base + 64) - base;
+    let ones = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    ones(hi) & !ones(lo)
+}
+
+const L8: u64 = 0x0101_0101_0101_0101;
+const H8: u64 = 0x8080_8080_8080_8080;
+
+/// Returns, in each byte, the number of set bits of `x` in that byte and all lower ones.
+fn byte_prefix_counts(x: u64) -> u64 {
+    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
+    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
+    s = (s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    s.wrapping_mul(L8)
+}
+
+/// Returns how many bytes of `prefix` (each at most 64) are at most `k` (`k` < 128).
+fn bytes_at_most(prefix: u64, k: u64) -> u64 {
+    let le = (((k * L8) | H8) - prefix) & H8;
+    (le >> 7).wrapping_mul(L8) >> 56
+}
+
+/// Returns bit `k` (from 0) of the set bits of `x`, as a one-bit mask, 0 when `x` has at most
+/// `k`: branch-free (a loop would mispredict on the random `k`).
+fn select(x: u64, k: u32) -> u64 {
+    let k = u64::from(k);
+    let prefix = byte_prefix_counts(x);
+    let byte = bytes_at_most(prefix, k); // 8 when x has at most k bits
+    let shift = (byte * 8) & 63;
+    let before = ((prefix << 8) >> shift) & 0xff;
+    let b = (x >> shift) & 0xff;
+    // The byte's bits spread one a byte, then counted the same way.
+    let spread = b.wrapping_mul(L8) & 0x8040_2010_0804_0201;
+    let ones = ((spread + 0x7f7f_7f7f_7f7f_7f7f) & H8) >> 7;
+    let bit = bytes_at_most(ones.wrapping_mul(L8), k.wrapping_sub(before) & 0x7f);
+    u64::from(byte < 8) << (shift + (bit & 7))
+}
+
+fn any(m: &Mask) -> bool {
+    m.iter().fold(0, |a, w| a | w) != 0
+}
+
+fn count(m: &Mask) -> u32 {
+    m.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The group: instance positions in storage order.
+struct Masks {
+    alive: Mask,
+    ready: Mask,
+    broken: Mask,
+    /// Ready instances whose last check failed (one consecutive failure or more).
+    failing: Mask,
+    /// Ready instances with two consecutive failures or more, their count in `streak`
+    /// (thresholds of 3 and more only).
+    failing2: Mask,
+    streak: [u32; MAX_GROUP_SIZE],
+    /// Booting instances by the round (modulo [`RING`]) in which they become ready.
+    booting: [Mask; RING],
+    booting_n: [u32; RING],
+    /// Positions from here on are free.
+    top: usize,
+    size: u32,
+    ready_n: u32,
+    /// Broken instances (all ready: a broken one is replaced or removed, never booting).
+    broken_n: u32,
+}
+
+impl Masks {
+    /// Removes the instances of `gone` (all of one kind: ready, or booting).
+    fn remove(&mut self, gone: &Mask) {
+        for w in 0..WORDS {
+            let keep = !gone[w];
+            self.alive[w] &= keep;
+            self.ready[w] &= keep;
+            self.broken[w] &= keep;
+            self.failing[w] &= keep;
+            self.failing2[w] &= keep;
+        }
+    }
+
+    /// Moves every instance to the front, keeping their order.
+    fn compact(&mut self) {
+        let alive = self.alive;
+        let squeeze = |m: &Mask| {
+            let mut out = [0u64; WORDS];
+            let mut to = 0;
+            for (w, &a) in alive.iter().enumerate() {
+                let mut rest = a;
+                while rest != 0 {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if (m[w] >> b) & 1 == 1 {
+                        out[to / 64] |= 1 << (to % 64);
+                    }
+                    to += 1;
+                }
+            }
+            out
+        };
+        let mut to = 0;
+        for (w, &a) in alive.iter().enumerate() {
+            let mut rest = a;
+            while rest != 0 {
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                self.streak[to] = self.streak[w * 64 + b];
+                to += 1;
+            }
+        }
+        self.ready = squeeze(&self.ready);
+        self.broken = squeeze(&self.broken);
+        self.failing = squeeze(&self.failing);
+        self.failing2 = squeeze(&self.failing2);
+        for i in 0..RING {
+            self.booting[i] = squeeze(&self.booting[i]);
+        }
+        self.alive = squeeze(&self.alive);
+        self.top = to;
+    }
+
+    /// Appends `n` booting instances (room checked by the caller) into cohort `slot`.
+    fn append(&mut self, n: usize, slot: usize) {
+        if self.top + n > MAX_GROUP_SIZE {
+            self.compact();
+        }
+        let (lo, hi) = (self.top, self.top + n);
+        for w in 0..WORDS {
+            let m = span(w, lo, hi);
+            self.alive[w] |= m;
+            self.booting[slot][w] |= m;
+        }
+        self.booting_n[slot] += n as u32;
+        self.top = hi;
+        self.size += n as u32;
+    }
+
+    /// Scale-in: the first `n` ready instances leave; steps beyond them cancel launches from
+    /// the end (the lesson's `splice(-1, 1)`). Returns how many left.
+    fn scale_in(&mut self, n: u64) -> u32 {
+        let take = n.min(u64::from(self.ready_n)) as u32;
+        let mut left = take;
+        let mut gone = [0u64; WORDS];
+        for w in 0..WORDS {
+            let r = self.ready[w];
+            let c = r.count_ones();
+            gone[w] = if c <= left {
+                r
+            } else {
+                r & (select(r, left).wrapping_sub(1))
+            };
+            left -= c.min(left);
+        }
+        self.broken_n -= count(&and(&gone, &self.broken));
+        self.remove(&gone);
+        self.ready_n -= take;
+        self.size -= take;
+        let mut removed = take;
+        let more = (n - u64::from(take)).min(u64::from(self.size)) as u32;
+        if more > 0 {
+            // Only booting instances are left: cancel the last `more`.
+            let mut left = more;
+            let mut gone = [0u64; WORDS];
+            for w in (0..WORDS).rev() {
+                let a = self.alive[w];
+                let c = a.count_ones();
+                gone[w] = if c <= left {
+                    a
+                } else {
+                    a & !(select(a, c - left).wrapping_sub(1))
+                };
+                left -= c.min(left);
+            }
+            self.remove(&gone);
+            for i in 0..RING {
+                self.booting_n[i] -= count(&and(&self.booting[i], &gone));
+                for w in 0..WORDS {
+                    self.booting[i][w] &= !gone[w];
+                }
+            }
+            self.size -= more;
+            removed += more;
+        }
+        self.top = match (0..WORDS).rev().find(|&w| self.alive[w] != 0) {
+            Some(w) => w * 64 + 64 - self.alive[w].leading_zeros() as usize,
+            None => 0,
+        };
+        removed
+    }
+}
+
+fn and(a: &Mask, b: &Mask) -> Mask {
+    core::array::from_fn(|w| a[w] & b[w])
+}
+
+/// Runs the model (already validated, [`applies`] true) the general path's way, round for
+/// round; `observer` hears only `round_done`.
+pub(super) fn run<R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let initial = params.required_for(demand(0));
+    if initial > MAX_GROUP_SIZE as f64 {
+        return Err(GROUP_FULL);
+    }
+    // At most 256, or negative, -0 or -inf: `as` saturates those to 0.
+    let initial = initial as usize;
+    let mut g = Masks {
+        alive: [0; WORDS],
+        ready: [0; WORDS],
+        broken: [0; WORDS],
+        failing: [0; WORDS],
+        failing2: [0; WORDS],
+        streak: [0; MAX_GROUP_SIZE],
+        booting: [[0; WORDS]; RING],
+        booting_n: [0; RING],
+        top: initial,
+        size: initial as u32,
+        ready_n: initial as u32,
+        broken_n: 0,
+    };
+    for w in 0..WORDS {
+        g.alive[w] = span(w, 0, initial);
+    }
+    g.ready = g.alive;
+
+    // The failure rounds, sorted and without repeats (a round breaks one instance however
+    // often it is listed), read with a cursor.
+    let mut failures = [u32::MAX; MAX_FAILURE_ROUNDS];
+    let mut nf = 0;
+    for &r in &params.failure_rounds {
+        if !failures[..nf].contains(&r) {
+            failures[nf] = r;
+            nf += 1;
+        }
+    }
+    failures[..nf].sort_unstable();
+    let mut next_failure = 0;
+
+    let threshold = params.threshold;
+    let p = params.transient_failure;
+    let cooldown = i64::from(params.cooldown);
+    let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
+    let serve_wait = params.boot_rounds.max(1);
+    let mut last_action = -cooldown;
+    let mut m = Metrics {
+        min_size: params.min_size_start,
+        ..Metrics::default()
+    };
+    // The largest booting share as a fraction, and whether the group was ever empty (NaN).
+    let (mut share_num, mut share_den, mut empty_seen) = (0u32, 1u32, false);
+
+    for t in 0..params.rounds {
+        let needed = required_count(params.required_for(demand(t)));
+        let slot = (t as usize + boot_delay) % RING;
+
+        // Phase 1: the first ready, healthy instance breaks for good.
+        while failures.get(next_failure).is_some_and(|&r| r < t) {
+            next_failure += 1;
+        }
+        if failures.get(next_failure) == Some(&t) {
+            for w in 0..WORDS {
+                let healthy = g.ready[w] & !g.broken[w];
+                if healthy != 0 {
+                    g.broken[w] |= healthy & healthy.wrapping_neg();
+                    g.broken_n += 1;
+                    break;
+                }
+            }
+        }
+
+        // Phase 2: the health check, in storage order; only healthy ready instances draw.
+        m.broken_rounds += g.broken_n;
+        let mut failed = [0u64; WORDS];
+        for w in 0..WORDS {
+            let eligible = g.ready[w] & !g.broken[w];
+            let mut f = g.ready[w] & g.broken[w];
+            let mut draws = if eligible == 0 {
+                0
+            } else {
+                rng.below(eligible.count_ones(), p)
+            };
+            while draws != 0 {
+                f |= select(eligible, draws.trailing_zeros());
+                draws &= draws - 1;
+            }
+            failed[w] = f;
+        }
+        let mut replaced = [0u64; WORDS];
+        for w in 0..WORDS {
+            replaced[w] = match threshold {
+                1 => failed[w],
+                2 => failed[w] & g.failing[w],
+                _ => 0,
+            };
+        }
+        if threshold > 2 {
+            for w in 0..WORDS {
+                let mut again = failed[w] & g.failing[w];
+                while again != 0 {
+                    let b = again.trailing_zeros() as usize;
+                    let bit = 1u64 << b;
+                    again &= again - 1;
+                    let i = w * 64 + b;
+                    let streak = if g.failing2[w] & bit != 0 {
+                        g.streak[i].saturating_add(1)
+                    } else {
+                        2
+                    };
+                    if streak >= threshold {
+                        replaced[w] |= bit;
+                    } else {
+                        g.streak[i] = streak;
+                        g.failing2[w] |= bit;
+                    }
+                }
+            }
+        }
+        for w in 0..WORDS {
+            g.failing[w] = failed[w] & !replaced[w];
+            g.failing2[w] &= g.failing[w];
+        }
+        if any(&replaced) {
+            let n = count(&replaced);
+            let broken = count(&and(&replaced, &g.broken));
+            m.replacements += n;
+            m.false_replacements += n - broken;
+            m.launched += n;
+            g.broken_n -= broken;
+            g.ready_n -= n;
+            for w in 0..WORDS {
+                g.ready[w] &= !replaced[w];
+                g.broken[w] &= !replaced[w];
+                g.booting[slot][w] |= replaced[w];
+            }
+            g.booting_n[slot] += n;
+        }
+
+        // Phase 3: the lesson's policy, counting ready instances only.
+        if i64::from(t) - last_action >= cooldown {
+            let have = i64::from(g.ready_n);
+            if have < needed {
+                let n = needed.saturating_sub(have);
+                if n > i64::from(MAX_GROUP_SIZE as u32 - g.size) {
+                    return Err(GROUP_FULL);
+                }
+                g.append(n as usize, slot);
+                m.launched += n as u32;
+                m.scaling_actions += 1;
+                last_action = i64::from(t);
+            } else if have > needed.saturating_add(1) {
+                let n = needed.saturating_add(1).saturating_sub(have).unsigned_abs();
+                // The lesson counts a scale-in of an empty group as an action.
+                let was_empty = g.size == 0;
+                if g.scale_in(n) > 0 || was_empty {
+                    m.scaling_actions += 1;
+                    last_action = i64::from(t);
+                }
+            }
+        }
+
+        // Phase 4: this round's cohort is ready.
+        let cohort = t as usize % RING;
+        if g.booting_n[cohort] > 0 {
+            for w in 0..WORDS {
+                g.ready[w] |= g.booting[cohort][w];
+            }
+            g.ready_n += g.booting_n[cohort];
+            g.booting[cohort] = [0; WORDS];
+            g.booting_n[cohort] = 0;
+            m.time_to_in_service_max = m.time_to_in_service_max.max(serve_wait);
+        }
+
+        // Phase 5: metrics.
+        let size = g.size;
+        let launching = size - g.ready_n;
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        m.max_launching = m.max_launching.max(launching);
+        empty_seen |= size == 0;
+        // launching / size > share_num / share_den, exactly (both below 2^9).
+        if launching * share_den > share_num * size {
+            (share_num, share_den) = (launching, size);
+        }
+        if i64::from(g.ready_n) < needed {
+            m.under_capacity_rounds += 1;
+        }
+        m.billed_rounds += u64::from(size);
+        m.idle_billed_rounds += u64::from(launching);
+        observer.round_done(u64::from(t));
+    }
+    m.max_launching_ratio = if empty_seen {
+        f64::NAN
+    } else {
+        f64::from(share_num) / f64::from(share_den)
+    };
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select;
+
+    /// The k-th set bit, found by clearing the lower ones one by one.
+    fn select_slow(mut x: u64, k: u32) -> u64 {
+        for _ in 0..k {
+            x &= x.wrapping_sub(1);
+        }
+        x & x.wrapping_neg()
+    }
+
+    #[test]
+    fn select_finds_the_kth_set_bit() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x = x.rotate_left(7) ^ x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            for m in [
+                x,
+                x & (x >> 3),
+                x & (x >> 1) & (x >> 5),
+                u64::MAX,
+                0,
+                1 << 63,
+            ] {
+                for k in 0..65 {
+                    assert_eq!(select(m, k), select_slow(m, k), "{m:#x} {k}");
+                }
+            }
+        }
+    }
+}
