@@ -31,12 +31,15 @@
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
 
+// Word-parallel code indexes several masks by the same word.
+#![allow(clippy::needless_range_loop)]
+
 use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
 
 use super::lifecycle::{Reclaim, RemovalPolicy};
-use super::{required_count, Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 /// 64-bit words of a mask: one bit per instance position.
 const WORDS: usize = MAX_GROUP_SIZE / 64;
@@ -257,12 +260,49 @@ impl Masks {
     }
 }
 
+impl Masks {
+    /// Counts the failures in a row of the instances in `again` (word `w`), which failed
+    /// this round and the one before, and returns those that reach `threshold` (3 or more).
+    fn streaks(&mut self, w: usize, mut again: u64, threshold: u32) -> u64 {
+        let mut out = 0;
+        while again != 0 {
+            let b = again.trailing_zeros() as usize;
+            let bit = 1u64 << b;
+            again &= again - 1;
+            let i = w * 64 + b;
+            let streak = if self.failing2[w] & bit != 0 {
+                self.streak[i].saturating_add(1)
+            } else {
+                2
+            };
+            if streak >= threshold {
+                out |= bit;
+            } else {
+                self.streak[i] = streak;
+                self.failing2[w] |= bit;
+            }
+        }
+        out
+    }
+}
+
+/// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
+/// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).
+fn ceil_count(q: f64) -> i64 {
+    let i = q as i64;
+    // Below 2^63 in magnitude the truncation is exact; it is below `q` only for a positive
+    // non-integer. Beyond, `i` saturated (and +1 saturates too).
+    i.saturating_add(i64::from((i as f64) < q))
+}
+
 fn and(a: &Mask, b: &Mask) -> Mask {
     core::array::from_fn(|w| a[w] & b[w])
 }
 
 /// Runs the model (already validated, [`applies`] true) the general path's way, round for
-/// round; `observer` hears only `round_done`.
+/// round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
+/// general path's never coexist on a board's stack.
+#[inline(never)]
 pub(super) fn run<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
@@ -300,11 +340,16 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     let mut nf = 0;
     for &r in &params.failure_rounds {
         if !failures[..nf].contains(&r) {
-            failures[nf] = r;
+            // Insertion: a few rounds (a library sort costs more than the run's rounds).
+            let mut i = nf;
+            while i > 0 && failures[i - 1] > r {
+                failures[i] = failures[i - 1];
+                i -= 1;
+            }
+            failures[i] = r;
             nf += 1;
         }
     }
-    failures[..nf].sort_unstable();
     let mut next_failure = 0;
 
     let threshold = params.threshold;
@@ -321,7 +366,7 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     let (mut share_num, mut share_den, mut empty_seen) = (0u32, 1u32, false);
 
     for t in 0..params.rounds {
-        let needed = required_count(params.required_for(demand(t)));
+        let needed = ceil_count(demand(t) / params.capacity);
         let slot = (t as usize + boot_delay) % RING;
 
         // Phase 1: the first ready, healthy instance breaks for good.
@@ -341,54 +386,30 @@ pub(super) fn run<R: UnitRng, O: Observer>(
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
-        let mut failed = [0u64; WORDS];
-        for w in 0..WORDS {
-            let eligible = g.ready[w] & !g.broken[w];
-            let mut f = g.ready[w] & g.broken[w];
+        let nw = g.top.div_ceil(64); // words past it are empty
+        let mut replaced = [0u64; WORDS];
+        for w in 0..nw {
+            let (ready, broken) = (g.ready[w], g.broken[w]);
+            let eligible = ready & !broken;
+            let mut failed = ready & broken;
             let mut draws = if eligible == 0 {
                 0
             } else {
                 rng.below(eligible.count_ones(), p)
             };
             while draws != 0 {
-                f |= select(eligible, draws.trailing_zeros());
+                failed |= select(eligible, draws.trailing_zeros());
                 draws &= draws - 1;
             }
-            failed[w] = f;
-        }
-        let mut replaced = [0u64; WORDS];
-        for w in 0..WORDS {
-            replaced[w] = match threshold {
-                1 => failed[w],
-                2 => failed[w] & g.failing[w],
-                _ => 0,
+            let again = failed & g.failing[w];
+            let r = match threshold {
+                1 => failed,
+                2 => again,
+                _ => g.streaks(w, again, threshold),
             };
-        }
-        if threshold > 2 {
-            for w in 0..WORDS {
-                let mut again = failed[w] & g.failing[w];
-                while again != 0 {
-                    let b = again.trailing_zeros() as usize;
-                    let bit = 1u64 << b;
-                    again &= again - 1;
-                    let i = w * 64 + b;
-                    let streak = if g.failing2[w] & bit != 0 {
-                        g.streak[i].saturating_add(1)
-                    } else {
-                        2
-                    };
-                    if streak >= threshold {
-                        replaced[w] |= bit;
-                    } else {
-                        g.streak[i] = streak;
-                        g.failing2[w] |= bit;
-                    }
-                }
-            }
-        }
-        for w in 0..WORDS {
-            g.failing[w] = failed[w] & !replaced[w];
+            g.failing[w] = failed & !r;
             g.failing2[w] &= g.failing[w];
+            replaced[w] = r;
         }
         if any(&replaced) {
             let n = count(&replaced);
@@ -432,7 +453,7 @@ pub(super) fn run<R: UnitRng, O: Observer>(
         // Phase 4: this round's cohort is ready.
         let cohort = t as usize % RING;
         if g.booting_n[cohort] > 0 {
-            for w in 0..WORDS {
+            for w in 0..g.top.div_ceil(64) {
                 g.ready[w] |= g.booting[cohort][w];
             }
             g.ready_n += g.booting_n[cohort];
@@ -469,6 +490,8 @@ pub(super) fn run<R: UnitRng, O: Observer>(
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::select;
 
     /// The k-th set bit, found by clearing the lower ones one by one.
@@ -477,6 +500,47 @@ mod tests {
             x &= x.wrapping_sub(1);
         }
         x & x.wrapping_neg()
+    }
+
+    #[test]
+    fn ceil_count_is_ceil_then_saturating_conversion() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut cases = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            2e9,
+            4.5e15,
+            9.007_199_254_740_993e15,
+            9.2e18,
+            9.223_372_036_854_775_807e18,
+            -9.3e18,
+            1e300,
+            -1e300,
+            f64::MAX,
+            -f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            5e-324,
+            -5e-324,
+        ]
+        .to_vec();
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            cases.push(f64::from_bits(x));
+            cases.push((x >> 11) as f64 / 1024.0 - 4e12);
+        }
+        for q in cases {
+            assert_eq!(super::ceil_count(q), libm::ceil(q) as i64, "{q:e}");
+        }
     }
 
     #[test]
