@@ -417,7 +417,7 @@ mod tests {
                 let mut k = 0u32;
                 while shared.pos < 5000 {
                     k = (k * 7 + 3) % 65;
-                    if k % 5 == 0 {
+                    if k.is_multiple_of(5) {
                         assert_eq!(shared.next_unit().to_bits(), alone.next_unit().to_bits());
                         continue;
                     }
