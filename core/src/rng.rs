@@ -228,29 +228,50 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
 pub struct GroupStreamReader<'s, S> {
     stream: &'s mut GroupStream<S>,
     pos: usize,
-    /// The generator at the state of draw `pos - 1` once past the cached draws.
+    /// The generator at the state of draw `pos - 1` once past the cached draws (taken from
+    /// the cache when a read leaves it).
     tail: GroupLcg,
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
     fn step(&mut self) -> u32 {
         let stream = &mut *self.stream;
-        let state = if self.pos < stream.filled {
-            // `pos < filled <= states.len()`.
-            let s = stream.states.as_ref().get(self.pos).copied().unwrap_or(0);
-            self.tail.state = s;
-            s
-        } else {
-            let s = self.tail.step();
-            if let Some(slot) = stream.states.as_mut().get_mut(self.pos) {
-                // `pos == filled`: every reader draws from the start, in order.
-                *slot = s;
-                stream.filled += 1;
+        let filled = stream.filled;
+        let states = stream.states.as_mut();
+        let state = match states.get(self.pos) {
+            Some(&s) if self.pos < filled => s,
+            _ => {
+                // Past the cached draws: continue from the last one read, cached (`pos` is
+                // `filled` then: every reader draws from the start, in order) or not.
+                if let Some(prev) = self.pos.checked_sub(1).and_then(|i| states.get(i)) {
+                    self.tail.state = *prev;
+                }
+                let s = self.tail.step();
+                if let Some(slot) = states.get_mut(self.pos) {
+                    *slot = s;
+                    stream.filled += 1;
+                }
+                s
             }
-            s
         };
         self.pos += 1;
         state
+    }
+
+    /// `below` when the answers do not cover the draws yet: computes them, or draws one by
+    /// one past the storage.
+    #[cold]
+    #[inline(never)]
+    fn below_slow(&mut self, n: u32, p: f64) -> u64 {
+        let end = self.pos + n as usize;
+        if n > 0 && self.stream.bits_to(end, p) {
+            return self.below(n, p);
+        }
+        let mut bits = 0;
+        for k in 0..n {
+            bits |= u64::from(self.next_unit() < p) << k;
+        }
+        bits
     }
 }
 
@@ -261,24 +282,19 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
 
     /// Reads the answers the stream keeps for `p` (computed once per stream and threshold):
     /// two words and a shift, where drawing costs a load and a compare per draw.
+    #[inline]
     fn below(&mut self, n: u32, p: f64) -> u64 {
         let n = n.min(64);
         let end = self.pos + n as usize;
-        if n == 0 || !self.stream.bits_to(end, p) {
-            let mut bits = 0;
-            for k in 0..n {
-                bits |= u64::from(self.next_unit() < p) << k;
-            }
-            return bits;
-        }
         let stream = &*self.stream;
+        if n == 0 || p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
+            return self.below_slow(n, p);
+        }
         let (w, s) = (self.pos / 64, self.pos % 64);
         // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word.
         let lo = stream.bits.get(w).copied().unwrap_or(0);
         let hi = stream.bits.get(w + 1).copied().unwrap_or(0);
         let bits = (lo >> s) | ((hi << 1) << (63 - s));
-        // The states under the answers are filled: the tail takes the last one read.
-        self.tail.state = stream.states.as_ref().get(end - 1).copied().unwrap_or(0);
         self.pos = end;
         bits & (u64::MAX >> (64 - n))
     }

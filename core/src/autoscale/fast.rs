@@ -45,6 +45,9 @@ use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 const WORDS: usize = MAX_GROUP_SIZE / 64;
 type Mask = [u64; WORDS];
 
+/// Rounds whose required instances are computed ahead.
+const AHEAD: usize = 32;
+
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
 const RING: usize = 16;
 
@@ -105,10 +108,6 @@ fn select(x: u64, k: u32) -> u64 {
     let ones = ((spread + 0x7f7f_7f7f_7f7f_7f7f) & H8) >> 7;
     let bit = bytes_at_most(ones.wrapping_mul(L8), k.wrapping_sub(before) & 0x7f);
     u64::from(byte < 8) << (shift + (bit & 7))
-}
-
-fn any(m: &Mask) -> bool {
-    m.iter().fold(0, |a, w| a | w) != 0
 }
 
 fn count(m: &Mask) -> u32 {
@@ -212,17 +211,20 @@ impl Masks {
         let take = n.min(u64::from(self.ready_n)) as u32;
         let mut left = take;
         let mut gone = [0u64; WORDS];
-        for w in 0..WORDS {
-            let r = self.ready[w];
-            let c = r.count_ones();
-            gone[w] = if c <= left {
-                r
-            } else {
-                r & (select(r, left).wrapping_sub(1))
-            };
-            left -= c.min(left);
+        // Usually one or two: lowest bits one at a time (a count and a select cost more).
+        for w in 0..self.top.div_ceil(64) {
+            let mut r = self.ready[w];
+            while left > 0 && r != 0 {
+                let low = r & r.wrapping_neg();
+                gone[w] |= low;
+                r ^= low;
+                left -= 1;
+            }
         }
-        self.broken_n -= count(&and(&gone, &self.broken));
+        let broken = and(&gone, &self.broken);
+        if broken.iter().any(|&w| w != 0) {
+            self.broken_n -= count(&broken);
+        }
         self.remove(&gone);
         self.ready_n -= take;
         self.size -= take;
@@ -365,8 +367,18 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     // The largest booting share as a fraction, and whether the group was ever empty (NaN).
     let (mut share_num, mut share_den, mut empty_seen) = (0u32, 1u32, false);
 
+    // The instances each round needs, computed ahead for a block of rounds: a division
+    // and a conversion that the round's decisions would otherwise wait for.
+    let mut needed_ahead = [0i64; AHEAD];
     for t in 0..params.rounds {
-        let needed = ceil_count(demand(t) / params.capacity);
+        let k = t as usize % AHEAD;
+        if k == 0 {
+            let rest = (params.rounds - t) as usize; // only the run's rounds
+            for (i, n) in needed_ahead.iter_mut().enumerate().take(rest) {
+                *n = ceil_count(demand(t + i as u32) / params.capacity);
+            }
+        }
+        let needed = needed_ahead[k];
         let slot = (t as usize + boot_delay) % RING;
 
         // Phase 1: the first ready, healthy instance breaks for good.
@@ -388,6 +400,7 @@ pub(super) fn run<R: UnitRng, O: Observer>(
         m.broken_rounds += g.broken_n;
         let nw = g.top.div_ceil(64); // words past it are empty
         let mut replaced = [0u64; WORDS];
+        let mut any_replaced = 0;
         for w in 0..nw {
             let (ready, broken) = (g.ready[w], g.broken[w]);
             let eligible = ready & !broken;
@@ -395,11 +408,24 @@ pub(super) fn run<R: UnitRng, O: Observer>(
             let mut draws = if eligible == 0 {
                 0
             } else {
-                rng.below(eligible.count_ones(), p)
+                // One word in use (the lesson's groups): its count is kept.
+                let n = if nw == 1 {
+                    g.ready_n - g.broken_n
+                } else {
+                    eligible.count_ones()
+                };
+                rng.below(n, p)
             };
-            while draws != 0 {
-                failed |= select(eligible, draws.trailing_zeros());
-                draws &= draws - 1;
+            let low = eligible.trailing_zeros() & 63;
+            let run = eligible >> low;
+            if run & run.wrapping_add(1) == 0 {
+                // The eligible instances are contiguous: the draws land in place.
+                failed |= draws << low;
+            } else {
+                while draws != 0 {
+                    failed |= select(eligible, draws.trailing_zeros());
+                    draws &= draws - 1;
+                }
             }
             let again = failed & g.failing[w];
             let r = match threshold {
@@ -410,8 +436,9 @@ pub(super) fn run<R: UnitRng, O: Observer>(
             g.failing[w] = failed & !r;
             g.failing2[w] &= g.failing[w];
             replaced[w] = r;
+            any_replaced |= r;
         }
-        if any(&replaced) {
+        if any_replaced != 0 {
             let n = count(&replaced);
             let broken = count(&and(&replaced, &g.broken));
             m.replacements += n;
