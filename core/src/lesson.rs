@@ -256,13 +256,30 @@ impl DemandTable {
         Ok(PairRun { pair, metrics })
     }
 
-    /// Runs every pair, in order, into `runs`, each from the start of one shared stream of
-    /// the lesson's seed.
-    fn run_pairs_shared(&self, pairs: &[Pair], runs: &mut [PairRun]) -> Result<(), Error> {
-        let seed = autoscale::Params::default().seed;
-        let mut stream = GroupStream::new(seed, [0u32; GROUP_STREAM_DRAWS]);
-        for (run, &pair) in runs.iter_mut().zip(pairs) {
-            *run = self.run(pair, &mut stream.reader(), &mut ())?;
+    /// Runs every pair into `runs`, each from the start of one shared stream of the
+    /// lesson's seed (in lockstep: see [`autoscale::run_sweep`]).
+    fn run_pairs_shared<const P: usize>(
+        &self,
+        pairs: &[Pair; P],
+        runs: &mut [PairRun; P],
+    ) -> Result<(), Error> {
+        let lesson = autoscale::Params::default();
+        let params = pairs.map(|pair| autoscale::Params {
+            threshold: pair.threshold,
+            cooldown: pair.cooldown,
+            ..lesson.clone()
+        });
+        let demand = |t: u32| match self.0.get(t as usize) {
+            Some(&d) => d,
+            None => lesson.demand(t),
+        };
+        let mut stream = GroupStream::new(lesson.seed, [0u32; GROUP_STREAM_DRAWS]);
+        let results = autoscale::run_sweep(&params, demand, &mut stream);
+        for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
+            *run = PairRun {
+                pair,
+                metrics: result?,
+            };
         }
         Ok(())
     }

@@ -181,6 +181,42 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         }
     }
 
+    /// Returns the seed of the stream.
+    pub(crate) fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// Returns a reader at draw `pos`, whose generator `tail` is at the state of draw
+    /// `pos - 1` (what [`GroupStreamReader::position`] returned).
+    pub(crate) fn reader_at(&mut self, pos: usize, tail: GroupLcg) -> GroupStreamReader<'_, S> {
+        GroupStreamReader {
+            stream: self,
+            pos,
+            tail,
+        }
+    }
+
+    /// Computes up to `k` more draws ahead of the readers (none past the storage): called
+    /// between the steps of other work, the generator's dependent chain overlaps it.
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        let filled = self.filled;
+        let states = self.states.as_mut();
+        if filled >= states.len() {
+            return;
+        }
+        let mut lcg = match filled.checked_sub(1).and_then(|i| states.get(i)) {
+            Some(&s) => GroupLcg::new(s),
+            None => GroupLcg::new(self.seed),
+        };
+        let mut done = 0;
+        for slot in states.iter_mut().skip(filled).take(k) {
+            *slot = lcg.step();
+            done += 1;
+        }
+        self.filled = filled + done;
+    }
+
     /// Computes the states up to draw `end` (at most the storage's length).
     fn fill_to(&mut self, end: usize) {
         let states = self.states.as_mut();
@@ -234,6 +270,11 @@ pub struct GroupStreamReader<'s, S> {
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
+    /// Returns where the reader is, for [`GroupStream::reader_at`].
+    pub(crate) fn position(&self) -> (usize, GroupLcg) {
+        (self.pos, self.tail.clone())
+    }
+
     fn step(&mut self) -> u32 {
         let stream = &mut *self.stream;
         let filled = stream.filled;

@@ -215,3 +215,36 @@ fn the_fast_path_places_dense_failures() {
         }
     }
 }
+
+/// `run_sweep` (runs of one seed in lockstep, the stream computing ahead between them)
+/// equals each run alone, errors included; also when the sets differ in rounds (no
+/// lockstep) and with a stream too short for the runs.
+#[test]
+fn a_sweep_in_lockstep_equals_its_runs_alone() {
+    let mut r = Pcg64::seed_from_u64(12);
+    for case in 0..300 {
+        let base = random_params(&mut r);
+        let mut sets: [Params; 9] = core::array::from_fn(|_| base.clone());
+        for p in sets.iter_mut() {
+            p.threshold = 1 + r.next_u32() % 6;
+            p.cooldown = r.next_u32() % 10;
+        }
+        if case % 5 == 0 {
+            sets[3].rounds = base.rounds.saturating_add(1);
+        }
+        let storage = if case % 3 == 0 { 200 } else { 4096 };
+        let demand = |t: u32| base.demand(t);
+        let mut stream = GroupStream::new(base.seed, vec![0u32; storage]);
+        let together = autoscale::run_sweep(&sets, demand, &mut stream);
+        for (i, p) in sets.iter().enumerate() {
+            let mut alone_stream = GroupStream::new(base.seed, vec![0u32; storage]);
+            let alone = autoscale::run_with_demand(p, demand, &mut alone_stream.reader(), &mut ());
+            assert!(
+                same(&together[i], &alone),
+                "case {case} run {i}: {p:?}\n{:?}\n{alone:?}",
+                together[i]
+            );
+            assert!(same(&alone, &general(p)), "case {case} run {i}: {p:?}");
+        }
+    }
+}

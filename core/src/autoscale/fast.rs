@@ -35,7 +35,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::error::Error;
-use crate::rng::UnitRng;
+use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::Observer;
 
 use super::lifecycle::{Reclaim, RemovalPolicy};
@@ -301,84 +301,101 @@ fn and(a: &Mask, b: &Mask) -> Mask {
     core::array::from_fn(|w| a[w] & b[w])
 }
 
-/// Runs the model (already validated, [`applies`] true) the general path's way, round for
-/// round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
-/// general path's never coexist on a board's stack.
-#[inline(never)]
-pub(super) fn run<R: UnitRng, O: Observer>(
-    params: &Params,
-    demand: impl Fn(u32) -> f64,
-    rng: &mut R,
-    observer: &mut O,
-) -> Result<Metrics, Error> {
-    let initial = params.required_for(demand(0));
-    if initial > MAX_GROUP_SIZE as f64 {
-        return Err(GROUP_FULL);
-    }
-    // At most 256, or negative, -0 or -inf: `as` saturates those to 0.
-    let initial = initial as usize;
-    let mut g = Masks {
-        alive: [0; WORDS],
-        ready: [0; WORDS],
-        broken: [0; WORDS],
-        failing: [0; WORDS],
-        failing2: [0; WORDS],
-        streak: [0; MAX_GROUP_SIZE],
-        booting: [[0; WORDS]; RING],
-        booting_n: [0; RING],
-        top: initial,
-        size: initial as u32,
-        ready_n: initial as u32,
-        broken_n: 0,
-    };
-    for w in 0..WORDS {
-        g.alive[w] = span(w, 0, initial);
-    }
-    g.ready = g.alive;
+/// One run in progress: the group, the metrics and the policy's memory.
+pub(super) struct Run<'p> {
+    params: &'p Params,
+    g: Masks,
+    m: Metrics,
+    /// The failure rounds, sorted and without repeats (a round breaks one instance however
+    /// often it is listed), read with a cursor.
+    failures: [u32; MAX_FAILURE_ROUNDS],
+    next_failure: usize,
+    last_action: i64,
+    /// The largest booting share as a fraction, and whether the group was ever empty (NaN).
+    share_num: u32,
+    share_den: u32,
+    empty_seen: bool,
+}
 
-    // The failure rounds, sorted and without repeats (a round breaks one instance however
-    // often it is listed), read with a cursor.
-    let mut failures = [u32::MAX; MAX_FAILURE_ROUNDS];
-    let mut nf = 0;
-    for &r in &params.failure_rounds {
-        if !failures[..nf].contains(&r) {
-            // Insertion: a few rounds (a library sort costs more than the run's rounds).
-            let mut i = nf;
-            while i > 0 && failures[i - 1] > r {
-                failures[i] = failures[i - 1];
-                i -= 1;
-            }
-            failures[i] = r;
-            nf += 1;
+impl<'p> Run<'p> {
+    /// Returns the initial group for `params` (validated, [`applies`] true) and the round-0
+    /// demand `demand0`.
+    pub(super) fn new(params: &'p Params, demand0: f64) -> Result<Self, Error> {
+        let initial = params.required_for(demand0);
+        if initial > MAX_GROUP_SIZE as f64 {
+            return Err(GROUP_FULL);
         }
-    }
-    let mut next_failure = 0;
-
-    let threshold = params.threshold;
-    let p = params.transient_failure;
-    let cooldown = i64::from(params.cooldown);
-    let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
-    let serve_wait = params.boot_rounds.max(1);
-    let mut last_action = -cooldown;
-    let mut m = Metrics {
-        min_size: params.min_size_start,
-        ..Metrics::default()
-    };
-    // The largest booting share as a fraction, and whether the group was ever empty (NaN).
-    let (mut share_num, mut share_den, mut empty_seen) = (0u32, 1u32, false);
-
-    // The instances each round needs, computed ahead for a block of rounds: a division
-    // and a conversion that the round's decisions would otherwise wait for.
-    let mut needed_ahead = [0i64; AHEAD];
-    for t in 0..params.rounds {
-        let k = t as usize % AHEAD;
-        if k == 0 {
-            let rest = (params.rounds - t) as usize; // only the run's rounds
-            for (i, n) in needed_ahead.iter_mut().enumerate().take(rest) {
-                *n = ceil_count(demand(t + i as u32) / params.capacity);
+        // At most 256, or negative, -0 or -inf: `as` saturates those to 0.
+        let initial = initial as usize;
+        let mut g = Masks {
+            alive: [0; WORDS],
+            ready: [0; WORDS],
+            broken: [0; WORDS],
+            failing: [0; WORDS],
+            failing2: [0; WORDS],
+            streak: [0; MAX_GROUP_SIZE],
+            booting: [[0; WORDS]; RING],
+            booting_n: [0; RING],
+            top: initial,
+            size: initial as u32,
+            ready_n: initial as u32,
+            broken_n: 0,
+        };
+        for w in 0..WORDS {
+            g.alive[w] = span(w, 0, initial);
+        }
+        g.ready = g.alive;
+        let mut failures = [u32::MAX; MAX_FAILURE_ROUNDS];
+        let mut nf = 0;
+        for &r in &params.failure_rounds {
+            if !failures[..nf].contains(&r) {
+                // Insertion: a few rounds (a library sort costs more than the run's rounds).
+                let mut i = nf;
+                while i > 0 && failures[i - 1] > r {
+                    failures[i] = failures[i - 1];
+                    i -= 1;
+                }
+                failures[i] = r;
+                nf += 1;
             }
         }
-        let needed = needed_ahead[k];
+        Ok(Self {
+            params,
+            g,
+            m: Metrics {
+                min_size: params.min_size_start,
+                ..Metrics::default()
+            },
+            failures,
+            next_failure: 0,
+            last_action: -i64::from(params.cooldown),
+            share_num: 0,
+            share_den: 1,
+            empty_seen: false,
+        })
+    }
+
+    /// Runs round `t`, which needs `needed` instances.
+    #[inline(always)]
+    pub(super) fn round<R: UnitRng>(
+        &mut self,
+        t: u32,
+        needed: i64,
+        rng: &mut R,
+    ) -> Result<(), Error> {
+        let params = self.params;
+        let g = &mut self.g;
+        let m = &mut self.m;
+        let failures = &self.failures;
+        let mut next_failure = self.next_failure;
+        let mut last_action = self.last_action;
+        let (mut share_num, mut share_den, mut empty_seen) =
+            (self.share_num, self.share_den, self.empty_seen);
+        let threshold = params.threshold;
+        let p = params.transient_failure;
+        let cooldown = i64::from(params.cooldown);
+        let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
+        let serve_wait = params.boot_rounds.max(1);
         let slot = (t as usize + boot_delay) % RING;
 
         // Phase 1: the first ready, healthy instance breaks for good.
@@ -505,14 +522,102 @@ pub(super) fn run<R: UnitRng, O: Observer>(
         }
         m.billed_rounds += u64::from(size);
         m.idle_billed_rounds += u64::from(launching);
+        self.next_failure = next_failure;
+        self.last_action = last_action;
+        (self.share_num, self.share_den, self.empty_seen) = (share_num, share_den, empty_seen);
+        Ok(())
+    }
+
+    /// Returns the metrics of the rounds run.
+    pub(super) fn finish(&self) -> Metrics {
+        let mut m = self.m;
+        m.max_launching_ratio = if self.empty_seen {
+            f64::NAN
+        } else {
+            f64::from(self.share_num) / f64::from(self.share_den)
+        };
+        m
+    }
+}
+
+/// Fills `ahead` with the instances rounds `t..` need (as many as remain of `rounds`).
+#[inline]
+pub(super) fn needed_ahead(
+    ahead: &mut [i64; AHEAD],
+    t: u32,
+    rounds: u32,
+    capacity: f64,
+    demand: &impl Fn(u32) -> f64,
+) {
+    let rest = (rounds - t) as usize; // only the run's rounds
+    for (i, n) in ahead.iter_mut().enumerate().take(rest) {
+        *n = ceil_count(demand(t + i as u32) / capacity);
+    }
+}
+
+/// Runs the model (already validated, [`applies`] true) the general path's way, round for
+/// round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
+/// general path's never coexist on a board's stack.
+#[inline(never)]
+pub(super) fn run<R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut run = Run::new(params, demand(0))?;
+    // The instances each round needs, computed ahead for a block of rounds: a division
+    // and a conversion that the round's decisions would otherwise wait for.
+    let mut ahead = [0i64; AHEAD];
+    for t in 0..params.rounds {
+        let k = t as usize % AHEAD;
+        if k == 0 {
+            needed_ahead(&mut ahead, t, params.rounds, params.capacity, &demand);
+        }
+        run.round(t, ahead[k], rng)?;
         observer.round_done(u64::from(t));
     }
-    m.max_launching_ratio = if empty_seen {
-        f64::NAN
-    } else {
-        f64::from(share_num) / f64::from(share_den)
-    };
-    Ok(m)
+    Ok(run.finish())
+}
+
+/// Runs `params` (validated, [`applies`] true, sharing rounds, capacity and `demand`; the
+/// stream's seed) in lockstep: round `t` of every run, then round `t + 1`. Between two runs'
+/// rounds the stream computes two draws ahead, so its generator's dependent chain (≈ 20
+/// cycles a draw) overlaps the simulations instead of preceding them: the runs draw the
+/// same numbers, about 11 a round each, and the stream stays ahead of them.
+pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
+    params: &[Params; N],
+    demand: impl Fn(u32) -> f64,
+    stream: &mut GroupStream<S>,
+) -> [Result<Metrics, Error>; N] {
+    let demand0 = demand(0);
+    let mut runs: [Result<Run<'_>, Error>; N] =
+        core::array::from_fn(|i| Run::new(&params[i], demand0));
+    let seed = stream.seed();
+    let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
+    let (rounds, capacity) = (params[0].rounds, params[0].capacity);
+    let mut ahead = [0i64; AHEAD];
+    for t in 0..rounds {
+        let k = t as usize % AHEAD;
+        if k == 0 {
+            needed_ahead(&mut ahead, t, rounds, capacity, &demand);
+        }
+        for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
+            if let Ok(r) = run {
+                let mut reader = stream.reader_at(at.0, at.1.clone());
+                let result = r.round(t, ahead[k], &mut reader);
+                *at = reader.position();
+                if let Err(e) = result {
+                    *run = Err(e);
+                }
+            }
+            stream.produce(2);
+        }
+    }
+    core::array::from_fn(|i| match &runs[i] {
+        Ok(r) => Ok(r.finish()),
+        Err(e) => Err(*e),
+    })
 }
 
 #[cfg(test)]
