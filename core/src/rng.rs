@@ -186,6 +186,11 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         self.seed
     }
 
+    /// Returns how many draws are computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.filled
+    }
+
     /// Returns a reader at draw `pos`, whose generator `tail` is at the state of draw
     /// `pos - 1` (what [`GroupStreamReader::position`] returned).
     pub(crate) fn reader_at(&mut self, pos: usize, tail: GroupLcg) -> GroupStreamReader<'_, S> {

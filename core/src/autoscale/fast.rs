@@ -49,10 +49,10 @@ type Mask = [u64; WORDS];
 const AHEAD: usize = 32;
 
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
-const RING: usize = 16;
+const RING: usize = 8;
 
 /// Returns whether the fast path computes `params` exactly: every lifecycle option off (the
-/// lesson's policy and check) and a boot that fits the ring.
+/// lesson's policy and check), a boot that fits the ring and a threshold a byte holds.
 pub(super) fn applies(params: &Params) -> bool {
     let l = &params.lifecycle;
     l.launch_hook.is_none()
@@ -66,6 +66,7 @@ pub(super) fn applies(params: &Params) -> bool {
         && l.stockout.is_none()
         && l.events.is_empty()
         && params.boot_rounds <= RING as u32
+        && params.threshold <= u32::from(u8::MAX)
 }
 
 /// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
@@ -124,7 +125,8 @@ struct Masks {
     /// Ready instances with two consecutive failures or more, their count in `streak`
     /// (thresholds of 3 and more only).
     failing2: Mask,
-    streak: [u32; MAX_GROUP_SIZE],
+    /// (A byte each: a streak ends at the threshold, at most 255 on this path.)
+    streak: [u8; MAX_GROUP_SIZE],
     /// Booting instances by the round (modulo [`RING`]) in which they become ready.
     booting: [Mask; RING],
     booting_n: [u32; RING],
@@ -277,7 +279,7 @@ impl Masks {
             } else {
                 2
             };
-            if streak >= threshold {
+            if u32::from(streak) >= threshold {
                 out |= bit;
             } else {
                 self.streak[i] = streak;
@@ -582,9 +584,11 @@ pub(super) fn run<R: UnitRng, O: Observer>(
 
 /// Runs `params` (validated, [`applies`] true, sharing rounds, capacity and `demand`; the
 /// stream's seed) in lockstep: round `t` of every run, then round `t + 1`. Between two runs'
-/// rounds the stream computes two draws ahead, so its generator's dependent chain (≈ 20
+/// rounds the stream computes a draw or two ahead, so its generator's dependent chain (≈ 20
 /// cycles a draw) overlaps the simulations instead of preceding them: the runs draw the
-/// same numbers, about 11 a round each, and the stream stays ahead of them.
+/// same numbers (the lesson's: about 11 a round each, 1.25 per run and round for nine), and
+/// the stream stays a word or two ahead of the leading one. Computing more than that would
+/// make the chain the bound again.
 pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     params: &[Params; N],
     demand: impl Fn(u32) -> f64,
@@ -597,6 +601,8 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
     let mut ahead = [0i64; AHEAD];
+    // The leading reader's position.
+    let mut lead = 0;
     for t in 0..rounds {
         let k = t as usize % AHEAD;
         if k == 0 {
@@ -607,11 +613,14 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
                 let mut reader = stream.reader_at(at.0, at.1.clone());
                 let result = r.round(t, ahead[k], &mut reader);
                 *at = reader.position();
+                lead = lead.max(at.0);
                 if let Err(e) = result {
                     *run = Err(e);
                 }
             }
-            stream.produce(2);
+            let filled = stream.filled();
+            let want = lead + 96;
+            stream.produce(usize::from(filled < want) + usize::from(filled < want + 64));
         }
     }
     core::array::from_fn(|i| match &runs[i] {
