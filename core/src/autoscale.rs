@@ -27,6 +27,10 @@
 //! scale-in of an empty group that still counts as an action. New randomness would need a
 //! generator of its own: no option draws from the lesson's.
 //!
+//! Unobserved runs (an [`Observer`] without [`Observer::ROUNDS`]) of the lesson's policy with
+//! every lifecycle option off take a fast path that keeps the group as bit masks
+//! (`autoscale/fast.rs`, bit-identical, ≈ 4× faster), as do the runs of [`run_sweep`].
+//!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
 //! every state (Stopped ones included), 16 bytes each, in a [`GroupStorage`] the caller
 //! provides (a run holds one copy of it, never moved: the group lessons need under 10 KB of

@@ -2,16 +2,17 @@
 //! policy and check and every lifecycle option off, in a fraction of the time.
 //!
 //! The general path walks 16-byte records and branches per instance on its state, its health
-//! and its result; those branches follow the random draws, so a run of the lesson spends most
-//! of its time on mispredicted branches (about 19 µs a run on this machine, one core). Here an
-//! instance is a bit position (storage order) in a few 256-bit masks (alive, ready, broken,
-//! failing), and a round is word operations:
+//! and its result (≈ 18–21 µs a run of the lesson from a cached stream, one core of this
+//! 2-core AMD EPYC). Here an instance is a bit position (storage order) in a few 256-bit
+//! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
-//!   ([`UnitRng::below`]) and spreads its few set bits onto the eligible instances (ready and
-//!   not broken, the only ones that draw) with a branch-free select;
+//!   ([`UnitRng::below`]: a cached stream answers it with two words and a shift) and puts
+//!   it onto the eligible instances (ready and not broken, the only ones that draw): shifted
+//!   in place when they are contiguous, else one branch-free select per failure;
 //! - launches of one round all become ready in the same round, so the booting instances are a
 //!   ring of cohort masks with their counts (no timers);
 //! - the counts the policy and the metrics read (size, ready, broken) are kept, not recounted;
+//!   the instances each round needs are computed a block of rounds ahead;
 //! - the largest booting share is kept as an exact fraction (one division per run, not per
 //!   round): division rounds monotonically, so the largest quotient is the quotient of the
 //!   largest fraction.
@@ -19,14 +20,19 @@
 //! Removals leave holes (the order of what stays is unchanged); launches go after the last
 //! instance, and the masks are compacted only when the end of the 256 positions is reached.
 //!
-//! # What bounds it
+//! # What bounds it (measured: minimum of batches, `taskset -c 0`, a busy machine)
 //!
-//! A run is 240 rounds of about 60 word operations and (with the lesson's 8 % failure rate)
-//! about one failure to place: ≈ 2 µs a run, branch-bound (the number of failures per round
-//! and the scaling decisions are data-dependent branches). The draws come on top: from the
-//! lesson's generator, a dependent chain of ≈ 20 cycles a draw (≈ 6.4 ns; 2,659 draws in the
-//! lesson's first run), which no portable formulation shortens (see [`crate::rng::GroupLcg`]);
-//! from a cached stream ([`crate::rng::GroupStream`]), a load and a compare a draw.
+//! - **The simulation** (from a cached stream, the CLI grid's case): ≈ 4.5–5 µs a run
+//!   (rotating seeds; was ≈ 21 µs), ≈ 250 instructions a round at ≈ 4 a cycle (callgrind
+//!   and the timings): bound by instruction throughput, about 1.4 mispredicted branches a
+//!   round (the number of failures and the scaling decisions follow the draws). Making the
+//!   scaling branch-free was measured slower (5.7 µs): the branches mostly predict.
+//! - **[`super::run`]** (its own generator): ≈ 25 µs a run (was ≈ 35), of which the
+//!   generator's dependent chain is ≈ 17 µs (≈ 20 cycles, 6.4 ns a draw, 2,659 draws; the
+//!   float-domain formulation with a portable floor measured the same 20 cycles, only an
+//!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
+//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs): ≈ 51 µs (≈ 42 µs
+//!   of simulation; the chain, ≈ 17 µs alone, adds ≈ 10 µs where it does not overlap).
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
