@@ -476,6 +476,18 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
         params.validate()?;
         return fast::run(params, demand, rng, observer);
     }
+    simulate_general(params, demand, rng, observer)
+}
+
+/// [`simulate`] on the general path. Out of line, like the fast path: the group's records
+/// (4 KiB) are never on a board's stack while the fast path runs.
+#[inline(never)]
+fn simulate_general<R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
     let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,
