@@ -69,7 +69,7 @@ fn random_params(r: &mut Pcg64) -> Params {
     };
     p.rounds = rounds;
     p.threshold = match r.next_u32() % 6 {
-        0 => pick(r, &[0, u32::MAX, rounds, rounds + 1]),
+        0 => pick(r, &[0, u32::MAX, rounds, rounds + 1, 254, 255, 256]),
         1 => 1 + r.next_u32() % 40,
         _ => 1 + r.next_u32() % 6,
     };
@@ -90,7 +90,7 @@ fn random_params(r: &mut Pcg64) -> Params {
         _ => between(r, 20.0, 400.0),
     };
     p.boot_rounds = match r.next_u32() % 8 {
-        0 => pick(r, &[0, 1, 15, 16, 17, 100, u32::MAX]),
+        0 => pick(r, &[0, 1, 7, 8, 9, 15, 16, 17, 100, u32::MAX]),
         _ => r.next_u32() % 6,
     };
     p.transient_failure = match r.next_u32() % 6 {
@@ -195,14 +195,16 @@ impl UnitRng for Zeros {
     }
 }
 
-/// Dense failures: every check fails (`below` returns all ones), and thresholds of 1 to 4.
+/// Dense failures: every check fails (`below` returns all ones), with thresholds up to the
+/// fast path's largest (255, reached after 255 rounds) and past it.
 #[test]
 fn the_fast_path_places_dense_failures() {
-    for threshold in 1..=4 {
+    for threshold in [1, 2, 3, 4, 254, 255, 256] {
         for base in [900.0, 15_000.0, 25_000.0] {
             let p = Params {
                 threshold,
                 demand_base: base,
+                rounds: 600,
                 ..Params::default()
             };
             let mut policy = LessonPolicy::new(false, p.cooldown);
