@@ -27,6 +27,10 @@
 //! scale-in of an empty group that still counts as an action. New randomness would need a
 //! generator of its own: no option draws from the lesson's.
 //!
+//! Unobserved runs (an [`Observer`] without [`Observer::ROUNDS`]) of the lesson's policy with
+//! every lifecycle option off take a fast path that keeps the group as bit masks
+//! (`autoscale/fast.rs`, bit-identical, ≈ 4× faster), as do the runs of [`run_sweep`].
+//!
 //! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
 //! every state (Stopped ones included), 16 bytes each, in a [`GroupStorage`] the caller
 //! provides (a run holds one copy of it, never moved: the group lessons need under 10 KB of
@@ -87,9 +91,10 @@
 //! ```
 
 use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
-use crate::rng::{GroupLcg, UnitRng};
+use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::Observer;
 
+mod fast;
 mod formula;
 mod group;
 mod lifecycle;
@@ -420,9 +425,64 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
     simulate(params, demand, rng, observer)
 }
 
+/// Runs parameter sets of one seed and one demand curve (a sweep's pairs), each reading
+/// `stream` (of their seed) from its start: result `i` is what
+/// `run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ())` returns.
+///
+/// When every set takes the fast path and they share their rounds, capacity and failure
+/// probability, the runs go in lockstep, round by round, while the stream's generator
+/// computes ahead between them: its dependent chain then overlaps the simulations instead
+/// of preceding them (the lesson's sweep: 2,659 draws, ≈ 17 µs of chain on this machine).
+///
+/// ```
+/// use capsim_core::autoscale::{run, run_sweep, Params};
+/// use capsim_core::rng::GroupStream;
+/// let p = Params::default();
+/// let pairs = [2, 5].map(|threshold| Params { threshold, ..p.clone() });
+/// let mut stream = GroupStream::new(p.seed, [0u32; 3072]);
+/// let results = run_sweep(&pairs, |t| p.demand(t), &mut stream);
+/// assert_eq!(results[1], run(&pairs[1]));
+/// ```
+pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
+    params: &[Params; N],
+    demand: impl Fn(u32) -> f64,
+    stream: &mut GroupStream<S>,
+) -> [Result<Metrics, Error>; N] {
+    let together = params.iter().all(|p| {
+        let first = &params[0];
+        p.validate().is_ok()
+            && fast::applies(p)
+            && p.rounds == first.rounds
+            && p.capacity.to_bits() == first.capacity.to_bits()
+            && p.transient_failure.to_bits() == first.transient_failure.to_bits()
+    });
+    if together && N > 0 {
+        return fast::run_lockstep(params, demand, stream);
+    }
+    core::array::from_fn(|i| run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ()))
+}
+
 /// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
 /// curve computes it once (see `lesson`).
 pub(crate) fn simulate<R: UnitRng, O: Observer>(
+    params: &Params,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    // The lesson's group as bit masks, when nothing needs the general path: no lifecycle
+    // option, and no per-round states to report.
+    if !O::ROUNDS && fast::applies(params) {
+        params.validate()?;
+        return fast::run(params, demand, rng, observer);
+    }
+    simulate_general(params, demand, rng, observer)
+}
+
+/// [`simulate`] on the general path. Out of line, like the fast path: the group's records
+/// (4 KiB) are never on a board's stack while the fast path runs.
+#[inline(never)]
+fn simulate_general<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,

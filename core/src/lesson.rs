@@ -209,6 +209,14 @@ const HOURS_PER_DAY: f64 = 24.0;
 /// most 2,659 (12 KiB of stack).
 pub const GROUP_STREAM_DRAWS: usize = 3072;
 
+/// Returns the group lessons' shared stream, of the lesson's seed, nothing computed yet.
+fn lesson_stream() -> GroupStream<[u32; GROUP_STREAM_DRAWS]> {
+    GroupStream::new(
+        autoscale::Params::default().seed,
+        [0u32; GROUP_STREAM_DRAWS],
+    )
+}
+
 /// The lesson's rounds: its demand curve is tabulated once per lesson.
 const LESSON_ROUNDS: usize = 240;
 
@@ -250,6 +258,16 @@ impl DemandTable {
         Self(core::array::from_fn(|t| p.demand(t as u32)))
     }
 
+    /// [`DemandTable::new`], with `stream` computing its first draws between the rounds'
+    /// `sin` calls: the generator's dependent chain overlaps them.
+    fn new_producing<S: AsRef<[u32]> + AsMut<[u32]>>(stream: &mut GroupStream<S>) -> Self {
+        let p = autoscale::Params::default();
+        Self(core::array::from_fn(|t| {
+            stream.produce(4);
+            p.demand(t as u32)
+        }))
+    }
+
     /// Runs the lesson's group with `pair`, every other parameter the lesson's.
     fn run<R: UnitRng, O: Observer>(
         &self,
@@ -270,13 +288,30 @@ impl DemandTable {
         Ok(PairRun { pair, metrics })
     }
 
-    /// Runs every pair, in order, into `runs`, each from the start of one shared stream of
-    /// the lesson's seed.
-    fn run_pairs_shared(&self, pairs: &[Pair], runs: &mut [PairRun]) -> Result<(), Error> {
-        let seed = autoscale::Params::default().seed;
-        let mut stream = GroupStream::new(seed, [0u32; GROUP_STREAM_DRAWS]);
-        for (run, &pair) in runs.iter_mut().zip(pairs) {
-            *run = self.run(pair, &mut stream.reader(), &mut ())?;
+    /// Runs every pair into `runs`, each from the start of one shared stream of the
+    /// lesson's seed (in lockstep: see [`autoscale::run_sweep`]).
+    fn run_pairs_shared<const P: usize>(
+        &self,
+        pairs: &[Pair; P],
+        runs: &mut [PairRun; P],
+        stream: &mut GroupStream<[u32; GROUP_STREAM_DRAWS]>,
+    ) -> Result<(), Error> {
+        let lesson = autoscale::Params::default();
+        let params = pairs.map(|pair| autoscale::Params {
+            threshold: pair.threshold,
+            cooldown: pair.cooldown,
+            ..lesson.clone()
+        });
+        let demand = |t: u32| match self.0.get(t as usize) {
+            Some(&d) => d,
+            None => lesson.demand(t),
+        };
+        let results = autoscale::run_sweep(&params, demand, stream);
+        for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
+            *run = PairRun {
+                pair,
+                metrics: result?,
+            };
         }
         Ok(())
     }
@@ -343,8 +378,9 @@ fn group_results<O: Observer>(observer: &mut O, results: &mut GroupResults) -> R
 /// [`group_results`] without an observer, the runs sharing one stream.
 #[inline(never)]
 fn group_results_shared(results: &mut GroupResults) -> Result<(), Error> {
-    let demand = DemandTable::new();
-    demand.run_pairs_shared(&GROUP_PAIRS, &mut results.runs)?;
+    let mut stream = lesson_stream();
+    let demand = DemandTable::new_producing(&mut stream);
+    demand.run_pairs_shared(&GROUP_PAIRS, &mut results.runs, &mut stream)?;
     (results.required_min, results.required_max) = demand.required_range();
     Ok(())
 }
@@ -409,7 +445,8 @@ fn pair_runs_shared<const P: usize>(
     pairs: &[Pair; P],
     runs: &mut [PairRun; P],
 ) -> Result<(), Error> {
-    DemandTable::new().run_pairs_shared(pairs, runs)
+    let mut stream = lesson_stream();
+    DemandTable::new_producing(&mut stream).run_pairs_shared(pairs, runs, &mut stream)
 }
 
 /// The sweep's thresholds (outer) and cooldowns (inner).

@@ -22,11 +22,26 @@ use rand_core::{Rng, SeedableRng, TryRng};
 pub trait UnitRng {
     /// Returns the next double in `[0, 1)`.
     fn next_unit(&mut self) -> f64;
+
+    /// Draws `n` doubles (at most 64) and returns which were below `p`, bit `k` for draw
+    /// `k`: a round's health checks in one call, so a cached stream can answer without a
+    /// branch per draw. Exactly `n` [`UnitRng::next_unit`] calls' worth of the stream.
+    fn below(&mut self, n: u32, p: f64) -> u64 {
+        let mut bits = 0;
+        for k in 0..n.min(64) {
+            bits |= u64::from(self.next_unit() < p) << k;
+        }
+        bits
+    }
 }
 
 impl<T: UnitRng + ?Sized> UnitRng for &mut T {
     fn next_unit(&mut self) -> f64 {
         (**self).next_unit()
+    }
+
+    fn below(&mut self, n: u32, p: f64) -> u64 {
+        (**self).below(n, p)
     }
 }
 
@@ -130,7 +145,17 @@ pub struct GroupStream<S> {
     seed: u32,
     states: S,
     filled: usize,
+    /// [`UnitRng::below`]'s answers for the threshold `bits_p` (its bits): bit `k % 64` of
+    /// word `k / 64` says whether draw `k` is below it, for the first `64 * bits_words`
+    /// draws (a word is filled once the states under it are). One word of padding, so that
+    /// reading two words at any position stays branch-free.
+    bits: [u64; STREAM_BIT_WORDS + 1],
+    bits_p: u64,
+    bits_words: usize,
 }
+
+/// Words of a [`GroupStream`]'s answers to [`UnitRng::below`]: 4,096 draws (512 bytes).
+const STREAM_BIT_WORDS: usize = 64;
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
     /// Returns the stream of `seed` (as [`GroupLcg::new`]), cached in `states` (whose
@@ -140,6 +165,9 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
             seed,
             states,
             filled: 0,
+            bits: [0; STREAM_BIT_WORDS + 1],
+            bits_p: 0,
+            bits_words: 0,
         }
     }
 
@@ -152,6 +180,88 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
             tail,
         }
     }
+
+    /// Returns the seed of the stream.
+    pub(crate) fn seed(&self) -> u32 {
+        self.seed
+    }
+
+    /// Returns how many draws are computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.filled
+    }
+
+    /// Returns a reader at draw `pos`, whose generator `tail` is at the state of draw
+    /// `pos - 1` (what [`GroupStreamReader::position`] returned).
+    pub(crate) fn reader_at(&mut self, pos: usize, tail: GroupLcg) -> GroupStreamReader<'_, S> {
+        GroupStreamReader {
+            stream: self,
+            pos,
+            tail,
+        }
+    }
+
+    /// Computes up to `k` more draws ahead of the readers (none past the storage): called
+    /// between the steps of other work, the generator's dependent chain overlaps it.
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        let filled = self.filled;
+        let states = self.states.as_mut();
+        if filled >= states.len() {
+            return;
+        }
+        let mut lcg = match filled.checked_sub(1).and_then(|i| states.get(i)) {
+            Some(&s) => GroupLcg::new(s),
+            None => GroupLcg::new(self.seed),
+        };
+        let mut done = 0;
+        for slot in states.iter_mut().skip(filled).take(k) {
+            *slot = lcg.step();
+            done += 1;
+        }
+        self.filled = filled + done;
+    }
+
+    /// Computes the states up to draw `end` (at most the storage's length).
+    fn fill_to(&mut self, end: usize) {
+        let states = self.states.as_mut();
+        let mut lcg = match self.filled.checked_sub(1) {
+            Some(last) => GroupLcg::new(states.get(last).copied().unwrap_or(0)),
+            None => GroupLcg::new(self.seed),
+        };
+        for slot in states.iter_mut().take(end).skip(self.filled) {
+            *slot = lcg.step();
+        }
+        self.filled = self.filled.max(end.min(states.len()));
+    }
+
+    /// Makes `below` answers for threshold `p` cover the draws before `end`; returns false
+    /// when the storage cannot (the caller then draws one by one).
+    fn bits_to(&mut self, end: usize, p: f64) -> bool {
+        let words = end.div_ceil(64);
+        if words > STREAM_BIT_WORDS || words * 64 > self.states.as_ref().len() {
+            return false;
+        }
+        if p.to_bits() != self.bits_p {
+            self.bits_p = p.to_bits();
+            self.bits_words = 0;
+        }
+        if self.bits_words >= words {
+            return true;
+        }
+        self.fill_to(words * 64);
+        let states = self.states.as_ref();
+        for w in self.bits_words..words {
+            let mut word = 0u64;
+            for (k, &s) in states.iter().skip(w * 64).take(64).enumerate() {
+                // The draw exactly as `next_unit` returns it.
+                word |= u64::from(f64::from(s) * (1.0 / 2_147_483_648.0) < p) << k;
+            }
+            self.bits[w] = word;
+        }
+        self.bits_words = words;
+        true
+    }
 }
 
 /// One run's position in a [`GroupStream`]: the same draws as [`GroupLcg`] of its seed.
@@ -159,35 +269,80 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
 pub struct GroupStreamReader<'s, S> {
     stream: &'s mut GroupStream<S>,
     pos: usize,
-    /// The generator at the state of draw `pos - 1` once past the cached draws.
+    /// The generator at the state of draw `pos - 1` once past the cached draws (taken from
+    /// the cache when a read leaves it).
     tail: GroupLcg,
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
+    /// Returns where the reader is, for [`GroupStream::reader_at`].
+    pub(crate) fn position(&self) -> (usize, GroupLcg) {
+        (self.pos, self.tail.clone())
+    }
+
     fn step(&mut self) -> u32 {
         let stream = &mut *self.stream;
-        let state = if self.pos < stream.filled {
-            // `pos < filled <= states.len()`.
-            let s = stream.states.as_ref().get(self.pos).copied().unwrap_or(0);
-            self.tail.state = s;
-            s
-        } else {
-            let s = self.tail.step();
-            if let Some(slot) = stream.states.as_mut().get_mut(self.pos) {
-                // `pos == filled`: every reader draws from the start, in order.
-                *slot = s;
-                stream.filled += 1;
+        let filled = stream.filled;
+        let states = stream.states.as_mut();
+        let state = match states.get(self.pos) {
+            Some(&s) if self.pos < filled => s,
+            _ => {
+                // Past the cached draws: continue from the last one read, cached (`pos` is
+                // `filled` then: every reader draws from the start, in order) or not.
+                if let Some(prev) = self.pos.checked_sub(1).and_then(|i| states.get(i)) {
+                    self.tail.state = *prev;
+                }
+                let s = self.tail.step();
+                if let Some(slot) = states.get_mut(self.pos) {
+                    *slot = s;
+                    stream.filled += 1;
+                }
+                s
             }
-            s
         };
         self.pos += 1;
         state
+    }
+
+    /// `below` when the answers do not cover the draws yet: computes them, or draws one by
+    /// one past the storage.
+    #[cold]
+    #[inline(never)]
+    fn below_slow(&mut self, n: u32, p: f64) -> u64 {
+        let end = self.pos + n as usize;
+        if n > 0 && self.stream.bits_to(end, p) {
+            return self.below(n, p);
+        }
+        let mut bits = 0;
+        for k in 0..n {
+            bits |= u64::from(self.next_unit() < p) << k;
+        }
+        bits
     }
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
     fn next_unit(&mut self) -> f64 {
         f64::from(self.step()) * (1.0 / 2_147_483_648.0)
+    }
+
+    /// Reads the answers the stream keeps for `p` (computed once per stream and threshold):
+    /// two words and a shift, where drawing costs a load and a compare per draw.
+    #[inline]
+    fn below(&mut self, n: u32, p: f64) -> u64 {
+        let n = n.min(64);
+        let end = self.pos + n as usize;
+        let stream = &*self.stream;
+        if n == 0 || p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
+            return self.below_slow(n, p);
+        }
+        let (w, s) = (self.pos / 64, self.pos % 64);
+        // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word.
+        let lo = stream.bits.get(w).copied().unwrap_or(0);
+        let hi = stream.bits.get(w + 1).copied().unwrap_or(0);
+        let bits = (lo >> s) | ((hi << 1) << (63 - s));
+        self.pos = end;
+        bits & (u64::MAX >> (64 - n))
     }
 }
 
@@ -305,6 +460,37 @@ mod tests {
         let mut r = GroupLcg::new(2_147_483_646);
         let exact = (2_147_483_646u64 * 1_103_515_245 + 12_345) % 2_147_483_648;
         assert_ne!(u64::from(r.next_u32()), exact);
+    }
+
+    /// `below` equals drawing one by one, mixed with single draws, for several thresholds,
+    /// within and past the storage.
+    #[test]
+    fn group_stream_below_draws_like_the_generator() {
+        let mut buf = [0u32; 9000];
+        for (seed, size) in [
+            (20_261_001, 3072),
+            (5, 100),
+            (2_147_483_646, 4096),
+            (9, 9000),
+        ] {
+            let mut stream = GroupStream::new(seed, &mut buf[..size]);
+            for p in [0.08, 0.5, 0.08, 0.0, 1.0] {
+                let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(seed));
+                let mut k = 0u32;
+                while shared.pos < 5000 {
+                    k = (k * 7 + 3) % 65;
+                    if k.is_multiple_of(5) {
+                        assert_eq!(shared.next_unit().to_bits(), alone.next_unit().to_bits());
+                        continue;
+                    }
+                    let mut expected = 0u64;
+                    for i in 0..k {
+                        expected |= u64::from(alone.next_unit() < p) << i;
+                    }
+                    assert_eq!(shared.below(k, p), expected, "{seed} {p} {k}");
+                }
+            }
+        }
     }
 
     /// Readers of one stream, reading past its storage and shorter than its filled part,

@@ -4,12 +4,13 @@
 //! group size (≤ 256) draws, three times (two runs and the port). Failure rounds, demand and
 //! every other field stay arbitrary; the lifecycle options stay off. Checks: invalid
 //! parameters are an `Err` (and valid ones never `OutOfRange`); two runs agree bit for bit,
-//! the second reporting every round once; a successful run's lesson metrics equal the port's
+//! the second reporting every round once; the fast path (bit masks, which `run` takes)
+//! agrees with the general one (`run_custom` with the lesson's policy and check); a successful run's lesson metrics equal the port's
 //! and obey the invariants below; a capacity error happens exactly when the port's group
 //! would outgrow `MAX_GROUP_SIZE`.
 #![no_main]
 
-use capsim_core::autoscale::{self, Params, MAX_GROUP_SIZE};
+use capsim_core::autoscale::{self, LessonCheck, LessonPolicy, Params, MAX_GROUP_SIZE};
 use capsim_core::rng::GroupLcg;
 use capsim_core::{Capacity, Error};
 use capsim_fuzz::{same, Lesson, Rounds};
@@ -30,6 +31,22 @@ fuzz_target!(|p: Params| {
     if result.is_ok() {
         assert_eq!(rounds.count, u64::from(p.rounds), "{p:?}");
     }
+    // The general path: the lesson's policy and check through the seams.
+    let mut policy = LessonPolicy::new(p.lifecycle.count_pending, p.cooldown);
+    let mut check = LessonCheck {
+        transient_failure: p.transient_failure,
+    };
+    let general = autoscale::run_custom(
+        &p,
+        &mut policy,
+        &mut check,
+        &mut GroupLcg::new(p.seed),
+        &mut (),
+    );
+    assert!(
+        same(&result, &general),
+        "fast and general paths differ: {p:?}\nfast    {result:?}\ngeneral {general:?}"
+    );
     if p.validate().is_err() {
         assert!(
             matches!(result, Err(Error::OutOfRange { .. })),
