@@ -171,6 +171,14 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         }
     }
 
+    /// Makes this the stream of `seed`, keeping the storage: a caller that runs seed after
+    /// seed reuses one buffer.
+    pub fn restart(&mut self, seed: u32) {
+        self.seed = seed;
+        self.filled = 0;
+        self.bits_words = 0;
+    }
+
     /// Returns a generator that starts at the stream's first draw.
     pub fn reader(&mut self) -> GroupStreamReader<'_, S> {
         let tail = GroupLcg::new(self.seed);
@@ -489,6 +497,23 @@ mod tests {
                     }
                     assert_eq!(shared.below(k, p), expected, "{seed} {p} {k}");
                 }
+            }
+        }
+    }
+
+    /// A restarted stream draws the new seed's numbers, whatever the old one had computed
+    /// (draws and `below` answers).
+    #[test]
+    fn a_restarted_stream_draws_its_new_seed() {
+        let mut stream = GroupStream::new(3, [0u32; 200]);
+        for (seed, len) in [(3, 150), (77, 300), (2_147_483_646, 20), (3, 199)] {
+            stream.restart(seed);
+            let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(seed));
+            for _ in 0..len {
+                let expected =
+                    (0..10).fold(0u64, |b, i| b | u64::from(alone.next_unit() < 0.3) << i);
+                assert_eq!(shared.below(10, 0.3), expected, "{seed}");
+                assert_eq!(shared.next_unit().to_bits(), alone.next_unit().to_bits());
             }
         }
     }
