@@ -29,6 +29,10 @@ use crate::{autoscale, bulkhead, Capacity, Error, Observer};
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
 
+/// The events in the consumers lesson's workload (5000 shipments × 7): a workspace sorting
+/// this many whole generates the queue fastest (see [`consumers::Workspace`]).
+pub const LESSON_EVENTS: usize = LESSON_SHIPMENTS * 7;
+
 /// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
 /// the lesson in one pass over its queue.
 pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
@@ -114,10 +118,10 @@ impl core::error::Error for LessonError {}
 /// The group lessons' runs share one generator stream here, cached on the stack
 /// ([`GROUP_STREAM_DRAWS`] draws, 4 bytes each); [`render_observed`] recomputes it for each
 /// run instead, for a board's small stack.
-pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
+pub fn render<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
     match lesson {
         Lesson::Group => compute_then_write(out, group_results_shared, write_group),
@@ -132,9 +136,9 @@ pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
 }
 
 /// Writes all five lesson outputs, in [`Lesson::ALL`] order.
-pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize>(
+pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
     for lesson in Lesson::ALL {
         render(lesson, out, ws)?;
@@ -143,10 +147,17 @@ pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize>(
 }
 
 /// Writes one lesson's output, calling `observer` after every simulated round.
-pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
+pub fn render_observed<
+    W: Write,
+    O: Observer,
+    const N: usize,
+    const F: usize,
+    const R: usize,
+    const Q: usize,
+>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     match lesson {
@@ -566,8 +577,14 @@ struct ConsumersResults {
 }
 
 #[inline(never)]
-fn consumers_results<O: Observer, const N: usize, const F: usize, const R: usize>(
-    ws: &mut Workspace<N, F, R>,
+fn consumers_results<
+    O: Observer,
+    const N: usize,
+    const F: usize,
+    const R: usize,
+    const Q: usize,
+>(
+    ws: &mut Workspace<N, F, R, Q>,
     observer: &mut O,
     results: &mut ConsumersResults,
 ) -> Result<(), Error> {
