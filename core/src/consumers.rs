@@ -1347,7 +1347,9 @@ impl<'s> WheelLane<'s> {
         let store = &mut *self.store;
         let wheel = &mut self.wheel;
         let job = &mut self.job;
-        while !self.done && (exhausted || events.len() - at >= need) {
+        let observe = self.observe;
+        let mut done = self.done;
+        while !done && (exhausted || events.len() - at >= need) {
             let slot = (round % WHEEL as u64) as usize;
             ready |= wheel[slot];
             wheel[slot] = 0;
@@ -1362,10 +1364,11 @@ impl<'s> WheelLane<'s> {
                 let held_job = job[i];
                 let (shipment, step) = ((held_job >> 8) as usize, (held_job & 0xff) as u8);
                 if let Some(state) = store.get_mut(shipment) {
-                    let last = *state & STEP_MASK; // last step applied + 1, 0 for none
-                    let flag = *state & REORDERED;
-                    let newly = u8::from(last > step + 1) & u8::from(flag == 0);
-                    *state = flag | (newly << 7) | (step + 1);
+                    let old = *state;
+                    // `old & STEP_MASK` is the last step applied + 1 (0 for none); bit 7
+                    // the flag. Branch-free: whether the flag rises is data, not control.
+                    let newly = u8::from(old & STEP_MASK > step + 1) & !(old >> 7);
+                    *state = ((old | (newly << 7)) & REORDERED) | (step + 1);
                     reordered += u32::from(newly);
                 }
                 applied += 1;
@@ -1382,7 +1385,7 @@ impl<'s> WheelLane<'s> {
                     None => held &= !bit,
                 }
             }
-            if self.observe {
+            if observe {
                 let busy = u64::from(held.count_ones());
                 let state = RoundState {
                     round,
@@ -1398,7 +1401,7 @@ impl<'s> WheelLane<'s> {
                 observer.round_done(round);
                 let next = next_round(round, ready, occupied);
                 if applied == total || next == round {
-                    self.done = true;
+                    done = true;
                     break;
                 }
                 // The skipped rounds: nothing applied, every consumer still holding its event.
@@ -1417,12 +1420,13 @@ impl<'s> WheelLane<'s> {
                 observer.round_done(round);
                 let next = next_round(round, ready, occupied);
                 if applied == total || next == round {
-                    self.done = true;
+                    done = true;
                     break;
                 }
                 round = next;
             }
         }
+        self.done = done;
         self.ready = ready;
         self.occupied = occupied;
         self.held = held;
