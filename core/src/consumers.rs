@@ -248,7 +248,8 @@ pub struct RoundState {
 /// arrival order without storing events.
 ///
 /// Draw `i` of shipment `g` is, for `i = 0`, the shipment's start; for `i = 1 + 2k`, the
-/// arrival jitter of event `k`; for `i = 2 + 2k`, the processing time of event `k`.
+/// arrival jitter of event `k`; for `i = 2 + 2k`, the processing time of event `k`. A draw
+/// must depend only on `(g, i)`: the queue may ask for one several times.
 pub trait WorkloadDraws {
     /// Returns draw `index` of shipment `shipment`, a double in `[0, 1)`.
     fn draw(&mut self, shipment: u32, index: u32) -> f64;
@@ -348,14 +349,13 @@ impl<const N: usize, const F: usize> Default for QueueSpace<N, F> {
 /// [`run_batch`] runs `R` configurations on one pass over the queue, for 1 more byte per
 /// shipment per extra lane. With `Q` > 0 (default 0), a workload of at most `Q` events is
 /// generated whole and sorted at once instead of merged on the fly (20 bytes per event, 140
-/// per lesson shipment: about 2.5 times faster to generate, and each lane plays a plain
+/// per lesson shipment: about three times faster to generate, and each lane plays a plain
 /// array): memory for speed, the caller's choice.
 ///
 /// `Workspace::<5000>` (15,000 + 6,144 bytes) holds the lesson's workload;
 /// `Workspace::<5000, 256, 12, 35_000>` (75,000 + 6,144 + 700,000 bytes) runs its twelve
-/// configurations on one sorted queue. `new` is `const`,
-/// so a workspace can live in a `static`; `Workspace::<0, 0>` holds nothing (a board too
-/// small for the consumers lesson).
+/// configurations on one sorted queue. `new` is `const`, so a workspace can live in a
+/// `static`; `Workspace::<0, 0>` holds nothing (a board too small for the consumers lesson).
 pub struct Workspace<
     const N: usize,
     const F: usize = DEFAULT_IN_FLIGHT,
@@ -748,9 +748,8 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
 
 impl<D: WorkloadDraws> Queue<'_, D> {
     /// Writes the next events to `buf`, packed for the timing wheel (see [`pack`]), and
-    /// returns how many: fewer than
-    /// `buf.len()` only once the queue is exhausted. Only for processing times below 256
-    /// rounds (larger ones are cut to their low 8 bits).
+    /// returns how many: fewer than `buf.len()` only once the queue is exhausted. Only for
+    /// processing times below 256 rounds (longer ones are cut to 255).
     fn fill_packed(&mut self, buf: &mut [u32]) -> Result<usize, Error> {
         if self.failed {
             return Ok(0);

@@ -606,13 +606,36 @@ fn consumers_results<
         config.slots = slots;
         config.consumers = consumers;
     }
+    // Configurations that run alike run once: with N ≤ S the store never binds, so (N, S)
+    // is (N, min(S, N)) (see `consumers::run_batch_with`): ten runs for the twelve rows,
+    // also where a small board runs them one at a time.
+    let key = |p: &consumers::Params| (p.consumers, p.slots.min(p.consumers));
+    let mut unique: [consumers::Params; LESSON_CONFIGURATIONS] =
+        core::array::from_fn(|_| base.clone());
+    let mut count = 0;
+    let mut source = [0usize; LESSON_CONFIGURATIONS];
+    for (config, from) in configs.iter().zip(source.iter_mut()) {
+        *from = match unique[..count].iter().position(|u| key(u) == key(config)) {
+            Some(j) => j,
+            None => {
+                if let Some(slot) = unique.get_mut(count) {
+                    *slot = config.clone();
+                }
+                count += 1;
+                count - 1
+            }
+        };
+    }
+    let mut metrics = [consumers::Metrics::default(); LESSON_CONFIGURATIONS];
     let lanes = R.max(1);
-    for (params, out) in configs
-        .chunks(lanes)
-        .zip(results.tables.as_flattened_mut().chunks_mut(lanes))
-    {
+    for (params, out) in unique[..count].chunks(lanes).zip(metrics.chunks_mut(lanes)) {
         let draws = consumers::LessonDraws::new(&base);
         consumers::run_batch_with(params, draws, ws, observer, out)?;
+    }
+    for (cell, &from) in results.tables.as_flattened_mut().iter_mut().zip(&source) {
+        if let Some(&m) = metrics.get(from) {
+            *cell = m;
+        }
     }
     Ok(())
 }
