@@ -846,6 +846,45 @@ where
     D: WorkloadDraws,
     O: Observer,
 {
+    batch(params, draws, ws, None, observer, out)
+}
+
+/// [`run_batch_with`], sorting the workload whole in storage the caller lends (a host can
+/// allocate it; a large `Q` in a [`Workspace`] would pass through the stack when built by
+/// value): `keys` and `events` hold up to `min(keys.len(), events.len())` events, 20 bytes
+/// each, and the workspace's own `Q` is not used. A workload that does not fit (or whose
+/// processing times reach 64 rounds) is merged on the fly as usual: the results are the
+/// same either way.
+pub fn run_batch_sorted_with<D, O, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    params: &[Params],
+    draws: D,
+    ws: &mut Workspace<N, F, R, Q>,
+    keys: &mut [u128],
+    events: &mut [u32],
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error>
+where
+    D: WorkloadDraws,
+    O: Observer,
+{
+    batch(params, draws, ws, Some((keys, events)), observer, out)
+}
+
+/// [`run_batch_with`] with the sort's storage lent by the caller (`Some`) or the
+/// workspace's own (`None`).
+fn batch<D, O, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    params: &[Params],
+    draws: D,
+    ws: &mut Workspace<N, F, R, Q>,
+    lent: Option<(&mut [u128], &mut [u32])>,
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error>
+where
+    D: WorkloadDraws,
+    O: Observer,
+{
     let Some(first) = params.first() else {
         return Ok(());
     };
@@ -931,7 +970,11 @@ where
     let mut lane_metrics: heapless::Vec<Metrics, R> = heapless::Vec::new();
     let total = first.events();
     let mut draws = draws;
-    if let Some(events) = sort_whole(first, &mut draws, &mut space.order, sorted) {
+    let (sort_keys, sort_events) = match lent {
+        Some((keys, events)) => (keys, events),
+        None => (&mut sorted.keys[..], &mut sorted.events[..]),
+    };
+    if let Some(events) = sort_whole(first, &mut draws, &mut space.order, sort_keys, sort_events) {
         // The whole queue in one array: each lane plays it through.
         for (&(n, slots), store) in keys.iter().zip(lane_stores) {
             let mut lane = WheelLane::new(n, slots, total, store, observe);
@@ -1544,9 +1587,10 @@ fn pack(shipment: u32, step: u32, rounds: u32) -> u32 {
     (shipment << 16) | (step << JOB_SHIFT) | rounds.clamp(1, DELAY_MASK)
 }
 
-/// Generates the workload whole into `space` and sorts it into queue order, returning the
-/// packed events ([`pack`]); `None` when it has more than `Q` events or a shipment's
-/// arrivals are out of step order (the streaming [`Queue`] then reports that).
+/// Generates the workload whole into `keys` and `events` and sorts it into queue order,
+/// returning the packed events ([`pack`]); `None` when it has more events than they hold
+/// or a shipment's arrivals are out of step order (the streaming [`Queue`] then reports
+/// that).
 ///
 /// The queue order is the program's stable sort by arrival: (arrival, shipment, step), as
 /// generation order is (shipment, step). Each event's key is one `u128`, the arrival's bits
@@ -1556,19 +1600,19 @@ fn pack(shipment: u32, step: u32, rounds: u32) -> u32 {
 /// product by a positive constant and a floor never reverse an order) scatters them into
 /// as many buckets as events, about one each; each bucket is then sorted exactly. The
 /// draws are made again for the scatter instead of being stored (a hash each, ≈ 1.5 ns).
-fn sort_whole<'s, D: WorkloadDraws, const Q: usize>(
+fn sort_whole<'s, D: WorkloadDraws>(
     p: &Params,
     draws: &mut D,
     order: &mut [u16],
-    space: &'s mut SortedSpace<Q>,
+    keys: &mut [u128],
+    events: &'s mut [u32],
 ) -> Option<&'s [u32]> {
     let total = usize::try_from(p.events()).ok()?;
-    if total == 0 || total > Q || !wheel_fits(p) {
+    if total == 0 || total > keys.len().min(events.len()) || !wheel_fits(p) {
         return None;
     }
     let order = order.get_mut(..p.shipments as usize)?;
     roughly_by_start(order, draws);
-    let SortedSpace { keys, events } = space;
     let keys = keys.get_mut(..total)?;
     let counts = events.get_mut(..total)?;
     let scale = f64::from(p.shipments);

@@ -571,3 +571,36 @@ fn no_more_consumers_than_slots_never_binds_the_store() {
         assert_eq!(sorted_got, expected, "{params:?}");
     }
 }
+
+#[test]
+fn a_sort_in_lent_storage_runs_like_the_plain_loop() {
+    // A host lends the sort's storage (here 7,000 events: a 1,000-shipment workload fits;
+    // then 6,999: it does not, and the queue is merged on the fly). Same results either way.
+    let p = |consumers, slots| consumers::Params {
+        consumers,
+        slots,
+        shipments: 1000,
+        seed: 77,
+        ..consumers::Params::default()
+    };
+    let batch = [p(1, 2), p(4, 2), p(8, 4), p(1, 4)];
+    let mut ws = Box::new(Workspace::<1000, { consumers::DEFAULT_IN_FLIGHT }, 4>::new());
+    for room in [7000, 6999] {
+        let (mut keys, mut events) = (vec![0u128; room], vec![0u32; room]);
+        let mut out = [consumers::Metrics::default(); 4];
+        let draws = LessonDraws::new(&batch[0]);
+        consumers::run_batch_sorted_with(
+            &batch,
+            draws,
+            &mut ws,
+            &mut keys,
+            &mut events,
+            &mut (),
+            &mut out,
+        )
+        .unwrap();
+        for (params, got) in batch.iter().zip(out) {
+            assert_eq!(got, tick_by_tick(params), "{params:?}, room {room}");
+        }
+    }
+}
