@@ -32,6 +32,10 @@ use crate::{autoscale, bulkhead, Capacity, Error, Observer};
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
 
+/// The events in the consumers lesson's workload (5000 shipments × 7): a workspace sorting
+/// this many whole generates the queue fastest (see [`consumers::Workspace`]).
+pub const LESSON_EVENTS: usize = LESSON_SHIPMENTS * 7;
+
 /// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
 /// the lesson in one pass over its queue.
 pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
@@ -117,10 +121,10 @@ impl core::error::Error for LessonError {}
 /// The group lessons' runs share one generator stream here, cached on the stack
 /// ([`GROUP_STREAM_DRAWS`] draws, 4 bytes each); [`render_observed`] recomputes it for each
 /// run instead, for a board's small stack.
-pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
+pub fn render<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
     match lesson {
         Lesson::Group => compute_then_write(out, group_results_shared, write_group),
@@ -135,9 +139,9 @@ pub fn render<W: Write, const N: usize, const F: usize, const R: usize>(
 }
 
 /// Writes all five lesson outputs, in [`Lesson::ALL`] order.
-pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize>(
+pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
     for lesson in Lesson::ALL {
         render(lesson, out, ws)?;
@@ -146,10 +150,17 @@ pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize>(
 }
 
 /// Writes one lesson's output, calling `observer` after every simulated round.
-pub fn render_observed<W: Write, O: Observer, const N: usize, const F: usize, const R: usize>(
+pub fn render_observed<
+    W: Write,
+    O: Observer,
+    const N: usize,
+    const F: usize,
+    const R: usize,
+    const Q: usize,
+>(
     lesson: Lesson,
     out: &mut W,
-    ws: &mut Workspace<N, F, R>,
+    ws: &mut Workspace<N, F, R, Q>,
     observer: &mut O,
 ) -> Result<(), LessonError> {
     render_with(lesson, out, ws, observer)
@@ -628,7 +639,9 @@ pub trait ConsumersSpace {
     ) -> Result<(), Error>;
 }
 
-impl<const N: usize, const F: usize, const R: usize> ConsumersSpace for Workspace<N, F, R> {
+impl<const N: usize, const F: usize, const R: usize, const Q: usize> ConsumersSpace
+    for Workspace<N, F, R, Q>
+{
     fn run_configs<O: Observer>(
         &mut self,
         configs: &[consumers::Params],
@@ -711,7 +724,34 @@ fn consumers_results<O: Observer, S: ConsumersSpace + ?Sized>(
         config.slots = slots;
         config.consumers = consumers;
     }
-    ws.run_configs(&configs, observer, results.tables.as_flattened_mut())
+    // Configurations that run alike run once: with N ≤ S the store never binds, so (N, S)
+    // is (N, min(S, N)) (see `consumers::run_batch_with`): ten runs for the twelve rows,
+    // also where a small board runs them one at a time.
+    let key = |p: &consumers::Params| (p.consumers, p.slots.min(p.consumers));
+    let mut unique: [consumers::Params; LESSON_CONFIGURATIONS] =
+        core::array::from_fn(|_| base.clone());
+    let mut count = 0;
+    let mut source = [0usize; LESSON_CONFIGURATIONS];
+    for (config, from) in configs.iter().zip(source.iter_mut()) {
+        *from = match unique[..count].iter().position(|u| key(u) == key(config)) {
+            Some(j) => j,
+            None => {
+                if let Some(slot) = unique.get_mut(count) {
+                    *slot = config.clone();
+                }
+                count += 1;
+                count - 1
+            }
+        };
+    }
+    let mut metrics = [consumers::Metrics::default(); LESSON_CONFIGURATIONS];
+    ws.run_configs(&unique[..count], observer, &mut metrics[..count])?;
+    for (cell, &from) in results.tables.as_flattened_mut().iter_mut().zip(&source) {
+        if let Some(&m) = metrics.get(from) {
+            *cell = m;
+        }
+    }
+    Ok(())
 }
 
 #[inline(never)]

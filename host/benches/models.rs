@@ -2,10 +2,13 @@
 //! workload generation on its own. Run with `cargo bench -p capsim`.
 
 use capsim_core::consumers::{self, LessonDraws, Queue, QueueSpace, Workspace, DEFAULT_IN_FLIGHT};
-use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
 use capsim_core::{autoscale, bulkhead};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
+
+/// The lesson's workload sorted whole, for one configuration at a time.
+type SortedWorkspace = Workspace<LESSON_SHIPMENTS, DEFAULT_IN_FLIGHT, 1, LESSON_EVENTS>;
 
 /// Counts bytes: rendering without the cost of storing the text.
 struct Sink(usize);
@@ -31,7 +34,9 @@ fn single_runs(c: &mut Criterion) {
     });
     let bh = bulkhead::Params::default();
     g.bench_function("bulkhead", |b| b.iter(|| bulkhead::run(black_box(&bh))));
+    // The queue merged on the fly (a small board's workspace), then sorted whole.
     let mut ws = Box::new(Workspace::<LESSON_SHIPMENTS>::new());
+    let mut sorted = Box::new(SortedWorkspace::new());
     for n in [1, 8] {
         let p = consumers::Params {
             consumers: n,
@@ -40,6 +45,19 @@ fn single_runs(c: &mut Criterion) {
         g.throughput(Throughput::Elements(p.events()));
         g.bench_function(format!("consumers_n{n}_s2"), |b| {
             b.iter(|| consumers::run(black_box(&p), &mut ws))
+        });
+        g.bench_function(format!("consumers_n{n}_s2_sorted"), |b| {
+            b.iter(|| consumers::run(black_box(&p), &mut sorted))
+        });
+        let mut seed = 0u32;
+        g.bench_function(format!("consumers_n{n}_s2_sorted_rotating_seeds"), |b| {
+            b.iter(|| {
+                seed = seed % 1000 + 1;
+                consumers::run(
+                    black_box(&consumers::Params { seed, ..p.clone() }),
+                    &mut sorted,
+                )
+            })
         });
     }
     g.finish();
@@ -67,6 +85,7 @@ fn lesson_sweeps(c: &mut Criterion) {
         LESSON_SHIPMENTS,
         DEFAULT_IN_FLIGHT,
         LESSON_CONFIGURATIONS,
+        LESSON_EVENTS,
     >::new());
     for (name, lesson) in [
         ("group_9_pairs", Lesson::GroupSweep),

@@ -6,7 +6,7 @@
 //! `bulkhead` (default: all three). Prints `<sweep> <ms per sweep> <bytes rendered>` per line.
 
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
-use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -28,7 +28,7 @@ impl core::fmt::Write for Sink {
 }
 
 /// What `capsim lesson` uses: one lane per consumers configuration.
-type Ws = Workspace<LESSON_SHIPMENTS, DEFAULT_IN_FLIGHT, LESSON_CONFIGURATIONS>;
+type Ws = Workspace<LESSON_SHIPMENTS, DEFAULT_IN_FLIGHT, LESSON_CONFIGURATIONS, LESSON_EVENTS>;
 
 /// Renders `lesson` `n` times and returns the seconds taken and the bytes of one render.
 fn batch(lesson: Lesson, n: u64, ws: &mut Ws) -> (f64, usize) {

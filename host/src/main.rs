@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
-use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -316,6 +316,7 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
         LESSON_SHIPMENTS,
         DEFAULT_IN_FLIGHT,
         LESSON_CONFIGURATIONS,
+        LESSON_EVENTS,
     >::new());
     let mut w = FmtIo {
         inner: out,

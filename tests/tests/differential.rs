@@ -137,9 +137,32 @@ fn autoscale_matches_the_reference() {
     }
 }
 
+/// The most events a vector's workload has (the largest sorts whole in the second pass).
+const VECTOR_EVENTS: usize = 1 << 21;
+
 #[test]
 fn consumers_match_the_reference() {
-    let mut ws = Box::new(Workspace::<{ consumers::MAX_SHIPMENTS }>::new());
+    // Each vector twice: its queue merged on the fly, and sorted whole (a 40 MB workspace,
+    // built on a thread with room for it on its stack).
+    consumers_vectors(Box::new(Workspace::<{ consumers::MAX_SHIPMENTS }>::new()));
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            consumers_vectors(Box::new(Workspace::<
+                { consumers::MAX_SHIPMENTS },
+                { consumers::DEFAULT_IN_FLIGHT },
+                1,
+                VECTOR_EVENTS,
+            >::new()))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn consumers_vectors<const N: usize, const F: usize, const Q: usize>(
+    mut ws: Box<Workspace<N, F, 1, Q>>,
+) {
     for (p, want) in vectors("consumers") {
         let params = consumers::Params {
             consumers: u(&p, "consumers"),

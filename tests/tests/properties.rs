@@ -479,3 +479,128 @@ fn consumers_reject_huge_events_per_shipment_without_overflow() {
     let x = LessonDraws::new(&p).draw(u32::MAX, u32::MAX);
     assert!((0.0..1.0).contains(&x));
 }
+
+/// A workspace that sorts workloads of up to 2,800 events whole (the engine's fast path):
+/// 400 shipments of 7 events just fit.
+type Sorted = Workspace<400, { consumers::DEFAULT_IN_FLIGHT }, 1, 2800>;
+
+#[test]
+fn every_engine_matches_tick_by_tick() {
+    // Three paths: the workload sorted whole, or merged on the fly, into the timing wheel
+    // (processing times below 64 rounds); merged on the fly into the general engine (longer
+    // ones). Each must equal the plain loop; ties (a gap of 0, or tiny) included.
+    let mut merged = Box::new(Workspace::<400>::new());
+    let mut sorted: Box<Sorted> = Box::new(Workspace::new());
+    let mut cases = 0;
+    for (consumers, slots) in [(1, 1), (3, 2), (8, 2), (13, 4), (64, 7)] {
+        for (seed, gap, final_rounds, min, spread) in [
+            (5, 1.0, 6, 1, 3),
+            (6, 0.0, 2, 0, 3),
+            (7, 1e-3, 0, 0, 1),
+            (8, 2.5, 63, 20, 43),
+            (9, 1.0, 64, 1, 3),
+            (10, 1.0, 6, 30, 90),
+        ] {
+            let p = consumers::Params {
+                consumers,
+                slots,
+                shipments: 400,
+                queue_gap: gap,
+                seed,
+                final_event_rounds: final_rounds,
+                event_rounds_min: min,
+                event_rounds_spread: spread,
+                ..consumers::Params::default()
+            };
+            let expected = tick_by_tick(&p);
+            assert_eq!(consumers::run(&p, &mut merged).unwrap(), expected, "{p:?}");
+            assert_eq!(consumers::run(&p, &mut sorted).unwrap(), expected, "{p:?}");
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 30);
+}
+
+#[test]
+fn no_more_consumers_than_slots_never_binds_the_store() {
+    // With N <= S at most N consumers finish in a round, so S never refuses one: any S >= N
+    // runs exactly like S = N (the lesson's (1,2) = (1,4) and (2,2) = (2,4)). A batch runs
+    // such configurations once and must still report each one.
+    let mut ws = Box::new(Workspace::<1000>::new());
+    for seed in [1, 2, 3] {
+        for n in [1, 2, 3, 5] {
+            let p = |slots| consumers::Params {
+                consumers: n,
+                slots,
+                shipments: 1000,
+                seed,
+                ..consumers::Params::default()
+            };
+            let expected = tick_by_tick(&p(n));
+            for slots in [n, n + 1, 2 * n, 1000] {
+                assert_eq!(tick_by_tick(&p(slots)), expected, "N {n}, S {slots}");
+                assert_eq!(consumers::run(&p(slots), &mut ws).unwrap(), expected);
+            }
+        }
+    }
+    let p = |consumers, slots| consumers::Params {
+        consumers,
+        slots,
+        shipments: 1000,
+        ..consumers::Params::default()
+    };
+    let batch = [
+        p(1, 2),
+        p(2, 2),
+        p(3, 2),
+        p(1, 4),
+        p(2, 4),
+        p(3, 4),
+        p(2, 2),
+    ];
+    let mut lanes = Box::new(Workspace::<1000, { consumers::DEFAULT_IN_FLIGHT }, 7>::new());
+    let mut sorted_lanes =
+        Box::new(Workspace::<1000, { consumers::DEFAULT_IN_FLIGHT }, 7, 7000>::new());
+    let mut out = [consumers::Metrics::default(); 7];
+    let mut sorted_out = [consumers::Metrics::default(); 7];
+    consumers::run_batch(&batch, &mut lanes, &mut out).unwrap();
+    consumers::run_batch(&batch, &mut sorted_lanes, &mut sorted_out).unwrap();
+    for ((params, got), sorted_got) in batch.iter().zip(out).zip(sorted_out) {
+        let expected = tick_by_tick(params);
+        assert_eq!(got, expected, "{params:?}");
+        assert_eq!(sorted_got, expected, "{params:?}");
+    }
+}
+
+#[test]
+fn a_sort_in_lent_storage_runs_like_the_plain_loop() {
+    // A host lends the sort's storage (here 7,000 events: a 1,000-shipment workload fits;
+    // then 6,999: it does not, and the queue is merged on the fly). Same results either way.
+    let p = |consumers, slots| consumers::Params {
+        consumers,
+        slots,
+        shipments: 1000,
+        seed: 77,
+        ..consumers::Params::default()
+    };
+    let batch = [p(1, 2), p(4, 2), p(8, 4), p(1, 4)];
+    let mut ws = Box::new(Workspace::<1000, { consumers::DEFAULT_IN_FLIGHT }, 4>::new());
+    for room in [7000, 6999] {
+        let (mut keys, mut events) = (vec![0u128; room], vec![0u32; room]);
+        let mut out = [consumers::Metrics::default(); 4];
+        let draws = LessonDraws::new(&batch[0]);
+        consumers::run_batch_sorted_with(
+            &batch,
+            draws,
+            &mut ws,
+            &mut keys,
+            &mut events,
+            &mut (),
+            &mut out,
+        )
+        .unwrap();
+        for (params, got) in batch.iter().zip(out) {
+            assert_eq!(got, tick_by_tick(params), "{params:?}, room {room}");
+        }
+    }
+}

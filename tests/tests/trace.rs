@@ -143,6 +143,8 @@ fn tick_by_tick_rows(p: &consumers::Params) -> Vec<consumers::RoundState> {
 fn consumers_rounds_are_every_round_and_sum_to_the_metrics() {
     let mut r = Pcg32::seed_from_u64(11);
     let mut ws = Box::new(Workspace::<2000>::new());
+    // Room to sort every workload below whole (400 shipments × 9 events at most).
+    let mut sorted = Box::new(Workspace::<400, { consumers::DEFAULT_IN_FLIGHT }, 1, 3600>::new());
     for case in 0..120 {
         let p = consumers::Params {
             consumers: 1 + below(&mut r, 12),
@@ -173,6 +175,12 @@ fn consumers_rounds_are_every_round_and_sum_to_the_metrics() {
         if case % 3 == 0 {
             assert_eq!(*t, tick_by_tick_rows(&p), "{p:?}");
         }
+        // The workload sorted whole: the same rows.
+        let mut whole = Tape::default();
+        let again = consumers::run_with(&p, LessonDraws::new(&p), &mut sorted, &mut whole);
+        assert_eq!(again.unwrap(), m, "{p:?}");
+        assert_eq!(whole.consumers, *t, "{p:?}");
+        whole.assert_rounds(whole.consumers.iter().map(|s| s.round), "consumers, sorted");
     }
 }
 
