@@ -346,7 +346,8 @@ pub fn metric_keys<M: Model>() -> Vec<&'static str> {
 /// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
 /// metrics.
 pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
-    let mut row = Row::with_capacity(2 * M::PARAMS.len() + M::METRICS.len());
+    let results = M::PARAMS.iter().filter(|q| q.result.is_some()).count();
+    let mut row = Row::with_capacity(M::PARAMS.len() + results + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
         row.push((Key::Borrowed(q.key), (q.cell)(p)));
@@ -700,6 +701,8 @@ pub struct AutoscaleScratch {
     demand: Option<(DemandKey, Vec<f64>)>,
     /// Each seed's generator stream (the grid's pairs of one seed draw the same numbers).
     streams: HashMap<u32, GroupStream<Box<[u32]>>>,
+    /// A batch's stream: one seed's runs in lockstep (`autoscale::run_sweep`), then the next.
+    batch_stream: Option<GroupStream<Box<[u32]>>>,
 }
 
 /// The parameters `autoscale::Params::demand` reads, compared bit for bit.
@@ -728,17 +731,23 @@ const STREAM_DRAWS: usize = 4096;
 const MAX_STREAMS: usize = 1024;
 
 impl AutoscaleScratch {
+    /// Returns `p`'s demand curve by round, tabulated once per demand parameters.
+    fn demand_table(&mut self, p: &autoscale::Params) -> &[f64] {
+        let key = DemandKey::of(p);
+        if self.demand.as_ref().is_none_or(|(k, _)| *k != key) {
+            let table = (0..p.rounds).map(|t| p.demand(t)).collect();
+            self.demand = Some((key, table));
+        }
+        self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..])
+    }
+
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
     fn run_lesson_policy(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
         p.validate()?;
         if p.rounds > MAX_DEMAND_TABLE {
             return autoscale::run(p);
         }
-        let key = DemandKey::of(p);
-        if self.demand.as_ref().is_none_or(|(k, _)| *k != key) {
-            let table = (0..p.rounds).map(|t| p.demand(t)).collect();
-            self.demand = Some((key, table));
-        }
+        self.demand_table(p);
         let table = self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
         let demand = |t: u32| {
             table
@@ -755,6 +764,94 @@ impl AutoscaleScratch {
             .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
         autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
     }
+}
+
+impl AutoscaleScratch {
+    /// Runs `runs` (one seed, one demand curve; the lesson's policy) in lockstep on one
+    /// stream, eight at a time at most (`autoscale::run_sweep`): the generator's chain
+    /// overlaps the simulations, and the stream's buffer serves seed after seed.
+    fn run_sweep(&mut self, runs: &[autoscale::Params]) -> Vec<Outcome<autoscale::Metrics>> {
+        let Some(first) = runs.first() else {
+            return Vec::new();
+        };
+        self.demand_table(first);
+        let Self {
+            demand,
+            batch_stream,
+            ..
+        } = self;
+        let table = demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
+        let demand = |t: u32| {
+            table
+                .get(t as usize)
+                .copied()
+                .unwrap_or_else(|| first.demand(t))
+        };
+        let stream = batch_stream.get_or_insert_with(|| {
+            GroupStream::new(first.seed, vec![0; STREAM_DRAWS].into_boxed_slice())
+        });
+        stream.restart(first.seed);
+        let mut outcomes = Vec::with_capacity(runs.len());
+        let mut rest = runs;
+        while !rest.is_empty() {
+            rest = match rest.len() {
+                8.. => sweep_chunk::<8>(rest, &demand, stream, &mut outcomes),
+                4..=7 => sweep_chunk::<4>(rest, &demand, stream, &mut outcomes),
+                2 | 3 => sweep_chunk::<2>(rest, &demand, stream, &mut outcomes),
+                _ => sweep_chunk::<1>(rest, &demand, stream, &mut outcomes),
+            };
+        }
+        outcomes
+    }
+}
+
+/// Runs the first `N` of `runs` with `autoscale::run_sweep` into `outcomes`; returns the rest.
+fn sweep_chunk<'a, const N: usize>(
+    runs: &'a [autoscale::Params],
+    demand: &impl Fn(u32) -> f64,
+    stream: &mut GroupStream<Box<[u32]>>,
+    outcomes: &mut Vec<Outcome<autoscale::Metrics>>,
+) -> &'a [autoscale::Params] {
+    match runs.split_first_chunk::<N>() {
+        Some((chunk, rest)) => {
+            outcomes.extend(autoscale::run_sweep(chunk, demand, stream));
+            rest
+        }
+        None => &[],
+    }
+}
+
+/// Autoscale runs in lockstep on one seed's stream at most: the lesson's sweep, nine.
+const AUTOSCALE_LANES: usize = 16;
+
+/// The flags a batch of autoscale runs may vary: the rest (seed, demand, …) they share.
+const AUTOSCALE_FREE: [&str; 2] = ["threshold", "cooldown"];
+
+/// Runs `batch` (runs of `grid` that differ only in threshold and cooldown) in lockstep on
+/// one stream; formula runs, invalid ones and long ones run each on its own.
+fn run_autoscale_batch(
+    grid: &Grid<Autoscale>,
+    batch: &[u64],
+    scratch: &mut AutoscaleScratch,
+) -> Vec<(u64, Outcome<autoscale::Metrics>)> {
+    let params: Vec<AutoscaleParams> = batch.iter().map(|&i| grid.params(i)).collect();
+    let together = params.len() > 1
+        && params.iter().all(|p| {
+            p.formula.0.is_none() && p.core.rounds <= MAX_DEMAND_TABLE && p.core.validate().is_ok()
+        });
+    if !together {
+        return batch
+            .iter()
+            .zip(&params)
+            .map(|(&i, p)| (i, Autoscale::run(p, scratch)))
+            .collect();
+    }
+    let cores: Vec<autoscale::Params> = params.into_iter().map(|p| p.core).collect();
+    batch
+        .iter()
+        .copied()
+        .zip(scratch.run_sweep(&cores))
+        .collect()
 }
 
 /// `capsim autoscale`: the auto-scaling group with a health check.
@@ -898,6 +995,31 @@ impl Model for Autoscale {
             FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
         autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
     }
+
+    /// Runs the combinations that differ only in threshold and cooldown (one seed, one
+    /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on one
+    /// stream. See [`batched_window`].
+    fn run_window(
+        grid: &Grid<Self>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        let shared: Vec<&str> = Self::PARAMS
+            .iter()
+            .map(|q| q.key)
+            .filter(|k| !AUTOSCALE_FREE.contains(k))
+            .collect();
+        batched_window(
+            grid,
+            runs,
+            ahead,
+            done,
+            &shared,
+            AUTOSCALE_LANES,
+            |scratch, batch| run_autoscale_batch(grid, batch, scratch),
+        )
+    }
 }
 
 // ---------------------------------------------------------------- consumers
@@ -993,7 +1115,14 @@ const CONSUMERS_WORKLOAD: [&str; 7] = [
 pub struct ConsumersScratch {
     single: Option<Box<Workspace<MAX_SHIPMENTS>>>,
     batch: Option<Box<Workspace<BATCH_SHIPMENTS, DEFAULT_IN_FLIGHT, CONSUMERS_LANES>>>,
+    /// The sort's storage for a batch's workload sorted whole (`consumers::run_batch_sorted_with`).
+    keys: Vec<u128>,
+    events: Vec<u32>,
 }
+
+/// The most events a thread sorts whole (20 bytes each: 5 MB; the lesson's workload is
+/// 35,000); larger workloads are merged on the fly, with the same results.
+const SORTED_EVENTS: u64 = 1 << 18;
 
 /// Runs `batch` (runs of `grid` sharing a workload, at most [`CONSUMERS_LANES`]) on one pass
 /// over the queue; a large workload, or a batch that fails, runs each on its own so that
@@ -1011,12 +1140,31 @@ fn run_consumers_batch(
             .map(|(&i, p)| (i, Consumers::run(p, scratch)))
             .collect()
     };
-    if batch.len() == 1 || params[0].shipments as usize > BATCH_SHIPMENTS {
+    let Some(first) = params.first() else {
+        return Vec::new();
+    };
+    if first.shipments as usize > BATCH_SHIPMENTS || params.len() > CONSUMERS_LANES {
         return alone(scratch);
     }
-    let ws = scratch.batch.get_or_insert_with(Default::default);
+    // Sorting the workload whole is faster than merging it, for one run as for a batch.
+    let sorted = if first.events() <= SORTED_EVENTS {
+        first.events() as usize
+    } else {
+        0
+    };
+    let ConsumersScratch {
+        batch: ws,
+        keys,
+        events,
+        ..
+    } = scratch;
+    let ws = ws.get_or_insert_with(Default::default);
+    keys.resize(sorted, 0);
+    events.resize(sorted, 0);
     let mut metrics = [consumers::Metrics::default(); CONSUMERS_LANES];
-    match consumers::run_batch(&params, ws, &mut metrics) {
+    let draws = consumers::LessonDraws::new(first);
+    let out = &mut metrics[..params.len()];
+    match consumers::run_batch_sorted_with(&params, draws, ws, keys, events, &mut (), out) {
         Ok(()) => batch
             .iter()
             .copied()
