@@ -193,10 +193,80 @@ pub struct RowWriter {
     table_keys: Vec<String>,
     /// The header is written (CSV, table).
     started: bool,
-    /// Table rows waiting for the widths.
-    pending: Vec<Row>,
+    /// Table rows waiting for the widths, as the text of their shown cells.
+    pending: Option<PendingTable>,
     /// The table's shown columns (indices into a row) and their widths.
     layout: Option<(Vec<usize>, Vec<usize>)>,
+}
+
+/// A table's first rows, held until its widths are fixed: only the shown cells' text (a
+/// window of runs held as whole rows would take megabytes).
+struct PendingTable {
+    /// The shown columns (indices into a row), their keys and whether each is numeric in the
+    /// first row (the header aligns as that row's cells do).
+    columns: Vec<usize>,
+    header: Vec<(Key, bool)>,
+    widths: Vec<usize>,
+    /// Every held cell's text, one after another; each cell's end, and whether it is a number.
+    texts: String,
+    ends: Vec<usize>,
+    numeric: Vec<bool>,
+}
+
+impl PendingTable {
+    /// Starts holding rows shaped like `first`, showing the columns named in `table_keys`.
+    fn new(first: &Row, table_keys: &[String]) -> Self {
+        let columns: Vec<usize> = first
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| table_keys.iter().any(|t| t == k))
+            .map(|(i, _)| i)
+            .collect();
+        let header: Vec<(Key, bool)> = columns
+            .iter()
+            .map(|&i| (first[i].0.clone(), first[i].1.is_number()))
+            .collect();
+        let widths = header.iter().map(|(k, _)| k.len()).collect();
+        Self {
+            columns,
+            header,
+            widths,
+            texts: String::new(),
+            ends: Vec::new(),
+            numeric: Vec::new(),
+        }
+    }
+
+    /// Holds `row`'s shown cells.
+    fn hold(&mut self, row: &Row) {
+        for (w, &i) in self.widths.iter_mut().zip(&self.columns) {
+            let start = self.texts.len();
+            row[i].1.write_text(&mut self.texts);
+            *w = (*w).max(self.texts.len() - start);
+            self.ends.push(self.texts.len());
+            self.numeric.push(row[i].1.is_number());
+        }
+    }
+
+    /// Writes the header and the held rows, padded to the widths; returns the layout.
+    fn write(self, out: &mut impl Write) -> io::Result<(Vec<usize>, Vec<usize>)> {
+        let mut line = String::new();
+        for (w, (key, numeric)) in self.widths.iter().zip(&self.header) {
+            push_padded(&mut line, key, *w, *numeric);
+        }
+        write_line(out, &mut line)?;
+        let mut start = 0;
+        let cells = self.ends.iter().zip(&self.numeric);
+        for (k, (&end, &numeric)) in cells.enumerate() {
+            let w = self.widths[k % self.widths.len()];
+            push_padded(&mut line, &self.texts[start..end], w, numeric);
+            start = end;
+            if (k + 1) % self.widths.len() == 0 {
+                write_line(out, &mut line)?;
+            }
+        }
+        Ok((self.columns, self.widths))
+    }
 }
 
 impl RowWriter {
@@ -206,7 +276,7 @@ impl RowWriter {
             format,
             table_keys: table_keys.iter().map(|k| (*k).to_string()).collect(),
             started: false,
-            pending: Vec::new(),
+            pending: None,
             layout: None,
         }
     }
@@ -233,7 +303,10 @@ impl RowWriter {
             }
             Format::Table => match &self.layout {
                 None => {
-                    self.pending.push(row);
+                    let table_keys = &self.table_keys;
+                    self.pending
+                        .get_or_insert_with(|| PendingTable::new(&row, table_keys))
+                        .hold(&row);
                     Ok(())
                 }
                 Some((columns, widths)) => write_table_row(out, &row, columns, widths),
@@ -247,43 +320,10 @@ impl RowWriter {
         if self.layout.is_some() {
             return Ok(());
         }
-        let Some(first) = self.pending.first() else {
+        let Some(pending) = self.pending.take() else {
             return Ok(());
         };
-        let columns: Vec<usize> = first
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, _))| self.table_keys.iter().any(|t| t == k))
-            .map(|(i, _)| i)
-            .collect();
-        // Every shown cell's text, once: one buffer, each cell's end in `ends`.
-        let mut texts = String::new();
-        let mut ends = Vec::with_capacity(self.pending.len() * columns.len());
-        let mut widths: Vec<usize> = columns.iter().map(|&i| first[i].0.len()).collect();
-        for row in &self.pending {
-            for (w, &i) in widths.iter_mut().zip(&columns) {
-                let start = texts.len();
-                row[i].1.write_text(&mut texts);
-                *w = (*w).max(texts.len() - start);
-                ends.push(texts.len());
-            }
-        }
-        let mut line = String::new();
-        for (w, &i) in widths.iter().zip(&columns) {
-            push_padded(&mut line, &first[i].0, *w, first[i].1.is_number());
-        }
-        write_line(out, &mut line)?;
-        let mut start = 0;
-        let mut ends = ends.iter();
-        for row in std::mem::take(&mut self.pending) {
-            for (w, &i) in widths.iter().zip(&columns) {
-                let end = ends.next().copied().unwrap_or(start);
-                push_padded(&mut line, &texts[start..end], *w, row[i].1.is_number());
-                start = end;
-            }
-            write_line(out, &mut line)?;
-        }
-        self.layout = Some((columns, widths));
+        self.layout = Some(pending.write(out)?);
         Ok(())
     }
 }

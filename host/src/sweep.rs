@@ -56,11 +56,6 @@ pub trait Progress: Sync {
     fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
         write()
     }
-    /// A window's rows (or the runs' errors), in grid order, before they are written (a
-    /// chart collects them).
-    fn window(&self, rows: &[Result<Row, String>]) {
-        let _ = rows;
-    }
 }
 
 impl Progress for () {}
@@ -106,27 +101,27 @@ pub fn sweep_grid<M: Model>(
     let done = &|runs| progress.done(runs);
     while start < grid.len() {
         let end = start.saturating_add(WINDOW).min(grid.len());
-        let rows = pool.install(|| run_window::<M>(grid, start..end, &mut ahead, done));
-        progress.window(&rows);
-        progress.suspend(|| write_window(grid, start, rows, &mut sink, out))?;
+        let outcomes = pool.install(|| M::run_window(grid, start..end, &mut ahead, done));
+        progress.suspend(|| write_window(grid, start, outcomes, &mut sink, out))?;
         start = end;
     }
     Ok(())
 }
 
 /// Writes one window's rows (from run `start` on) and flushes them; the first failed run
-/// ends the sweep, after the rows before it.
+/// ends the sweep, after the rows before it. Each row is built as it is written, so a
+/// window holds its runs' metrics, not their rows.
 fn write_window<M: Model>(
     grid: &Grid<M>,
     start: u64,
-    rows: Vec<Result<Row, String>>,
+    outcomes: Vec<models::Outcome<M::Metrics>>,
     sink: &mut Sink<'_, M>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let mut failed = None;
-    for (i, row) in (start..).zip(rows) {
-        match row {
-            Ok(row) => sink.push(out, row)?,
+    for (i, outcome) in (start..).zip(outcomes) {
+        match outcome {
+            Ok(m) => sink.push(out, models::row::<M>(&grid.params(i), &m))?,
             Err(e) => {
                 failed = Some(format!("run {}: {e}", grid.name(i)));
                 break;
@@ -136,25 +131,6 @@ fn write_window<M: Model>(
     sink.writer.end_window(out)?;
     out.flush()?;
     failed.map_or(Ok(()), |e| Err(Failure::Input(e)))
-}
-
-/// Runs one window and returns its rows (or the runs' errors) in grid order.
-fn run_window<M: Model>(
-    grid: &Grid<M>,
-    runs: std::ops::Range<u64>,
-    ahead: &mut Ahead<M::Metrics>,
-    done: &(dyn Fn(u64) + Sync),
-) -> Vec<Result<Row, String>> {
-    let start = runs.start;
-    let outcomes = M::run_window(grid, runs, ahead, done);
-    let row = |(k, outcome): (usize, &models::Outcome<M::Metrics>)| match outcome {
-        Ok(m) => Ok(models::row::<M>(&grid.params(start + k as u64), m)),
-        Err(e) => Err(e.to_string()),
-    };
-    #[cfg(feature = "cli")]
-    return outcomes.par_iter().enumerate().map(row).collect();
-    #[cfg(not(feature = "cli"))]
-    outcomes.iter().enumerate().map(row).collect()
 }
 
 /// The worker threads a sweep runs on: a rayon pool, or (without the `cli` feature, as in
