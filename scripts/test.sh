@@ -34,8 +34,8 @@ done
 rm -rf "$plots_dir"
 python3 scripts/check_svg.py docs/plots/*.svg
 
-step "differential vectors marked heavy (10^7 rounds and the like), optimized"
-cargo test --release -p capsim-tests --test differential --locked
+step "differential vectors marked heavy (10^7 rounds and the like), optimized, by both consumers engines"
+cargo test --release -p capsim-tests --test differential --test windowed --locked
 
 step "capsim-core builds without std or alloc for Cortex-M4F and Cortex-M0"
 for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
