@@ -998,7 +998,7 @@ impl Model for Autoscale {
 
     /// Runs the combinations that differ only in threshold and cooldown (one seed, one
     /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on one
-    /// stream. See [`batched_window`].
+    /// stream. See `batched_window`.
     fn run_window(
         grid: &Grid<Self>,
         runs: std::ops::Range<u64>,
@@ -1071,7 +1071,7 @@ impl Model for Consumers {
 
     /// Runs the configurations that share a workload (they differ only in consumers and
     /// slots) together, up to `CONSUMERS_LANES` (16) at a time: the queue is generated once
-    /// per batch, not once per configuration. See [`batched_window`].
+    /// per batch, not once per configuration. See `batched_window`.
     fn run_window(
         grid: &Grid<Self>,
         runs: std::ops::Range<u64>,
@@ -1110,7 +1110,7 @@ const CONSUMERS_WORKLOAD: [&str; 7] = [
 ];
 
 /// A thread's consumers workspaces, each allocated when first needed: one configuration's
-/// for any workload, and a batch's for workloads of up to [`BATCH_SHIPMENTS`] shipments.
+/// for any workload, and a batch's for workloads of up to `BATCH_SHIPMENTS` shipments.
 #[derive(Default)]
 pub struct ConsumersScratch {
     single: Option<Box<Workspace<MAX_SHIPMENTS>>>,
@@ -1230,7 +1230,7 @@ impl Model for Bulkhead {
 
     /// Runs the combinations that share an arrival stream (they differ only in flags that
     /// do not shape the stream) together, up to `BULKHEAD_LANES` (16) at a time: the stream
-    /// is drawn once per batch. See [`batched_window`].
+    /// is drawn once per batch. See `batched_window`.
     fn run_window(
         grid: &Grid<Self>,
         runs: std::ops::Range<u64>,
