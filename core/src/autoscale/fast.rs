@@ -199,7 +199,9 @@ impl Masks {
 
     /// Appends `n` booting instances (room checked by the caller) into cohort `slot`.
     fn append(&mut self, n: usize, slot: usize) {
-        if self.top + n > MAX_GROUP_SIZE {
+        // Also when the group would leave the first word with room to spare in it: rounds
+        // within one word cost less (and compacting keeps the order, so nothing else changes).
+        if self.top + n > MAX_GROUP_SIZE || (self.top + n > 64 && self.size as usize + n <= 48) {
             self.compact();
         }
         let (lo, hi) = (self.top, self.top + n);
@@ -391,6 +393,22 @@ impl<'p> Run<'p> {
         needed: i64,
         rng: &mut R,
     ) -> Result<(), Error> {
+        // The lesson's groups stay in the first word: its loops become straight-line code.
+        if self.g.top <= 64 {
+            self.round_in::<1, R>(t, needed, rng)
+        } else {
+            self.round_in::<WORDS, R>(t, needed, rng)
+        }
+    }
+
+    /// [`Run::round`] when no instance is past word `NW` (the words beyond are empty).
+    #[inline(always)]
+    fn round_in<const NW: usize, R: UnitRng>(
+        &mut self,
+        t: u32,
+        needed: i64,
+        rng: &mut R,
+    ) -> Result<(), Error> {
         let params = self.params;
         let g = &mut self.g;
         let m = &mut self.m;
@@ -411,7 +429,7 @@ impl<'p> Run<'p> {
             next_failure += 1;
         }
         if failures.get(next_failure) == Some(&t) {
-            for w in 0..WORDS {
+            for w in 0..NW {
                 let healthy = g.ready[w] & !g.broken[w];
                 if healthy != 0 {
                     g.broken[w] |= healthy & healthy.wrapping_neg();
@@ -423,8 +441,9 @@ impl<'p> Run<'p> {
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
-        let nw = g.top.div_ceil(64); // words past it are empty
-        let mut replaced = [0u64; WORDS];
+        // Words past the top are empty.
+        let nw = if NW == 1 { 1 } else { g.top.div_ceil(64) };
+        let mut replaced = [0u64; NW];
         let mut any_replaced = 0;
         for w in 0..nw {
             let (ready, broken) = (g.ready[w], g.broken[w]);
@@ -464,14 +483,17 @@ impl<'p> Run<'p> {
             any_replaced |= r;
         }
         if any_replaced != 0 {
-            let n = count(&replaced);
-            let broken = count(&and(&replaced, &g.broken));
+            let (mut n, mut broken) = (0, 0);
+            for w in 0..NW {
+                n += replaced[w].count_ones();
+                broken += (replaced[w] & g.broken[w]).count_ones();
+            }
             m.replacements += n;
             m.false_replacements += n - broken;
             m.launched += n;
             g.broken_n -= broken;
             g.ready_n -= n;
-            for w in 0..WORDS {
+            for w in 0..NW {
                 g.ready[w] &= !replaced[w];
                 g.broken[w] &= !replaced[w];
                 g.booting[slot][w] |= replaced[w];
@@ -505,8 +527,12 @@ impl<'p> Run<'p> {
         // Phase 4: this round's cohort is ready.
         let cohort = t as usize % RING;
         if g.booting_n[cohort] > 0 {
-            for w in 0..g.top.div_ceil(64) {
-                g.ready[w] |= g.booting[cohort][w];
+            if NW == 1 && g.top <= 64 {
+                g.ready[0] |= g.booting[cohort][0];
+            } else {
+                for w in 0..g.top.div_ceil(64) {
+                    g.ready[w] |= g.booting[cohort][w];
+                }
             }
             g.ready_n += g.booting_n[cohort];
             g.booting[cohort] = [0; WORDS];
