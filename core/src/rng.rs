@@ -194,11 +194,6 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         self.seed
     }
 
-    /// Returns how many draws are computed.
-    pub(crate) fn filled(&self) -> usize {
-        self.filled
-    }
-
     /// Returns a reader at draw `pos`, whose generator `tail` is at the state of draw
     /// `pos - 1` (what [`GroupStreamReader::position`] returned).
     pub(crate) fn reader_at(&mut self, pos: usize, tail: GroupLcg) -> GroupStreamReader<'_, S> {
@@ -283,6 +278,17 @@ pub struct GroupStreamReader<'s, S> {
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
+    /// Returns how many draws the stream has computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.stream.filled
+    }
+
+    /// Computes up to `k` more draws of the stream ([`GroupStream::produce`]).
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        self.stream.produce(k);
+    }
+
     /// Returns where the reader is, for [`GroupStream::reader_at`].
     pub(crate) fn position(&self) -> (usize, GroupLcg) {
         (self.pos, self.tail.clone())

@@ -117,10 +117,6 @@ fn select(x: u64, k: u32) -> u64 {
     u64::from(byte < 8) << (shift + (bit & 7))
 }
 
-fn count(m: &Mask) -> u32 {
-    m.iter().map(|w| w.count_ones()).sum()
-}
-
 /// The group: instance positions in storage order.
 struct Masks {
     alive: Mask,
@@ -145,9 +141,10 @@ struct Masks {
 }
 
 impl Masks {
-    /// Removes the instances of `gone` (all of one kind: ready, or booting).
-    fn remove(&mut self, gone: &Mask) {
-        for w in 0..WORDS {
+    /// Removes the instances of `gone` (all of one kind: ready, or booting) in words below
+    /// `NW`.
+    fn remove<const NW: usize>(&mut self, gone: &[u64; NW]) {
+        for w in 0..NW {
             let keep = !gone[w];
             self.alive[w] &= keep;
             self.ready[w] &= keep;
@@ -218,11 +215,21 @@ impl Masks {
     /// Scale-in: the first `n` ready instances leave; steps beyond them cancel launches from
     /// the end (the lesson's `splice(-1, 1)`). Returns how many left.
     fn scale_in(&mut self, n: u64) -> u32 {
+        if self.top <= 64 {
+            self.scale_in_words::<1>(n)
+        } else {
+            self.scale_in_words::<WORDS>(n)
+        }
+    }
+
+    /// [`Masks::scale_in`] when no instance is past word `NW`.
+    #[inline(always)]
+    fn scale_in_words<const NW: usize>(&mut self, n: u64) -> u32 {
         let take = n.min(u64::from(self.ready_n)) as u32;
         let mut left = take;
-        let mut gone = [0u64; WORDS];
+        let mut gone = [0u64; NW];
         // Usually one or two: lowest bits one at a time (a count and a select cost more).
-        for w in 0..self.top.div_ceil(64) {
+        for w in 0..self.top.div_ceil(64).min(NW) {
             let mut r = self.ready[w];
             while left > 0 && r != 0 {
                 let low = r & r.wrapping_neg();
@@ -231,10 +238,10 @@ impl Masks {
                 left -= 1;
             }
         }
-        let broken = and(&gone, &self.broken);
-        if broken.iter().any(|&w| w != 0) {
-            self.broken_n -= count(&broken);
-        }
+        let broken: u32 = (0..NW)
+            .map(|w| (gone[w] & self.broken[w]).count_ones())
+            .sum();
+        self.broken_n -= broken;
         self.remove(&gone);
         self.ready_n -= take;
         self.size -= take;
@@ -243,8 +250,8 @@ impl Masks {
         if more > 0 {
             // Only booting instances are left: cancel the last `more`.
             let mut left = more;
-            let mut gone = [0u64; WORDS];
-            for w in (0..WORDS).rev() {
+            let mut gone = [0u64; NW];
+            for w in (0..NW).rev() {
                 let a = self.alive[w];
                 let c = a.count_ones();
                 gone[w] = if c <= left {
@@ -256,15 +263,15 @@ impl Masks {
             }
             self.remove(&gone);
             for i in 0..RING {
-                self.booting_n[i] -= count(&and(&self.booting[i], &gone));
-                for w in 0..WORDS {
+                for w in 0..NW {
+                    self.booting_n[i] -= (self.booting[i][w] & gone[w]).count_ones();
                     self.booting[i][w] &= !gone[w];
                 }
             }
             self.size -= more;
             removed += more;
         }
-        self.top = match (0..WORDS).rev().find(|&w| self.alive[w] != 0) {
+        self.top = match (0..NW).rev().find(|&w| self.alive[w] != 0) {
             Some(w) => w * 64 + 64 - self.alive[w].leading_zeros() as usize,
             None => 0,
         };
@@ -305,10 +312,6 @@ fn ceil_count(q: f64) -> i64 {
     // Below 2^63 in magnitude the truncation is exact; it is below `q` only for a positive
     // non-integer. Beyond, `i` saturated (and +1 saturates too).
     i.saturating_add(i64::from((i as f64) < q))
-}
-
-fn and(a: &Mask, b: &Mask) -> Mask {
-    core::array::from_fn(|w| a[w] & b[w])
 }
 
 /// One run in progress: the group, the metrics and the policy's memory.
@@ -615,12 +618,12 @@ pub(super) fn run<R: UnitRng, O: Observer>(
 }
 
 /// Runs `params` (validated, [`applies`] true, sharing rounds, capacity and `demand`; the
-/// stream's seed) in lockstep: round `t` of every run, then round `t + 1`. Between two runs'
-/// rounds the stream computes a draw or two ahead, so its generator's dependent chain (≈ 20
-/// cycles a draw) overlaps the simulations instead of preceding them: the runs draw the
-/// same numbers (the lesson's: about 11 a round each, 1.25 per run and round for nine), and
-/// the stream stays a word or two ahead of the leading one. Computing more than that would
-/// make the chain the bound again.
+/// stream's seed) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
+/// block. Within a block a run keeps its state at hand (no per-round switch between runs),
+/// and after each round the stream computes up to two draws ahead, so its generator's
+/// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
+/// the runs draw the same numbers (the lesson's: about 11 a round each), and the stream
+/// stays about a block ahead of the leading run.
 pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     params: &[Params; N],
     demand: impl Fn(u32) -> f64,
@@ -633,27 +636,36 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
     let mut ahead = [0i64; AHEAD];
-    // The leading reader's position.
-    let mut lead = 0;
-    for t in 0..rounds {
-        let k = t as usize % AHEAD;
-        if k == 0 {
-            needed_ahead(&mut ahead, t, rounds, capacity, &demand);
-        }
+    // The leading reader's position, and how far it went in the last block.
+    let (mut lead, mut span) = (0, 0);
+    let mut t0 = 0;
+    while t0 < rounds {
+        needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
+        let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
+        // This block's draws were computed during the last one; now the next block's.
+        let want = lead + 2 * span + 96;
+        let before = lead;
         for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
             if let Ok(r) = run {
                 let mut reader = stream.reader_at(at.0, at.1.clone());
-                let result = r.round(t, ahead[k], &mut reader);
+                let mut result = Ok(());
+                for t in t0..t1 {
+                    result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
+                    if result.is_err() {
+                        break;
+                    }
+                    let filled = reader.filled();
+                    reader.produce(2 * usize::from(filled < want));
+                }
                 *at = reader.position();
                 lead = lead.max(at.0);
                 if let Err(e) = result {
                     *run = Err(e);
                 }
             }
-            let filled = stream.filled();
-            let want = lead + 96;
-            stream.produce(usize::from(filled < want) + usize::from(filled < want + 64));
         }
+        span = lead - before;
+        t0 = t1;
     }
     core::array::from_fn(|i| match &runs[i] {
         Ok(r) => Ok(r.finish()),
