@@ -254,11 +254,13 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         }
         self.fill_to(words * 64);
         let states = self.states.as_ref();
+        // `s / 2^31 < p` (the draw as `next_unit` returns it) is `s < p * 2^31`: scaling by
+        // a power of two is exact both ways (an overflow to an infinity compares the same).
+        let lim = p * 2_147_483_648.0;
         for w in self.bits_words..words {
             let mut word = 0u64;
             for (k, &s) in states.iter().skip(w * 64).take(64).enumerate() {
-                // The draw exactly as `next_unit` returns it.
-                word |= u64::from(f64::from(s) * (1.0 / 2_147_483_648.0) < p) << k;
+                word |= u64::from(f64::from(s) < lim) << k;
             }
             self.bits[w] = word;
         }

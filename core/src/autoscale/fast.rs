@@ -323,6 +323,8 @@ pub(super) struct Run<'p> {
     /// often it is listed), read with a cursor.
     failures: [u32; MAX_FAILURE_ROUNDS],
     next_failure: usize,
+    /// `failures[next_failure]` (`u32::MAX` past the last): most rounds only compare it.
+    failure_at: u32,
     last_action: i64,
     /// The largest booting share as a fraction, and whether the group was ever empty (NaN).
     share_num: u32,
@@ -381,6 +383,7 @@ impl<'p> Run<'p> {
             },
             failures,
             next_failure: 0,
+            failure_at: failures[0],
             last_action: -i64::from(params.cooldown),
             share_num: 0,
             share_den: 1,
@@ -412,11 +415,14 @@ impl<'p> Run<'p> {
         needed: i64,
         rng: &mut R,
     ) -> Result<(), Error> {
+        // Phase 1: the first ready, healthy instance breaks for good.
+        if t >= self.failure_at {
+            self.failure(t);
+        }
+
         let params = self.params;
         let g = &mut self.g;
         let m = &mut self.m;
-        let failures = &self.failures;
-        let mut next_failure = self.next_failure;
         let mut last_action = self.last_action;
         let (mut share_num, mut share_den, mut empty_seen) =
             (self.share_num, self.share_den, self.empty_seen);
@@ -426,21 +432,6 @@ impl<'p> Run<'p> {
         let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
         let serve_wait = params.boot_rounds.max(1);
         let slot = (t as usize + boot_delay) % RING;
-
-        // Phase 1: the first ready, healthy instance breaks for good.
-        while failures.get(next_failure).is_some_and(|&r| r < t) {
-            next_failure += 1;
-        }
-        if failures.get(next_failure) == Some(&t) {
-            for w in 0..NW {
-                let healthy = g.ready[w] & !g.broken[w];
-                if healthy != 0 {
-                    g.broken[w] |= healthy & healthy.wrapping_neg();
-                    g.broken_n += 1;
-                    break;
-                }
-            }
-        }
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
@@ -559,10 +550,33 @@ impl<'p> Run<'p> {
         }
         m.billed_rounds += u64::from(size);
         m.idle_billed_rounds += u64::from(launching);
-        self.next_failure = next_failure;
         self.last_action = last_action;
         (self.share_num, self.share_den, self.empty_seen) = (share_num, share_den, empty_seen);
         Ok(())
+    }
+
+    /// Phase 1 of round `t` once a failure round may have come: the first ready, healthy
+    /// instance breaks for good.
+    #[cold]
+    #[inline(never)]
+    fn failure(&mut self, t: u32) {
+        let (g, failures) = (&mut self.g, &self.failures);
+        let mut next_failure = self.next_failure;
+        while failures.get(next_failure).is_some_and(|&r| r < t) {
+            next_failure += 1;
+        }
+        if failures.get(next_failure) == Some(&t) {
+            for w in 0..WORDS {
+                let healthy = g.ready[w] & !g.broken[w];
+                if healthy != 0 {
+                    g.broken[w] |= healthy & healthy.wrapping_neg();
+                    g.broken_n += 1;
+                    break;
+                }
+            }
+        }
+        self.next_failure = next_failure;
+        self.failure_at = failures.get(next_failure).copied().unwrap_or(u32::MAX);
     }
 
     /// Returns the metrics of the rounds run.
@@ -654,8 +668,9 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
                     if result.is_err() {
                         break;
                     }
-                    let filled = reader.filled();
-                    reader.produce(2 * usize::from(filled < want));
+                    if reader.filled() < want {
+                        reader.produce(2);
+                    }
                 }
                 *at = reader.position();
                 lead = lead.max(at.0);
