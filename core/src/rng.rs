@@ -256,13 +256,22 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         let states = self.states.as_ref();
         // `s / 2^31 < p` (the draw as `next_unit` returns it) is `s < p * 2^31`: scaling by
         // a power of two is exact both ways (an overflow to an infinity compares the same).
+        // For an integer `s` below 2^31 that is `s < ceil(p * 2^31)`, clamped to [0, 2^31]
+        // (`as` takes NaN and negatives to 0): integer compares, which vectorise.
         let lim = p * 2_147_483_648.0;
+        let whole = lim as u64;
+        let below = whole
+            .saturating_add(u64::from((whole as f64) < lim))
+            .min(1 << 31) as u32;
         for w in self.bits_words..words {
-            let mut word = 0u64;
-            for (k, &s) in states.iter().skip(w * 64).take(64).enumerate() {
-                word |= u64::from(f64::from(s) < lim) << k;
+            if let (Some(chunk), Some(word)) =
+                (states.get(w * 64..w * 64 + 64), self.bits.get_mut(w))
+            {
+                *word = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0, |bits, (k, &s)| bits | u64::from(s < below) << k);
             }
-            self.bits[w] = word;
         }
         self.bits_words = words;
         true
@@ -490,7 +499,26 @@ mod tests {
             (9, 9000),
         ] {
             let mut stream = GroupStream::new(seed, &mut buf[..size]);
-            for p in [0.08, 0.5, 0.08, 0.0, 1.0] {
+            // Also thresholds at and between the draws' steps (2^-31), out of range, NaN.
+            let step = 1.0 / 2_147_483_648.0;
+            for p in [
+                0.08,
+                0.5,
+                0.08,
+                0.0,
+                1.0,
+                step,
+                1.5 * step,
+                1.0 - step,
+                1.0 - 0.5 * step,
+                5e-324,
+                -0.5,
+                2.0,
+                1e300,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ] {
                 let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(seed));
                 let mut k = 0u32;
                 while shared.pos < 5000 {

@@ -657,7 +657,7 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
         needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
         let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
         // This block's draws were computed during the last one; now the next block's.
-        let want = lead + 2 * span + 96;
+        let want = lead + 3 * span + 256;
         let before = lead;
         for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
             if let Ok(r) = run {
