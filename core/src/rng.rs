@@ -358,16 +358,18 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
         let n = n.min(64);
         let end = self.pos + n as usize;
         let stream = &*self.stream;
-        if n == 0 || p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
+        if p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
             return self.below_slow(n, p);
         }
         let (w, s) = (self.pos / 64, self.pos % 64);
-        // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word.
-        let lo = stream.bits.get(w).copied().unwrap_or(0);
-        let hi = stream.bits.get(w + 1).copied().unwrap_or(0);
+        // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word (the
+        // clamps only spare bounds checks).
+        let lo = stream.bits[w % STREAM_BIT_WORDS];
+        let hi = stream.bits[(w + 1).min(STREAM_BIT_WORDS)];
         let bits = (lo >> s) | ((hi << 1) << (63 - s));
         self.pos = end;
-        bits & (u64::MAX >> (64 - n))
+        // No bits when `n` is 0.
+        bits & u64::MAX.checked_shr(64 - n).unwrap_or(0)
     }
 }
 
