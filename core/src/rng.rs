@@ -145,6 +145,9 @@ pub struct GroupStream<S> {
     seed: u32,
     states: S,
     filled: usize,
+    /// The state of draw `filled - 1` (the seed before the first): computing on starts from
+    /// a register, not a load of the draw just stored.
+    last: u32,
     /// [`UnitRng::below`]'s answers for the threshold `bits_p` (its bits): bit `k % 64` of
     /// word `k / 64` says whether draw `k` is below it, for the first `64 * bits_words`
     /// draws (a word is filled once the states under it are). One word of padding, so that
@@ -165,6 +168,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
             seed,
             states,
             filled: 0,
+            last: seed,
             bits: [0; STREAM_BIT_WORDS + 1],
             bits_p: 0,
             bits_words: 0,
@@ -176,6 +180,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
     pub fn restart(&mut self, seed: u32) {
         self.seed = seed;
         self.filled = 0;
+        self.last = seed;
         self.bits_words = 0;
     }
 
@@ -210,32 +215,25 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
     pub(crate) fn produce(&mut self, k: usize) {
         let filled = self.filled;
         let states = self.states.as_mut();
-        if filled >= states.len() {
-            return;
-        }
-        let mut lcg = match filled.checked_sub(1).and_then(|i| states.get(i)) {
-            Some(&s) => GroupLcg::new(s),
-            None => GroupLcg::new(self.seed),
-        };
+        let mut lcg = GroupLcg::new(self.last);
         let mut done = 0;
         for slot in states.iter_mut().skip(filled).take(k) {
             *slot = lcg.step();
             done += 1;
         }
         self.filled = filled + done;
+        self.last = lcg.state;
     }
 
     /// Computes the states up to draw `end` (at most the storage's length).
     fn fill_to(&mut self, end: usize) {
         let states = self.states.as_mut();
-        let mut lcg = match self.filled.checked_sub(1) {
-            Some(last) => GroupLcg::new(states.get(last).copied().unwrap_or(0)),
-            None => GroupLcg::new(self.seed),
-        };
+        let mut lcg = GroupLcg::new(self.last);
         for slot in states.iter_mut().take(end).skip(self.filled) {
             *slot = lcg.step();
         }
         self.filled = self.filled.max(end.min(states.len()));
+        self.last = lcg.state;
     }
 
     /// Makes `below` answers for threshold `p` cover the draws before `end`; returns false
@@ -321,6 +319,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
                 if let Some(slot) = states.get_mut(self.pos) {
                     *slot = s;
                     stream.filled += 1;
+                    stream.last = s;
                 }
                 s
             }
