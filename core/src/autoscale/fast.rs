@@ -202,10 +202,16 @@ impl Masks {
             self.compact();
         }
         let (lo, hi) = (self.top, self.top + n);
-        for w in 0..WORDS {
-            let m = span(w, lo, hi);
-            self.alive[w] |= m;
-            self.booting[slot][w] |= m;
+        if hi <= 64 {
+            let m = span(0, lo, hi);
+            self.alive[0] |= m;
+            self.booting[slot][0] |= m;
+        } else {
+            for w in 0..WORDS {
+                let m = span(w, lo, hi);
+                self.alive[w] |= m;
+                self.booting[slot][w] |= m;
+            }
         }
         self.booting_n[slot] += n as u32;
         self.top = hi;
