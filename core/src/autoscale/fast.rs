@@ -18,7 +18,9 @@
 //!   largest fraction.
 //!
 //! Removals leave holes (the order of what stays is unchanged); launches go after the last
-//! instance, and the masks are compacted only when the end of the 256 positions is reached.
+//! instance, and the masks are compacted when the end of the 256 positions is reached, or
+//! when a group that fits the first word with room to spare would leave it: a round of a
+//! group within one word (the lesson's) is straight-line code on one word per mask.
 //!
 //! # What bounds it (measured: minimum of batches, `taskset -c 0`, a busy machine)
 //!
@@ -31,8 +33,12 @@
 //!   generator's dependent chain is ≈ 17 µs (≈ 20 cycles, 6.4 ns a draw, 2,659 draws; the
 //!   float-domain formulation with a portable floor measured the same 20 cycles, only an
 //!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
-//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs): ≈ 51 µs (≈ 42 µs
-//!   of simulation; the chain, ≈ 17 µs alone, adds ≈ 10 µs where it does not overlap).
+//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
+//!   rounds a run): ≈ 500k instructions (callgrind; was ≈ 730k round by round on multi-word
+//!   masks), ≈ 230 a run and round with the stream's answers and its chain; the rendered
+//!   sweep (`sweep_timing group_sweep`) ≈ 61 µs median (was ≈ 87 side by side), two thirds
+//!   of it here. Bound by instruction throughput spread over every phase (the metrics, the
+//!   largest, ≈ 13 %; reading the stream's answers ≈ 10 %), the chain overlapping.
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
