@@ -327,8 +327,13 @@ fn ceil_count(q: f64) -> i64 {
 }
 
 /// One run in progress: the group, the metrics and the policy's memory.
-pub(super) struct Run<'p> {
-    params: &'p Params,
+pub(super) struct Run {
+    /// What each round reads of the parameters, at hand.
+    threshold: u32,
+    p: f64,
+    cooldown: i64,
+    /// Rounds a launch waits to be ready, less one (below [`RING`]).
+    boot_delay: u32,
     g: Masks,
     m: Metrics,
     /// The failure rounds, sorted and without repeats (a round breaks one instance however
@@ -344,10 +349,10 @@ pub(super) struct Run<'p> {
     empty_seen: bool,
 }
 
-impl<'p> Run<'p> {
+impl Run {
     /// Returns the initial group for `params` (validated, [`applies`] true) and the round-0
     /// demand `demand0`.
-    pub(super) fn new(params: &'p Params, demand0: f64) -> Result<Self, Error> {
+    pub(super) fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
         let initial = params.required_for(demand0);
         if initial > MAX_GROUP_SIZE as f64 {
             return Err(GROUP_FULL);
@@ -387,7 +392,10 @@ impl<'p> Run<'p> {
             }
         }
         Ok(Self {
-            params,
+            threshold: params.threshold,
+            p: params.transient_failure,
+            cooldown: i64::from(params.cooldown),
+            boot_delay: params.boot_rounds.max(1) - 1,
             g,
             m: Metrics {
                 min_size: params.min_size_start,
@@ -432,18 +440,14 @@ impl<'p> Run<'p> {
             self.failure(t);
         }
 
-        let params = self.params;
         let g = &mut self.g;
         let m = &mut self.m;
         let mut last_action = self.last_action;
         let (mut share_num, mut share_den, mut empty_seen) =
             (self.share_num, self.share_den, self.empty_seen);
-        let threshold = params.threshold;
-        let p = params.transient_failure;
-        let cooldown = i64::from(params.cooldown);
-        let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
-        let serve_wait = params.boot_rounds.max(1);
-        let slot = (t as usize + boot_delay) % RING;
+        let (threshold, p, cooldown) = (self.threshold, self.p, self.cooldown);
+        let serve_wait = self.boot_delay + 1;
+        let slot = (t as usize + self.boot_delay as usize) % RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
@@ -656,8 +660,7 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
     let demand0 = demand(0);
-    let mut runs: [Result<Run<'_>, Error>; N] =
-        core::array::from_fn(|i| Run::new(&params[i], demand0));
+    let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
