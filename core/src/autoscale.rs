@@ -430,9 +430,10 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
 /// `run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ())` returns.
 ///
 /// When every set takes the fast path and they share their rounds, capacity and failure
-/// probability, the runs go in lockstep, round by round, while the stream's generator
-/// computes ahead between them: its dependent chain then overlaps the simulations instead
-/// of preceding them (the lesson's sweep: 2,659 draws, ≈ 17 µs of chain on this machine).
+/// probability, the runs go in lockstep, a block of rounds of each in turn, while the
+/// stream's generator computes ahead between their rounds: its dependent chain then overlaps
+/// the simulations instead of preceding them (the lesson's sweep: 2,659 draws, ≈ 17 µs of
+/// chain on this machine).
 ///
 /// ```
 /// use capsim_core::autoscale::{run, run_sweep, Params};

@@ -145,6 +145,9 @@ pub struct GroupStream<S> {
     seed: u32,
     states: S,
     filled: usize,
+    /// The state of draw `filled - 1` (the seed before the first): computing on starts from
+    /// a register, not a load of the draw just stored.
+    last: u32,
     /// [`UnitRng::below`]'s answers for the threshold `bits_p` (its bits): bit `k % 64` of
     /// word `k / 64` says whether draw `k` is below it, for the first `64 * bits_words`
     /// draws (a word is filled once the states under it are). One word of padding, so that
@@ -165,6 +168,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
             seed,
             states,
             filled: 0,
+            last: seed,
             bits: [0; STREAM_BIT_WORDS + 1],
             bits_p: 0,
             bits_words: 0,
@@ -176,6 +180,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
     pub fn restart(&mut self, seed: u32) {
         self.seed = seed;
         self.filled = 0;
+        self.last = seed;
         self.bits_words = 0;
     }
 
@@ -194,11 +199,6 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         self.seed
     }
 
-    /// Returns how many draws are computed.
-    pub(crate) fn filled(&self) -> usize {
-        self.filled
-    }
-
     /// Returns a reader at draw `pos`, whose generator `tail` is at the state of draw
     /// `pos - 1` (what [`GroupStreamReader::position`] returned).
     pub(crate) fn reader_at(&mut self, pos: usize, tail: GroupLcg) -> GroupStreamReader<'_, S> {
@@ -215,32 +215,25 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
     pub(crate) fn produce(&mut self, k: usize) {
         let filled = self.filled;
         let states = self.states.as_mut();
-        if filled >= states.len() {
-            return;
-        }
-        let mut lcg = match filled.checked_sub(1).and_then(|i| states.get(i)) {
-            Some(&s) => GroupLcg::new(s),
-            None => GroupLcg::new(self.seed),
-        };
+        let mut lcg = GroupLcg::new(self.last);
         let mut done = 0;
         for slot in states.iter_mut().skip(filled).take(k) {
             *slot = lcg.step();
             done += 1;
         }
         self.filled = filled + done;
+        self.last = lcg.state;
     }
 
     /// Computes the states up to draw `end` (at most the storage's length).
     fn fill_to(&mut self, end: usize) {
         let states = self.states.as_mut();
-        let mut lcg = match self.filled.checked_sub(1) {
-            Some(last) => GroupLcg::new(states.get(last).copied().unwrap_or(0)),
-            None => GroupLcg::new(self.seed),
-        };
+        let mut lcg = GroupLcg::new(self.last);
         for slot in states.iter_mut().take(end).skip(self.filled) {
             *slot = lcg.step();
         }
         self.filled = self.filled.max(end.min(states.len()));
+        self.last = lcg.state;
     }
 
     /// Makes `below` answers for threshold `p` cover the draws before `end`; returns false
@@ -259,13 +252,24 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         }
         self.fill_to(words * 64);
         let states = self.states.as_ref();
+        // `s / 2^31 < p` (the draw as `next_unit` returns it) is `s < p * 2^31`: scaling by
+        // a power of two is exact both ways (an overflow to an infinity compares the same).
+        // For an integer `s` below 2^31 that is `s < ceil(p * 2^31)`, clamped to [0, 2^31]
+        // (`as` takes NaN and negatives to 0): integer compares, which vectorise.
+        let lim = p * 2_147_483_648.0;
+        let whole = lim as u64;
+        let below = whole
+            .saturating_add(u64::from((whole as f64) < lim))
+            .min(1 << 31) as u32;
         for w in self.bits_words..words {
-            let mut word = 0u64;
-            for (k, &s) in states.iter().skip(w * 64).take(64).enumerate() {
-                // The draw exactly as `next_unit` returns it.
-                word |= u64::from(f64::from(s) * (1.0 / 2_147_483_648.0) < p) << k;
+            if let (Some(chunk), Some(word)) =
+                (states.get(w * 64..w * 64 + 64), self.bits.get_mut(w))
+            {
+                *word = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0, |bits, (k, &s)| bits | u64::from(s < below) << k);
             }
-            self.bits[w] = word;
         }
         self.bits_words = words;
         true
@@ -283,6 +287,17 @@ pub struct GroupStreamReader<'s, S> {
 }
 
 impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
+    /// Returns how many draws the stream has computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.stream.filled
+    }
+
+    /// Computes up to `k` more draws of the stream ([`GroupStream::produce`]).
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        self.stream.produce(k);
+    }
+
     /// Returns where the reader is, for [`GroupStream::reader_at`].
     pub(crate) fn position(&self) -> (usize, GroupLcg) {
         (self.pos, self.tail.clone())
@@ -304,6 +319,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamReader<'_, S> {
                 if let Some(slot) = states.get_mut(self.pos) {
                     *slot = s;
                     stream.filled += 1;
+                    stream.last = s;
                 }
                 s
             }
@@ -341,16 +357,18 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
         let n = n.min(64);
         let end = self.pos + n as usize;
         let stream = &*self.stream;
-        if n == 0 || p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
+        if p.to_bits() != stream.bits_p || end > stream.bits_words * 64 {
             return self.below_slow(n, p);
         }
         let (w, s) = (self.pos / 64, self.pos % 64);
-        // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word.
-        let lo = stream.bits.get(w).copied().unwrap_or(0);
-        let hi = stream.bits.get(w + 1).copied().unwrap_or(0);
+        // `end <= 64 * STREAM_BIT_WORDS`, so `w + 1` is at most the padding word (the
+        // clamps only spare bounds checks).
+        let lo = stream.bits[w % STREAM_BIT_WORDS];
+        let hi = stream.bits[(w + 1).min(STREAM_BIT_WORDS)];
         let bits = (lo >> s) | ((hi << 1) << (63 - s));
         self.pos = end;
-        bits & (u64::MAX >> (64 - n))
+        // No bits when `n` is 0.
+        bits & u64::MAX.checked_shr(64 - n).unwrap_or(0)
     }
 }
 
@@ -482,7 +500,26 @@ mod tests {
             (9, 9000),
         ] {
             let mut stream = GroupStream::new(seed, &mut buf[..size]);
-            for p in [0.08, 0.5, 0.08, 0.0, 1.0] {
+            // Also thresholds at and between the draws' steps (2^-31), out of range, NaN.
+            let step = 1.0 / 2_147_483_648.0;
+            for p in [
+                0.08,
+                0.5,
+                0.08,
+                0.0,
+                1.0,
+                step,
+                1.5 * step,
+                1.0 - step,
+                1.0 - 0.5 * step,
+                5e-324,
+                -0.5,
+                2.0,
+                1e300,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+            ] {
                 let (mut shared, mut alone) = (stream.reader(), GroupLcg::new(seed));
                 let mut k = 0u32;
                 while shared.pos < 5000 {

@@ -18,7 +18,9 @@
 //!   largest fraction.
 //!
 //! Removals leave holes (the order of what stays is unchanged); launches go after the last
-//! instance, and the masks are compacted only when the end of the 256 positions is reached.
+//! instance, and the masks are compacted when the end of the 256 positions is reached, or
+//! when a group that fits the first word with room to spare would leave it: a round of a
+//! group within one word (the lesson's) is straight-line code on one word per mask.
 //!
 //! # What bounds it (measured: minimum of batches, `taskset -c 0`, a busy machine)
 //!
@@ -31,8 +33,12 @@
 //!   generator's dependent chain is ≈ 17 µs (≈ 20 cycles, 6.4 ns a draw, 2,659 draws; the
 //!   float-domain formulation with a portable floor measured the same 20 cycles, only an
 //!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
-//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs): ≈ 51 µs (≈ 42 µs
-//!   of simulation; the chain, ≈ 17 µs alone, adds ≈ 10 µs where it does not overlap).
+//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
+//!   rounds a run): ≈ 500k instructions (callgrind; was ≈ 730k round by round on multi-word
+//!   masks), ≈ 230 a run and round with the stream's answers and its chain; the rendered
+//!   sweep (`sweep_timing group_sweep`) ≈ 61 µs median (was ≈ 87 side by side), two thirds
+//!   of it here. Bound by instruction throughput spread over every phase (the metrics, the
+//!   largest, ≈ 13 %; reading the stream's answers ≈ 10 %), the chain overlapping.
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
@@ -117,10 +123,6 @@ fn select(x: u64, k: u32) -> u64 {
     u64::from(byte < 8) << (shift + (bit & 7))
 }
 
-fn count(m: &Mask) -> u32 {
-    m.iter().map(|w| w.count_ones()).sum()
-}
-
 /// The group: instance positions in storage order.
 struct Masks {
     alive: Mask,
@@ -145,9 +147,10 @@ struct Masks {
 }
 
 impl Masks {
-    /// Removes the instances of `gone` (all of one kind: ready, or booting).
-    fn remove(&mut self, gone: &Mask) {
-        for w in 0..WORDS {
+    /// Removes the instances of `gone` (all of one kind: ready, or booting) in words below
+    /// `NW`.
+    fn remove<const NW: usize>(&mut self, gone: &[u64; NW]) {
+        for w in 0..NW {
             let keep = !gone[w];
             self.alive[w] &= keep;
             self.ready[w] &= keep;
@@ -199,14 +202,22 @@ impl Masks {
 
     /// Appends `n` booting instances (room checked by the caller) into cohort `slot`.
     fn append(&mut self, n: usize, slot: usize) {
-        if self.top + n > MAX_GROUP_SIZE {
+        // Also when the group would leave the first word with room to spare in it: rounds
+        // within one word cost less (and compacting keeps the order, so nothing else changes).
+        if self.top + n > MAX_GROUP_SIZE || (self.top + n > 64 && self.size as usize + n <= 48) {
             self.compact();
         }
         let (lo, hi) = (self.top, self.top + n);
-        for w in 0..WORDS {
-            let m = span(w, lo, hi);
-            self.alive[w] |= m;
-            self.booting[slot][w] |= m;
+        if hi <= 64 {
+            let m = span(0, lo, hi);
+            self.alive[0] |= m;
+            self.booting[slot][0] |= m;
+        } else {
+            for w in 0..WORDS {
+                let m = span(w, lo, hi);
+                self.alive[w] |= m;
+                self.booting[slot][w] |= m;
+            }
         }
         self.booting_n[slot] += n as u32;
         self.top = hi;
@@ -216,11 +227,21 @@ impl Masks {
     /// Scale-in: the first `n` ready instances leave; steps beyond them cancel launches from
     /// the end (the lesson's `splice(-1, 1)`). Returns how many left.
     fn scale_in(&mut self, n: u64) -> u32 {
+        if self.top <= 64 {
+            self.scale_in_words::<1>(n)
+        } else {
+            self.scale_in_words::<WORDS>(n)
+        }
+    }
+
+    /// [`Masks::scale_in`] when no instance is past word `NW`.
+    #[inline(always)]
+    fn scale_in_words<const NW: usize>(&mut self, n: u64) -> u32 {
         let take = n.min(u64::from(self.ready_n)) as u32;
         let mut left = take;
-        let mut gone = [0u64; WORDS];
+        let mut gone = [0u64; NW];
         // Usually one or two: lowest bits one at a time (a count and a select cost more).
-        for w in 0..self.top.div_ceil(64) {
+        for w in 0..self.top.div_ceil(64).min(NW) {
             let mut r = self.ready[w];
             while left > 0 && r != 0 {
                 let low = r & r.wrapping_neg();
@@ -229,10 +250,10 @@ impl Masks {
                 left -= 1;
             }
         }
-        let broken = and(&gone, &self.broken);
-        if broken.iter().any(|&w| w != 0) {
-            self.broken_n -= count(&broken);
-        }
+        let broken: u32 = (0..NW)
+            .map(|w| (gone[w] & self.broken[w]).count_ones())
+            .sum();
+        self.broken_n -= broken;
         self.remove(&gone);
         self.ready_n -= take;
         self.size -= take;
@@ -241,8 +262,8 @@ impl Masks {
         if more > 0 {
             // Only booting instances are left: cancel the last `more`.
             let mut left = more;
-            let mut gone = [0u64; WORDS];
-            for w in (0..WORDS).rev() {
+            let mut gone = [0u64; NW];
+            for w in (0..NW).rev() {
                 let a = self.alive[w];
                 let c = a.count_ones();
                 gone[w] = if c <= left {
@@ -254,15 +275,15 @@ impl Masks {
             }
             self.remove(&gone);
             for i in 0..RING {
-                self.booting_n[i] -= count(&and(&self.booting[i], &gone));
-                for w in 0..WORDS {
+                for w in 0..NW {
+                    self.booting_n[i] -= (self.booting[i][w] & gone[w]).count_ones();
                     self.booting[i][w] &= !gone[w];
                 }
             }
             self.size -= more;
             removed += more;
         }
-        self.top = match (0..WORDS).rev().find(|&w| self.alive[w] != 0) {
+        self.top = match (0..NW).rev().find(|&w| self.alive[w] != 0) {
             Some(w) => w * 64 + 64 - self.alive[w].leading_zeros() as usize,
             None => 0,
         };
@@ -305,19 +326,22 @@ fn ceil_count(q: f64) -> i64 {
     i.saturating_add(i64::from((i as f64) < q))
 }
 
-fn and(a: &Mask, b: &Mask) -> Mask {
-    core::array::from_fn(|w| a[w] & b[w])
-}
-
 /// One run in progress: the group, the metrics and the policy's memory.
-pub(super) struct Run<'p> {
-    params: &'p Params,
+pub(super) struct Run {
+    /// What each round reads of the parameters, at hand.
+    threshold: u32,
+    p: f64,
+    cooldown: i64,
+    /// Rounds a launch waits to be ready, less one (below [`RING`]).
+    boot_delay: u32,
     g: Masks,
     m: Metrics,
     /// The failure rounds, sorted and without repeats (a round breaks one instance however
     /// often it is listed), read with a cursor.
     failures: [u32; MAX_FAILURE_ROUNDS],
     next_failure: usize,
+    /// `failures[next_failure]` (`u32::MAX` past the last): most rounds only compare it.
+    failure_at: u32,
     last_action: i64,
     /// The largest booting share as a fraction, and whether the group was ever empty (NaN).
     share_num: u32,
@@ -325,10 +349,10 @@ pub(super) struct Run<'p> {
     empty_seen: bool,
 }
 
-impl<'p> Run<'p> {
+impl Run {
     /// Returns the initial group for `params` (validated, [`applies`] true) and the round-0
     /// demand `demand0`.
-    pub(super) fn new(params: &'p Params, demand0: f64) -> Result<Self, Error> {
+    pub(super) fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
         let initial = params.required_for(demand0);
         if initial > MAX_GROUP_SIZE as f64 {
             return Err(GROUP_FULL);
@@ -368,7 +392,10 @@ impl<'p> Run<'p> {
             }
         }
         Ok(Self {
-            params,
+            threshold: params.threshold,
+            p: params.transient_failure,
+            cooldown: i64::from(params.cooldown),
+            boot_delay: params.boot_rounds.max(1) - 1,
             g,
             m: Metrics {
                 min_size: params.min_size_start,
@@ -376,6 +403,7 @@ impl<'p> Run<'p> {
             },
             failures,
             next_failure: 0,
+            failure_at: failures[0],
             last_action: -i64::from(params.cooldown),
             share_num: 0,
             share_den: 1,
@@ -391,40 +419,41 @@ impl<'p> Run<'p> {
         needed: i64,
         rng: &mut R,
     ) -> Result<(), Error> {
-        let params = self.params;
+        // The lesson's groups stay in the first word: its loops become straight-line code.
+        if self.g.top <= 64 {
+            self.round_in::<1, R>(t, needed, rng)
+        } else {
+            self.round_in::<WORDS, R>(t, needed, rng)
+        }
+    }
+
+    /// [`Run::round`] when no instance is past word `NW` (the words beyond are empty).
+    #[inline(always)]
+    fn round_in<const NW: usize, R: UnitRng>(
+        &mut self,
+        t: u32,
+        needed: i64,
+        rng: &mut R,
+    ) -> Result<(), Error> {
+        // Phase 1: the first ready, healthy instance breaks for good.
+        if t >= self.failure_at {
+            self.failure(t);
+        }
+
         let g = &mut self.g;
         let m = &mut self.m;
-        let failures = &self.failures;
-        let mut next_failure = self.next_failure;
         let mut last_action = self.last_action;
         let (mut share_num, mut share_den, mut empty_seen) =
             (self.share_num, self.share_den, self.empty_seen);
-        let threshold = params.threshold;
-        let p = params.transient_failure;
-        let cooldown = i64::from(params.cooldown);
-        let boot_delay = params.boot_rounds.max(1) as usize - 1; // < RING
-        let serve_wait = params.boot_rounds.max(1);
-        let slot = (t as usize + boot_delay) % RING;
-
-        // Phase 1: the first ready, healthy instance breaks for good.
-        while failures.get(next_failure).is_some_and(|&r| r < t) {
-            next_failure += 1;
-        }
-        if failures.get(next_failure) == Some(&t) {
-            for w in 0..WORDS {
-                let healthy = g.ready[w] & !g.broken[w];
-                if healthy != 0 {
-                    g.broken[w] |= healthy & healthy.wrapping_neg();
-                    g.broken_n += 1;
-                    break;
-                }
-            }
-        }
+        let (threshold, p, cooldown) = (self.threshold, self.p, self.cooldown);
+        let serve_wait = self.boot_delay + 1;
+        let slot = (t as usize + self.boot_delay as usize) % RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
-        let nw = g.top.div_ceil(64); // words past it are empty
-        let mut replaced = [0u64; WORDS];
+        // Words past the top are empty.
+        let nw = if NW == 1 { 1 } else { g.top.div_ceil(64) };
+        let mut replaced = [0u64; NW];
         let mut any_replaced = 0;
         for w in 0..nw {
             let (ready, broken) = (g.ready[w], g.broken[w]);
@@ -464,14 +493,17 @@ impl<'p> Run<'p> {
             any_replaced |= r;
         }
         if any_replaced != 0 {
-            let n = count(&replaced);
-            let broken = count(&and(&replaced, &g.broken));
+            let (mut n, mut broken) = (0, 0);
+            for w in 0..NW {
+                n += replaced[w].count_ones();
+                broken += (replaced[w] & g.broken[w]).count_ones();
+            }
             m.replacements += n;
             m.false_replacements += n - broken;
             m.launched += n;
             g.broken_n -= broken;
             g.ready_n -= n;
-            for w in 0..WORDS {
+            for w in 0..NW {
                 g.ready[w] &= !replaced[w];
                 g.broken[w] &= !replaced[w];
                 g.booting[slot][w] |= replaced[w];
@@ -505,8 +537,12 @@ impl<'p> Run<'p> {
         // Phase 4: this round's cohort is ready.
         let cohort = t as usize % RING;
         if g.booting_n[cohort] > 0 {
-            for w in 0..g.top.div_ceil(64) {
-                g.ready[w] |= g.booting[cohort][w];
+            if NW == 1 && g.top <= 64 {
+                g.ready[0] |= g.booting[cohort][0];
+            } else {
+                for w in 0..g.top.div_ceil(64) {
+                    g.ready[w] |= g.booting[cohort][w];
+                }
             }
             g.ready_n += g.booting_n[cohort];
             g.booting[cohort] = [0; WORDS];
@@ -530,10 +566,33 @@ impl<'p> Run<'p> {
         }
         m.billed_rounds += u64::from(size);
         m.idle_billed_rounds += u64::from(launching);
-        self.next_failure = next_failure;
         self.last_action = last_action;
         (self.share_num, self.share_den, self.empty_seen) = (share_num, share_den, empty_seen);
         Ok(())
+    }
+
+    /// Phase 1 of round `t` once a failure round may have come: the first ready, healthy
+    /// instance breaks for good.
+    #[cold]
+    #[inline(never)]
+    fn failure(&mut self, t: u32) {
+        let (g, failures) = (&mut self.g, &self.failures);
+        let mut next_failure = self.next_failure;
+        while failures.get(next_failure).is_some_and(|&r| r < t) {
+            next_failure += 1;
+        }
+        if failures.get(next_failure) == Some(&t) {
+            for w in 0..WORDS {
+                let healthy = g.ready[w] & !g.broken[w];
+                if healthy != 0 {
+                    g.broken[w] |= healthy & healthy.wrapping_neg();
+                    g.broken_n += 1;
+                    break;
+                }
+            }
+        }
+        self.next_failure = next_failure;
+        self.failure_at = failures.get(next_failure).copied().unwrap_or(u32::MAX);
     }
 
     /// Returns the metrics of the rounds run.
@@ -589,45 +648,54 @@ pub(super) fn run<R: UnitRng, O: Observer>(
 }
 
 /// Runs `params` (validated, [`applies`] true, sharing rounds, capacity and `demand`; the
-/// stream's seed) in lockstep: round `t` of every run, then round `t + 1`. Between two runs'
-/// rounds the stream computes a draw or two ahead, so its generator's dependent chain (≈ 20
-/// cycles a draw) overlaps the simulations instead of preceding them: the runs draw the
-/// same numbers (the lesson's: about 11 a round each, 1.25 per run and round for nine), and
-/// the stream stays a word or two ahead of the leading one. Computing more than that would
-/// make the chain the bound again.
+/// stream's seed) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
+/// block. Within a block a run keeps its state at hand (no per-round switch between runs),
+/// and after each round the stream computes up to two draws ahead, so its generator's
+/// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
+/// the runs draw the same numbers (the lesson's: about 11 a round each), and the stream
+/// stays about a block ahead of the leading run.
 pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     params: &[Params; N],
     demand: impl Fn(u32) -> f64,
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
     let demand0 = demand(0);
-    let mut runs: [Result<Run<'_>, Error>; N] =
-        core::array::from_fn(|i| Run::new(&params[i], demand0));
+    let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
     let mut ahead = [0i64; AHEAD];
-    // The leading reader's position.
-    let mut lead = 0;
-    for t in 0..rounds {
-        let k = t as usize % AHEAD;
-        if k == 0 {
-            needed_ahead(&mut ahead, t, rounds, capacity, &demand);
-        }
+    // The leading reader's position, and how far it went in the last block.
+    let (mut lead, mut span) = (0, 0);
+    let mut t0 = 0;
+    while t0 < rounds {
+        needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
+        let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
+        // This block's draws were computed during the last one; now the next block's.
+        let want = lead + 3 * span + 256;
+        let before = lead;
         for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
             if let Ok(r) = run {
                 let mut reader = stream.reader_at(at.0, at.1.clone());
-                let result = r.round(t, ahead[k], &mut reader);
+                let mut result = Ok(());
+                for t in t0..t1 {
+                    result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
+                    if result.is_err() {
+                        break;
+                    }
+                    if reader.filled() < want {
+                        reader.produce(2);
+                    }
+                }
                 *at = reader.position();
                 lead = lead.max(at.0);
                 if let Err(e) = result {
                     *run = Err(e);
                 }
             }
-            let filled = stream.filled();
-            let want = lead + 96;
-            stream.produce(usize::from(filled < want) + usize::from(filled < want + 64));
         }
+        span = lead - before;
+        t0 = t1;
     }
     core::array::from_fn(|i| match &runs[i] {
         Ok(r) => Ok(r.finish()),
