@@ -246,6 +246,25 @@ pub struct RoundState {
     pub queue_left: u64,
 }
 
+/// Reports the rounds in `rounds`, which an event-driven engine skips: nothing applied, every
+/// consumer still holding its event (`state` is the round before them).
+pub(crate) fn report_skipped<O: Observer>(
+    observer: &mut O,
+    state: &RoundState,
+    rounds: core::ops::Range<u64>,
+) {
+    for round in rounds {
+        let skipped = RoundState {
+            round,
+            applied: 0,
+            reordered: 0,
+            ..*state
+        };
+        observer.consumers_round(&skipped);
+        observer.round_done(round);
+    }
+}
+
 /// Random access to the workload's draws: what the queue needs to regenerate itself in
 /// arrival order without storing events.
 ///
@@ -1212,17 +1231,7 @@ impl<'s> Lane<'s> {
             }
             let next = next.max(self.round + 1);
             if let Some(state) = state {
-                // The skipped rounds: nothing applied, every consumer still holding its event.
-                for round in self.round + 1..next {
-                    let skipped = RoundState {
-                        round,
-                        applied: 0,
-                        reordered: 0,
-                        ..state
-                    };
-                    observer.consumers_round(&skipped);
-                    observer.round_done(round);
-                }
+                report_skipped(observer, &state, self.round + 1..next);
             }
             self.round = next;
             self.scan = 0;
@@ -1448,17 +1457,7 @@ impl<'s> WheelLane<'s> {
                     done = true;
                     break;
                 }
-                // The skipped rounds: nothing applied, every consumer still holding its event.
-                for skipped in round + 1..next {
-                    let skipped = RoundState {
-                        round: skipped,
-                        applied: 0,
-                        reordered: 0,
-                        ..state
-                    };
-                    observer.consumers_round(&skipped);
-                    observer.round_done(skipped.round);
-                }
+                report_skipped(observer, &state, round + 1..next);
                 round = next;
             } else {
                 observer.round_done(round);
@@ -1520,17 +1519,7 @@ impl<'s> WheelLane<'s> {
             return;
         };
         if let Some(state) = state {
-            // The skipped rounds: nothing applied, every consumer still holding its event.
-            for round in self.round + 1..next {
-                let skipped = RoundState {
-                    round,
-                    applied: 0,
-                    reordered: 0,
-                    ..state
-                };
-                observer.consumers_round(&skipped);
-                observer.round_done(round);
-            }
+            report_skipped(observer, &state, self.round + 1..next);
         }
         self.round = next;
     }

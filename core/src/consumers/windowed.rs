@@ -600,17 +600,7 @@ impl<'s> Lane<'s> {
             }
             let next = next.max(self.round + 1);
             if let Some(state) = state {
-                // The skipped rounds: nothing applied, every consumer still holding its event.
-                for round in self.round + 1..next {
-                    let skipped = RoundState {
-                        round,
-                        applied: 0,
-                        reordered: 0,
-                        ..state
-                    };
-                    observer.consumers_round(&skipped);
-                    observer.round_done(round);
-                }
+                super::report_skipped(observer, &state, self.round + 1..next);
             }
             self.round = next;
             let mut slots = self.slots;
