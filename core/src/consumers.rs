@@ -1270,19 +1270,24 @@ impl<'s> Lane<'s> {
     }
 
     fn metrics(&self, p: &Params) -> Metrics {
-        let final_step = p.events_per_shipment;
-        let wrong = self
-            .store
-            .iter()
-            .filter(|&&s| u32::from(s & STEP_MASK) != final_step)
-            .count() as u32;
-        let rounds = self.round + 1;
-        Metrics {
-            rounds,
-            reordered_shipments: self.reordered,
-            wrong_final_state: wrong,
-            throughput: self.total as f64 / rounds as f64,
-        }
+        lane_metrics(self.store, p, self.round, self.reordered, self.total)
+    }
+}
+
+/// A lane's metrics once its last event is applied in round `last_round`: a shipment's
+/// final state is wrong when its store entry's last applied step is not the final one.
+fn lane_metrics(store: &[u8], p: &Params, last_round: u64, reordered: u32, total: u64) -> Metrics {
+    let final_step = p.events_per_shipment;
+    let wrong = store
+        .iter()
+        .filter(|&&s| u32::from(s & STEP_MASK) != final_step)
+        .count() as u32;
+    let rounds = last_round + 1;
+    Metrics {
+        rounds,
+        reordered_shipments: reordered,
+        wrong_final_state: wrong,
+        throughput: total as f64 / rounds as f64,
     }
 }
 
@@ -1540,19 +1545,7 @@ impl<'s> WheelLane<'s> {
     }
 
     fn metrics(&self, p: &Params) -> Metrics {
-        let final_step = p.events_per_shipment;
-        let wrong = self
-            .store
-            .iter()
-            .filter(|&&s| u32::from(s & STEP_MASK) != final_step)
-            .count() as u32;
-        let rounds = self.round + 1;
-        Metrics {
-            rounds,
-            reordered_shipments: self.reordered,
-            wrong_final_state: wrong,
-            throughput: self.total as f64 / rounds as f64,
-        }
+        lane_metrics(self.store, p, self.round, self.reordered, self.total)
     }
 }
 
