@@ -55,6 +55,36 @@ def consumers(consumers=L, slots=L, shipments=L, events_per_shipment=L, queue_ga
             + u32(event_rounds_spread))
 
 
+def hook(h):
+    """A lifecycle hook: None, or (rounds, "continue" | "abandon")."""
+    if h is None:
+        return b"\x01"  # an odd byte: `arbitrary::<bool>()` is true, no hook
+    rounds, result = h
+    return b"\x00" + u32(rounds) + (b"\x00" if result == "abandon" else b"\x01")
+
+
+ACTIONS = ["standby", "unstandby", "protect", "unprotect"]
+POLICIES = ["lesson", "oldest", "newest"]
+
+
+def lifecycle(launch_hook=None, terminate_hook=None, stockout=None, events=(),
+              count_pending=False, protected=L, removal_policy="lesson", reclaim="release",
+              restart_rounds=L, check_latency=L, apply_delay=L):
+    """`Lifecycle`'s fields in the order its `Arbitrary` impl reads them (L: option off)."""
+    out = hook(launch_hook) + hook(terminate_hook)
+    if stockout is None:
+        out += b"\x01"
+    else:
+        out += b"\x00" + u32(stockout[0]) + u32(stockout[1])
+    out += bytes([len(events)])  # int_in_range(0..=16): the byte modulo 17
+    for round_, action, count in events:
+        out += bytes([ACTIONS.index(action)]) + u32(round_) + u32(count)
+    out += bytes([int(count_pending)]) + u32(protected) + bytes([POLICIES.index(removal_policy)])
+    out += bytes([int(reclaim == "stop")]) + u32(restart_rounds) + u32(check_latency)
+    out += u32(apply_delay)
+    return out
+
+
 ISSUE_BULKHEAD = dict(split="shared", mode="slowdown", total_slots=8300, tracking_rate=6400.0,
                       event_rate=6400.0, tracking_hold=127, event_hold=127, slow_hold=1,
                       failure_start=127, horizon=1500, seed=2078)
@@ -67,6 +97,25 @@ CORPUS = {
         "issue-runaway-scale-in": autoscale(demand_amplitude=-1e17, rounds=50),
         "group-full": autoscale(demand_base=30000.0),
         "no-failures": autoscale(failure_rounds=[], transient_failure=0.0, boot_rounds=0),
+    },
+    "lifecycle": {
+        # the group's parameters, then its lifecycle options
+        "hooks-stop-oldest": autoscale() + lifecycle(launch_hook=(3, "continue"),
+                                                     terminate_hook=(2, "continue"),
+                                                     removal_policy="oldest", reclaim="stop"),
+        "abandon-latency-delay": autoscale(threshold=2, cooldown=0)
+        + lifecycle(launch_hook=(1, "abandon"), count_pending=True, check_latency=7,
+                    apply_delay=12),
+        "stockout-and-actions": autoscale() + lifecycle(
+            stockout=(150, 190), protected=4, removal_policy="newest",
+            events=[(0, "protect", 3), (50, "standby", 2), (120, "unstandby", 2),
+                    (200, "unprotect", 3)]),
+        "inert-options": autoscale() + lifecycle(stockout=(240, 300),
+                                                 events=[(240, "standby", 5)]),
+        "extremes": autoscale(demand_base=20000.0, rounds=100)
+        + lifecycle(launch_hook=(360, "abandon"), terminate_hook=(360, "continue"),
+                    protected=256, reclaim="stop", restart_rounds=6, check_latency=7,
+                    apply_delay=64),
     },
     "bulkhead": {
         "lesson-shared-healthy": bulkhead(),

@@ -197,7 +197,8 @@ impl Default for Params {
 
 /// Fuzzing: mostly valid parameters near the lesson's scale (see `fuzzing`); rounds stay at
 /// most 1000 unless a field is drawn as any `u32`, and negative and surging demand are
-/// both covered. The lifecycle options stay off (the lesson's).
+/// both covered. The lifecycle options stay off (the lesson's; `Lifecycle` has its own impl,
+/// for the `lifecycle` target).
 #[cfg(feature = "arbitrary")]
 impl<'a> arbitrary::Arbitrary<'a> for Params {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {

@@ -1,8 +1,11 @@
 //! Shared helpers for the cross-crate tests and the CLI's tests (`capsim` has this crate as a
-//! dev-dependency): the committed expected files and a workspace for the lessons.
+//! dev-dependency, and so has the fuzz crate): the committed expected files, a workspace for
+//! the lessons, and the group lifecycle's invariants.
 
+use capsim_core::autoscale::{self, HookResult, Metrics, Params, Reclaim, RoundState, State};
 use capsim_core::consumers::Workspace;
 use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
+use capsim_core::Observer;
 
 /// Returns the text of `tests/<relative>` (`golden/…`, `data/…`); panics naming the file.
 pub fn read(relative: &str) -> String {
@@ -26,4 +29,98 @@ pub fn rendered(lesson: Lesson) -> String {
     render(lesson, &mut out, &mut lesson_workspace())
         .unwrap_or_else(|e| panic!("{}: {e}", lesson.name()));
     out
+}
+
+/// Records every round's snapshot of a group run.
+#[derive(Default)]
+pub struct GroupTape(pub Vec<RoundState>);
+
+impl Observer for GroupTape {
+    fn group_round(&mut self, s: &RoundState) {
+        self.0.push(*s);
+    }
+}
+
+/// Sums `f` over the snapshots of rounds `from..=to` (clamped to the run).
+fn window(tape: &[RoundState], from: i64, to: i64, f: impl Fn(&RoundState) -> u32) -> u32 {
+    tape.iter()
+        .filter(|s| (from..=to).contains(&i64::from(s.round)))
+        .map(f)
+        .sum()
+}
+
+/// Asserts the lifecycle's invariants on a successful run of `p` that gave `m` and reported
+/// `tape` (every round's snapshot): the state counts add up, hook waits end by their timeout,
+/// and the billing and counting metrics are the per-round figures summed. Shared by the
+/// random-parameter test (`tests/lifecycle.rs`) and the `lifecycle` fuzz target.
+pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
+    let l = &p.lifecycle;
+    assert_eq!(tape.len(), p.rounds as usize, "{p:?}");
+    let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
+    let boot = i64::from(p.boot_rounds.max(1));
+    let restart = i64::from(l.restart_rounds.max(1));
+    for s in tape {
+        // Every instance is in exactly one state: the counts add up to the group.
+        assert_eq!(s.counts.total(), s.size, "{p:?}");
+        assert!(s.size as usize <= autoscale::MAX_GROUP_SIZE);
+        // Removing lasts no whole round here.
+        assert_eq!(s.counts.get(State::Removing), 0);
+        let b = s.size - s.counts.get(State::Stopped);
+        billed += u64::from(b);
+        idle += u64::from(b - s.counts.serving());
+        serving += u64::from(s.counts.serving());
+        let t = i64::from(s.round);
+        // Hooks end by their timeout: an instance launched (joined) in round j waits in
+        // Pending:Wait at the end of rounds j + boot − 1 … j + boot + H − 2 only, so those
+        // waiting now were launched or restarted in a window H rounds wide.
+        let waiting = s.counts.get(State::PendingWait);
+        match l.launch_hook {
+            None => assert_eq!(waiting, 0),
+            Some(h) => {
+                let h = i64::from(h.rounds);
+                let launched = window(tape, t - boot - h + 2, t - boot + 1, |s| s.launched);
+                let restarted = window(tape, t - restart - h + 2, t - restart + 1, |s| s.restarted);
+                assert!(waiting <= launched + restarted, "{p:?} round {t}");
+            }
+        }
+        // A victim waits in Removing:Wait at the end of rounds v … v + H − 2 only.
+        let leaving = s.counts.get(State::RemovingWait);
+        match l.terminate_hook {
+            None => assert_eq!(leaving, 0),
+            Some(h) => {
+                let removed = window(tape, t - i64::from(h.rounds) + 2, t, |s| s.removed);
+                assert!(leaving <= removed, "{p:?} round {t}");
+            }
+        }
+        if l.reclaim == Reclaim::Release {
+            assert_eq!(s.counts.get(State::Stopped), 0);
+        }
+    }
+    // Billed ≥ serving; billing and idleness are the per-round counts summed.
+    assert_eq!(m.billed_rounds, billed, "{p:?}");
+    assert_eq!(m.idle_billed_rounds, idle, "{p:?}");
+    assert!(m.billed_rounds >= serving);
+    assert_eq!(
+        u64::from(m.launched),
+        tape.iter().map(|s| u64::from(s.launched)).sum::<u64>()
+    );
+    assert_eq!(
+        m.restarts_from_stopped,
+        tape.iter().map(|s| s.restarted).sum::<u32>()
+    );
+    assert_eq!(
+        m.failed_launches,
+        tape.iter().map(|s| u64::from(s.failed)).sum::<u64>()
+    );
+    if l.stockout.is_none() {
+        assert_eq!(m.failed_launches, 0);
+    }
+    if l.reclaim == Reclaim::Release {
+        assert_eq!(m.restarts_from_stopped, 0);
+    }
+    if l.launch_hook
+        .is_none_or(|h| h.result == HookResult::Continue)
+    {
+        assert_eq!(m.abandoned_launches, 0);
+    }
 }

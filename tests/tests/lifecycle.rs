@@ -3,22 +3,13 @@
 
 use capsim_core::autoscale::{
     self, Action, Event, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy,
-    RoundState, State, Stockout,
+    Stockout,
 };
 use capsim_core::rng::{GroupLcg, UnitRng};
-use capsim_core::{Error, Observer};
+use capsim_core::Error;
+use capsim_tests::{check_lifecycle_run, GroupTape};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
-
-/// Records every round's snapshot.
-#[derive(Default)]
-struct Tape(Vec<RoundState>);
-
-impl Observer for Tape {
-    fn group_round(&mut self, s: &RoundState) {
-        self.0.push(*s);
-    }
-}
 
 fn below(r: &mut Pcg32, n: u32) -> u32 {
     r.next_u32() % n
@@ -104,14 +95,6 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
     }
 }
 
-/// Sums `f` over the snapshots of rounds `from..=to` (clamped to the run).
-fn window(tape: &[RoundState], from: i64, to: i64, f: impl Fn(&RoundState) -> u32) -> u32 {
-    tape.iter()
-        .filter(|s| (from..=to).contains(&i64::from(s.round)))
-        .map(f)
-        .sum()
-}
-
 #[test]
 fn lifecycle_invariants_hold_for_random_parameters() {
     let mut r = Pcg32::seed_from_u64(8);
@@ -119,8 +102,7 @@ fn lifecycle_invariants_hold_for_random_parameters() {
     for _ in 0..1500 {
         let mut p = random_params(&mut r);
         p.lifecycle = random_lifecycle(&mut r);
-        let l = p.lifecycle.clone();
-        let mut tape = Tape::default();
+        let mut tape = GroupTape::default();
         let m = match autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut tape) {
             Ok(m) => m,
             // A demand the group cannot hold is a value, not a panic.
@@ -128,76 +110,7 @@ fn lifecycle_invariants_hold_for_random_parameters() {
             Err(e) => panic!("{p:?}: {e}"),
         };
         ran += 1;
-        let tape = tape.0;
-        assert_eq!(tape.len(), p.rounds as usize);
-        let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
-        let boot = i64::from(p.boot_rounds.max(1));
-        let restart = i64::from(l.restart_rounds.max(1));
-        for s in &tape {
-            // Every instance is in exactly one state: the counts add up to the group.
-            assert_eq!(s.counts.total(), s.size, "{p:?}");
-            assert!(s.size as usize <= autoscale::MAX_GROUP_SIZE);
-            // Removing lasts no whole round here.
-            assert_eq!(s.counts.get(State::Removing), 0);
-            let b = s.size - s.counts.get(State::Stopped);
-            billed += u64::from(b);
-            idle += u64::from(b - s.counts.serving());
-            serving += u64::from(s.counts.serving());
-            let t = i64::from(s.round);
-            // Hooks end by their timeout: an instance launched (joined) in round j waits in
-            // Pending:Wait at the end of rounds j + boot − 1 … j + boot + H − 2 only, so those
-            // waiting now were launched or restarted in a window H rounds wide.
-            let waiting = s.counts.get(State::PendingWait);
-            match l.launch_hook {
-                None => assert_eq!(waiting, 0),
-                Some(h) => {
-                    let h = i64::from(h.rounds);
-                    let launched = window(&tape, t - boot - h + 2, t - boot + 1, |s| s.launched);
-                    let restarted =
-                        window(&tape, t - restart - h + 2, t - restart + 1, |s| s.restarted);
-                    assert!(waiting <= launched + restarted, "{p:?} round {t}");
-                }
-            }
-            // A victim waits in Removing:Wait at the end of rounds v … v + H − 2 only.
-            let leaving = s.counts.get(State::RemovingWait);
-            match l.terminate_hook {
-                None => assert_eq!(leaving, 0),
-                Some(h) => {
-                    let removed = window(&tape, t - i64::from(h.rounds) + 2, t, |s| s.removed);
-                    assert!(leaving <= removed, "{p:?} round {t}");
-                }
-            }
-            if l.reclaim == Reclaim::Release {
-                assert_eq!(s.counts.get(State::Stopped), 0);
-            }
-        }
-        // Billed ≥ serving; billing and idleness are the per-round counts summed.
-        assert_eq!(m.billed_rounds, billed, "{p:?}");
-        assert_eq!(m.idle_billed_rounds, idle, "{p:?}");
-        assert!(m.billed_rounds >= serving);
-        assert_eq!(
-            u64::from(m.launched),
-            tape.iter().map(|s| u64::from(s.launched)).sum::<u64>()
-        );
-        assert_eq!(
-            m.restarts_from_stopped,
-            tape.iter().map(|s| s.restarted).sum::<u32>()
-        );
-        assert_eq!(
-            m.failed_launches,
-            tape.iter().map(|s| u64::from(s.failed)).sum::<u64>()
-        );
-        if l.stockout.is_none() {
-            assert_eq!(m.failed_launches, 0);
-        }
-        if l.reclaim == Reclaim::Release {
-            assert_eq!(m.restarts_from_stopped, 0);
-        }
-        if l.launch_hook
-            .is_none_or(|h| h.result == HookResult::Continue)
-        {
-            assert_eq!(m.abandoned_launches, 0);
-        }
+        check_lifecycle_run(&p, &tape.0, &m);
     }
     assert!(ran > 1000, "only {ran} runs fit the group");
 }

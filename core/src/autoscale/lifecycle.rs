@@ -261,3 +261,74 @@ impl Lifecycle {
         self.stockout.is_some_and(|s| s.contains(t))
     }
 }
+
+/// Fuzzing: each option off half the time (as the lesson has it), else drawn mostly within
+/// its accepted range, endpoints included, sometimes any value (invalid ones must be an
+/// `Err`). Waits stay short enough for a fuzzed run of a few hundred rounds to reach them.
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::u32_field;
+        let off = Self::default();
+        let hook = |u: &mut arbitrary::Unstructured<'a>| -> arbitrary::Result<Option<Hook>> {
+            if u.arbitrary()? {
+                return Ok(None);
+            }
+            Ok(Some(Hook {
+                rounds: u32_field(u, 1, 1..=12)?,
+                result: if u.ratio(1u8, 4)? {
+                    HookResult::Abandon
+                } else {
+                    HookResult::Continue
+                },
+            }))
+        };
+        let launch_hook = hook(u)?;
+        let terminate_hook = hook(u)?;
+        let stockout = if u.arbitrary()? {
+            None
+        } else {
+            let start = u32_field(u, 0, 0..=300)?;
+            Some(Stockout {
+                start,
+                end: u32_field(u, start.saturating_add(1), start..=start.saturating_add(60))?,
+            })
+        };
+        let mut events = Events::new();
+        for _ in 0..u.int_in_range(0..=MAX_EVENTS)? {
+            let action = *u.choose(&[
+                Action::EnterStandby,
+                Action::ExitStandby,
+                Action::Protect,
+                Action::Unprotect,
+            ])?;
+            let event = Event {
+                round: u32_field(u, 0, 0..=300)?,
+                action,
+                count: u32_field(u, 1, 1..=8)?,
+            };
+            let _ = events.push(event); // at most MAX_EVENTS
+        }
+        Ok(Self {
+            launch_hook,
+            terminate_hook,
+            count_pending: u.arbitrary()?,
+            protected: u32_field(u, off.protected, 0..=12)?,
+            removal_policy: *u.choose(&[
+                RemovalPolicy::Lesson,
+                RemovalPolicy::Oldest,
+                RemovalPolicy::Newest,
+            ])?,
+            reclaim: if u.arbitrary()? {
+                Reclaim::Stop
+            } else {
+                Reclaim::Release
+            },
+            restart_rounds: u32_field(u, off.restart_rounds, 0..=6)?,
+            check_latency: u32_field(u, off.check_latency, 0..=MAX_CHECK_LATENCY)?,
+            apply_delay: u32_field(u, off.apply_delay, 0..=12)?,
+            stockout,
+            events,
+        })
+    }
+}
