@@ -1,15 +1,11 @@
 //! The `capsim` command-line contract: lesson bytes, flags, formats, exit codes.
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Command;
 
 use capsim_tests::golden;
-
-fn capsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .output()
-        .expect("capsim runs")
-}
+use common::{capsim, one_line_error};
 
 const LESSONS: [&str; 5] = [
     "group",
@@ -32,16 +28,8 @@ fn lesson_prints_the_lesson_bytes() {
 
 /// Asserts exit status 2, one line on stderr mentioning `flag`, nothing on stdout.
 fn assert_bad_input(args: &[&str], flag: &str) {
-    let out = capsim(args);
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    let err = one_line_error(args);
     assert!(err.contains(flag), "{args:?}: {err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("backtrace"),
-        "{err}"
-    );
-    assert!(out.stdout.is_empty(), "{args:?}");
 }
 
 #[test]

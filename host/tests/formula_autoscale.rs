@@ -1,26 +1,9 @@
 //! `capsim autoscale --formula FILE [--evaluation-interval LIST]`: rows, metrics, errors.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
+use common::{capsim, example, one_line_error, temp_file};
 use serde_json::Value;
-
-fn capsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .output()
-        .expect("capsim runs")
-}
-
-fn example(name: &str) -> String {
-    format!("{}/../examples/formulas/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_formula(name: &str, text: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
 
 /// Runs with `--format json` and returns the rows.
 fn rows(args: &[&str]) -> Vec<Value> {
@@ -38,12 +21,7 @@ fn rows(args: &[&str]) -> Vec<Value> {
 
 /// Asserts exit status 2, one `error:` line containing every `needle`, no stdout.
 fn assert_error(args: &[&str], needles: &[&str]) {
-    let out = capsim(args);
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("error: "), "{err}");
+    let err = one_line_error(args);
     for n in needles {
         assert!(err.contains(n), "{err} lacks {n}");
     }
@@ -51,7 +29,7 @@ fn assert_error(args: &[&str], needles: &[&str]) {
 
 #[test]
 fn twelve_nodes_keep_the_lessons_group_at_12() {
-    let f = temp_formula("twelve.formula", "$TargetDedicatedNodes = 12;\n");
+    let f = temp_file("twelve.formula", "$TargetDedicatedNodes = 12;\n");
     let r = &rows(&["--formula", &f])[0];
     assert_eq!(r["formula"], f.as_str());
     assert_eq!(r["evaluation_interval"], 15);
@@ -94,7 +72,7 @@ fn without_a_formula_the_new_metrics_are_zero_and_the_rest_is_the_lessons() {
 
 #[test]
 fn intervals_5_and_10080_are_accepted_and_others_refused() {
-    let f = temp_formula("ten.formula", "$TargetDedicatedNodes = 10;");
+    let f = temp_file("ten.formula", "$TargetDedicatedNodes = 10;");
     let r = rows(&["--formula", &f, "--evaluation-interval", "5,10080"]);
     // 240 rounds: rounds 0, 5, …, 235 (48); only round 0 (1).
     assert_eq!(
@@ -127,7 +105,7 @@ fn a_formula_that_does_not_parse_is_one_line_with_its_position() {
 
 #[test]
 fn a_formula_that_cannot_evaluate_leaves_the_group_and_counts_failures() {
-    let f = temp_formula(
+    let f = temp_file(
         "never.formula",
         "$TargetDedicatedNodes = max($PendingTasks.GetSample(TimeInterval_Minute * 10, 100));",
     );
@@ -174,7 +152,7 @@ fn the_demand_formula_beside_the_lessons_policy() {
 
 #[test]
 fn a_summary_and_a_grid_name_the_formula() {
-    let f = temp_formula("eleven.formula", "$TargetDedicatedNodes = 11;");
+    let f = temp_file("eleven.formula", "$TargetDedicatedNodes = 11;");
     let out = capsim(&[
         "autoscale",
         "--formula",
@@ -259,7 +237,7 @@ fn the_teaching_formulas_evaluate_as_their_comments_say() {
 
 #[test]
 fn the_sample_delay_is_a_parameter() {
-    let f = temp_formula(
+    let f = temp_file(
         "full-ten.formula",
         "$TargetDedicatedNodes = max($PendingTasks.GetSample(TimeInterval_Minute * 10, 100));",
     );

@@ -1,26 +1,8 @@
 //! `capsim formula check|eval`: exit codes, one-line errors, limits, documented results.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn capsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .output()
-        .expect("capsim runs")
-}
-
-fn example(name: &str) -> String {
-    format!("{}/../examples/formulas/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Writes `text` to a fresh file under the target directory and returns its path.
-fn temp_formula(name: &str, text: &[u8]) -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
+use common::{capsim, example, temp_file};
 
 /// Asserts `status`, exactly one line on stderr equal to `line`, nothing on stdout.
 fn assert_error(args: &[&str], status: i32, line: &str) {
@@ -78,7 +60,7 @@ fn check_rejects_the_documented_missing_semicolon() {
 
 #[test]
 fn check_names_the_limits() {
-    let long = temp_formula(
+    let long = temp_file(
         "long.formula",
         format!("x = 1;{}", " ".repeat(8200)).as_bytes(),
     );
@@ -88,13 +70,13 @@ fn check_names_the_limits() {
         "error: line 1, col 8193: the formula is 8206 bytes; the limit is 8 KB (8192 bytes)",
     );
     let text: String = (0..101).map(|i| format!("x{} = 1;\n", i % 10)).collect();
-    let many = temp_formula("many.formula", text.as_bytes());
+    let many = temp_file("many.formula", text.as_bytes());
     assert_error(
         &["formula", "check", &many],
         2,
         "error: line 101, col 1: more than 100 statements (the limit)",
     );
-    let bytes = temp_formula("bytes.formula", b"x = 1;\xff");
+    let bytes = temp_file("bytes.formula", b"x = 1;\xff");
     let out = capsim(&["formula", "check", &bytes]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)

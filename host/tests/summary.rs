@@ -1,9 +1,10 @@
 //! `--summary`: the statistics against values worked out by hand, and the command's output
 //! against the per-run output aggregated here with numpy's definitions written out.
 
-use std::process::Command;
+mod common;
 
 use capsim::summary::{stats, STATS};
+use common::stdout_ok as capsim;
 use serde_json::Value;
 
 /// Asserts `got` equals `want` to 12 significant digits (NaN equals NaN).
@@ -43,19 +44,6 @@ fn statistics_of_samples_worked_by_hand() {
     assert_stats(&[7.0], [7.0, 0.0, 7.0, 7.0, 7.0, 7.0, 7.0]);
     // Nothing to summarize.
     assert_stats(&[], [f64::NAN; 7]);
-}
-
-fn capsim(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .output()
-        .expect("capsim runs");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
 fn json_lines(text: &str) -> Vec<serde_json::Map<String, Value>> {

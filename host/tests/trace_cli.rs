@@ -2,39 +2,10 @@
 //! against the reference programs' (tests/golden/trace-*.csv), one run only, the formats'
 //! shapes, and plots that are the same bytes each time.
 
-use std::process::{Command, Output};
+mod common;
 
 use capsim_tests::read;
-
-fn capsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .output()
-        .expect("capsim runs")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = capsim(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Asserts exit status 2 and exactly one line on stderr starting `error: `.
-fn assert_one_line_error(args: &[&str]) -> String {
-    let out = capsim(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.starts_with("error: ") && err.lines().count() == 1,
-        "{args:?}: {err}"
-    );
-    assert!(out.stdout.is_empty(), "{args:?}");
-    err
-}
+use common::{one_line_error as assert_one_line_error, stdout_ok as stdout};
 
 #[test]
 fn lesson_traces_are_the_reference_programs_byte_for_byte() {
