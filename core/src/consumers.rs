@@ -1867,7 +1867,10 @@ fn sort_whole<'s, D: WorkloadDraws>(
     // then under `steps` gaps. Rounding may pass it: the last bucket takes the rest.
     let top = (scale + f64::from(steps)) * gap;
     let per = if top > 0.0 { total as f64 / top } else { 0.0 };
-    let bucket = |t: f64| ((t * per) as usize).min(total - 1);
+    // Through `u32` (every bucket fits: `total` is at most 65,536 × 126), a cheaper
+    // saturating conversion than to `usize`.
+    let last = total as u32 - 1;
+    let bucket = |t: f64| ((t * per) as u32).min(last) as usize;
     counts.fill(0);
     for &g in order.iter() {
         let g = u32::from(g);
