@@ -29,28 +29,37 @@
 //! rounds; 1.9 KB of stack with its 1 KB event buffer) or, for longer ones, on the general
 //! event-driven engine. Several configurations on one workload ([`run_batch`]) share one
 //! queue, 1 store byte per shipment each; those that run alike (same N, and S ≥ N) share one
-//! lane.
+//! lane. An unobserved lane on a queue sorted whole takes a faster path (`play_whole`):
+//! N = 1 serially, N ≤ S (2 to 8 consumers) by the earliest of N keys, otherwise whole
+//! wheel rounds with no check per event; the same rounds, bit for bit.
 //!
 //! # What bounds each hot path
 //!
-//! Figures on this 2-core x86-64 host (shared, so ±30 %), the lesson's 35,000 events:
+//! Figures on this 2-core x86-64 host (shared, so ±30 %), the lesson's 35,000 events;
+//! instructions counted by cachegrind:
 //!
-//! - *Sorting whole*: memory and hashing. Per event three counter hashes (≈ 1.5 ns each,
-//!   0.15 ms in all), a bucket count, a scatter and an insertion step, all on a window of
-//!   a few KB that moves along (shipments are visited roughly by start). ≈ 0.45 ms, 13 ns an
-//!   event; the floor is the hashes and one pass over 700 KB (≈ 0.2 ms).
+//! - *Sorting whole*: hashing and memory. Per event three counter hashes, a bucket count,
+//!   a scatter and an insertion step (≈ 170 instructions), all on a window of a few KB that
+//!   moves along (shipments are visited roughly by start). ≈ 0.4 ms; the floor is the
+//!   hashes and one pass over 700 KB (≈ 0.2 ms). Keeping the keys made while counting, to
+//!   hash once less, costs more than it saves (560 KB more to fault in and stream).
 //! - *Merging on the fly*: branches. Each event is a sift-down of the in-flight heap
 //!   (≈ log2 24 levels, each an unpredictable comparison) and two hashes: ≈ 42 ns an event,
 //!   1.5 ms for the lesson.
-//! - *A wheel lane*: branches and a short dependent chain. Per event a count of trailing
-//!   zeros, the held job's load, the store byte's read-modify-write (5 KB, L1) and a wheel
-//!   slot's OR; per round a slot load and, to skip idle rounds, one rotate and one count of
-//!   trailing zeros (≈ 15 cycles of dependent chain). What remains is mispredicted branches:
-//!   how many events a round applies, and whether the next round is the next one or a jump.
-//!   5–8 ns an event (N = 1: 0.17 ms a run; N = 8, S = 2: 0.3 ms), against ≈ 17 ns for the
-//!   general engine's scan of every consumer's ready round.
+//! - *A lane on a sorted queue*, unobserved: N = 1 is a sum of delays and the store's
+//!   update (19 instructions an event); N ≤ S a branch-free minimum of N keys, a dependent
+//!   chain of a few cycles (35–46 instructions an event, no mispredicted branch); S < N
+//!   whole wheel rounds, per event a count of trailing zeros, the held job's load, the store
+//!   byte's read-modify-write (5 KB, L1) and a wheel slot's OR (≈ 21 instructions), per round
+//!   a slot load and, to skip idle rounds, a rotate and a count of trailing zeros (≈ 17).
+//!   What bounds those is the branch on how many events a round applies (mispredicted about
+//!   once in three rounds when it varies); making the rounds branch-free costs more
+//!   instructions than the mispredictions. 2–5 ns an event.
+//! - *A wheel lane* otherwise (observed, or fed by the merged queue): the same wheel with a
+//!   check per event and per-round bookkeeping: 5–8 ns an event (N = 8, S = 2: 0.3 ms),
+//!   against ≈ 17 ns for the general engine's scan of every consumer's ready round.
 //!
-//! The lesson (12 configurations, 10 lanes) thus costs one sort and ten lanes: ≈ 3 ms.
+//! The lesson (12 configurations, 10 lanes) thus costs one sort and ten lanes: ≈ 2 ms.
 //!
 //! ```
 //! use capsim_core::consumers::{run, Params, Workspace};
