@@ -6,7 +6,7 @@
 //! (shipments, events per shipment, gap, seed, processing times) and keep their consumers and
 //! slots. Capped for speed like `consumers`: at most 2048 events. Checks: the batch writes
 //! exactly the separate runs' metrics, or returns the error they return (a batch mismatch
-//! with different workloads).
+//! with different workloads). The batch sorted whole in lent storage must agree with it.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -66,6 +66,37 @@ fuzz_target!(|input: Input| {
         params.iter().map(|p| consumers::run(p, &mut ws)).collect();
     let valid = params.iter().all(|p| p.validate().is_ok());
     let shared = params.iter().all(|p| same_workload(p, &params[0]));
+    // The same batch on the workload sorted whole (lent storage): unobserved, so it runs the
+    // fast lanes (N = 1 serially, N ≤ S by the branch-free minimum, whole rounds for S < N).
+    // It has no in-flight heap, so where the merged batch is refused for that it may run:
+    // compare only otherwise.
+    let room = MAX_EVENTS as usize;
+    let (mut keys, mut events) = (vec![0u128; room], vec![0u32; room]);
+    let mut sorted_ws = Workspace::<SHIPMENTS, 256, LANES>::new();
+    let mut sorted_out = [Metrics::default(); LANES + 1];
+    let draws = consumers::LessonDraws::new(&params[0]);
+    let sorted = consumers::run_batch_sorted_with(
+        params,
+        draws,
+        &mut sorted_ws,
+        &mut keys,
+        &mut events,
+        &mut (),
+        &mut sorted_out,
+    );
+    let in_flight = matches!(
+        batch,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::ShipmentsInFlight,
+            ..
+        })
+    );
+    if !in_flight {
+        assert!(same(&sorted, &batch), "{params:?}\nsorted {sorted:?}\nmerged {batch:?}");
+        if batch.is_ok() {
+            assert!(same(&&sorted_out[..n], &&out[..n]), "{params:?}");
+        }
+    }
     match &batch {
         Ok(()) => {
             assert!(valid && shared && n <= LANES, "{params:?}");

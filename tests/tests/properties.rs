@@ -604,3 +604,138 @@ fn a_sort_in_lent_storage_runs_like_the_plain_loop() {
         }
     }
 }
+
+/// A batch workspace for every workload the core accepts: the lanes' stores for up to four
+/// configurations (6 bytes a shipment: 384 KiB, so boxed).
+type Lanes = Workspace<{ consumers::MAX_SHIPMENTS }, { consumers::DEFAULT_IN_FLIGHT }, 4>;
+
+/// Runs `batch` (configurations sharing a workload) on its workload sorted whole, in storage
+/// lent here, unobserved: the fast lanes (one consumer serially; N ≤ S, 2 to 8 consumers, by
+/// the earliest of N keys; S < N in whole rounds, then the wheel lane for the last events).
+fn sorted_batch(batch: &[consumers::Params], ws: &mut Lanes) -> Vec<consumers::Metrics> {
+    let room = batch[0].events() as usize;
+    let (mut keys, mut events) = (vec![0u128; room], vec![0u32; room]);
+    let mut out = vec![consumers::Metrics::default(); batch.len()];
+    let draws = LessonDraws::new(&batch[0]);
+    consumers::run_batch_sorted_with(batch, draws, ws, &mut keys, &mut events, &mut (), &mut out)
+        .unwrap();
+    out
+}
+
+#[test]
+fn the_sorted_fast_lanes_match_the_plain_loop_on_random_parameters() {
+    // Random workloads over the accepted ranges (biased to the small consumer and slot counts
+    // each fast lane specialises: N ≤ 8, S ≤ 4; processing times 0 to 63, the wheel's range;
+    // gaps 0, tiny, huge), one to four configurations on each: every one must equal the plain
+    // tick-by-tick loop, which shares no code with the lanes.
+    use rand_core::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+    let mut ws: Box<Lanes> = Box::new(Workspace::new());
+    let (mut runs, mut serial, mut free, mut bound) = (0, 0, 0, 0);
+    for _ in 0..200 {
+        let events_per_shipment = match rng.next_u32() % 4 {
+            0 => 1 + rng.next_u32() % consumers::MAX_EVENTS_PER_SHIPMENT,
+            _ => 1 + rng.next_u32() % 8,
+        };
+        let event_rounds_min = rng.next_u32() % 64;
+        let workload = consumers::Params {
+            shipments: 1 + rng.next_u32() % (2000 / events_per_shipment).max(1),
+            events_per_shipment,
+            queue_gap: match rng.next_u32() % 6 {
+                0 => 0.0,
+                1 => 1e-3,
+                2 => 1e9,
+                _ => f64::from(rng.next_u32() % 1000) / 100.0,
+            },
+            seed: 1 + rng.next_u32() % 2_147_483_646,
+            final_event_rounds: rng.next_u32() % 64,
+            event_rounds_min,
+            event_rounds_spread: rng.next_u32() % (64 - event_rounds_min),
+            ..consumers::Params::default()
+        };
+        let batch: Vec<consumers::Params> = (0..1 + rng.next_u32() % 4)
+            .map(|_| {
+                let consumers = match rng.next_u32() % 4 {
+                    0 => 1 + rng.next_u32() % consumers::MAX_CONSUMERS as u32,
+                    _ => 1 + rng.next_u32() % 8,
+                };
+                let slots = match rng.next_u32() % 5 {
+                    0 => u32::MAX - rng.next_u32() % 2,
+                    _ => 1 + rng.next_u32() % (consumers + 2),
+                };
+                consumers::Params {
+                    consumers,
+                    slots,
+                    ..workload.clone()
+                }
+            })
+            .collect();
+        for (p, got) in batch.iter().zip(sorted_batch(&batch, &mut ws)) {
+            assert_eq!(got, tick_by_tick(p), "{p:?}");
+            match (p.consumers, p.consumers <= p.slots) {
+                (1, _) => serial += 1,
+                (_, true) => free += 1,
+                (_, false) => bound += 1,
+            }
+            runs += 1;
+        }
+    }
+    // Every path was taken, many times.
+    assert!(
+        runs > 400 && serial > 30 && free > 100 && bound > 100,
+        "{runs} {serial} {free} {bound}"
+    );
+}
+
+#[test]
+fn the_sorted_fast_lanes_at_the_extremes() {
+    // 64 consumers (no bit to spare), one slot, slots ≥ consumers (up to any u32), processing
+    // times all 0 (a consumer still waits a round) or all 63 (the wheel's longest), one
+    // shipment, fewer events than consumers, and 65,536 shipments: each configuration must
+    // equal the same run merged on the fly (the streaming queue into the timing wheel, no code
+    // shared with the fast lanes) and, where it fits, the plain loop.
+    let mut ws: Box<Lanes> = Box::new(Workspace::new());
+    let mut merged = Box::new(Workspace::<{ consumers::MAX_SHIPMENTS }>::new());
+    let workload = |shipments, events_per_shipment, times: Option<u32>| consumers::Params {
+        shipments,
+        events_per_shipment,
+        final_event_rounds: times.unwrap_or(6),
+        event_rounds_min: times.unwrap_or(1),
+        event_rounds_spread: if times.is_some() { 0 } else { 3 },
+        ..consumers::Params::default()
+    };
+    let configurations = [
+        [(64, 1), (64, 63), (64, 64), (64, u32::MAX)],
+        [(63, 2), (9, 9), (8, 8), (8, 1000)],
+        [(5, 4), (2, 1), (1, 1), (3, u32::MAX)],
+    ];
+    let mut runs = 0;
+    for w in [
+        workload(300, 7, Some(0)),
+        workload(300, 7, Some(63)),
+        workload(1, 1, None),
+        workload(1, 126, Some(63)),
+        workload(3, 2, None),
+        workload(5000, 7, None),
+        workload(consumers::MAX_SHIPMENTS as u32, 1, None),
+    ] {
+        for configs in configurations {
+            let batch: Vec<consumers::Params> = configs
+                .iter()
+                .map(|&(consumers, slots)| consumers::Params {
+                    consumers,
+                    slots,
+                    ..w.clone()
+                })
+                .collect();
+            for (p, got) in batch.iter().zip(sorted_batch(&batch, &mut ws)) {
+                assert_eq!(got, consumers::run(p, &mut merged).unwrap(), "{p:?}");
+                if p.shipments <= 300 {
+                    assert_eq!(got, tick_by_tick(p), "{p:?}");
+                }
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 7 * 12);
+}
