@@ -442,11 +442,7 @@ impl Run {
 
         let g = &mut self.g;
         let m = &mut self.m;
-        let mut last_action = self.last_action;
-        let (mut share_num, mut share_den, mut empty_seen) =
-            (self.share_num, self.share_den, self.empty_seen);
         let (threshold, p, cooldown) = (self.threshold, self.p, self.cooldown);
-        let serve_wait = self.boot_delay + 1;
         let slot = (t as usize + self.boot_delay as usize) % RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
@@ -492,6 +488,10 @@ impl Run {
             replaced[w] = r;
             any_replaced |= r;
         }
+        // Whether the size or the booting count may have grown this round: only then can
+        // the extremes below change (a cohort becoming ready only lowers the booting count),
+        // and round 0 records the initial group.
+        let mut changed = t == 0 || any_replaced != 0;
         if any_replaced != 0 {
             let (mut n, mut broken) = (0, 0);
             for w in 0..NW {
@@ -512,7 +512,7 @@ impl Run {
         }
 
         // Phase 3: the lesson's policy, counting ready instances only.
-        if i64::from(t) - last_action >= cooldown {
+        if i64::from(t) - self.last_action >= cooldown {
             let have = i64::from(g.ready_n);
             if have < needed {
                 let n = needed.saturating_sub(have);
@@ -522,15 +522,17 @@ impl Run {
                 g.append(n as usize, slot);
                 m.launched += n as u32;
                 m.scaling_actions += 1;
-                last_action = i64::from(t);
+                self.last_action = i64::from(t);
+                changed = true;
             } else if have > needed.saturating_add(1) {
                 let n = needed.saturating_add(1).saturating_sub(have).unsigned_abs();
                 // The lesson counts a scale-in of an empty group as an action.
                 let was_empty = g.size == 0;
                 if g.scale_in(n) > 0 || was_empty {
                     m.scaling_actions += 1;
-                    last_action = i64::from(t);
+                    self.last_action = i64::from(t);
                 }
+                changed = true;
             }
         }
 
@@ -547,28 +549,33 @@ impl Run {
             g.ready_n += g.booting_n[cohort];
             g.booting[cohort] = [0; WORDS];
             g.booting_n[cohort] = 0;
-            m.time_to_in_service_max = m.time_to_in_service_max.max(serve_wait);
+            m.time_to_in_service_max = m.time_to_in_service_max.max(self.boot_delay + 1);
         }
 
         // Phase 5: metrics.
         let size = g.size;
         let launching = size - g.ready_n;
+        m.under_capacity_rounds += u32::from(i64::from(g.ready_n) < needed);
+        m.billed_rounds += u64::from(size);
+        m.idle_billed_rounds += u64::from(launching);
+        if changed {
+            self.extremes(size, launching);
+        }
+        Ok(())
+    }
+
+    /// Records the end of a round that may have grown the size or the booting count.
+    #[inline(always)]
+    fn extremes(&mut self, size: u32, launching: u32) {
+        let m = &mut self.m;
         m.min_size = m.min_size.min(size);
         m.max_size = m.max_size.max(size);
         m.max_launching = m.max_launching.max(launching);
-        empty_seen |= size == 0;
+        self.empty_seen |= size == 0;
         // launching / size > share_num / share_den, exactly (both below 2^9).
-        if launching * share_den > share_num * size {
-            (share_num, share_den) = (launching, size);
+        if launching * self.share_den > self.share_num * size {
+            (self.share_num, self.share_den) = (launching, size);
         }
-        if i64::from(g.ready_n) < needed {
-            m.under_capacity_rounds += 1;
-        }
-        m.billed_rounds += u64::from(size);
-        m.idle_billed_rounds += u64::from(launching);
-        self.last_action = last_action;
-        (self.share_num, self.share_den, self.empty_seen) = (share_num, share_den, empty_seen);
-        Ok(())
     }
 
     /// Phase 1 of round `t` once a failure round may have come: the first ready, healthy
