@@ -372,6 +372,72 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
     }
 }
 
+/// A [`GroupStreamReader`] that answers health checks at one threshold only, for the
+/// group's fast path: its answers need no threshold check, and the bits from `n` up are left
+/// to the caller (who masks them with the instances that drew anyway).
+#[derive(Debug)]
+pub(crate) struct GroupStreamChecks<'s, S> {
+    reader: GroupStreamReader<'s, S>,
+    p: f64,
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
+    /// [`GroupStream::reader_at`] answering health checks at threshold `p`.
+    pub(crate) fn checks_at(
+        &mut self,
+        pos: usize,
+        tail: GroupLcg,
+        p: f64,
+    ) -> GroupStreamChecks<'_, S> {
+        // The answers kept are for `p` from here on (none yet if they were for another).
+        if p.to_bits() != self.bits_p {
+            self.bits_p = p.to_bits();
+            self.bits_words = 0;
+        }
+        GroupStreamChecks {
+            reader: self.reader_at(pos, tail),
+            p,
+        }
+    }
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamChecks<'_, S> {
+    /// Returns how many draws the stream has computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.reader.filled()
+    }
+
+    /// Computes up to `k` more draws of the stream ([`GroupStream::produce`]).
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        self.reader.produce(k);
+    }
+
+    /// Returns where the reader is, for [`GroupStream::checks_at`].
+    pub(crate) fn position(&self) -> (usize, GroupLcg) {
+        self.reader.position()
+    }
+
+    /// [`UnitRng::below`] for `n` (at most 64) draws at the threshold given, except that the
+    /// bits from `n` up are unspecified.
+    #[inline]
+    pub(crate) fn below_unmasked(&mut self, n: u32) -> u64 {
+        let r = &mut self.reader;
+        let end = r.pos + n as usize;
+        let stream = &*r.stream;
+        // The answers are for `p` (see `checks_at`; only this reader changes them).
+        if end > stream.bits_words * 64 {
+            return r.below_slow(n, self.p);
+        }
+        // `end <= 64 * STREAM_BIT_WORDS`, so the word is below 64 (the mask only spares a
+        // bounds check) and the next one at most the padding word.
+        let (w, s) = ((r.pos / 64) % STREAM_BIT_WORDS, r.pos % 64);
+        let (lo, hi) = (stream.bits[w], stream.bits[w + 1]);
+        r.pos = end;
+        (lo >> s) | ((hi << 1) << (63 - s))
+    }
+}
+
 /// The consumers lesson's counter-based 32-bit hash generator (`Math.imul`, `>>>`).
 ///
 /// Output `n` (from 0) hashes `seed + (n + 1) * 0x9e3779b9 (mod 2^32)`, so any position of

@@ -47,7 +47,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::error::Error;
-use crate::rng::{GroupLcg, GroupStream, UnitRng};
+use crate::rng::{GroupLcg, GroupStream, GroupStreamChecks, UnitRng};
 use crate::Observer;
 
 use super::lifecycle::{Reclaim, RemovalPolicy};
@@ -326,6 +326,32 @@ fn ceil_count(q: f64) -> i64 {
     i.saturating_add(i64::from((i as f64) < q))
 }
 
+/// The round's health checks: which of `n` (1 to 64) draws fail, bit `k` for draw `k`; the
+/// bits from `n` up are unspecified (the round keeps only those of instances that drew).
+pub(super) trait Checks {
+    fn failures(&mut self, n: u32) -> u64;
+}
+
+/// Any generator, with the run's failure probability.
+struct Unit<'a, R> {
+    rng: &'a mut R,
+    p: f64,
+}
+
+impl<R: UnitRng> Checks for Unit<'_, R> {
+    #[inline(always)]
+    fn failures(&mut self, n: u32) -> u64 {
+        self.rng.below(n, self.p)
+    }
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> Checks for GroupStreamChecks<'_, S> {
+    #[inline(always)]
+    fn failures(&mut self, n: u32) -> u64 {
+        self.below_unmasked(n)
+    }
+}
+
 /// One run in progress: the group, the metrics and the policy's memory.
 pub(super) struct Run {
     /// What each round reads of the parameters, at hand.
@@ -413,27 +439,27 @@ impl Run {
 
     /// Runs round `t`, which needs `needed` instances.
     #[inline(always)]
-    pub(super) fn round<R: UnitRng>(
+    pub(super) fn round<C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
-        rng: &mut R,
+        checks: &mut C,
     ) -> Result<(), Error> {
         // The lesson's groups stay in the first word: its loops become straight-line code.
         if self.g.top <= 64 {
-            self.round_in::<1, R>(t, needed, rng)
+            self.round_in::<1, C>(t, needed, checks)
         } else {
-            self.round_in::<WORDS, R>(t, needed, rng)
+            self.round_in::<WORDS, C>(t, needed, checks)
         }
     }
 
     /// [`Run::round`] when no instance is past word `NW` (the words beyond are empty).
     #[inline(always)]
-    fn round_in<const NW: usize, R: UnitRng>(
+    fn round_in<const NW: usize, C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
-        rng: &mut R,
+        checks: &mut C,
     ) -> Result<(), Error> {
         // Phase 1: the first ready, healthy instance breaks for good.
         if t >= self.failure_at {
@@ -442,7 +468,7 @@ impl Run {
 
         let g = &mut self.g;
         let m = &mut self.m;
-        let (threshold, p, cooldown) = (self.threshold, self.p, self.cooldown);
+        let (threshold, cooldown) = (self.threshold, self.cooldown);
         let slot = (t as usize + self.boot_delay as usize) % RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
@@ -455,23 +481,23 @@ impl Run {
             let (ready, broken) = (g.ready[w], g.broken[w]);
             let eligible = ready & !broken;
             let mut failed = ready & broken;
-            let mut draws = if eligible == 0 {
-                0
+            // One word in use (the lesson's groups): its count is kept.
+            let n = if nw == 1 {
+                g.ready_n - g.broken_n
             } else {
-                // One word in use (the lesson's groups): its count is kept.
-                let n = if nw == 1 {
-                    g.ready_n - g.broken_n
-                } else {
-                    eligible.count_ones()
-                };
-                rng.below(n, p)
+                eligible.count_ones()
             };
+            // The bits from `n` up are unspecified.
+            let mut draws = if eligible == 0 { 0 } else { checks.failures(n) };
             let low = eligible.trailing_zeros() & 63;
             let run = eligible >> low;
             if run & run.wrapping_add(1) == 0 {
-                // The eligible instances are contiguous: the draws land in place.
-                failed |= draws << low;
+                // The eligible instances are contiguous: the draws land in place, and the
+                // mask drops the unspecified bits.
+                failed |= (draws << low) & eligible;
             } else {
+                // (`n` is 2 to 64 here.)
+                draws &= u64::MAX >> (64 - n);
                 while draws != 0 {
                     failed |= select(eligible, draws.trailing_zeros());
                     draws &= draws - 1;
@@ -640,6 +666,10 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     let mut run = Run::new(params, demand(0))?;
+    let mut checks = Unit {
+        rng,
+        p: params.transient_failure,
+    };
     // The instances each round needs, computed ahead for a block of rounds: a division
     // and a conversion that the round's decisions would otherwise wait for.
     let mut ahead = [0i64; AHEAD];
@@ -648,7 +678,7 @@ pub(super) fn run<R: UnitRng, O: Observer>(
         if k == 0 {
             needed_ahead(&mut ahead, t, params.rounds, params.capacity, &demand);
         }
-        run.round(t, ahead[k], rng)?;
+        run.round(t, ahead[k], &mut checks)?;
         observer.round_done(u64::from(t));
     }
     Ok(run.finish())
@@ -683,7 +713,7 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
         let before = lead;
         for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
             if let Ok(r) = run {
-                let mut reader = stream.reader_at(at.0, at.1.clone());
+                let mut reader = stream.checks_at(at.0, at.1.clone(), r.p);
                 let mut result = Ok(());
                 for t in t0..t1 {
                     result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
