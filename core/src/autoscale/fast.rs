@@ -124,6 +124,7 @@ fn select(x: u64, k: u32) -> u64 {
 }
 
 /// The group: instance positions in storage order.
+#[derive(Clone)]
 struct Masks {
     alive: Mask,
     ready: Mask,
@@ -353,6 +354,7 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> Checks for GroupStreamChecks<'_, S> {
 }
 
 /// One run in progress: the group, the metrics and the policy's memory.
+#[derive(Clone)]
 pub(super) struct Run {
     /// What each round reads of the parameters, at hand.
     threshold: u32,
@@ -700,6 +702,14 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
+    // Runs that are an earlier run's until it first replaces an instance ([`follows`]): they
+    // wait, and take its state from before the block in which it did.
+    let mut leader: [Option<usize>; N] = [None; N];
+    for j in 0..N {
+        leader[j] = (0..j)
+            .find(|&i| leader[i].is_none() && runs[i].is_ok() && follows(&params[i], &params[j]));
+    }
+    let mut snapshot: Option<(Run, (usize, GroupLcg))> = None;
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
     let mut ahead = [0i64; AHEAD];
     // The leading reader's position, and how far it went in the last block.
@@ -711,33 +721,69 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
         // This block's draws were computed during the last one; now the next block's.
         let want = lead + 3 * span + 256;
         let before = lead;
-        for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
-            if let Ok(r) = run {
-                let mut reader = stream.checks_at(at.0, at.1.clone(), r.p);
-                let mut result = Ok(());
-                for t in t0..t1 {
-                    result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
-                    if result.is_err() {
-                        break;
-                    }
-                    if reader.filled() < want {
-                        reader.produce(2);
-                    }
+        for i in 0..N {
+            let Ok(r) = &mut runs[i] else { continue };
+            if leader[i].is_some() {
+                continue;
+            }
+            let followed = leader.contains(&Some(i));
+            if followed {
+                snapshot = Some((r.clone(), at[i].clone()));
+            }
+            let mut reader = stream.checks_at(at[i].0, at[i].1.clone(), r.p);
+            let mut result = Ok(());
+            for t in t0..t1 {
+                result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
+                if result.is_err() {
+                    break;
                 }
-                *at = reader.position();
-                lead = lead.max(at.0);
-                if let Err(e) = result {
-                    *run = Err(e);
+                if reader.filled() < want {
+                    reader.produce(2);
+                }
+            }
+            at[i] = reader.position();
+            lead = lead.max(at[i].0);
+            let diverged = result.is_err() || r.m.replacements > 0;
+            if let Err(e) = result {
+                runs[i] = Err(e);
+            }
+            if followed && diverged {
+                // The followers run this block themselves (they come later in the order),
+                // from where the leader started it.
+                if let Some((run, pos)) = &snapshot {
+                    for j in i + 1..N {
+                        if leader[j] == Some(i) {
+                            let mut own = run.clone();
+                            own.threshold = params[j].threshold;
+                            runs[j] = Ok(own);
+                            at[j] = pos.clone();
+                            leader[j] = None;
+                        }
+                    }
                 }
             }
         }
         span = lead - before;
         t0 = t1;
     }
-    core::array::from_fn(|i| match &runs[i] {
+    core::array::from_fn(|i| match &runs[leader[i].unwrap_or(i)] {
         Ok(r) => Ok(r.finish()),
         Err(e) => Err(*e),
     })
+}
+
+/// Returns whether a run of `b` is the run of `a` until `a` first replaces an instance (the
+/// fields the lockstep shares aside): they differ only in the threshold, both 3 or more and
+/// `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
+/// same way whatever the threshold, and nothing else reads it: the same groups, the same
+/// draws, the same metrics.
+fn follows(a: &Params, b: &Params) -> bool {
+    3 <= a.threshold
+        && a.threshold < b.threshold
+        && a.cooldown == b.cooldown
+        && a.boot_rounds == b.boot_rounds
+        && a.min_size_start == b.min_size_start
+        && a.failure_rounds == b.failure_rounds
 }
 
 #[cfg(test)]
