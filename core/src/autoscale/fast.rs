@@ -439,9 +439,45 @@ impl Run {
         })
     }
 
-    /// Runs round `t`, which needs `needed` instances.
+    /// Runs rounds `t0..t1`, round `t` needing `ahead[t % AHEAD]` instances, calling
+    /// `between(checks)` after each: one loop for each kind of threshold (1, 2, or counted
+    /// streaks), chosen once.
     #[inline(always)]
-    pub(super) fn round<C: Checks>(
+    pub(super) fn rounds<C: Checks>(
+        &mut self,
+        t0: u32,
+        t1: u32,
+        ahead: &[i64; AHEAD],
+        checks: &mut C,
+        between: impl FnMut(&mut C),
+    ) -> Result<(), Error> {
+        match self.threshold {
+            1 => self.rounds_with::<1, C>(t0, t1, ahead, checks, between),
+            2 => self.rounds_with::<2, C>(t0, t1, ahead, checks, between),
+            _ => self.rounds_with::<3, C>(t0, t1, ahead, checks, between),
+        }
+    }
+
+    /// [`Run::rounds`] with a threshold of `TH`, or of 3 and more when `TH` is 3.
+    #[inline(always)]
+    fn rounds_with<const TH: u32, C: Checks>(
+        &mut self,
+        t0: u32,
+        t1: u32,
+        ahead: &[i64; AHEAD],
+        checks: &mut C,
+        mut between: impl FnMut(&mut C),
+    ) -> Result<(), Error> {
+        for t in t0..t1 {
+            self.round::<TH, C>(t, ahead[t as usize % AHEAD], checks)?;
+            between(checks);
+        }
+        Ok(())
+    }
+
+    /// Runs round `t`, which needs `needed` instances ([`Run::rounds_with`]'s `TH`).
+    #[inline(always)]
+    fn round<const TH: u32, C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
@@ -449,15 +485,15 @@ impl Run {
     ) -> Result<(), Error> {
         // The lesson's groups stay in the first word: its loops become straight-line code.
         if self.g.top <= 64 {
-            self.round_in::<1, C>(t, needed, checks)
+            self.round_in::<1, TH, C>(t, needed, checks)
         } else {
-            self.round_in::<WORDS, C>(t, needed, checks)
+            self.round_in::<WORDS, TH, C>(t, needed, checks)
         }
     }
 
     /// [`Run::round`] when no instance is past word `NW` (the words beyond are empty).
     #[inline(always)]
-    fn round_in<const NW: usize, C: Checks>(
+    fn round_in<const NW: usize, const TH: u32, C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
@@ -506,7 +542,7 @@ impl Run {
                 }
             }
             let again = failed & g.failing[w];
-            let r = match threshold {
+            let r = match TH {
                 1 => failed,
                 2 => again,
                 _ => g.streaks(w, again, threshold),
@@ -675,13 +711,17 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     // The instances each round needs, computed ahead for a block of rounds: a division
     // and a conversion that the round's decisions would otherwise wait for.
     let mut ahead = [0i64; AHEAD];
-    for t in 0..params.rounds {
-        let k = t as usize % AHEAD;
-        if k == 0 {
-            needed_ahead(&mut ahead, t, params.rounds, params.capacity, &demand);
-        }
-        run.round(t, ahead[k], &mut checks)?;
-        observer.round_done(u64::from(t));
+    let mut t0 = 0;
+    while t0 < params.rounds {
+        needed_ahead(&mut ahead, t0, params.rounds, params.capacity, &demand);
+        let t1 = params.rounds.min(t0.saturating_add(AHEAD as u32));
+        // Round by round, so that the observer hears each as it ends.
+        let mut t = t0;
+        run.rounds(t0, t1, &ahead, &mut checks, |_| {
+            observer.round_done(u64::from(t));
+            t += 1;
+        })?;
+        t0 = t1;
     }
     Ok(run.finish())
 }
@@ -731,16 +771,11 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
                 snapshot = Some((r.clone(), at[i].clone()));
             }
             let mut reader = stream.checks_at(at[i].0, at[i].1.clone(), r.p);
-            let mut result = Ok(());
-            for t in t0..t1 {
-                result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
-                if result.is_err() {
-                    break;
-                }
+            let result = r.rounds(t0, t1, &ahead, &mut reader, |reader| {
                 if reader.filled() < want {
                     reader.produce(2);
                 }
-            }
+            });
             at[i] = reader.position();
             lead = lead.max(at[i].0);
             let diverged = result.is_err() || r.m.replacements > 0;
