@@ -6,16 +6,19 @@
 //! 2-core AMD EPYC). Here an instance is a bit position (storage order) in a few 256-bit
 //! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
-//!   ([`UnitRng::below`]: a cached stream answers it with two words and a shift) and puts
-//!   it onto the eligible instances (ready and not broken, the only ones that draw): shifted
-//!   in place when they are contiguous, else one branch-free select per failure;
+//!   ([`Checks`]: a cached stream's reader fixed to the run's threshold answers with two
+//!   words and a shift, the bits past the draws left for the round to mask) and puts it
+//!   onto the eligible instances (ready and not broken, the only ones that draw): shifted in
+//!   place when they are contiguous, else one branch-free select per failure;
 //! - launches of one round all become ready in the same round, so the booting instances are a
 //!   ring of cohort masks with their counts (no timers);
 //! - the counts the policy and the metrics read (size, ready, broken) are kept, not recounted;
 //!   the instances each round needs are computed a block of rounds ahead;
 //! - the largest booting share is kept as an exact fraction (one division per run, not per
 //!   round): division rounds monotonically, so the largest quotient is the quotient of the
-//!   largest fraction.
+//!   largest fraction; the extremes (sizes, booting count and share) are updated only in
+//!   rounds that can raise them (a replacement, a scaling action, round 0), not every round;
+//! - a block of rounds is one loop per kind of threshold (1, 2, counted streaks).
 //!
 //! Removals leave holes (the order of what stays is unchanged); launches go after the last
 //! instance, and the masks are compacted when the end of the 256 positions is reached, or
@@ -34,11 +37,20 @@
 //!   float-domain formulation with a portable floor measured the same 20 cycles, only an
 //!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
 //! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
-//!   rounds a run): ≈ 500k instructions (callgrind; was ≈ 730k round by round on multi-word
-//!   masks), ≈ 230 a run and round with the stream's answers and its chain; the rendered
-//!   sweep (`sweep_timing group_sweep`) ≈ 61 µs median (was ≈ 87 side by side), two thirds
-//!   of it here. Bound by instruction throughput spread over every phase (the metrics, the
-//!   largest, ≈ 13 %; reading the stream's answers ≈ 10 %), the chain overlapping.
+//!   rounds a run): ≈ 325k instructions a render (callgrind; was 438k before the items
+//!   below, ≈ 730k round by round on multi-word masks), ≈ 157 a run and round with the
+//!   stream's answers and its chain (was ≈ 203). Runs that differ only in a higher threshold
+//!   of 3 or more wait for the lower one's first replacement and take its state from before
+//!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
+//!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
+//!   ≈ 475k instructions (was ≈ 617k): the lockstep 325k, the demand table ≈ 46k (240
+//!   `sin` 21.5k, the stream's first 960 draws between them), the stream's answers 19.5k,
+//!   scale-in and launches 17.5k, the table's text ≈ 25k (a row built in a buffer and
+//!   written once; was ≈ 48k). Side by side (`taskset -c 0`, minimum of alternated
+//!   batches, a busy machine) ≈ 19 % less time than before. Still bound by instruction
+//!   throughput spread over every phase: the round's state goes through memory between
+//!   the phases' out-of-line calls, the stream's reader and position are spilled, and the
+//!   generator's conversion back to an integer saturates (5 of its ≈ 13 instructions).
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
@@ -375,6 +387,9 @@ pub(super) struct Run {
     share_num: u32,
     share_den: u32,
     empty_seen: bool,
+    /// The initial size until the extremes have it: the end of round 0 when that round
+    /// changes nothing (then the first round that does, or [`Run::finish`], records it).
+    initial: Option<u32>,
 }
 
 impl Run {
@@ -436,6 +451,7 @@ impl Run {
             share_num: 0,
             share_den: 1,
             empty_seen: false,
+            initial: (params.rounds > 0).then_some(initial as u32),
         })
     }
 
@@ -553,9 +569,8 @@ impl Run {
             any_replaced |= r;
         }
         // Whether the size or the booting count may have grown this round: only then can
-        // the extremes below change (a cohort becoming ready only lowers the booting count),
-        // and round 0 records the initial group.
-        let mut changed = t == 0 || any_replaced != 0;
+        // the extremes below change (a cohort becoming ready only lowers the booting count).
+        let mut changed = any_replaced != 0;
         if any_replaced != 0 {
             let (mut n, mut broken) = (0, 0);
             for w in 0..NW {
@@ -623,23 +638,30 @@ impl Run {
         m.billed_rounds += u64::from(size);
         m.idle_billed_rounds += u64::from(launching);
         if changed {
-            self.extremes(size, launching);
+            self.extremes(t, size, launching);
         }
         Ok(())
     }
 
-    /// Records the end of a round that may have grown the size or the booting count.
+    /// Records the end of round `t`, which may have grown the size or the booting count.
     #[inline(always)]
-    fn extremes(&mut self, size: u32, launching: u32) {
-        let m = &mut self.m;
-        m.min_size = m.min_size.min(size);
-        m.max_size = m.max_size.max(size);
-        m.max_launching = m.max_launching.max(launching);
-        self.empty_seen |= size == 0;
-        // launching / size > share_num / share_den, exactly (both below 2^9).
-        if launching * self.share_den > self.share_num * size {
-            (self.share_num, self.share_den) = (launching, size);
+    fn extremes(&mut self, t: u32, size: u32, launching: u32) {
+        let mut share = (self.share_num, self.share_den);
+        if let Some(size0) = self.initial.take() {
+            // Round 0 changed nothing if this is a later round: it ended as the group began
+            // (all ready), and the rounds up to this one end no higher.
+            if t > 0 {
+                extremes(&mut self.m, &mut share, &mut self.empty_seen, size0, 0);
+            }
         }
+        extremes(
+            &mut self.m,
+            &mut share,
+            &mut self.empty_seen,
+            size,
+            launching,
+        );
+        (self.share_num, self.share_den) = share;
     }
 
     /// Phase 1 of round `t` once a failure round may have come: the first ready, healthy
@@ -669,12 +691,32 @@ impl Run {
     /// Returns the metrics of the rounds run.
     pub(super) fn finish(&self) -> Metrics {
         let mut m = self.m;
-        m.max_launching_ratio = if self.empty_seen {
+        let (mut share, mut empty_seen) = ((self.share_num, self.share_den), self.empty_seen);
+        if let Some(size0) = self.initial {
+            // No round changed anything: every round ended as the group began.
+            extremes(&mut m, &mut share, &mut empty_seen, size0, 0);
+        }
+        m.max_launching_ratio = if empty_seen {
             f64::NAN
         } else {
-            f64::from(self.share_num) / f64::from(self.share_den)
+            f64::from(share.0) / f64::from(share.1)
         };
         m
+    }
+}
+
+/// Takes a round's end (`size` instances, `launching` of them booting) into the extremes:
+/// the sizes, the booting count and its largest share (`share`, a fraction), and whether
+/// the group was ever empty.
+#[inline(always)]
+fn extremes(m: &mut Metrics, share: &mut (u32, u32), empty: &mut bool, size: u32, launching: u32) {
+    m.min_size = m.min_size.min(size);
+    m.max_size = m.max_size.max(size);
+    m.max_launching = m.max_launching.max(launching);
+    *empty |= size == 0;
+    // launching / size > share.0 / share.1, exactly (both below 2^9).
+    if launching * share.1 > share.0 * size {
+        *share = (launching, size);
     }
 }
 
