@@ -37,20 +37,21 @@
 //!   float-domain formulation with a portable floor measured the same 20 cycles, only an
 //!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
 //! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
-//!   rounds a run): ≈ 325k instructions a render (callgrind; was 438k before the items
-//!   below, ≈ 730k round by round on multi-word masks), ≈ 157 a run and round with the
+//!   rounds a run): ≈ 321k instructions a render (callgrind; was 438k before the items
+//!   below, ≈ 730k round by round on multi-word masks), ≈ 155 a run and round with the
 //!   stream's answers and its chain (was ≈ 203). Runs that differ only in a higher threshold
 //!   of 3 or more wait for the lower one's first replacement and take its state from before
 //!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
 //!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
-//!   ≈ 475k instructions (was ≈ 617k): the lockstep 325k, the demand table ≈ 46k (240
+//!   ≈ 470k instructions (was ≈ 615k): the lockstep 321k, the demand table ≈ 46k (240
 //!   `sin` 21.5k, the stream's first 960 draws between them), the stream's answers 19.5k,
 //!   scale-in and launches 17.5k, the table's text ≈ 25k (a row built in a buffer and
-//!   written once; was ≈ 48k). Side by side (`taskset -c 0`, minimum of alternated
-//!   batches, a busy machine) ≈ 19 % less time than before. Still bound by instruction
-//!   throughput spread over every phase: the round's state goes through memory between
-//!   the phases' out-of-line calls, the stream's reader and position are spilled, and the
-//!   generator's conversion back to an integer saturates (5 of its ≈ 13 instructions).
+//!   written once; was ≈ 48k). Side by side (old and new binary alternated on
+//!   `taskset -c 0`, a busy machine, minimum of 25 batches): ≈ 43 µs a render, was ≈ 53.
+//!   Still bound by instruction throughput spread over every phase: the round's state goes
+//!   through memory around the out-of-line calls (failure, scale-in, launches), the
+//!   stream's reader and position are spilled, and the generator's conversion back to an
+//!   integer saturates (5 of its ≈ 13 instructions).
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
