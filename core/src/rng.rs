@@ -261,14 +261,23 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         let below = whole
             .saturating_add(u64::from((whole as f64) < lim))
             .min(1 << 31) as u32;
+        // States are below 2^31 and `below` at most 2^31: `s < below` is the sign of the
+        // difference as an `i32`, whose bits a byte at a time gather with one multiply.
         for w in self.bits_words..words {
             if let (Some(chunk), Some(word)) =
                 (states.get(w * 64..w * 64 + 64), self.bits.get_mut(w))
             {
-                *word = chunk
-                    .iter()
-                    .enumerate()
-                    .fold(0, |bits, (k, &s)| bits | u64::from(s < below) << k);
+                let mut bits = 0;
+                for (c, eight) in chunk.chunks_exact(8).enumerate() {
+                    // Byte `k` of `signs` is 1 when draw `k` is below.
+                    let signs = eight.iter().enumerate().fold(0u64, |acc, (k, &s)| {
+                        acc | (u64::from(s.wrapping_sub(below) >> 31) << (8 * k))
+                    });
+                    // Moves byte `k`'s bit to bit `56 + k`; no carries (one bit a byte).
+                    let byte = signs.wrapping_mul(0x0102_0408_1020_4080) >> 56;
+                    bits |= byte << (8 * c);
+                }
+                *word = bits;
             }
         }
         self.bits_words = words;
@@ -369,6 +378,72 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> UnitRng for GroupStreamReader<'_, S> {
         self.pos = end;
         // No bits when `n` is 0.
         bits & u64::MAX.checked_shr(64 - n).unwrap_or(0)
+    }
+}
+
+/// A [`GroupStreamReader`] that answers health checks at one threshold only, for the
+/// group's fast path: its answers need no threshold check, and the bits from `n` up are left
+/// to the caller (who masks them with the instances that drew anyway).
+#[derive(Debug)]
+pub(crate) struct GroupStreamChecks<'s, S> {
+    reader: GroupStreamReader<'s, S>,
+    p: f64,
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
+    /// [`GroupStream::reader_at`] answering health checks at threshold `p`.
+    pub(crate) fn checks_at(
+        &mut self,
+        pos: usize,
+        tail: GroupLcg,
+        p: f64,
+    ) -> GroupStreamChecks<'_, S> {
+        // The answers kept are for `p` from here on (none yet if they were for another).
+        if p.to_bits() != self.bits_p {
+            self.bits_p = p.to_bits();
+            self.bits_words = 0;
+        }
+        GroupStreamChecks {
+            reader: self.reader_at(pos, tail),
+            p,
+        }
+    }
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStreamChecks<'_, S> {
+    /// Returns how many draws the stream has computed.
+    pub(crate) fn filled(&self) -> usize {
+        self.reader.filled()
+    }
+
+    /// Computes up to `k` more draws of the stream ([`GroupStream::produce`]).
+    #[inline]
+    pub(crate) fn produce(&mut self, k: usize) {
+        self.reader.produce(k);
+    }
+
+    /// Returns where the reader is, for [`GroupStream::checks_at`].
+    pub(crate) fn position(&self) -> (usize, GroupLcg) {
+        self.reader.position()
+    }
+
+    /// [`UnitRng::below`] for `n` (at most 64) draws at the threshold given, except that the
+    /// bits from `n` up are unspecified.
+    #[inline]
+    pub(crate) fn below_unmasked(&mut self, n: u32) -> u64 {
+        let r = &mut self.reader;
+        let end = r.pos + n as usize;
+        let stream = &*r.stream;
+        // The answers are for `p` (see `checks_at`; only this reader changes them).
+        if end > stream.bits_words * 64 {
+            return r.below_slow(n, self.p);
+        }
+        // `end <= 64 * STREAM_BIT_WORDS`, so the word is below 64 (the mask only spares a
+        // bounds check) and the next one at most the padding word.
+        let (w, s) = ((r.pos / 64) % STREAM_BIT_WORDS, r.pos % 64);
+        let (lo, hi) = (stream.bits[w], stream.bits[w + 1]);
+        r.pos = end;
+        (lo >> s) | ((hi << 1) << (63 - s))
     }
 }
 
@@ -533,6 +608,32 @@ mod tests {
                         expected |= u64::from(alone.next_unit() < p) << i;
                     }
                     assert_eq!(shared.below(k, p), expected, "{seed} {p} {k}");
+                }
+            }
+        }
+    }
+
+    /// The fast path's reader at one threshold answers as drawing one by one in its first
+    /// `n` bits, for thresholds taking turns (each resets the kept answers), within and past
+    /// the storage.
+    #[test]
+    fn group_stream_checks_answer_like_the_generator() {
+        let mut buf = [0u32; 4096];
+        for (seed, size) in [(20_261_001, 3072), (5, 100), (9, 4096)] {
+            let mut stream = GroupStream::new(seed, &mut buf[..size]);
+            let step = 1.0 / 2_147_483_648.0;
+            for p in [0.08, 0.5, 0.08, 0.0, 1.0, 1.5 * step, 1.0 - step, f64::NAN] {
+                let mut checks = stream.checks_at(0, GroupLcg::new(seed), p);
+                let mut alone = GroupLcg::new(seed);
+                let mut n = 0u32;
+                while checks.position().0 < 5000 {
+                    n = (n * 7 + 3) % 64 + 1;
+                    let mut expected = 0u64;
+                    for i in 0..n {
+                        expected |= u64::from(alone.next_unit() < p) << i;
+                    }
+                    let mask = u64::MAX >> (64 - n);
+                    assert_eq!(checks.below_unmasked(n) & mask, expected, "{seed} {p} {n}");
                 }
             }
         }

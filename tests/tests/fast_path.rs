@@ -250,3 +250,47 @@ fn a_sweep_in_lockstep_equals_its_runs_alone() {
         }
     }
 }
+
+/// A sweep whose runs differ only in thresholds of 3 and more runs the lowest alone until it
+/// first replaces an instance, the others taking its state then (`run_sweep`): each result
+/// still equals its run alone and the general path's, whether they part in the first block,
+/// late (rare failures), never (no failures, or too few rounds) or on an error (a full
+/// group), with equal thresholds and the largest the fast path takes (255).
+#[test]
+fn runs_sharing_rounds_equal_their_runs_alone() {
+    let mut r = Pcg64::seed_from_u64(13);
+    let thresholds = [3, 5, 4, 255, 3, 254, 6, 2, 7];
+    // Sweeps that the fast path runs in lockstep (valid, a boot the fast path takes).
+    let mut lockstep = 0;
+    for case in 0..400 {
+        let mut base = random_params(&mut r);
+        base.transient_failure = match case % 5 {
+            0 => 0.0,
+            1 => 1.0,
+            2 => 0.001,
+            _ => base.transient_failure,
+        };
+        let mut sets = thresholds.map(|threshold| Params {
+            threshold,
+            ..base.clone()
+        });
+        if case % 3 == 0 {
+            // A different cooldown or first size: its own run.
+            sets[2].cooldown = base.cooldown.wrapping_add(1);
+            sets[5].min_size_start = base.min_size_start.wrapping_add(1);
+        }
+        let demand = |t: u32| base.demand(t);
+        let mut stream = GroupStream::new(base.seed, vec![0u32; 4096]);
+        let together = autoscale::run_sweep(&sets, demand, &mut stream);
+        for (i, p) in sets.iter().enumerate() {
+            let expected = general(p);
+            lockstep += usize::from(i == 0 && base.validate().is_ok() && base.boot_rounds <= 8);
+            assert!(
+                same(&together[i], &expected),
+                "case {case} run {i}: {p:?}\n{:?}\n{expected:?}",
+                together[i]
+            );
+        }
+    }
+    assert!(lockstep > 200, "{lockstep}");
+}

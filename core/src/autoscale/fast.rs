@@ -6,16 +6,19 @@
 //! 2-core AMD EPYC). Here an instance is a bit position (storage order) in a few 256-bit
 //! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
-//!   ([`UnitRng::below`]: a cached stream answers it with two words and a shift) and puts
-//!   it onto the eligible instances (ready and not broken, the only ones that draw): shifted
-//!   in place when they are contiguous, else one branch-free select per failure;
+//!   ([`Checks`]: a cached stream's reader fixed to the run's threshold answers with two
+//!   words and a shift, the bits past the draws left for the round to mask) and puts it
+//!   onto the eligible instances (ready and not broken, the only ones that draw): shifted in
+//!   place when they are contiguous, else one branch-free select per failure;
 //! - launches of one round all become ready in the same round, so the booting instances are a
 //!   ring of cohort masks with their counts (no timers);
 //! - the counts the policy and the metrics read (size, ready, broken) are kept, not recounted;
 //!   the instances each round needs are computed a block of rounds ahead;
 //! - the largest booting share is kept as an exact fraction (one division per run, not per
 //!   round): division rounds monotonically, so the largest quotient is the quotient of the
-//!   largest fraction.
+//!   largest fraction; the extremes (sizes, booting count and share) are updated only in
+//!   rounds that can raise them (a replacement, a scaling action, round 0), not every round;
+//! - a block of rounds is one loop per kind of threshold (1, 2, counted streaks).
 //!
 //! Removals leave holes (the order of what stays is unchanged); launches go after the last
 //! instance, and the masks are compacted when the end of the 256 positions is reached, or
@@ -34,11 +37,21 @@
 //!   float-domain formulation with a portable floor measured the same 20 cycles, only an
 //!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
 //! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
-//!   rounds a run): ≈ 500k instructions (callgrind; was ≈ 730k round by round on multi-word
-//!   masks), ≈ 230 a run and round with the stream's answers and its chain; the rendered
-//!   sweep (`sweep_timing group_sweep`) ≈ 61 µs median (was ≈ 87 side by side), two thirds
-//!   of it here. Bound by instruction throughput spread over every phase (the metrics, the
-//!   largest, ≈ 13 %; reading the stream's answers ≈ 10 %), the chain overlapping.
+//!   rounds a run): ≈ 321k instructions a render (callgrind; was 438k before the items
+//!   below, ≈ 730k round by round on multi-word masks), ≈ 155 a run and round with the
+//!   stream's answers and its chain (was ≈ 203). Runs that differ only in a higher threshold
+//!   of 3 or more wait for the lower one's first replacement and take its state from before
+//!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
+//!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
+//!   ≈ 470k instructions (was ≈ 615k): the lockstep 321k, the demand table ≈ 46k (240
+//!   `sin` 21.5k, the stream's first 960 draws between them), the stream's answers 19.5k,
+//!   scale-in and launches 17.5k, the table's text ≈ 25k (a row built in a buffer and
+//!   written once; was ≈ 48k). Side by side (old and new binary alternated on
+//!   `taskset -c 0`, a busy machine, minimum of 25 batches): ≈ 43 µs a render, was ≈ 53.
+//!   Still bound by instruction throughput spread over every phase: the round's state goes
+//!   through memory around the out-of-line calls (failure, scale-in, launches), the
+//!   stream's reader and position are spilled, and the generator's conversion back to an
+//!   integer saturates (5 of its ≈ 13 instructions).
 //!
 //! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
@@ -47,7 +60,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::error::Error;
-use crate::rng::{GroupLcg, GroupStream, UnitRng};
+use crate::rng::{GroupLcg, GroupStream, GroupStreamChecks, UnitRng};
 use crate::Observer;
 
 use super::lifecycle::{Reclaim, RemovalPolicy};
@@ -124,6 +137,7 @@ fn select(x: u64, k: u32) -> u64 {
 }
 
 /// The group: instance positions in storage order.
+#[derive(Clone)]
 struct Masks {
     alive: Mask,
     ready: Mask,
@@ -326,7 +340,34 @@ fn ceil_count(q: f64) -> i64 {
     i.saturating_add(i64::from((i as f64) < q))
 }
 
+/// The round's health checks: which of `n` (1 to 64) draws fail, bit `k` for draw `k`; the
+/// bits from `n` up are unspecified (the round keeps only those of instances that drew).
+pub(super) trait Checks {
+    fn failures(&mut self, n: u32) -> u64;
+}
+
+/// Any generator, with the run's failure probability.
+struct Unit<'a, R> {
+    rng: &'a mut R,
+    p: f64,
+}
+
+impl<R: UnitRng> Checks for Unit<'_, R> {
+    #[inline(always)]
+    fn failures(&mut self, n: u32) -> u64 {
+        self.rng.below(n, self.p)
+    }
+}
+
+impl<S: AsRef<[u32]> + AsMut<[u32]>> Checks for GroupStreamChecks<'_, S> {
+    #[inline(always)]
+    fn failures(&mut self, n: u32) -> u64 {
+        self.below_unmasked(n)
+    }
+}
+
 /// One run in progress: the group, the metrics and the policy's memory.
+#[derive(Clone)]
 pub(super) struct Run {
     /// What each round reads of the parameters, at hand.
     threshold: u32,
@@ -347,6 +388,9 @@ pub(super) struct Run {
     share_num: u32,
     share_den: u32,
     empty_seen: bool,
+    /// The initial size until the extremes have it: the end of round 0 when that round
+    /// changes nothing (then the first round that does, or [`Run::finish`], records it).
+    initial: Option<u32>,
 }
 
 impl Run {
@@ -408,32 +452,69 @@ impl Run {
             share_num: 0,
             share_den: 1,
             empty_seen: false,
+            initial: (params.rounds > 0).then_some(initial as u32),
         })
     }
 
-    /// Runs round `t`, which needs `needed` instances.
+    /// Runs rounds `t0..t1`, round `t` needing `ahead[t % AHEAD]` instances, calling
+    /// `between(checks)` after each: one loop for each kind of threshold (1, 2, or counted
+    /// streaks), chosen once.
     #[inline(always)]
-    pub(super) fn round<R: UnitRng>(
+    pub(super) fn rounds<C: Checks>(
+        &mut self,
+        t0: u32,
+        t1: u32,
+        ahead: &[i64; AHEAD],
+        checks: &mut C,
+        between: impl FnMut(&mut C),
+    ) -> Result<(), Error> {
+        match self.threshold {
+            1 => self.rounds_with::<1, C>(t0, t1, ahead, checks, between),
+            2 => self.rounds_with::<2, C>(t0, t1, ahead, checks, between),
+            _ => self.rounds_with::<3, C>(t0, t1, ahead, checks, between),
+        }
+    }
+
+    /// [`Run::rounds`] with a threshold of `TH`, or of 3 and more when `TH` is 3.
+    #[inline(always)]
+    fn rounds_with<const TH: u32, C: Checks>(
+        &mut self,
+        t0: u32,
+        t1: u32,
+        ahead: &[i64; AHEAD],
+        checks: &mut C,
+        mut between: impl FnMut(&mut C),
+    ) -> Result<(), Error> {
+        for t in t0..t1 {
+            self.round::<TH, C>(t, ahead[t as usize % AHEAD], checks)?;
+            between(checks);
+        }
+        Ok(())
+    }
+
+    /// Runs round `t`, which needs `needed` instances ([`Run::rounds_with`]'s `TH`).
+    #[inline(always)]
+    fn round<const TH: u32, C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
-        rng: &mut R,
+        checks: &mut C,
     ) -> Result<(), Error> {
         // The lesson's groups stay in the first word: its loops become straight-line code.
         if self.g.top <= 64 {
-            self.round_in::<1, R>(t, needed, rng)
+            self.round_in::<1, TH, C>(t, needed, checks)
         } else {
-            self.round_in::<WORDS, R>(t, needed, rng)
+            self.round_in::<WORDS, TH, C>(t, needed, checks)
         }
     }
 
     /// [`Run::round`] when no instance is past word `NW` (the words beyond are empty).
     #[inline(always)]
-    fn round_in<const NW: usize, R: UnitRng>(
+    fn round_in<const NW: usize, const TH: u32, C: Checks>(
         &mut self,
         t: u32,
         needed: i64,
-        rng: &mut R,
+        checks: &mut C,
     ) -> Result<(), Error> {
         // Phase 1: the first ready, healthy instance breaks for good.
         if t >= self.failure_at {
@@ -442,11 +523,7 @@ impl Run {
 
         let g = &mut self.g;
         let m = &mut self.m;
-        let mut last_action = self.last_action;
-        let (mut share_num, mut share_den, mut empty_seen) =
-            (self.share_num, self.share_den, self.empty_seen);
-        let (threshold, p, cooldown) = (self.threshold, self.p, self.cooldown);
-        let serve_wait = self.boot_delay + 1;
+        let (threshold, cooldown) = (self.threshold, self.cooldown);
         let slot = (t as usize + self.boot_delay as usize) % RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
@@ -459,30 +536,30 @@ impl Run {
             let (ready, broken) = (g.ready[w], g.broken[w]);
             let eligible = ready & !broken;
             let mut failed = ready & broken;
-            let mut draws = if eligible == 0 {
-                0
+            // One word in use (the lesson's groups): its count is kept.
+            let n = if nw == 1 {
+                g.ready_n - g.broken_n
             } else {
-                // One word in use (the lesson's groups): its count is kept.
-                let n = if nw == 1 {
-                    g.ready_n - g.broken_n
-                } else {
-                    eligible.count_ones()
-                };
-                rng.below(n, p)
+                eligible.count_ones()
             };
+            // The bits from `n` up are unspecified.
+            let mut draws = if eligible == 0 { 0 } else { checks.failures(n) };
             let low = eligible.trailing_zeros() & 63;
             let run = eligible >> low;
             if run & run.wrapping_add(1) == 0 {
-                // The eligible instances are contiguous: the draws land in place.
-                failed |= draws << low;
+                // The eligible instances are contiguous: the draws land in place, and the
+                // mask drops the unspecified bits.
+                failed |= (draws << low) & eligible;
             } else {
+                // (`n` is 2 to 64 here.)
+                draws &= u64::MAX >> (64 - n);
                 while draws != 0 {
                     failed |= select(eligible, draws.trailing_zeros());
                     draws &= draws - 1;
                 }
             }
             let again = failed & g.failing[w];
-            let r = match threshold {
+            let r = match TH {
                 1 => failed,
                 2 => again,
                 _ => g.streaks(w, again, threshold),
@@ -492,6 +569,9 @@ impl Run {
             replaced[w] = r;
             any_replaced |= r;
         }
+        // Whether the size or the booting count may have grown this round: only then can
+        // the extremes below change (a cohort becoming ready only lowers the booting count).
+        let mut changed = any_replaced != 0;
         if any_replaced != 0 {
             let (mut n, mut broken) = (0, 0);
             for w in 0..NW {
@@ -512,7 +592,7 @@ impl Run {
         }
 
         // Phase 3: the lesson's policy, counting ready instances only.
-        if i64::from(t) - last_action >= cooldown {
+        if i64::from(t) - self.last_action >= cooldown {
             let have = i64::from(g.ready_n);
             if have < needed {
                 let n = needed.saturating_sub(have);
@@ -522,15 +602,17 @@ impl Run {
                 g.append(n as usize, slot);
                 m.launched += n as u32;
                 m.scaling_actions += 1;
-                last_action = i64::from(t);
+                self.last_action = i64::from(t);
+                changed = true;
             } else if have > needed.saturating_add(1) {
                 let n = needed.saturating_add(1).saturating_sub(have).unsigned_abs();
                 // The lesson counts a scale-in of an empty group as an action.
                 let was_empty = g.size == 0;
                 if g.scale_in(n) > 0 || was_empty {
                     m.scaling_actions += 1;
-                    last_action = i64::from(t);
+                    self.last_action = i64::from(t);
                 }
+                changed = true;
             }
         }
 
@@ -547,28 +629,40 @@ impl Run {
             g.ready_n += g.booting_n[cohort];
             g.booting[cohort] = [0; WORDS];
             g.booting_n[cohort] = 0;
-            m.time_to_in_service_max = m.time_to_in_service_max.max(serve_wait);
+            m.time_to_in_service_max = m.time_to_in_service_max.max(self.boot_delay + 1);
         }
 
         // Phase 5: metrics.
         let size = g.size;
         let launching = size - g.ready_n;
-        m.min_size = m.min_size.min(size);
-        m.max_size = m.max_size.max(size);
-        m.max_launching = m.max_launching.max(launching);
-        empty_seen |= size == 0;
-        // launching / size > share_num / share_den, exactly (both below 2^9).
-        if launching * share_den > share_num * size {
-            (share_num, share_den) = (launching, size);
-        }
-        if i64::from(g.ready_n) < needed {
-            m.under_capacity_rounds += 1;
-        }
+        m.under_capacity_rounds += u32::from(i64::from(g.ready_n) < needed);
         m.billed_rounds += u64::from(size);
         m.idle_billed_rounds += u64::from(launching);
-        self.last_action = last_action;
-        (self.share_num, self.share_den, self.empty_seen) = (share_num, share_den, empty_seen);
+        if changed {
+            self.extremes(t, size, launching);
+        }
         Ok(())
+    }
+
+    /// Records the end of round `t`, which may have grown the size or the booting count.
+    #[inline(always)]
+    fn extremes(&mut self, t: u32, size: u32, launching: u32) {
+        let mut share = (self.share_num, self.share_den);
+        if let Some(size0) = self.initial.take() {
+            // Round 0 changed nothing if this is a later round: it ended as the group began
+            // (all ready), and the rounds up to this one end no higher.
+            if t > 0 {
+                extremes(&mut self.m, &mut share, &mut self.empty_seen, size0, 0);
+            }
+        }
+        extremes(
+            &mut self.m,
+            &mut share,
+            &mut self.empty_seen,
+            size,
+            launching,
+        );
+        (self.share_num, self.share_den) = share;
     }
 
     /// Phase 1 of round `t` once a failure round may have come: the first ready, healthy
@@ -598,12 +692,32 @@ impl Run {
     /// Returns the metrics of the rounds run.
     pub(super) fn finish(&self) -> Metrics {
         let mut m = self.m;
-        m.max_launching_ratio = if self.empty_seen {
+        let (mut share, mut empty_seen) = ((self.share_num, self.share_den), self.empty_seen);
+        if let Some(size0) = self.initial {
+            // No round changed anything: every round ended as the group began.
+            extremes(&mut m, &mut share, &mut empty_seen, size0, 0);
+        }
+        m.max_launching_ratio = if empty_seen {
             f64::NAN
         } else {
-            f64::from(self.share_num) / f64::from(self.share_den)
+            f64::from(share.0) / f64::from(share.1)
         };
         m
+    }
+}
+
+/// Takes a round's end (`size` instances, `launching` of them booting) into the extremes:
+/// the sizes, the booting count and its largest share (`share`, a fraction), and whether
+/// the group was ever empty.
+#[inline(always)]
+fn extremes(m: &mut Metrics, share: &mut (u32, u32), empty: &mut bool, size: u32, launching: u32) {
+    m.min_size = m.min_size.min(size);
+    m.max_size = m.max_size.max(size);
+    m.max_launching = m.max_launching.max(launching);
+    *empty |= size == 0;
+    // launching / size > share.0 / share.1, exactly (both below 2^9).
+    if launching * share.1 > share.0 * size {
+        *share = (launching, size);
     }
 }
 
@@ -633,16 +747,24 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     let mut run = Run::new(params, demand(0))?;
+    let mut checks = Unit {
+        rng,
+        p: params.transient_failure,
+    };
     // The instances each round needs, computed ahead for a block of rounds: a division
     // and a conversion that the round's decisions would otherwise wait for.
     let mut ahead = [0i64; AHEAD];
-    for t in 0..params.rounds {
-        let k = t as usize % AHEAD;
-        if k == 0 {
-            needed_ahead(&mut ahead, t, params.rounds, params.capacity, &demand);
-        }
-        run.round(t, ahead[k], rng)?;
-        observer.round_done(u64::from(t));
+    let mut t0 = 0;
+    while t0 < params.rounds {
+        needed_ahead(&mut ahead, t0, params.rounds, params.capacity, &demand);
+        let t1 = params.rounds.min(t0.saturating_add(AHEAD as u32));
+        // Round by round, so that the observer hears each as it ends.
+        let mut t = t0;
+        run.rounds(t0, t1, &ahead, &mut checks, |_| {
+            observer.round_done(u64::from(t));
+            t += 1;
+        })?;
+        t0 = t1;
     }
     Ok(run.finish())
 }
@@ -663,6 +785,14 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
+    // Runs that are an earlier run's until it first replaces an instance ([`follows`]): they
+    // wait, and take its state from before the block in which it did.
+    let mut leader: [Option<usize>; N] = [None; N];
+    for j in 0..N {
+        leader[j] = (0..j)
+            .find(|&i| leader[i].is_none() && runs[i].is_ok() && follows(&params[i], &params[j]));
+    }
+    let mut snapshot: Option<(Run, (usize, GroupLcg))> = None;
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
     let mut ahead = [0i64; AHEAD];
     // The leading reader's position, and how far it went in the last block.
@@ -674,33 +804,64 @@ pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
         // This block's draws were computed during the last one; now the next block's.
         let want = lead + 3 * span + 256;
         let before = lead;
-        for (run, at) in runs.iter_mut().zip(at.iter_mut()) {
-            if let Ok(r) = run {
-                let mut reader = stream.reader_at(at.0, at.1.clone());
-                let mut result = Ok(());
-                for t in t0..t1 {
-                    result = r.round(t, ahead[t as usize % AHEAD], &mut reader);
-                    if result.is_err() {
-                        break;
-                    }
-                    if reader.filled() < want {
-                        reader.produce(2);
-                    }
+        for i in 0..N {
+            let Ok(r) = &mut runs[i] else { continue };
+            if leader[i].is_some() {
+                continue;
+            }
+            let followed = leader.contains(&Some(i));
+            if followed {
+                snapshot = Some((r.clone(), at[i].clone()));
+            }
+            let mut reader = stream.checks_at(at[i].0, at[i].1.clone(), r.p);
+            let result = r.rounds(t0, t1, &ahead, &mut reader, |reader| {
+                if reader.filled() < want {
+                    reader.produce(2);
                 }
-                *at = reader.position();
-                lead = lead.max(at.0);
-                if let Err(e) = result {
-                    *run = Err(e);
+            });
+            at[i] = reader.position();
+            lead = lead.max(at[i].0);
+            let diverged = result.is_err() || r.m.replacements > 0;
+            if let Err(e) = result {
+                runs[i] = Err(e);
+            }
+            if followed && diverged {
+                // The followers run this block themselves (they come later in the order),
+                // from where the leader started it.
+                if let Some((run, pos)) = &snapshot {
+                    for j in i + 1..N {
+                        if leader[j] == Some(i) {
+                            let mut own = run.clone();
+                            own.threshold = params[j].threshold;
+                            runs[j] = Ok(own);
+                            at[j] = pos.clone();
+                            leader[j] = None;
+                        }
+                    }
                 }
             }
         }
         span = lead - before;
         t0 = t1;
     }
-    core::array::from_fn(|i| match &runs[i] {
+    core::array::from_fn(|i| match &runs[leader[i].unwrap_or(i)] {
         Ok(r) => Ok(r.finish()),
         Err(e) => Err(*e),
     })
+}
+
+/// Returns whether a run of `b` is the run of `a` until `a` first replaces an instance (the
+/// fields the lockstep shares aside): they differ only in the threshold, both 3 or more and
+/// `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
+/// same way whatever the threshold, and nothing else reads it: the same groups, the same
+/// draws, the same metrics.
+fn follows(a: &Params, b: &Params) -> bool {
+    3 <= a.threshold
+        && a.threshold < b.threshold
+        && a.cooldown == b.cooldown
+        && a.boot_rounds == b.boot_rounds
+        && a.min_size_start == b.min_size_start
+        && a.failure_rounds == b.failure_rounds
 }
 
 #[cfg(test)]
