@@ -376,6 +376,9 @@ impl Pool {
 
 /// Arrivals kept as bits of one word (the usual round): up to this many.
 const WORD: usize = 64;
+/// Entries of the tables of requests ahead: indexes up to `WORD + 1`, masked to this power
+/// of two so that no index needs a bounds check.
+const AHEAD: usize = 2 * WORD;
 
 /// One round's shuffled arrivals as every layout reads them, in O(1) per layout.
 ///
@@ -399,13 +402,13 @@ struct Arrivals {
     ahead_built: bool,
     /// `events_ahead[j]`: event requests ahead of the `j`th tracking request (from 1);
     /// `[tracking + 1]` is every event request.
-    events_ahead: [u8; WORD + 2],
+    events_ahead: [u8; AHEAD],
     /// `tracking_ahead[j]`: tracking requests ahead of the `j`th event request (from 1);
     /// `[events + 1]` is every tracking request.
-    tracking_ahead: [u8; WORD + 2],
+    tracking_ahead: [u8; AHEAD],
     /// Running sums of `events_ahead[1..=j]` and `tracking_ahead[1..=j]` (at most 32 × 32).
-    events_ahead_sum: [u16; WORD + 2],
-    tracking_ahead_sum: [u16; WORD + 2],
+    events_ahead_sum: [u16; AHEAD],
+    tracking_ahead_sum: [u16; AHEAD],
 }
 
 impl Arrivals {
@@ -417,10 +420,10 @@ impl Arrivals {
             bits: 0,
             wide: [0; MAX_ARRIVALS_PER_ROUND],
             ahead_built: false,
-            events_ahead: [0; WORD + 2],
-            tracking_ahead: [0; WORD + 2],
-            events_ahead_sum: [0; WORD + 2],
-            tracking_ahead_sum: [0; WORD + 2],
+            events_ahead: [0; AHEAD],
+            tracking_ahead: [0; AHEAD],
+            events_ahead_sum: [0; AHEAD],
+            tracking_ahead_sum: [0; AHEAD],
         }
     }
 
@@ -437,19 +440,22 @@ impl Arrivals {
     /// Builds the tables of requests ahead (`len` ≤ [`WORD`]). Each arrival writes both
     /// streams' next entries; the other stream's is rewritten by its next request, or
     /// replaced by the end marker: no branch on the stream.
+    #[inline(never)]
     fn ahead(&mut self) {
+        const M: usize = AHEAD - 1;
         let mut c = 0usize;
         for p in 0..self.len.min(WORD) {
             let e = p - c;
-            // c, e ≤ p < 64: every index is below WORD + 2, and every value fits.
-            self.events_ahead[c + 1] = e as u8;
-            self.events_ahead_sum[c + 1] = self.events_ahead_sum[c] + e as u16;
-            self.tracking_ahead[e + 1] = c as u8;
-            self.tracking_ahead_sum[e + 1] = self.tracking_ahead_sum[e] + c as u16;
+            // c, e ≤ p < 64: every index is below AHEAD (the masks change none), and every
+            // value fits.
+            self.events_ahead[(c + 1) & M] = e as u8;
+            self.events_ahead_sum[(c + 1) & M] = self.events_ahead_sum[c & M] + e as u16;
+            self.tracking_ahead[(e + 1) & M] = c as u8;
+            self.tracking_ahead_sum[(e + 1) & M] = self.tracking_ahead_sum[e & M] + c as u16;
             c += ((self.bits >> p) & 1) as usize;
         }
-        self.events_ahead[self.tracking as usize + 1] = self.events as u8;
-        self.tracking_ahead[self.events as usize + 1] = self.tracking as u8;
+        self.events_ahead[(self.tracking as usize + 1) & M] = self.events as u8;
+        self.tracking_ahead[(self.events as usize + 1) & M] = self.tracking as u8;
         self.ahead_built = true;
     }
 
@@ -463,6 +469,7 @@ impl Arrivals {
     /// `event_free`th event request (all of them if there are fewer events), so the dropped
     /// ones, from `tracking_served + 1` to that `J`, find `(J − tracking_served) ·
     /// event_free` less the running sum of `events_ahead` over them. Likewise for events.
+    #[inline]
     fn idle_slots(
         &mut self,
         tracking_served: u32,
@@ -477,13 +484,16 @@ impl Arrivals {
             self.ahead();
         }
         let (tracking, events) = (self.tracking as usize, self.events as usize);
-        let side = |served: u32, free: u32, last: usize, until: &[u8], ahead_sum: &[u16]| {
-            let served = served as usize;
-            // `until[min(free, last + 1)]` ≤ the requests of this stream; served ≤ them.
-            let j = usize::from(until[(free as usize).min(last + 1)]).max(served);
-            let found = (j - served) as u64 * u64::from(free);
-            found - u64::from(ahead_sum[j] - ahead_sum[served])
-        };
+        const M: usize = AHEAD - 1;
+        let side =
+            |served: u32, free: u32, last: usize, until: &[u8; AHEAD], sum: &[u16; AHEAD]| {
+                let served = served as usize;
+                // `until[min(free, last + 1)]` ≤ the requests of this stream; served ≤ them; all
+                // at most 65 (the masks change none).
+                let j = usize::from(until[(free as usize).min(last + 1) & M]).max(served);
+                let found = (j - served) as u64 * u64::from(free);
+                found - u64::from(sum[j & M] - sum[served & M])
+            };
         side(
             tracking_served,
             event_free,
@@ -816,7 +826,9 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             return Err(TOO_MANY_ARRIVALS);
         }
         // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
-        let pick = |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as usize).min(i);
+        // Below 256 either way: a 32-bit conversion (the saturating `usize` one costs more).
+        let pick =
+            |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as u32 as usize).min(i);
         if n <= WORD {
             // The usual round (5 arrivals in the lesson): the shuffle in one register.
             let mut bits = if tracking == WORD {
