@@ -537,6 +537,40 @@ impl Arrivals {
     }
 }
 
+/// The lesson's generator, [`ParkMiller`], with its state kept unreduced between draws: the
+/// dependent chain from one state to the next is a multiply and a fold (no compare and
+/// subtract), and each draw reduces its own copy off the chain.
+struct Draws {
+    /// Congruent to the generator's state modulo 2^31 − 1, below 2^31 + 2^17: the product
+    /// stays below 2^47, and its fold below 2^31 + 2^16.
+    r: u64,
+}
+
+impl Draws {
+    const MODULUS: u64 = 2_147_483_647;
+
+    const fn new(seed: u32) -> Self {
+        Self {
+            r: seed as u64 % Self::MODULUS,
+        }
+    }
+}
+
+impl UnitRng for Draws {
+    #[inline(always)]
+    fn next_unit(&mut self) -> f64 {
+        let x = self.r * 48_271;
+        self.r = (x & Self::MODULUS) + (x >> 31);
+        let s = if self.r >= Self::MODULUS {
+            self.r - Self::MODULUS
+        } else {
+            self.r
+        };
+        // s < 2^31 − 1.
+        ParkMiller::unit(s as u32)
+    }
+}
+
 /// Draws a Poisson number by Knuth's product method, against `limit = exp(-λ)` computed once
 /// per run (the lesson recomputes it per draw; the value is the same).
 fn poisson<R: UnitRng>(rng: &mut R, limit: f64) -> Result<usize, Error> {
@@ -690,7 +724,7 @@ impl Lane {
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
-    run_with(params, &mut ParkMiller::new(params.seed), &mut ())
+    run_with(params, &mut Draws::new(params.seed), &mut ())
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
@@ -768,7 +802,7 @@ pub fn run_batch<const B: usize>(
     let Some(first) = params.first() else {
         return Ok(());
     };
-    run_batch_with(params, &mut ParkMiller::new(first.seed), ws, &mut (), out)
+    run_batch_with(params, &mut Draws::new(first.seed), ws, &mut (), out)
 }
 
 /// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
@@ -929,6 +963,28 @@ mod tests {
         for k in 0..n {
             let counted: u32 = a.wide[..k].iter().map(|&b| u32::from(b)).sum();
             assert_eq!(a.tracking_in_first(k), counted, "{bits:#x} n={n} k={k}");
+        }
+    }
+
+    /// The unreduced generator draws exactly the lesson's, from seeds whose states start
+    /// small, large and in between.
+    #[test]
+    fn draws_are_the_lesson_generators() {
+        use crate::rng::{ParkMiller, UnitRng};
+        for seed in [
+            1,
+            2,
+            48_271,
+            20_260_801,
+            1 << 30,
+            2_147_483_645,
+            2_147_483_646,
+        ] {
+            let (mut lesson, mut ours) = (ParkMiller::new(seed), super::Draws::new(seed));
+            for i in 0..100_000 {
+                let (a, b) = (lesson.next_unit(), ours.next_unit());
+                assert_eq!(a.to_bits(), b.to_bits(), "seed {seed}, draw {i}");
+            }
         }
     }
 

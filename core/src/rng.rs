@@ -461,7 +461,7 @@ impl ParkMiller {
     /// `s / (2^31 − 1) = s · 2^−31 + s · 2^−62 + s · 2^−93 + …`, and `s · 2^−31` (exact) plus
     /// `s` times that tail's sum (rounded once) rounds to the same double as the quotient
     /// for every state `s` from 1 to 2^31 − 2 (checked for all of them: see the tests).
-    fn unit(s: u32) -> f64 {
+    pub(crate) fn unit(s: u32) -> f64 {
         let s = f64::from(s);
         s * (1.0 / 2_147_483_648.0) + s * Self::LOW
     }
