@@ -17,7 +17,8 @@
 //! O(1): a drop's idle slots depend on the order, so a round where a partitioned layout drops
 //! counts, once, the requests of the other stream ahead of each request (O(n)), and each
 //! layout's idle slots are then a closed form (rounds of more than 64 arrivals scan, O(n) a
-//! dropping layout). The lesson's stream is about 11 draws and 5 arrivals a round; its eleven
+//! dropping layout). Layouts run together that differ only in their slowdown play the rounds
+//! before it once. The lesson's stream is about 11 draws and 5 arrivals a round; its eleven
 //! layouts over 4,000 rounds take about 1 ms on one 2-core AMD EPYC core
 //! (`host/benches/compare-reference.sh`).
 //!
@@ -352,6 +353,12 @@ impl Pool {
         self.releases.fill(0);
     }
 
+    /// Takes `other`'s state (a pool of the same size).
+    fn copy(&mut self, other: &Pool) {
+        self.busy = other.busy;
+        self.releases = other.releases;
+    }
+
     /// Frees the slots whose hold ends at `round` (each counted in `busy`: no underflow).
     fn free_ended(&mut self, round: u32) {
         let bucket = &mut self.releases[round as usize % CALENDAR];
@@ -652,6 +659,15 @@ impl Lane {
         self.m = Metrics::default();
     }
 
+    /// Takes `leader`'s pools and metrics: this layout has played the same rounds.
+    fn follow(&mut self, leader: &Lane) {
+        self.first.copy(&leader.first);
+        if let (Some(own), Some(theirs)) = (self.second.as_mut(), leader.second.as_ref()) {
+            own.copy(theirs);
+        }
+        self.m = leader.m;
+    }
+
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
     /// round's state. Counts only what it serves: the drops are the stream's arrivals less
     /// that, at the end of the run.
@@ -720,6 +736,28 @@ impl Lane {
             event_dropped: events - event_served,
         }
     }
+}
+
+/// Returns the round from which layout `b` may play differently from `a` on the same stream
+/// (up to the horizon), if it is not round 0: the same pools and hold times, differing only
+/// in when the slowdown starts (`None` if it starts at round 0 in either) or how slow it is.
+fn shared_rounds(a: &Params, b: &Params) -> Option<u32> {
+    let same_pools = a.split == b.split
+        && a.total_slots == b.total_slots
+        && a.tracking_hold == b.tracking_hold
+        && a.event_hold == b.event_hold;
+    let slow_from = |p: &Params| match p.mode {
+        Mode::Healthy => u32::MAX,
+        Mode::Slowdown => p.failure_start,
+    };
+    let (from_a, from_b) = (slow_from(a), slow_from(b));
+    let same_slowdown = from_a == from_b && (from_a == u32::MAX || a.slow_hold == b.slow_hold);
+    let rounds = if same_slowdown {
+        b.horizon
+    } else {
+        from_a.min(from_b).min(b.horizon)
+    };
+    (same_pools && rounds > 0).then_some(rounds)
 }
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
@@ -842,10 +880,46 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     }
     let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
     let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
-    let lanes = &mut ws.lanes[..params.len()];
-    for (lane, p) in lanes.iter_mut().zip(params) {
-        lane.set(p);
+    let layouts = params.len();
+    // Layouts that differ only in their slowdown play the same rounds until it starts in
+    // either of them: such a layout follows an earlier one until then and joins with a copy
+    // of its state, so those rounds are played once (the lesson grid's healthy and slowdown
+    // runs of a split share their first 1,000 rounds). Lane `k` plays `params[order[k]]`:
+    // the leaders first, then the followers by the round they join, so the lanes playing
+    // a round are always the first `active`.
+    let mut follows: [Option<(usize, u32)>; B] = [None; B];
+    for i in 0..layouts {
+        follows[i] = (0..i)
+            .filter(|&j| follows[j].is_none())
+            .find_map(|j| shared_rounds(&params[j], &params[i]).map(|d| (j, d)));
     }
+    let mut order = [0usize; B];
+    let mut lane_of = [0usize; B];
+    let mut leader = [0usize; B];
+    let mut join = [0u32; B];
+    let mut leaders = 0;
+    for (i, f) in follows[..layouts].iter().enumerate() {
+        if f.is_none() {
+            (order[leaders], lane_of[i]) = (i, leaders);
+            leaders += 1;
+        }
+    }
+    let mut k = leaders;
+    // Followers by the round they join (a stable selection: at most B rounds of B).
+    while k < layouts {
+        let next = (0..layouts)
+            .filter_map(|i| follows[i].map(|(j, d)| (d, i, j)))
+            .filter(|&(_, i, _)| !order[leaders..k].contains(&i))
+            .min_by_key(|&(d, i, _)| (d, i));
+        let Some((d, i, j)) = next else { break };
+        (order[k], leader[k], join[k]) = (i, lane_of[j], d);
+        k += 1;
+    }
+    let lanes = &mut ws.lanes[..layouts];
+    for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
+        lane.set(&params[i]);
+    }
+    let mut active = leaders;
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
     let mut arrivals = Arrivals::new();
@@ -892,6 +966,12 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         arrivals.ahead_built = false;
         tracking_total += tracking as u64;
         events_total += events as u64;
+        while active < layouts && join[active] == t {
+            let (playing, waiting) = lanes.split_at_mut(active);
+            waiting[0].follow(&playing[leader[active]]);
+            active += 1;
+        }
+        let lanes = &mut lanes[..active];
         if observe {
             // One run: its state, as the observer contract asks.
             for lane in lanes.iter_mut() {
@@ -905,8 +985,14 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         }
         observer.round_done(u64::from(t));
     }
-    for (lane, m) in lanes.iter().zip(out.iter_mut()) {
-        *m = Metrics {
+    // Those that join at the horizon play every round as their leader does.
+    while active < layouts {
+        let (playing, waiting) = lanes.split_at_mut(active);
+        waiting[0].follow(&playing[leader[active]]);
+        active += 1;
+    }
+    for (lane, &i) in lanes.iter().zip(&order[..layouts]) {
+        out[i] = Metrics {
             tracking_dropped: tracking_total - lane.m.tracking_served,
             event_dropped: events_total - lane.m.event_served,
             ..lane.m

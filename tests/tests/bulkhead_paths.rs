@@ -215,3 +215,63 @@ fn crowded_rounds_equal_the_lesson() {
         }
     }
 }
+
+/// Layouts that differ only in their slowdown (when it starts, from round 0 to past the
+/// horizon, and how slow it is), healthy ones and exact duplicates, batched in every order:
+/// the later ones play the earlier ones' rounds until they differ.
+#[test]
+fn batches_of_slowdowns_of_one_layout_equal_the_lesson() {
+    let mut rng = Pcg64::seed_from_u64(14);
+    let mut ws = bulkhead::Workspace::<8>::new();
+    for _ in 0..40 {
+        let s = stream(&mut rng);
+        let base = Params {
+            total_slots: 2 + rng.next_u32() % 40,
+            ..layout(&mut rng, &s)
+        };
+        let base = Params {
+            split: match base.split {
+                Split::Partitioned(k) if k < base.total_slots => base.split,
+                _ => Split::Shared,
+            },
+            ..base
+        };
+        let variants: Vec<Params> = (0..8)
+            .map(|_| {
+                let failure_start = match rng.next_u32() % 4 {
+                    0 => 0,
+                    1 => s.horizon,
+                    2 => s.horizon + 1 + rng.next_u32() % 10,
+                    _ => rng.next_u32() % s.horizon,
+                };
+                let slow_hold = match rng.next_u32() % 3 {
+                    0 => base.event_hold,
+                    1 => base.slow_hold,
+                    _ => 1 + rng.next_u32() % MAX_HOLD,
+                };
+                let mode = [Mode::Healthy, Mode::Slowdown][rng.next_u32() as usize % 2];
+                // Now and then another layout among them.
+                let split = if rng.next_u32() % 5 == 0 {
+                    Split::Shared
+                } else {
+                    base.split
+                };
+                Params {
+                    split,
+                    mode,
+                    failure_start,
+                    slow_hold,
+                    ..base.clone()
+                }
+            })
+            .collect();
+        let mut batch = variants.clone();
+        // Duplicates.
+        batch[7] = batch[rng.next_u32() as usize % 7].clone();
+        let mut out = [Metrics::default(); 8];
+        let result = bulkhead::run_batch(&batch, &mut ws, &mut out);
+        for (p, m) in batch.iter().zip(out) {
+            expect(p, result.map(|()| m));
+        }
+    }
+}
