@@ -767,7 +767,7 @@ pub fn run(params: &Params) -> Result<Metrics, Error> {
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
 /// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
-/// bytes) is on the stack.
+/// bytes) is on the stack, next to a round's arrivals (about 1 KB, as for any batch).
 pub fn run_with<R: UnitRng, O: Observer>(
     params: &Params,
     rng: &mut R,
@@ -822,7 +822,8 @@ impl<const B: usize> Default for Workspace<B> {
 /// The arrivals and their shuffle depend only on the seed, the rates, the rounds per second
 /// and the horizon, never on the pools, so runs that share those see the same stream: it is
 /// drawn once and played against every layout (split, mode, slots and hold times may differ).
-/// Each layout needs its own lane, which is what the workspace's `B` provides.
+/// Each layout needs its own lane, which is what the workspace's `B` provides. Layouts that
+/// differ only in their slowdown (when it starts, how slow) play the rounds before it once.
 ///
 /// ```
 /// use capsim_core::bulkhead::{run_batch, Metrics, Mode, Params, Split, Workspace};
