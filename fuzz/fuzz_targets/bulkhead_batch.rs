@@ -46,7 +46,7 @@ fuzz_target!(|input: Input| {
                 (first.seed, first.horizon, first.rounds_per_second);
             (p.tracking_rate, p.event_rate) = (first.tracking_rate, first.event_rate);
         }
-        if input.mismatch % 2 == 0 {
+        if input.mismatch.is_multiple_of(2) {
             // Slowdowns of one layout: the later lanes follow the first until theirs starts.
             for p in lanes[1..3].iter_mut() {
                 (p.split, p.total_slots) = (first.split, first.total_slots);

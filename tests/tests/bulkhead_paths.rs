@@ -114,7 +114,7 @@ fn layout(rng: &mut Pcg64, stream: &Params) -> Params {
         2 => 2 + rng.next_u32() % 65_534,
         _ => [2, 65_535][rng.next_u32() as usize % 2],
     };
-    let split = if total_slots == 1 || rng.next_u32() % 3 == 0 {
+    let split = if total_slots == 1 || rng.next_u32().is_multiple_of(3) {
         Split::Shared
     } else {
         Split::Partitioned(match rng.next_u32() % 3 {
@@ -251,7 +251,7 @@ fn batches_of_slowdowns_of_one_layout_equal_the_lesson() {
                 };
                 let mode = [Mode::Healthy, Mode::Slowdown][rng.next_u32() as usize % 2];
                 // Now and then another layout among them.
-                let split = if rng.next_u32() % 5 == 0 {
+                let split = if rng.next_u32().is_multiple_of(5) {
                     Split::Shared
                 } else {
                     base.split
