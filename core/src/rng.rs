@@ -454,14 +454,25 @@ impl ParkMiller {
 }
 
 impl ParkMiller {
-    /// `1 / ((2^31 − 1) · 2^31)`, rounded: see [`ParkMiller::unit`].
+    /// `1 / ((2^31 − 1) · 2^31)`, rounded: see [`ParkMiller::unit_by_products`].
     const LOW: f64 = 1.0 / (2_147_483_647.0 * 2_147_483_648.0);
 
-    /// Returns `s / (2^31 − 1)`, the lesson's `s / 2147483647`, without a division:
-    /// `s / (2^31 − 1) = s · 2^−31 + s · 2^−62 + s · 2^−93 + …`, and `s · 2^−31` (exact) plus
-    /// `s` times that tail's sum (rounded once) rounds to the same double as the quotient
-    /// for every state `s` from 1 to 2^31 − 2 (checked for all of them: see the tests).
+    /// Returns `s / (2^31 − 1)`, the lesson's `s / 2147483647`: on a machine with double
+    /// precision hardware, from two products and a sum (a division costs more there); in
+    /// software floating point (the boards), by the division (it costs less there).
     pub(crate) fn unit(s: u32) -> f64 {
+        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+            Self::unit_by_products(s)
+        } else {
+            f64::from(s) / 2_147_483_647.0
+        }
+    }
+
+    /// `s / (2^31 − 1)` without a division: `s / (2^31 − 1) = s · 2^−31 + s · 2^−62 +
+    /// s · 2^−93 + …`, and `s · 2^−31` (exact) plus `s` times that tail's sum (rounded once)
+    /// rounds to the same double as the quotient for every state `s` from 1 to 2^31 − 2
+    /// (checked for all of them: see the tests).
+    fn unit_by_products(s: u32) -> f64 {
         let s = f64::from(s);
         s * (1.0 / 2_147_483_648.0) + s * Self::LOW
     }
@@ -486,14 +497,20 @@ pub(crate) const fn splitmix64(x: u64) -> u64 {
 mod tests {
     use super::*;
 
-    /// `ParkMiller::unit` is the quotient for the states most likely to round differently
-    /// (their 31-bit pattern, which repeats in the quotient's binary expansion, has at most
-    /// two bits set or clear, so the quotient can sit near a rounding boundary) and for a
-    /// spread of the others; `every_park_miller_state_divides_exactly` checks all of them.
+    /// `ParkMiller::unit_by_products` is the quotient for the states most likely to round
+    /// differently (their 31-bit pattern, which repeats in the quotient's binary expansion,
+    /// has at most two bits set or clear, so the quotient can sit near a rounding boundary)
+    /// and for a spread of the others; `every_park_miller_state_divides_exactly` checks all
+    /// of them. `ParkMiller::unit`, whichever way it computes, is the quotient too.
     #[test]
     fn park_miller_unit_is_the_quotient() {
         let check = |s: u32| {
             let quotient = f64::from(s) / 2_147_483_647.0;
+            assert_eq!(
+                ParkMiller::unit_by_products(s).to_bits(),
+                quotient.to_bits(),
+                "{s}"
+            );
             assert_eq!(ParkMiller::unit(s).to_bits(), quotient.to_bits(), "{s}");
         };
         let full = 0x7fff_ffffu32;
@@ -518,7 +535,8 @@ mod tests {
     fn every_park_miller_state_divides_exactly() {
         for s in 1..0x7fff_ffffu32 {
             let quotient = f64::from(s) / 2_147_483_647.0;
-            assert_eq!(ParkMiller::unit(s).to_bits(), quotient.to_bits(), "{s}");
+            let products = ParkMiller::unit_by_products(s);
+            assert_eq!(products.to_bits(), quotient.to_bits(), "{s}");
         }
     }
 
