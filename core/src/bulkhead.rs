@@ -19,8 +19,10 @@
 //! layout's idle slots are then a closed form (rounds of more than 64 arrivals scan, O(n) a
 //! dropping layout). Layouts run together that differ only in their slowdown play the rounds
 //! before it once. The lesson's stream is about 11 draws and 5 arrivals a round; its eleven
-//! layouts over 4,000 rounds take about 1 ms on one 2-core AMD EPYC core
-//! (`host/benches/compare-reference.sh`).
+//! layouts over 4,000 rounds take about 0.7 ms on one 2-core AMD EPYC core
+//! (`host/benches/compare-reference.sh`), and the CLI grid of 1,000 runs about 60–80 ms
+//! (`host/benches/compare-grids.sh`): half in the stream (dependent chains, and a mispredicted
+//! exit per Poisson number), half playing the lanes (about 45 instructions a layout a round).
 //!
 //! ```
 //! use capsim_core::bulkhead::{run, Mode, Params, Split};
