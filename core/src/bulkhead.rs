@@ -12,11 +12,17 @@
 //! which a run returns [`Error::CapacityExceeded`].
 //!
 //! Cost: a round draws its stream once for every layout run together — two Poisson numbers
-//! (λ + 1 draws each on average, at most 256) and n − 1 shuffle draws for n arrivals (n ≤ 255),
-//! then n prefix counts — and plays it against each layout in O(1), or O(n) in a round where a
-//! partitioned layout drops (the idle slots of a drop depend on the order). The lesson's
-//! stream is about 11 draws and 5 arrivals a round; its eleven layouts over 4,000 rounds take
-//! about 1 ms on one 2-core AMD EPYC core (`host/benches/compare-reference.sh`).
+//! (λ + 1 draws each on average, at most 256) and n − 1 shuffle draws for n arrivals (n ≤ 255,
+//! up to 64 of them shuffled as the bits of one word) — and plays it against each layout in
+//! O(1): a drop's idle slots depend on the order, so a round where a partitioned layout drops
+//! counts, once, the requests of the other stream ahead of each request (O(n)), and each
+//! layout's idle slots are then a closed form (rounds of more than 64 arrivals scan, O(n) a
+//! dropping layout). Layouts run together that differ only in their slowdown play the rounds
+//! before it once. The lesson's stream is about 11 draws and 5 arrivals a round; its eleven
+//! layouts over 4,000 rounds take about 0.7 ms on one 2-core AMD EPYC core
+//! (`host/benches/compare-reference.sh`), and the CLI grid of 1,000 runs about 60–80 ms
+//! (`host/benches/compare-grids.sh`): half in the stream (dependent chains, and a mispredicted
+//! exit per Poisson number), half playing the lanes (about 45 instructions a layout a round).
 //!
 //! ```
 //! use capsim_core::bulkhead::{run, Mode, Params, Split};
@@ -349,6 +355,12 @@ impl Pool {
         self.releases.fill(0);
     }
 
+    /// Takes `other`'s state (a pool of the same size).
+    fn copy(&mut self, other: &Pool) {
+        self.busy = other.busy;
+        self.releases = other.releases;
+    }
+
     /// Frees the slots whose hold ends at `round` (each counted in `busy`: no underflow).
     fn free_ended(&mut self, round: u32) {
         let bucket = &mut self.releases[round as usize % CALENDAR];
@@ -371,48 +383,144 @@ impl Pool {
     }
 }
 
+/// Arrivals kept as bits of one word (the usual round): up to this many.
+const WORD: usize = 64;
+/// Entries of the tables of requests ahead: indexes up to `WORD + 1`, masked to this power
+/// of two so that no index needs a bounds check.
+const AHEAD: usize = 2 * WORD;
+
 /// One round's shuffled arrivals as every layout reads them, in O(1) per layout.
 ///
-/// `served_tracking[k]` (for `k` ≥ 1 at index `k − 1`) counts the tracking requests among
-/// the first `k` arrivals in shuffled order: a pool that takes the first `k` of them serves
-/// that many tracking and `k −` that many event requests, whatever the order within. Built
-/// in place over the shuffled stream bits (1 tracking, 0 event): no storage beyond them.
+/// Up to [`WORD`] arrivals are the bits of one word (1 tracking, 0 event, in shuffled
+/// order): the tracking requests among the first `k` are a masked popcount. A round where a
+/// partitioned layout drops also needs, once, how many requests of the other stream are
+/// ahead of each request and their running sums (built on first use, O(n)): then every
+/// layout's idle slots are a closed form, O(1). Longer rounds keep one byte an arrival and
+/// scan, O(n) per dropping layout.
 struct Arrivals {
-    /// After [`Arrivals::count`]: tracking requests among the first `p + 1` arrivals.
-    prefix: [u8; MAX_ARRIVALS_PER_ROUND],
     /// Arrivals this round, at most [`MAX_ARRIVALS_PER_ROUND`].
     len: usize,
     /// Tracking and event requests this round.
     tracking: u32,
     events: u32,
+    /// Up to [`WORD`] arrivals: bit `p` is set when the `p`th arrival is a tracking request.
+    bits: u64,
+    /// More than [`WORD`] arrivals: 1 (tracking) or 0 (event) an arrival.
+    wide: [u8; MAX_ARRIVALS_PER_ROUND],
+    /// Whether the four tables below describe this round (built by [`Arrivals::ahead`]).
+    ahead_built: bool,
+    /// `events_ahead[j]`: event requests ahead of the `j`th tracking request (from 1);
+    /// `[tracking + 1]` is every event request.
+    events_ahead: [u8; AHEAD],
+    /// `tracking_ahead[j]`: tracking requests ahead of the `j`th event request (from 1);
+    /// `[events + 1]` is every tracking request.
+    tracking_ahead: [u8; AHEAD],
+    /// Running sums of `events_ahead[1..=j]` and `tracking_ahead[1..=j]` (at most 32 × 32).
+    events_ahead_sum: [u16; AHEAD],
+    tracking_ahead_sum: [u16; AHEAD],
 }
 
 impl Arrivals {
-    /// Tracking requests among the first `k` arrivals (`k` ≤ `len`).
-    fn tracking_in_first(&self, k: usize) -> u32 {
-        match k.checked_sub(1).and_then(|i| self.prefix.get(i)) {
-            Some(&c) => u32::from(c),
-            None => 0,
+    const fn new() -> Self {
+        Self {
+            len: 0,
+            tracking: 0,
+            events: 0,
+            bits: 0,
+            wide: [0; MAX_ARRIVALS_PER_ROUND],
+            ahead_built: false,
+            events_ahead: [0; AHEAD],
+            tracking_ahead: [0; AHEAD],
+            events_ahead_sum: [0; AHEAD],
+            tracking_ahead_sum: [0; AHEAD],
         }
     }
 
-    /// Turns the shuffled stream bits into prefix counts (fewer than 256 arrivals: a byte
-    /// holds any count).
-    fn count(&mut self) {
-        let mut c = 0u8;
-        for a in &mut self.prefix[..self.len] {
-            c += *a;
-            *a = c;
+    /// Tracking requests among the first `k` arrivals (`k` < `len`).
+    fn tracking_in_first(&self, k: usize) -> u32 {
+        if self.len <= WORD {
+            // k < len ≤ 64: the shift is in range.
+            (self.bits & ((1u64 << k) - 1)).count_ones()
+        } else {
+            self.wide[..k].iter().map(|&b| u32::from(b)).sum()
         }
-        self.tracking = u32::from(c);
-        self.events = self.len as u32 - self.tracking;
+    }
+
+    /// Builds the tables of requests ahead (`len` ≤ [`WORD`]). Each arrival writes both
+    /// streams' next entries; the other stream's is rewritten by its next request, or
+    /// replaced by the end marker: no branch on the stream.
+    #[inline(never)]
+    fn ahead(&mut self) {
+        const M: usize = AHEAD - 1;
+        let mut c = 0usize;
+        for p in 0..self.len.min(WORD) {
+            let e = p - c;
+            // c, e ≤ p < 64: every index is below AHEAD (the masks change none), and every
+            // value fits.
+            self.events_ahead[(c + 1) & M] = e as u8;
+            self.events_ahead_sum[(c + 1) & M] = self.events_ahead_sum[c & M] + e as u16;
+            self.tracking_ahead[(e + 1) & M] = c as u8;
+            self.tracking_ahead_sum[(e + 1) & M] = self.tracking_ahead_sum[e & M] + c as u16;
+            c += ((self.bits >> p) & 1) as usize;
+        }
+        self.events_ahead[(self.tracking as usize + 1) & M] = self.events as u8;
+        self.tracking_ahead[(self.events as usize + 1) & M] = self.tracking as u8;
+        self.ahead_built = true;
     }
 
     /// Returns the idle slots of a partitioned layout's drops this round: each tracking
     /// request past the first `tracking_served` finds the event pool with `event_free`, less
     /// the events served before it, free, and each event request past the first
-    /// `event_served` finds the tracking pool likewise. One pass, no branch on the stream.
+    /// `event_served` finds the tracking pool likewise.
+    ///
+    /// In closed form: the `j`th tracking request finds `event_free − events_ahead[j]` slots
+    /// when that is positive, that is for `j` up to the tracking requests ahead of the
+    /// `event_free`th event request (all of them if there are fewer events), so the dropped
+    /// ones, from `tracking_served + 1` to that `J`, find `(J − tracking_served) ·
+    /// event_free` less the running sum of `events_ahead` over them. Likewise for events.
+    #[inline]
     fn idle_slots(
+        &mut self,
+        tracking_served: u32,
+        event_served: u32,
+        tracking_free: u32,
+        event_free: u32,
+    ) -> u64 {
+        if self.len > WORD {
+            return self.idle_slots_scan(tracking_served, event_served, tracking_free, event_free);
+        }
+        if !self.ahead_built {
+            self.ahead();
+        }
+        let (tracking, events) = (self.tracking as usize, self.events as usize);
+        const M: usize = AHEAD - 1;
+        let side =
+            |served: u32, free: u32, last: usize, until: &[u8; AHEAD], sum: &[u16; AHEAD]| {
+                let served = served as usize;
+                // `until[min(free, last + 1)]` ≤ the requests of this stream; served ≤ them; all
+                // at most 65 (the masks change none).
+                let j = usize::from(until[(free as usize).min(last + 1) & M]).max(served);
+                let found = (j - served) as u64 * u64::from(free);
+                found - u64::from(sum[j & M] - sum[served & M])
+            };
+        side(
+            tracking_served,
+            event_free,
+            events,
+            &self.tracking_ahead,
+            &self.events_ahead_sum,
+        ) + side(
+            event_served,
+            tracking_free,
+            tracking,
+            &self.events_ahead,
+            &self.tracking_ahead_sum,
+        )
+    }
+
+    /// [`Arrivals::idle_slots`] for a long round, one arrival at a time, with no branch on
+    /// the stream.
+    fn idle_slots_scan(
         &self,
         tracking_served: u32,
         event_served: u32,
@@ -421,10 +529,9 @@ impl Arrivals {
     ) -> u64 {
         let mut idle = 0u64;
         let mut tracking_before = 0u32;
-        for (p, &c) in (0u32..).zip(&self.prefix[..self.len]) {
-            let c = u32::from(c);
+        for (p, &b) in (0u32..).zip(&self.wide[..self.len]) {
             let events_before = p - tracking_before;
-            let slots = if c != tracking_before {
+            let slots = if b != 0 {
                 // A tracking request; served ones take from `tracking_free`, not the other pool.
                 let dropped = tracking_before >= tracking_served;
                 u32::from(dropped) * (event_free - event_free.min(events_before))
@@ -433,9 +540,43 @@ impl Arrivals {
                 u32::from(dropped) * (tracking_free - tracking_free.min(tracking_before))
             };
             idle += u64::from(slots);
-            tracking_before = c;
+            tracking_before += u32::from(b);
         }
         idle
+    }
+}
+
+/// The lesson's generator, [`ParkMiller`], with its state kept unreduced between draws: the
+/// dependent chain from one state to the next is a multiply and a fold (no compare and
+/// subtract), and each draw reduces its own copy off the chain.
+struct Draws {
+    /// Congruent to the generator's state modulo 2^31 − 1, below 2^31 + 2^17: the product
+    /// stays below 2^47, and its fold below 2^31 + 2^16.
+    r: u64,
+}
+
+impl Draws {
+    const MODULUS: u64 = 2_147_483_647;
+
+    const fn new(seed: u32) -> Self {
+        Self {
+            r: seed as u64 % Self::MODULUS,
+        }
+    }
+}
+
+impl UnitRng for Draws {
+    #[inline(always)]
+    fn next_unit(&mut self) -> f64 {
+        let x = self.r * 48_271;
+        self.r = (x & Self::MODULUS) + (x >> 31);
+        let s = if self.r >= Self::MODULUS {
+            self.r - Self::MODULUS
+        } else {
+            self.r
+        };
+        // s < 2^31 − 1.
+        ParkMiller::unit(s as u32)
     }
 }
 
@@ -520,18 +661,27 @@ impl Lane {
         self.m = Metrics::default();
     }
 
+    /// Takes `leader`'s pools and metrics: this layout has played the same rounds.
+    fn follow(&mut self, leader: &Lane) {
+        self.first.copy(&leader.first);
+        if let (Some(own), Some(theirs)) = (self.second.as_mut(), leader.second.as_ref()) {
+            own.copy(theirs);
+        }
+        self.m = leader.m;
+    }
+
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
-    /// round's state (from the metrics' change: nothing more to count per arrival).
+    /// round's state. Counts only what it serves: the drops are the stream's arrivals less
+    /// that, at the end of the run.
     ///
-    /// O(1) per round, plus O(arrivals) in a round where a partitioned layout drops (each
-    /// drop adds the other pool's free slots at that moment, which depends on the order).
-    /// A pool takes arrivals while it has a free slot, so it serves the first `free` of its
-    /// own and drops the rest: a shared pool serves the first `min(free, n)` arrivals, of
-    /// which `tracking_in_first` are tracking; a partitioned layout's pools each serve
-    /// `min(free, own)`, and a drop at position `p` (the `j`th of its stream) finds the other
-    /// pool with `free − min(free, p − j)` slots free (`p − j` of the other's came before).
-    #[inline]
-    fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &Arrivals) -> RoundState {
+    /// O(1) per round (see [`Arrivals`]): a pool takes arrivals while it has a free slot, so
+    /// it serves the first `free` of its own and drops the rest: a shared pool serves the
+    /// first `min(free, n)` arrivals, of which `tracking_in_first` are tracking; a
+    /// partitioned layout's pools each serve `min(free, own)`, and a drop at position `p`
+    /// (the `j`th of its stream) finds the other pool with `free − min(free, p − j)` slots
+    /// free (`p − j` of the other's came before).
+    #[inline(always)]
+    fn round<const OBSERVE: bool>(&mut self, t: u32, arrivals: &mut Arrivals) -> RoundState {
         self.first.free_ended(t);
         if let Some(p) = self.second.as_mut() {
             p.free_ended(t);
@@ -539,64 +689,87 @@ impl Lane {
         let second_busy = self.second.as_ref().map_or(0, |p| p.busy);
         let busy = self.first.busy + second_busy;
         self.m.busy_slot_rounds += u64::from(busy);
-        let before = self.m;
         let event_hold = if t >= self.slow_from {
             self.slow_hold
         } else {
             self.event_hold
         };
+        let (tracking, events) = (arrivals.tracking, arrivals.events);
         let (tracking_served, event_served) = match self.second.as_mut() {
             None => {
-                let k = self.first.free().min(arrivals.len as u32);
-                let tracking = arrivals.tracking_in_first(k as usize);
-                self.first.take(t, self.tracking_hold, tracking);
-                self.first.take(t, event_hold, k - tracking);
-                (tracking, k - tracking)
+                let free = self.first.free();
+                let (t_served, e_served) = if free as usize >= arrivals.len {
+                    (tracking, events)
+                } else {
+                    let t_served = arrivals.tracking_in_first(free as usize);
+                    (t_served, free - t_served)
+                };
+                self.first.take(t, self.tracking_hold, t_served);
+                self.first.take(t, event_hold, e_served);
+                (t_served, e_served)
             }
-            Some(events) => {
+            Some(event_pool) => {
                 let tracking_free = self.first.free();
-                let event_free = events.free();
-                let tracking = tracking_free.min(arrivals.tracking);
-                let event = event_free.min(arrivals.events);
-                if tracking < arrivals.tracking || event < arrivals.events {
-                    let idle = arrivals.idle_slots(tracking, event, tracking_free, event_free);
+                let event_free = event_pool.free();
+                let t_served = tracking_free.min(tracking);
+                let e_served = event_free.min(events);
+                if t_served < tracking || e_served < events {
+                    let idle = arrivals.idle_slots(t_served, e_served, tracking_free, event_free);
                     self.m.idle_slots += idle;
                 }
-                self.first.take(t, self.tracking_hold, tracking);
-                events.take(t, event_hold, event);
-                (tracking, event)
+                self.first.take(t, self.tracking_hold, t_served);
+                event_pool.take(t, event_hold, e_served);
+                (t_served, e_served)
             }
         };
         self.m.tracking_served += u64::from(tracking_served);
-        self.m.tracking_dropped += u64::from(arrivals.tracking - tracking_served);
         self.m.event_served += u64::from(event_served);
-        self.m.event_dropped += u64::from(arrivals.events - event_served);
         if !OBSERVE {
             return RoundState::default();
         }
-        // At most MAX_ARRIVALS_PER_ROUND arrivals: every difference fits.
-        let diff = |now: u64, then: u64| (now - then) as u32;
         RoundState {
             round: t,
             busy,
             first_busy: busy - second_busy,
             second_busy,
-            tracking_served: diff(self.m.tracking_served, before.tracking_served),
-            tracking_dropped: diff(self.m.tracking_dropped, before.tracking_dropped),
-            event_served: diff(self.m.event_served, before.event_served),
-            event_dropped: diff(self.m.event_dropped, before.event_dropped),
+            tracking_served,
+            tracking_dropped: tracking - tracking_served,
+            event_served,
+            event_dropped: events - event_served,
         }
     }
 }
 
+/// Returns the round from which layout `b` may play differently from `a` on the same stream
+/// (up to the horizon), if it is not round 0: the same pools and hold times, differing only
+/// in when the slowdown starts (`None` if it starts at round 0 in either) or how slow it is.
+fn shared_rounds(a: &Params, b: &Params) -> Option<u32> {
+    let same_pools = a.split == b.split
+        && a.total_slots == b.total_slots
+        && a.tracking_hold == b.tracking_hold
+        && a.event_hold == b.event_hold;
+    let slow_from = |p: &Params| match p.mode {
+        Mode::Healthy => u32::MAX,
+        Mode::Slowdown => p.failure_start,
+    };
+    let (from_a, from_b) = (slow_from(a), slow_from(b));
+    let same_slowdown = from_a == from_b && (from_a == u32::MAX || a.slow_hold == b.slow_hold);
+    let rounds = if same_slowdown {
+        b.horizon
+    } else {
+        from_a.min(from_b).min(b.horizon)
+    };
+    (same_pools && rounds > 0).then_some(rounds)
+}
+
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
-    run_with(params, &mut ParkMiller::new(params.seed), &mut ())
+    run_with(params, &mut Draws::new(params.seed), &mut ())
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
 /// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
-/// bytes) is on the stack.
+/// bytes) is on the stack, next to a round's arrivals (about 1 KB, as for any batch).
 pub fn run_with<R: UnitRng, O: Observer>(
     params: &Params,
     rng: &mut R,
@@ -651,7 +824,8 @@ impl<const B: usize> Default for Workspace<B> {
 /// The arrivals and their shuffle depend only on the seed, the rates, the rounds per second
 /// and the horizon, never on the pools, so runs that share those see the same stream: it is
 /// drawn once and played against every layout (split, mode, slots and hold times may differ).
-/// Each layout needs its own lane, which is what the workspace's `B` provides.
+/// Each layout needs its own lane, which is what the workspace's `B` provides. Layouts that
+/// differ only in their slowdown (when it starts, how slow) play the rounds before it once.
 ///
 /// ```
 /// use capsim_core::bulkhead::{run_batch, Metrics, Mode, Params, Split, Workspace};
@@ -669,7 +843,7 @@ pub fn run_batch<const B: usize>(
     let Some(first) = params.first() else {
         return Ok(());
     };
-    run_batch_with(params, &mut ParkMiller::new(first.seed), ws, &mut (), out)
+    run_batch_with(params, &mut Draws::new(first.seed), ws, &mut (), out)
 }
 
 /// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
@@ -709,18 +883,51 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     }
     let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
     let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
-    let lanes = &mut ws.lanes[..params.len()];
-    for (lane, p) in lanes.iter_mut().zip(params) {
-        lane.set(p);
+    let layouts = params.len();
+    // Layouts that differ only in their slowdown play the same rounds until it starts in
+    // either of them: such a layout follows an earlier one until then and joins with a copy
+    // of its state, so those rounds are played once (the lesson grid's healthy and slowdown
+    // runs of a split share their first 1,000 rounds). Lane `k` plays `params[order[k]]`:
+    // the leaders first, then the followers by the round they join, so the lanes playing
+    // a round are always the first `active`.
+    let mut follows: [Option<(usize, u32)>; B] = [None; B];
+    for i in 0..layouts {
+        follows[i] = (0..i)
+            .filter(|&j| follows[j].is_none())
+            .find_map(|j| shared_rounds(&params[j], &params[i]).map(|d| (j, d)));
     }
+    let mut order = [0usize; B];
+    let mut lane_of = [0usize; B];
+    let mut leader = [0usize; B];
+    let mut join = [0u32; B];
+    let mut leaders = 0;
+    for (i, f) in follows[..layouts].iter().enumerate() {
+        if f.is_none() {
+            (order[leaders], lane_of[i]) = (i, leaders);
+            leaders += 1;
+        }
+    }
+    let mut k = leaders;
+    // Followers by the round they join (a stable selection: at most B rounds of B).
+    while k < layouts {
+        let next = (0..layouts)
+            .filter_map(|i| follows[i].map(|(j, d)| (d, i, j)))
+            .filter(|&(_, i, _)| !order[leaders..k].contains(&i))
+            .min_by_key(|&(d, i, _)| (d, i));
+        let Some((d, i, j)) = next else { break };
+        (order[k], leader[k], join[k]) = (i, lane_of[j], d);
+        k += 1;
+    }
+    let lanes = &mut ws.lanes[..layouts];
+    for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
+        lane.set(&params[i]);
+    }
+    let mut active = leaders;
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
-    let mut arrivals = Arrivals {
-        prefix: [0; MAX_ARRIVALS_PER_ROUND],
-        len: 0,
-        tracking: 0,
-        events: 0,
-    };
+    let mut arrivals = Arrivals::new();
+    // Every lane sees every arrival: its drops are these less what it served.
+    let (mut tracking_total, mut events_total) = (0u64, 0u64);
     for t in 0..first.horizon {
         // The stream bits in arrival order: tracking requests (1) then event requests (0).
         let tracking = poisson(rng, tracking_limit)?;
@@ -730,10 +937,12 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             return Err(TOO_MANY_ARRIVALS);
         }
         // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
-        let pick = |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as usize).min(i);
-        if n <= 64 {
+        // Below 256 either way: a 32-bit conversion (the saturating `usize` one costs more).
+        let pick =
+            |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as u32 as usize).min(i);
+        if n <= WORD {
             // The usual round (5 arrivals in the lesson): the shuffle in one register.
-            let mut bits = if tracking == 64 {
+            let mut bits = if tracking == WORD {
                 u64::MAX
             } else {
                 (1u64 << tracking) - 1
@@ -743,11 +952,9 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
                 let differ = ((bits >> i) ^ (bits >> j)) & 1;
                 bits ^= (differ << i) | (differ << j);
             }
-            for (p, a) in arrivals.prefix[..n].iter_mut().enumerate() {
-                *a = ((bits >> p) & 1) as u8;
-            }
+            arrivals.bits = bits;
         } else {
-            let bits = &mut arrivals.prefix[..n];
+            let bits = &mut arrivals.wide[..n];
             let (t_bits, e_bits) = bits.split_at_mut(tracking);
             t_bits.fill(1);
             e_bits.fill(0);
@@ -756,28 +963,144 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             }
         }
         arrivals.len = n;
-        arrivals.count();
+        // n ≤ 255: both fit.
+        arrivals.tracking = tracking as u32;
+        arrivals.events = events as u32;
+        arrivals.ahead_built = false;
+        tracking_total += tracking as u64;
+        events_total += events as u64;
+        while active < layouts && join[active] == t {
+            let (playing, waiting) = lanes.split_at_mut(active);
+            waiting[0].follow(&playing[leader[active]]);
+            active += 1;
+        }
+        let lanes = &mut lanes[..active];
         if observe {
             // One run: its state, as the observer contract asks.
             for lane in lanes.iter_mut() {
-                let state = lane.round::<true>(t, &arrivals);
+                let state = lane.round::<true>(t, &mut arrivals);
                 observer.bulkhead_round(&state);
             }
         } else {
             for lane in lanes.iter_mut() {
-                lane.round::<false>(t, &arrivals);
+                lane.round::<false>(t, &mut arrivals);
             }
         }
         observer.round_done(u64::from(t));
     }
-    for (lane, m) in lanes.iter().zip(out.iter_mut()) {
-        *m = lane.m;
+    // Those that join at the horizon play every round as their leader does.
+    while active < layouts {
+        let (playing, waiting) = lanes.split_at_mut(active);
+        waiting[0].follow(&playing[leader[active]]);
+        active += 1;
+    }
+    for (lane, &i) in lanes.iter().zip(&order[..layouts]) {
+        out[i] = Metrics {
+            tracking_dropped: tracking_total - lane.m.tracking_served,
+            event_dropped: events_total - lane.m.event_served,
+            ..lane.m
+        };
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{Arrivals, WORD};
+
+    /// Arrivals from the low `n` bits of `bits`, in both forms (word and bytes).
+    fn arrivals(bits: u64, n: usize) -> Arrivals {
+        let mut a = Arrivals::new();
+        let bits = if n == WORD {
+            bits
+        } else {
+            bits & ((1 << n) - 1)
+        };
+        a.len = n;
+        a.bits = bits;
+        a.tracking = bits.count_ones();
+        a.events = n as u32 - a.tracking;
+        for (p, b) in a.wide[..n].iter_mut().enumerate() {
+            *b = ((bits >> p) & 1) as u8;
+        }
+        a
+    }
+
+    /// The closed form equals the one-by-one scan for free counts of both pools (each pool
+    /// serving what it can, as a round does), from none to more than arrive, and the
+    /// largest; prefix counts equal counting the bytes.
+    fn check(bits: u64, n: usize) {
+        let mut a = arrivals(bits, n);
+        // Every count near either stream's size or small, every seventh, and the largest.
+        let counts = [a.tracking, a.events];
+        let near = |f: u32| counts.iter().any(|&c| f.abs_diff(c) <= 1);
+        let frees = (0..=n as u32 + 1)
+            .filter(|&f| f <= 3 || f % 7 == 0 || near(f))
+            .chain([65_534, 65_535]);
+        for tracking_free in frees.clone() {
+            for event_free in frees.clone() {
+                let ts = tracking_free.min(a.tracking);
+                let es = event_free.min(a.events);
+                let scan = a.idle_slots_scan(ts, es, tracking_free, event_free);
+                let closed = a.idle_slots(ts, es, tracking_free, event_free);
+                assert_eq!(
+                    closed, scan,
+                    "{bits:#x} n={n} free=({tracking_free}, {event_free})"
+                );
+            }
+        }
+        for k in 0..n {
+            let counted: u32 = a.wide[..k].iter().map(|&b| u32::from(b)).sum();
+            assert_eq!(a.tracking_in_first(k), counted, "{bits:#x} n={n} k={k}");
+        }
+    }
+
+    /// The unreduced generator draws exactly the lesson's, from seeds whose states start
+    /// small, large and in between.
+    #[test]
+    fn draws_are_the_lesson_generators() {
+        use crate::rng::{ParkMiller, UnitRng};
+        for seed in [
+            1,
+            2,
+            48_271,
+            20_260_801,
+            1 << 30,
+            2_147_483_645,
+            2_147_483_646,
+        ] {
+            let (mut lesson, mut ours) = (ParkMiller::new(seed), super::Draws::new(seed));
+            for i in 0..100_000 {
+                let (a, b) = (lesson.next_unit(), ours.next_unit());
+                assert_eq!(a.to_bits(), b.to_bits(), "seed {seed}, draw {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn idle_slots_closed_form_equals_the_scan_for_every_short_round() {
+        for n in 0..=10 {
+            for bits in 0..1u64 << n {
+                check(bits, n);
+            }
+        }
+    }
+
+    #[test]
+    fn idle_slots_closed_form_equals_the_scan_up_to_a_word() {
+        let mut x = 7u64;
+        for n in 11..=WORD {
+            for _ in 0..20 {
+                x = crate::rng::splitmix64(x);
+                // Sparse, dense and even mixes of the two streams.
+                let y = crate::rng::splitmix64(x);
+                for bits in [x, x & y, x | y, !0, 0] {
+                    check(bits, n);
+                }
+            }
+        }
+    }
+
     /// The firmware runs 11 layouts at once on small boards (600 bytes each with 16-bit
     /// calendar buckets, 344 with the 8-bit ones that wrapped): keep it so.
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Four arbitrary layouts; unless `mismatch` is below 16 (1 in 16 inputs) the last three take
 //! the first one's stream (seed, horizon, rounds per second, rates), so the batch is valid
-//! when every layout is. Capped for speed like `bulkhead`: at most 1000 rounds (eight runs an
+//! when every layout is, and when `mismatch` is even the second and third also take its pools
+//! and hold times (differing in their slowdowns: they follow the first until it starts). Capped for speed like `bulkhead`: at most 1000 rounds (eight runs an
 //! input). Checks: the batch returns exactly the separate runs' results (or, with different
 //! streams, a batch mismatch); every layout sees the same arrivals; batches of 0 and 1 agree,
 //! on the workspace the batch of four used (a run sets its lanes up afresh); five layouts on
@@ -44,6 +45,13 @@ fuzz_target!(|input: Input| {
             (p.seed, p.horizon, p.rounds_per_second) =
                 (first.seed, first.horizon, first.rounds_per_second);
             (p.tracking_rate, p.event_rate) = (first.tracking_rate, first.event_rate);
+        }
+        if input.mismatch.is_multiple_of(2) {
+            // Slowdowns of one layout: the later lanes follow the first until theirs starts.
+            for p in lanes[1..3].iter_mut() {
+                (p.split, p.total_slots) = (first.split, first.total_slots);
+                (p.tracking_hold, p.event_hold) = (first.tracking_hold, first.event_hold);
+            }
         }
     }
     let mut ws = bulkhead::Workspace::<4>::new();
