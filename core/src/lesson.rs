@@ -562,7 +562,8 @@ fn write_sweep<W: Write>(out: &mut W, runs: &[PairRun; SWEEP_PAIRS.len()]) -> fm
 }
 
 /// A table row built in place, written at once (cheaper than a `write!` a cell). Its cells
-/// are ASCII, so padding counts bytes.
+/// are ASCII, so padding counts bytes; the buffer starts as spaces, so padding only moves
+/// the end (nothing is written past the end and then left behind it).
 struct Row {
     buf: [u8; 256],
     len: usize,
@@ -571,7 +572,7 @@ struct Row {
 impl Row {
     fn new() -> Self {
         Self {
-            buf: [0; 256],
+            buf: [b' '; 256],
             len: 0,
         }
     }
@@ -579,20 +580,24 @@ impl Row {
     /// Appends `v` in decimal, then spaces up to `width` bytes for the cell (`padEnd`).
     fn int(&mut self, v: i64, width: usize) -> fmt::Result {
         let start = self.len;
-        let mut digits = [0u8; 20];
-        let (mut rest, mut i) = (v.unsigned_abs(), digits.len());
-        while i > 0 {
-            i -= 1;
-            digits[i] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
         if v < 0 {
             self.bytes(b"-")?;
         }
-        self.bytes(&digits[i..])?;
+        let mut rest = v.unsigned_abs();
+        let mut digits = 1;
+        let mut above = rest;
+        while above >= 10 {
+            above /= 10;
+            digits += 1;
+        }
+        // The digits written in place, last first.
+        let end = self.len + digits;
+        let cell = self.buf.get_mut(self.len..end).ok_or(fmt::Error)?;
+        for digit in cell.iter_mut().rev() {
+            *digit = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        self.len = end;
         self.pad(start + width)
     }
 
@@ -606,13 +611,13 @@ impl Row {
         Ok(())
     }
 
-    /// Appends spaces up to byte `end` (none if the row is that long already).
+    /// Appends spaces up to byte `end` (none if the row is that long already): the bytes
+    /// past the end are spaces still.
     fn pad(&mut self, end: usize) -> fmt::Result {
         if end > self.len {
-            self.buf
-                .get_mut(self.len..end)
-                .ok_or(fmt::Error)?
-                .fill(b' ');
+            if end > self.buf.len() {
+                return Err(fmt::Error);
+            }
             self.len = end;
         }
         Ok(())

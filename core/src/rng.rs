@@ -261,23 +261,22 @@ impl<S: AsRef<[u32]> + AsMut<[u32]>> GroupStream<S> {
         let below = whole
             .saturating_add(u64::from((whole as f64) < lim))
             .min(1 << 31) as u32;
-        // States are below 2^31 and `below` at most 2^31: `s < below` is the sign of the
-        // difference as an `i32`, whose bits a byte at a time gather with one multiply.
+        // States are below 2^31 and `below` at most 2^31, so `s + (2^31 - below)` fits 32
+        // bits and has bit 31 set exactly when `s` is not below: draws `k` and `k + 32` of
+        // a word side by side in one `u64` take one add and one mask for both (no carry
+        // crosses the lanes), their bits landing at `k` and `k + 32`.
+        let offset = u64::from((1u32 << 31) - below) * 0x1_0000_0001;
         for w in self.bits_words..words {
             if let (Some(chunk), Some(word)) =
                 (states.get(w * 64..w * 64 + 64), self.bits.get_mut(w))
             {
-                let mut bits = 0;
-                for (c, eight) in chunk.chunks_exact(8).enumerate() {
-                    // Byte `k` of `signs` is 1 when draw `k` is below.
-                    let signs = eight.iter().enumerate().fold(0u64, |acc, (k, &s)| {
-                        acc | (u64::from(s.wrapping_sub(below) >> 31) << (8 * k))
-                    });
-                    // Moves byte `k`'s bit to bit `56 + k`; no carries (one bit a byte).
-                    let byte = signs.wrapping_mul(0x0102_0408_1020_4080) >> 56;
-                    bits |= byte << (8 * c);
+                let (low, high) = chunk.split_at(32);
+                let mut not_below = 0;
+                for (k, (&a, &b)) in low.iter().zip(high).enumerate() {
+                    let lanes = (u64::from(a) | (u64::from(b) << 32)) + offset;
+                    not_below |= ((lanes >> 31) & 0x1_0000_0001) << k;
                 }
-                *word = bits;
+                *word = !not_below;
             }
         }
         self.bits_words = words;

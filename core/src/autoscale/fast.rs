@@ -43,10 +43,14 @@
 //!   of 3 or more wait for the lower one's first replacement and take its state from before
 //!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
 //!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
-//!   ≈ 470k instructions (was ≈ 615k): the lockstep 321k, the demand table ≈ 46k (240
-//!   `sin` 21.5k, the stream's first 960 draws between them), the stream's answers 19.5k,
-//!   scale-in and launches 17.5k, the table's text ≈ 25k (a row built in a buffer and
-//!   written once; was ≈ 48k). Side by side (old and new binary alternated on
+//!   ≈ 459k instructions (was ≈ 615k, then 470k): the lockstep 321k, the demand table
+//!   ≈ 46k (240 `sin` 21.5k, the stream's first 960 draws between them), the stream's
+//!   answers 13k (two draws a `u64`, one add and one mask for both; was 19.5k), scale-in
+//!   and launches 17.5k, the table's text ≈ 24k (a row built in a buffer of spaces and
+//!   written once; was ≈ 48k), and ≈ 22k counted for moving the nine runs into place and
+//!   zeroing the stream's 12 KiB (callgrind counts a byte of `rep movs`/`rep stos` as an
+//!   instruction: a few hundred cycles in fact; keeping the errors beside the runs instead
+//!   of a `Result` each did not remove the move and added 5k). Side by side (old and new binary alternated on
 //!   `taskset -c 0`, a busy machine, minimum of 25 batches): ≈ 43 µs a render, was ≈ 53.
 //!   Still bound by instruction throughput spread over every phase: the round's state goes
 //!   through memory around the out-of-line calls (failure, scale-in, launches), the
