@@ -92,7 +92,10 @@ fuzz_target!(|input: Input| {
         })
     );
     if !in_flight {
-        assert!(same(&sorted, &batch), "{params:?}\nsorted {sorted:?}\nmerged {batch:?}");
+        assert!(
+            same(&sorted, &batch),
+            "{params:?}\nsorted {sorted:?}\nmerged {batch:?}"
+        );
         if batch.is_ok() {
             assert!(same(&&sorted_out[..n], &&out[..n]), "{params:?}");
         }
