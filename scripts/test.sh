@@ -34,6 +34,13 @@ done
 rm -rf "$plots_dir"
 python3 scripts/check_svg.py docs/plots/*.svg
 
+step "command line: GNU parallel shards byte-identical to the whole grid, man pages render (installs Debian's parallel and groff-base if missing)"
+if ! command -v parallel >/dev/null || ! command -v groff >/dev/null; then
+    sudo=$([ "$(id -u)" = 0 ] || echo sudo)
+    $sudo apt-get update -qq && $sudo apt-get install -y parallel groff-base >/dev/null
+fi
+bash scripts/cli-test.sh
+
 step "differential vectors marked heavy (10^7 rounds and the like), optimized, by both consumers engines"
 cargo test --release -p capsim-tests --test differential --test windowed --locked
 

@@ -18,6 +18,62 @@ pub struct List<T>(pub Vec<T>);
 pub trait Item: Sized + Clone {
     /// Parses one comma-separated item into one or more values.
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String>;
+
+    /// The words the item takes (`oldest`, `none`), for suggestions.
+    const WORDS: &'static [&'static str] = &[];
+
+    /// Returns what the user likely meant by `s`, an item that failed to parse: the nearest
+    /// of [`Item::WORDS`] (`olde`: `oldest`), or for ranges `A..=B` for `A-B`.
+    fn hint(s: &str) -> Option<String> {
+        closest(s, Self::WORDS).map(str::to_string)
+    }
+}
+
+/// Returns the candidate nearest `s` if it is close enough to be a typo of it (for "did
+/// you mean …?"): one that starts with `s`, or one within an edit distance of a third of
+/// its length (at least 1); the first of equally near ones.
+pub fn closest<'a>(s: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let near = |c: &&str| {
+        let d = edit_distance(s, c);
+        (d <= (c.chars().count() / 3).max(1) || (s.len() >= 2 && c.starts_with(s))).then_some(d)
+    };
+    candidates
+        .iter()
+        .filter_map(|c| near(c).map(|d| (d, *c)))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Returns the edit distance between `a` and `b` in characters: insertions, deletions,
+/// substitutions and swaps of two neighbours (`stpo`: `stop`) count one each.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // d[i][j]: the distance between a[..i] and b[..j].
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    d[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Returns `A..=B` for `A-B` (two integers with a dash between): the range syntax meant.
+fn dash_range(s: &str) -> Option<String> {
+    let (a, b) = s.split_once('-')?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    (digits(a) && digits(b)).then(|| format!("{a}..={b}"))
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
@@ -26,6 +82,10 @@ fn parse_u32(s: &str) -> Result<u32, String> {
 }
 
 impl Item for u32 {
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s)
+    }
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let range = s
             .split_once("..=")
@@ -68,6 +128,12 @@ impl Item for f64 {
 }
 
 impl Item for Split {
+    const WORDS: &'static [&'static str] = &["shared"];
+
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
+    }
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "shared" {
             out.push(Split::Shared);
@@ -82,6 +148,8 @@ impl Item for Split {
 }
 
 impl Item for Mode {
+    const WORDS: &'static [&'static str] = &["healthy", "slowdown"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "healthy" => Mode::Healthy,
@@ -93,6 +161,8 @@ impl Item for Mode {
 }
 
 impl Item for FailureRounds {
+    const WORDS: &'static [&'static str] = &["none"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let mut rounds = FailureRounds::new();
         if s != "none" {
@@ -109,6 +179,12 @@ impl Item for FailureRounds {
 
 /// A hook: `ROUNDS[:continue|abandon]` (ROUNDS may be a range) or `none`.
 impl Item for Option<Hook> {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
+    }
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "none" {
             out.push(None);
@@ -130,6 +206,8 @@ impl Item for Option<Hook> {
 
 /// `yes` or `no`.
 impl Item for bool {
+    const WORDS: &'static [&'static str] = &["yes", "no"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "yes" => true,
@@ -141,6 +219,8 @@ impl Item for bool {
 }
 
 impl Item for RemovalPolicy {
+    const WORDS: &'static [&'static str] = &["lesson", "oldest", "newest"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "lesson" => RemovalPolicy::Lesson,
@@ -157,6 +237,8 @@ impl Item for RemovalPolicy {
 }
 
 impl Item for Reclaim {
+    const WORDS: &'static [&'static str] = &["release", "stop"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "release" => Reclaim::Release,
@@ -169,6 +251,12 @@ impl Item for Reclaim {
 
 /// Stockout rounds: `A..B` (B excluded), `A..=B`, or `none`.
 impl Item for Option<Stockout> {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
+    }
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "none" {
             out.push(None);
@@ -192,6 +280,8 @@ impl Item for Option<Stockout> {
 
 /// Scripted actions: `ROUND:ACTION:COUNT` joined by `+`, or `none`.
 impl Item for Events {
+    const WORDS: &'static [&'static str] = &["none"];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let mut events = Events::new();
         if s != "none" {
@@ -237,7 +327,10 @@ pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
         if part.is_empty() {
             return Err(format!("'{s}' has an empty item"));
         }
-        T::parse_item(part, &mut out)?;
+        T::parse_item(part, &mut out).map_err(|e| match T::hint(part) {
+            Some(meant) => format!("{e}; did you mean {meant}?"),
+            None => e,
+        })?;
         if out.len() > MAX_LIST_LEN {
             return Err(format!("more than {MAX_LIST_LEN} values"));
         }
@@ -248,6 +341,33 @@ pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Suggestions: the nearest word within a third of its length, a prefix, a swap; none
+    /// for a word far from all.
+    #[test]
+    fn near_words_are_suggested() {
+        let words = ["lesson", "oldest", "newest"];
+        assert_eq!(closest("olde", &words), Some("oldest"));
+        assert_eq!(closest("newset", &words), Some("newest"));
+        assert_eq!(closest("lesosn", &words), Some("lesson"));
+        assert_eq!(closest("zzzzzz", &words), None);
+        assert_eq!(closest("", &words), None);
+        assert_eq!(closest("stpo", &["release", "stop"]), Some("stop"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(
+            parse::<u32>("1-100").unwrap_err().rsplit("; ").next(),
+            Some("did you mean 1..=100?")
+        );
+        assert_eq!(
+            parse::<RemovalPolicy>("lesson,olde").unwrap_err(),
+            "'olde' is not a removal policy (lesson, oldest or newest); did you mean oldest?"
+        );
+        // No range is guessed for a negative number or a float.
+        assert!(!parse::<u32>("-100").unwrap_err().contains("did you mean"));
+        assert!(!parse::<f64>("1-2").unwrap_err().contains("did you mean"));
+    }
 
     #[test]
     fn lists_and_ranges() {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
 use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags, Model};
@@ -30,19 +30,29 @@ one line on stderr.";
 #[derive(Parser, Debug)]
 #[command(name = "capsim", version, about, after_help = LIMITS)]
 struct Cli {
+    /// `None`: a short usage line and the commands on stderr, status 2.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+}
+
+/// `capsim lesson`'s accepted names, each with its line of help.
+fn lesson_names() -> clap::builder::PossibleValuesParser {
+    capsim::query::LESSONS
+        .iter()
+        .map(|(name, about)| clap::builder::PossibleValue::new(name).help(about))
+        .collect::<Vec<_>>()
+        .into()
 }
 
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print a lesson's output exactly as the lesson program prints it
+    /// Print a lesson's output exactly as the lesson program prints it (no NAME: list them)
     Lesson {
         /// group, group-sweep, group-ledger, consumers, bulkhead, or all (the five in order)
-        #[arg(value_name = "NAME", value_parser = ["group", "group-sweep", "group-ledger", "consumers", "bulkhead", "all"])]
-        name: String,
+        #[arg(value_name = "NAME", value_parser = lesson_names())]
+        name: Option<String>,
     },
     /// Auto-scaling group with a health check: threshold x cooldown sweeps
     #[command(after_help = LIMITS)]
@@ -76,6 +86,18 @@ enum Command {
         model: Flags<Bulkhead>,
         #[command(flatten)]
         run: RunArgs,
+    },
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish
+    Completions {
+        /// The shell
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page as roff (capsim man > capsim.1; man -l capsim.1), or a command's (capsim man trace autoscale)
+    Man {
+        /// The command whose page to print (none: capsim's own, which lists the commands)
+        #[arg(value_name = "COMMAND")]
+        command: Vec<String>,
     },
 }
 
@@ -187,6 +209,12 @@ struct RunArgs {
     /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256]
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true, value_parser = parse_threads)]
     threads: usize,
+    /// The metrics to show, comma-separated, in that order, in every format and in --summary (parameters stay) ['help' lists them]
+    #[arg(long, value_name = "LIST")]
+    columns: Option<String>,
+    /// Run only the K-th of N contiguous slices of the grid: runs len*(K-1)/N to len*K/N (rounded down, end excluded); shards 1..N concatenated are the whole grid's csv or json bytes (csv's header in shard 1 only) [1 <= K <= N <= 1000000; not with table or --summary]
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true, value_parser = sweep::Shard::parse)]
+    shard: Option<sweep::Shard>,
 }
 
 /// The most worker threads `--threads` accepts: more only loads the machine.
@@ -217,9 +245,13 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_failure(e),
     };
+    let Some(command) = cli.command else {
+        eprint!("{}", short_usage());
+        return ExitCode::from(2);
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = run(cli, &mut out).and_then(|()| out.flush().map_err(Failure::Io));
+    let result = run(command, &mut out).and_then(|()| out.flush().map_err(Failure::Io));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
@@ -261,13 +293,86 @@ fn clap_failure(e: clap::Error) -> ExitCode {
                 && !l.starts_with("tip:")
         })
         .collect();
-    eprintln!("{}", line.join(" "));
+    eprintln!("{}{}", line.join(" "), suggestion(&e));
     ExitCode::from(2)
 }
 
-fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
-    match cli.command {
-        Command::Lesson { name } => print_lesson(&name, out),
+/// Returns "; did you mean X?" for a misspelt flag, value or command, X the nearest of the
+/// accepted ones by [`capsim::list::closest`] (the same rule as the playground's, not
+/// clap's own tips); "" if none is near.
+fn suggestion(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    // The command the error is about: the words of the command line naming subcommands.
+    let mut cmd = Cli::command();
+    for word in std::env::args().skip(1) {
+        match cmd.find_subcommand(&word) {
+            Some(sub) => cmd = sub.clone(),
+            None => break,
+        }
+    }
+    let (typed, accepted): (Option<String>, Vec<String>) = match e.kind() {
+        ErrorKind::UnknownArgument => (
+            text(ContextKind::InvalidArg),
+            cmd.get_arguments()
+                .filter_map(|a| a.get_long())
+                .map(|l| format!("--{l}"))
+                .collect(),
+        ),
+        ErrorKind::InvalidSubcommand => (
+            text(ContextKind::InvalidSubcommand),
+            cmd.get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect(),
+        ),
+        ErrorKind::InvalidValue => (
+            text(ContextKind::InvalidValue),
+            match e.get(ContextKind::ValidValue) {
+                Some(ContextValue::Strings(v)) => v.clone(),
+                _ => Vec::new(),
+            },
+        ),
+        _ => (None, Vec::new()),
+    };
+    let accepted: Vec<&str> = accepted.iter().map(String::as_str).collect();
+    typed
+        .and_then(|t| capsim::list::closest(&t, &accepted))
+        .map(|c| format!("; did you mean {c}?"))
+        .unwrap_or_default()
+}
+
+/// What `capsim` alone prints: the usage line and the commands, one line each.
+fn short_usage() -> String {
+    let cmd = Cli::command();
+    let mut text = String::from("Usage: capsim <COMMAND> [OPTIONS]\n\nCommands:\n");
+    let commands: Vec<_> = cmd.get_subcommands().collect();
+    let width = commands
+        .iter()
+        .map(|c| c.get_name().len())
+        .max()
+        .unwrap_or(0);
+    for c in commands {
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        text.push_str(&format!("  {:width$}  {about}\n", c.get_name()));
+    }
+    text.push_str("\n'capsim COMMAND --help' for a command's flags, 'capsim --help' for more.\n");
+    text
+}
+
+fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
+    match command {
+        Command::Lesson { name: None } => {
+            Ok(out.write_all(capsim::query::lesson_list().as_bytes())?)
+        }
+        Command::Lesson { name: Some(name) } => print_lesson(&name, out),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "capsim", out);
+            Ok(())
+        }
+        Command::Man { command } => man_page(&command, out),
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
@@ -289,6 +394,31 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
             Err(capsim::formula::Failure::Evaluation(m)) => Err(Failure::Evaluation(m)),
         },
     }
+}
+
+/// `capsim man [COMMAND...]`: the page of capsim or of one of its commands
+/// (`capsim-trace-autoscale(1)`), with every flag and its limits as `--help` shows them.
+fn man_page(words: &[String], out: &mut impl Write) -> Result<(), Failure> {
+    let mut page = Cli::command();
+    page.build();
+    let mut name = String::from("capsim");
+    for word in words {
+        let names: Vec<&str> = page.get_subcommands().map(|c| c.get_name()).collect();
+        let Some(next) = page.find_subcommand(word).cloned() else {
+            let hint = capsim::list::closest(word, &names)
+                .map(|c| format!("; did you mean {c}?"))
+                .unwrap_or_default();
+            return Err(Failure::Input(format!(
+                "capsim man: '{}' has no command '{word}'{hint} (commands: {})",
+                name.replace('-', " "),
+                names.join(", ")
+            )));
+        };
+        name = format!("{name}-{word}");
+        page = next;
+    }
+    let page = page.name(name);
+    Ok(clap_mangen::Man::new(page).render(out)?)
 }
 
 /// Adapts an `io::Write` to `fmt::Write`, keeping the I/O error.
@@ -335,9 +465,9 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
 
 fn sweep<M: Model>(model: &Flags<M>, args: &RunArgs, out: &mut impl Write) -> Result<(), Failure> {
     let options = Options {
-        format: args.format,
-        summary: args.summary,
-        threads: args.threads,
+        columns: args.columns.clone(),
+        shard: args.shard,
+        ..Options::new(args.format, args.summary, args.threads)
     };
     if !io::stderr().is_terminal() {
         return sweep::sweep(model, &options, out, &());
@@ -369,6 +499,17 @@ impl Progress for Bar {
         });
         let bar = ProgressBar::with_draw_target(Some(runs), ProgressDrawTarget::stderr())
             .with_style(style);
+        // Ctrl-C clears the bar's line, then ends the command with status 130 (128 + SIGINT),
+        // as the signal itself would; the rows of the windows written so far stay written.
+        static SHOWN: OnceLock<ProgressBar> = OnceLock::new();
+        if SHOWN.set(bar.clone()).is_ok() {
+            let _ = ctrlc::set_handler(|| {
+                if let Some(b) = SHOWN.get() {
+                    b.finish_and_clear();
+                }
+                std::process::exit(130);
+            });
+        }
         let _ = self.0.set(bar);
     }
 

@@ -364,6 +364,20 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     row
 }
 
+/// Returns the keys of a run's row, in [`row`]'s order (a CSV header with no row to take it
+/// from: an empty `--shard 1/N`).
+pub fn row_keys<M: Model>() -> Vec<&'static str> {
+    let mut keys = Vec::with_capacity(M::PARAMS.len() * 2 + M::METRICS.len());
+    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
+    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        keys.push(q.key);
+        keys.extend(q.result.as_ref().map(|r| r.key));
+        keys.extend(seed.filter(|_| q.key == M::SEED_AFTER).map(|s| s.key));
+    }
+    keys.extend(metric_keys::<M>());
+    keys
+}
+
 /// Returns the table's columns: the headline parameters, the swept ones (each with its
 /// result column, if it has one), the metrics.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
@@ -488,6 +502,7 @@ impl<M: Model> Flags<M> {
             base: M::Params::default(),
             axes,
             len,
+            stop: len,
             swept,
             _model: PhantomData,
         })
@@ -506,6 +521,9 @@ pub struct Grid<M: Model> {
     axes: Vec<GridAxis<M::Params>>,
     /// The number of runs.
     len: u64,
+    /// The run before which batches stop looking for partners: the grid's end, or the end
+    /// of the runs swept (`--shard`), so that no run past them is run.
+    stop: u64,
     /// The keys of flags given more than one value (the table shows them).
     pub swept: Vec<&'static str>,
     _model: PhantomData<M>,
@@ -520,6 +538,13 @@ impl<M: Model> Grid<M> {
     /// Returns false: a grid has at least one run.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// Returns the grid whose batches take no partner from run `stop` on (a shard's end):
+    /// the runs' outcomes are the same, only the work past `stop` is saved.
+    pub fn stopping_at(mut self, stop: u64) -> Self {
+        self.stop = stop.min(self.len);
+        self
     }
 
     /// Returns how many seeds the grid runs per combination (the innermost list).
@@ -1280,7 +1305,7 @@ fn batched_window<M: Model>(
     lanes: usize,
     run_batch: impl Fn(&mut M::Scratch, &[u64]) -> Vec<(u64, Outcome<M::Metrics>)> + Sync,
 ) -> Vec<Outcome<M::Metrics>> {
-    let limit = runs.start.saturating_add(BATCH_LOOKAHEAD).min(grid.len());
+    let limit = runs.start.saturating_add(BATCH_LOOKAHEAD).min(grid.stop);
     let batches = batches(grid, runs.clone(), limit, ahead, stream, lanes);
     let run = |scratch: &mut M::Scratch, batch: &Vec<u64>| {
         let outcomes = run_batch(scratch, batch);

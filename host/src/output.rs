@@ -281,6 +281,21 @@ impl RowWriter {
         }
     }
 
+    /// Writes no CSV header (a later `--shard`: the first one has written it).
+    pub fn skip_header(&mut self) {
+        self.started = true;
+    }
+
+    /// Writes the CSV header `keys` now, if not yet written (a first shard without rows);
+    /// other formats have no header without rows.
+    pub fn write_header(&mut self, out: &mut impl Write, keys: &[&str]) -> io::Result<()> {
+        if self.format != Format::Csv || self.started {
+            return Ok(());
+        }
+        self.started = true;
+        writeln!(out, "{}", keys.join(","))
+    }
+
     /// Writes `row` (a table row waits until the widths are fixed).
     pub fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
         match self.format {

@@ -15,6 +15,40 @@ use crate::sweep::{self, Failure, Options, Progress};
 /// The most runs a browser page runs: a page that computes for minutes looks broken.
 pub const BROWSER_MAX_RUNS: u64 = 100_000;
 
+/// The lessons `capsim lesson NAME` prints, and what each is (`capsim lesson` lists them).
+pub const LESSONS: [(&str, &str); 6] = [
+    (
+        "group",
+        "the auto-scaling lesson's two threshold/cooldown pairs",
+    ),
+    (
+        "group-sweep",
+        "the auto-scaling lesson's 3 x 3 threshold x cooldown sweep",
+    ),
+    (
+        "group-ledger",
+        "the auto-scaling lesson's churn cost ledger",
+    ),
+    ("consumers", "the consumers lesson's S x N tables"),
+    ("bulkhead", "the bulkhead lesson's layouts and split table"),
+    ("all", "the five above, in this order"),
+];
+
+/// Returns `capsim lesson`'s list: a lesson a line, its name and what it is.
+pub fn lesson_list() -> String {
+    LESSONS
+        .iter()
+        .map(|(name, about)| format!("{name:12}  {about}\n"))
+        .collect()
+}
+
+/// Returns "; did you mean X?" for the candidate nearest `s`, if one is near enough.
+fn did_you_mean(s: &str, candidates: &[&str]) -> String {
+    crate::list::closest(s, candidates)
+        .map(|c| format!("; did you mean {c}?"))
+        .unwrap_or_default()
+}
+
 /// The model commands by name.
 pub const MODELS: [&str; 3] = ["autoscale", "consumers", "bulkhead"];
 
@@ -71,7 +105,10 @@ fn dispatch(
         "autoscale" => model::<Autoscale>(name, &rest, max_runs, progress, printed),
         "consumers" => model::<Consumers>(name, &rest, max_runs, progress, printed),
         "bulkhead" => model::<Bulkhead>(name, &rest, max_runs, progress, printed),
-        _ => Err(format!("unrecognized subcommand '{name}'")),
+        _ => Err(format!(
+            "unrecognized subcommand '{name}'{}",
+            did_you_mean(name, &MODELS)
+        )),
     }
 }
 
@@ -81,9 +118,12 @@ fn lessons(name: &str, out: &mut Vec<u8>) -> Result<(), String> {
         (_, Some(l)) => vec![l],
         ("all", None) => Lesson::ALL.to_vec(),
         _ => {
+            let names: Vec<&str> = LESSONS.iter().map(|(n, _)| *n).collect();
             return Err(format!(
-                "invalid value '{name}' for '<NAME>' [possible values: group, group-sweep, group-ledger, consumers, bulkhead, all]"
-            ))
+                "invalid value '{name}' for '[NAME]' [possible values: {}]{}",
+                names.join(", "),
+                did_you_mean(name, &names)
+            ));
         }
     };
     let mut ws = Box::new(Workspace::<
@@ -113,7 +153,10 @@ fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
     }
 }
 
-/// `capsim MODEL [flags] [--format F] [--summary] [--threads N]`.
+/// The flags every model command takes besides its parameters.
+const OPTIONS: [&str; 5] = ["format", "summary", "threads", "columns", "shard"];
+
+/// `capsim MODEL [flags] [--format F] [--summary] [--threads N] [--columns LIST] [--shard K/N]`.
 fn model<M: Plotted>(
     name: &str,
     pairs: &[(&str, &str)],
@@ -121,18 +164,19 @@ fn model<M: Plotted>(
     progress: &impl Progress,
     printed: &mut Printed,
 ) -> Result<(), String> {
-    let mut options = Options {
-        format: Format::Table,
-        summary: false,
-        threads: 0,
-    };
+    let mut options = Options::new(Format::Table, false, 0);
     let mut flags = Vec::new();
     let mut seen = Vec::new();
     for &(k, v) in pairs {
-        if ["format", "summary", "threads"].contains(&k) {
+        if OPTIONS.contains(&k) {
             if seen.contains(&k) {
-                let value = if k == "summary" { "" } else { " <FORMAT>" };
-                let value = if k == "threads" { " <N>" } else { value };
+                let value = match k {
+                    "summary" => "",
+                    "threads" => " <N>",
+                    "columns" => " <LIST>",
+                    "shard" => " <K/N>",
+                    _ => " <FORMAT>",
+                };
                 return Err(format!(
                     "the argument '--{k}{value}' cannot be used multiple times"
                 ));
@@ -142,7 +186,8 @@ fn model<M: Plotted>(
         match k {
             "format" => {
                 options.format = Format::from_name(v).ok_or_else(|| {
-                    format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]")
+                    let hint = did_you_mean(v, &["table", "json", "csv"]);
+                    format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
                 })?;
             }
             // A URL gives a flag without a value as `summary` (or `summary=`).
@@ -161,10 +206,34 @@ fn model<M: Plotted>(
                     ))
                 }
             },
+            "columns" => options.columns = Some(v.to_string()),
+            "shard" => {
+                options.shard = Some(
+                    sweep::Shard::parse(v)
+                        .map_err(|e| format!("invalid value '{v}' for '--shard <K/N>': {e}"))?,
+                )
+            }
             _ => flags.push((k, v)),
         }
     }
-    let flags = Flags::<M>::from_pairs(flags.iter().copied())?;
+    let flags = Flags::<M>::from_pairs(flags.iter().copied()).map_err(|e| {
+        // clap's suggestion for a misspelt flag, as the command line prints it.
+        let unknown = flags
+            .iter()
+            .find(|(k, _)| !M::PARAMS.iter().any(|p| p.flag() == *k));
+        match unknown {
+            Some((k, _)) if e.starts_with("unexpected argument") => {
+                let mut known: Vec<String> = M::PARAMS
+                    .iter()
+                    .map(|p| format!("--{}", p.flag()))
+                    .collect();
+                known.extend(OPTIONS.iter().map(|o| format!("--{o}")));
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                format!("{e}{}", did_you_mean(&format!("--{k}"), &known))
+            }
+            _ => e,
+        }
+    })?;
     let grid = flags.grid()?;
     let limit = max_runs.min(MAX_RUNS);
     if grid.len() > limit {
@@ -173,7 +242,7 @@ fn model<M: Plotted>(
             grid.len()
         ));
     }
-    let result = sweep::sweep_grid(&grid, &options, &mut printed.stdout, progress);
+    let result = sweep::sweep_grid(grid, &options, &mut printed.stdout, progress);
     if result.is_ok() {
         printed.chart = Some(chart(name, &flags));
     }

@@ -15,7 +15,7 @@ use crate::summary::{self, Combination};
 pub const WINDOW: u64 = 4096;
 
 /// How a grid's runs are shown and run.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// The output format.
     pub format: Format,
@@ -23,6 +23,67 @@ pub struct Options {
     pub summary: bool,
     /// Worker threads (0: one per core).
     pub threads: usize,
+    /// `--columns`: the metrics to show, comma-separated, in the order shown (`None`: every
+    /// metric in contract order; `help`: list the metrics instead of running).
+    pub columns: Option<String>,
+    /// `--shard K/N`: only the K-th of N contiguous slices of the grid.
+    pub shard: Option<Shard>,
+}
+
+impl Options {
+    /// Returns the options of a plain sweep: every metric, every run.
+    pub fn new(format: Format, summary: bool, threads: usize) -> Self {
+        Self {
+            format,
+            summary,
+            threads,
+            columns: None,
+            shard: None,
+        }
+    }
+}
+
+/// The most slices `--shard K/N` cuts a grid into: [`models::MAX_RUNS`], one run each.
+pub const MAX_SHARDS: u64 = models::MAX_RUNS;
+
+/// `--shard K/N`: the K-th (1 ≤ K ≤ N) of N contiguous slices of a grid's runs, in grid order.
+///
+/// Of a grid of `len` runs, shard K runs `len·(K−1)/N ..  len·K/N` (each bound rounded down,
+/// the end excluded): the slices cover the grid once, in order, their sizes differ by one at
+/// most, and a slice is empty when N exceeds the runs. So the outputs of shards 1..N, CSV or
+/// JSON Lines, concatenated in order are the whole grid's bytes (CSV's header comes with
+/// shard 1 only, even an empty one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which slice, from 1.
+    pub k: u64,
+    /// How many slices.
+    pub n: u64,
+}
+
+impl Shard {
+    /// Parses `K/N` (1 ≤ K ≤ N ≤ [`MAX_SHARDS`]); the error says what is accepted.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let accepted = || {
+            format!("accepted values are K/N with 1 <= K <= N <= {MAX_SHARDS}, e.g. 3/8 (the third of eight slices)")
+        };
+        let (k, n) = s.split_once('/').ok_or_else(accepted)?;
+        let number = |t: &str| {
+            t.parse::<u64>()
+                .ok()
+                .filter(|_| t.bytes().all(|b| b.is_ascii_digit()))
+        };
+        match (number(k), number(n)) {
+            (Some(k), Some(n)) if 1 <= k && k <= n && n <= MAX_SHARDS => Ok(Shard { k, n }),
+            _ => Err(accepted()),
+        }
+    }
+
+    /// Returns the runs of a grid of `len` runs that this shard runs.
+    pub fn range(&self, len: u64) -> std::ops::Range<u64> {
+        let bound = |k: u64| (u128::from(len) * u128::from(k) / u128::from(self.n)) as u64;
+        bound(self.k - 1)..bound(self.k)
+    }
 }
 
 /// Why a sweep stopped: bad input or a failed run (status 2), or a failed write.
@@ -63,9 +124,10 @@ impl Progress for () {}
 /// Runs `model`'s grid and writes its rows (or summaries) to `out`, flushing after each
 /// window; `progress` is told of every run finished.
 ///
-/// Parameter errors are found before any output. A run that fails stops the sweep at the
-/// first failing run in grid order, whatever the number of threads: the rows before it are
-/// written, then the error names the run.
+/// Parameter errors are found before any output, in the whole grid even with a shard (every
+/// shard of a bad grid refuses it alike). A run that fails stops the sweep at the first
+/// failing run in grid order, whatever the number of threads: the rows before it are
+/// written, then the error names the run as the whole grid's sweep names it.
 pub fn sweep<M: Model>(
     flags: &Flags<M>,
     options: &Options,
@@ -73,16 +135,42 @@ pub fn sweep<M: Model>(
     progress: &impl Progress,
 ) -> Result<(), Failure> {
     let grid = flags.grid().map_err(Failure::Input)?;
-    sweep_grid(&grid, options, out, progress)
+    sweep_grid(grid, options, out, progress)
 }
 
 /// Runs `grid` as [`sweep`] does (the grid's size already checked).
 pub fn sweep_grid<M: Model>(
-    grid: &Grid<M>,
+    grid: Grid<M>,
     options: &Options,
     out: &mut impl Write,
     progress: &impl Progress,
 ) -> Result<(), Failure> {
+    let metrics = match options.columns.as_deref() {
+        Some("help") => {
+            for m in models::metric_keys::<M>() {
+                writeln!(out, "{m}")?;
+            }
+            return Ok(());
+        }
+        Some(list) => columns::<M>(list).map_err(Failure::Input)?,
+        None => models::metric_keys::<M>(),
+    };
+    let runs = match options.shard {
+        None => 0..grid.len(),
+        Some(_) if options.summary => {
+            return Err(Failure::Input(
+                "--shard cannot be used with --summary: a combination's seeds may fall in two shards (shard the rows with --format csv or json)".to_string(),
+            ))
+        }
+        Some(_) if options.format == Format::Table => {
+            return Err(Failure::Input(
+                "--shard cannot be used with --format table: each shard would pick its own column widths (use --format csv or json)".to_string(),
+            ))
+        }
+        Some(shard) => shard.range(grid.len()),
+    };
+    let grid = grid.stopping_at(runs.end);
+    let grid = &grid;
     let pool = Pool::new(options.threads)?;
     let validate = |i| (M::VALIDATE)(&grid.params(i)).err();
     #[cfg(feature = "cli")]
@@ -92,20 +180,69 @@ pub fn sweep_grid<M: Model>(
     if let Some(e) = invalid {
         return Err(Failure::Input(e.to_string()));
     }
-    let table_keys = models::table_keys::<M>(&grid.swept);
-    let metrics = models::metric_keys::<M>();
+    let all_metrics = models::metric_keys::<M>();
+    let mut table_keys = models::table_keys::<M>(&grid.swept);
+    table_keys.retain(|k| !all_metrics.contains(k));
+    table_keys.extend(&metrics);
+    let chosen = options.columns.is_some().then_some(&metrics[..]);
     let mut sink = Sink::<M>::new(grid, &metrics, options, &table_keys);
+    match options.shard {
+        Some(shard) if shard.k > 1 => sink.writer.skip_header(),
+        Some(_) if runs.is_empty() && options.format == Format::Csv => {
+            let mut keys = models::row_keys::<M>();
+            keys.retain(|k| !all_metrics.contains(k));
+            keys.extend(&metrics);
+            sink.writer.write_header(out, &keys)?;
+        }
+        _ => {}
+    }
     let mut ahead = Ahead::new();
-    let mut start = 0;
-    progress.start(grid.len());
+    let mut start = runs.start;
+    progress.start(runs.end - runs.start);
     let done = &|runs| progress.done(runs);
-    while start < grid.len() {
-        let end = start.saturating_add(WINDOW).min(grid.len());
+    while start < runs.end {
+        let end = start.saturating_add(WINDOW).min(runs.end);
         let outcomes = pool.install(|| M::run_window(grid, start..end, &mut ahead, done));
-        progress.suspend(|| write_window(grid, start, outcomes, &mut sink, out))?;
+        progress.suspend(|| write_window(grid, start, outcomes, &mut sink, chosen, out))?;
         start = end;
     }
+    out.flush()?;
     Ok(())
+}
+
+/// Resolves `--columns LIST` against `M`'s metrics: the keys in the order listed, each once.
+pub fn columns<M: Model>(list: &str) -> Result<Vec<&'static str>, String> {
+    let known = models::metric_keys::<M>();
+    let mut chosen: Vec<&'static str> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(&key) = known.iter().find(|k| **k == name) else {
+            if name.is_empty() {
+                return Err(format!("--columns: '{list}' has an empty item"));
+            }
+            let hint = crate::list::closest(name, &known)
+                .map(|k| format!("; did you mean {k}?"))
+                .unwrap_or_default();
+            return Err(format!(
+                "--columns: '{name}' is not a metric{hint} (--columns help lists them)"
+            ));
+        };
+        if chosen.contains(&key) {
+            return Err(format!("--columns: '{key}' is listed twice"));
+        }
+        chosen.push(key);
+    }
+    Ok(chosen)
+}
+
+/// Returns `row` with only the `chosen` metrics, in that order, after its parameters.
+fn select(row: Row, metrics: &[&str], chosen: &[&'static str]) -> Row {
+    let (mut kept, measured): (Row, Row) = row
+        .into_iter()
+        .partition(|(k, _)| !metrics.contains(&k.as_ref()));
+    for &key in chosen {
+        kept.extend(measured.iter().find(|(k, _)| k == key).cloned());
+    }
+    kept
 }
 
 /// Writes one window's rows (from run `start` on) and flushes them; the first failed run
@@ -116,12 +253,21 @@ fn write_window<M: Model>(
     start: u64,
     outcomes: Vec<models::Outcome<M::Metrics>>,
     sink: &mut Sink<'_, M>,
+    chosen: Option<&[&'static str]>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let mut failed = None;
+    let all_metrics = chosen.map(|_| models::metric_keys::<M>());
     for (i, outcome) in (start..).zip(outcomes) {
         match outcome {
-            Ok(m) => sink.push(out, models::row::<M>(&grid.params(i), &m))?,
+            Ok(m) => {
+                let row = models::row::<M>(&grid.params(i), &m);
+                let row = match (chosen, &all_metrics) {
+                    (Some(chosen), Some(all)) => select(row, all, chosen),
+                    _ => row,
+                };
+                sink.push(out, row)?;
+            }
             Err(e) => {
                 failed = Some(format!("run {}: {e}", grid.name(i)));
                 break;

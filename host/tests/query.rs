@@ -63,6 +63,30 @@ fn grids_print_the_binarys_bytes() {
         ("seed", "1..=4"),
         ("summary", ""),
     ]);
+    // --columns and --shard, as the command line takes them.
+    same(&[
+        ("model", "autoscale"),
+        ("threshold", "2,3"),
+        ("columns", "launched,min_size"),
+        ("format", "json"),
+    ]);
+    same(&[
+        ("model", "consumers"),
+        ("consumers", "1,2"),
+        ("shipments", "200"),
+        ("columns", "throughput"),
+        ("summary", ""),
+    ]);
+    same(&[("model", "bulkhead"), ("columns", "help")]);
+    for shard in ["1/3", "2/3", "3/3"] {
+        same(&[
+            ("model", "bulkhead"),
+            ("split", "shared,24"),
+            ("seed", "1..=4"),
+            ("format", "csv"),
+            ("shard", shard),
+        ]);
+    }
 }
 
 #[test]
@@ -84,6 +108,30 @@ fn bad_input_prints_the_binarys_error_line() {
         &[("model", "bulkhead"), ("split", "40")],
         &[("model", "consumers"), ("consumers", "65")],
         &[("lesson", "foo")],
+        // Suggestions, as the command line makes them.
+        &[("lesson", "grup")],
+        &[("model", "autoscal")],
+        &[("model", "autoscale"), ("treshold", "3")],
+        &[("model", "autoscale"), ("formt", "csv")],
+        &[("model", "autoscale"), ("format", "jsn")],
+        &[("model", "autoscale"), ("removal-policy", "olde")],
+        &[("model", "autoscale"), ("seed", "1-100")],
+        &[("model", "autoscale"), ("columns", "launchd")],
+        &[("model", "autoscale"), ("columns", "launched,launched")],
+        &[("model", "autoscale"), ("shard", "0/3")],
+        &[("model", "autoscale"), ("shard", "1/2")],
+        &[
+            ("model", "autoscale"),
+            ("format", "csv"),
+            ("shard", "1/2"),
+            ("shard", "2/2"),
+        ],
+        &[
+            ("model", "autoscale"),
+            ("format", "csv"),
+            ("summary", ""),
+            ("shard", "1/2"),
+        ],
     ] {
         same(pairs);
     }
