@@ -50,7 +50,7 @@ fn lesson_names() -> clap::builder::PossibleValuesParser {
 enum Command {
     /// Print a lesson's output exactly as the lesson program prints it (no NAME: list them)
     Lesson {
-        /// group, group-sweep, group-ledger, consumers, bulkhead, or all (the five in order)
+        /// The lesson (without it: the list of lessons)
         #[arg(value_name = "NAME", value_parser = lesson_names())]
         name: Option<String>,
     },

@@ -387,3 +387,60 @@ impl<'a, M: Model> Sink<'a, M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shards 1..N of every grid size cover its runs once, in order, each of ⌊len/N⌋ or
+    /// ⌈len/N⌉ runs, checked by counting against the definition's arithmetic.
+    #[test]
+    fn shards_cover_the_grid_in_order() {
+        for len in [1u64, 2, 3, 10, 97, 4096, 1_000_000] {
+            for n in [1u64, 2, 3, 7, 8, 64, 1000, 1_000_000] {
+                let mut next = 0;
+                for k in 1..=n.min(5000) {
+                    let r = Shard { k, n }.range(len);
+                    assert_eq!(r.start, next, "{len} {k}/{n}");
+                    let size = r.end - r.start;
+                    assert!(size == len / n || size == len.div_ceil(n), "{len} {k}/{n}");
+                    next = r.end;
+                }
+                if n <= 5000 {
+                    assert_eq!(next, len, "{len} /{n}");
+                }
+                assert_eq!(Shard { k: n, n }.range(len).end, len);
+            }
+        }
+        // 10 runs in 3: 0..3, 3..6, 6..10.
+        let ranges: Vec<_> = (1..=3).map(|k| Shard { k, n: 3 }.range(10)).collect();
+        assert_eq!(ranges, [0..3, 3..6, 6..10]);
+    }
+
+    #[test]
+    fn shard_parsing_takes_k_over_n() {
+        assert_eq!(Shard::parse("1/1"), Ok(Shard { k: 1, n: 1 }));
+        assert_eq!(Shard::parse("3/8"), Ok(Shard { k: 3, n: 8 }));
+        assert_eq!(
+            Shard::parse("1000000/1000000"),
+            Ok(Shard {
+                k: 1_000_000,
+                n: 1_000_000
+            })
+        );
+        for bad in [
+            "0/1",
+            "2/1",
+            "1/0",
+            "1/1000001",
+            "+1/2",
+            "1/ 2",
+            "1",
+            "1/2/3",
+            "a/b",
+            "",
+        ] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
