@@ -327,9 +327,13 @@ pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
         if part.is_empty() {
             return Err(format!("'{s}' has an empty item"));
         }
-        T::parse_item(part, &mut out).map_err(|e| match T::hint(part) {
-            Some(meant) => format!("{e}; did you mean {meant}?"),
-            None => e,
+        T::parse_item(part, &mut out).map_err(|e| {
+            // Only a suggestion that parses: not `5..=1` for `5-1`.
+            let meant = T::hint(part).filter(|h| T::parse_item(h, &mut Vec::new()).is_ok());
+            match meant {
+                Some(meant) => format!("{e}; did you mean {meant}?"),
+                None => e,
+            }
         })?;
         if out.len() > MAX_LIST_LEN {
             return Err(format!("more than {MAX_LIST_LEN} values"));
@@ -367,6 +371,10 @@ mod tests {
         // No range is guessed for a negative number or a float.
         assert!(!parse::<u32>("-100").unwrap_err().contains("did you mean"));
         assert!(!parse::<f64>("1-2").unwrap_err().contains("did you mean"));
+        assert!(!parse::<u32>("5-1").unwrap_err().contains("did you mean"));
+        assert!(!parse::<u32>("0-4294967295")
+            .unwrap_err()
+            .contains("did you mean"));
     }
 
     #[test]

@@ -324,6 +324,47 @@ fn columns_select_metrics_in_every_format() {
     }
 }
 
+/// The extremes of `--columns`: every metric in contract order is the plain output, byte
+/// for byte, in every format and summary; one metric is the parameters and that metric.
+#[test]
+fn all_columns_are_the_plain_output() {
+    let all = AUTOSCALE_METRICS.join(",");
+    let grid = [
+        "autoscale",
+        "--threshold",
+        "2,3",
+        "--seed",
+        "1,2",
+        "--rounds",
+        "100",
+    ];
+    for more in [
+        &["--format", "table"][..],
+        &["--format", "csv"],
+        &["--format", "json"],
+        &["--summary"],
+        &["--summary", "--format", "csv"],
+    ] {
+        let plain = stdout_ok(&[&grid[..], more].concat());
+        let picked = stdout_ok(&[&grid[..], more, &["--columns", &all]].concat());
+        assert_eq!(picked, plain, "{more:?}");
+    }
+    let one = stdout_ok(
+        &[
+            &grid[..],
+            &["--format", "csv", "--columns", "target_changes"],
+        ]
+        .concat(),
+    );
+    let plain = stdout_ok(&[&grid[..], &["--format", "csv"]].concat());
+    for (one, plain) in one.lines().zip(plain.lines()) {
+        // The plain line without its first 20 metrics: the parameters and the last metric.
+        let cut: Vec<&str> = plain.split(',').collect();
+        let kept = [&cut[..cut.len() - 21], &cut[cut.len() - 1..]].concat();
+        assert_eq!(one, kept.join(","));
+    }
+}
+
 #[test]
 fn unknown_columns_are_one_line_with_a_suggestion() {
     let err = one_line_error(&["autoscale", "--columns", "launchd"]);
