@@ -3,8 +3,9 @@
 //! around it; the fuzz targets and the browser playground (`playground/`, through [`query`])
 //! call the same code.
 //!
-//! Without the default `cli` feature (clap, rayon, indicatif) it is std-only and builds for
-//! `wasm32-unknown-unknown`; grids then run on the calling thread, with the same bytes.
+//! Without the default `cli` feature (clap, rayon, indicatif, ctrlc) it is std-only and
+//! builds for `wasm32-unknown-unknown`; grids then run on the calling thread, with the same
+//! bytes.
 
 #[cfg(feature = "cli")]
 pub mod formula;

@@ -157,6 +157,9 @@ fn bad_shards_are_one_line() {
             "{bad}: {err}"
         );
     }
+    // The limits are in --help.
+    let help = String::from_utf8(capsim(&["consumers", "--help"]).stdout).unwrap();
+    assert!(help.contains("1 <= K <= N <= 1000000"), "{help}");
     let err = one_line_error(&["autoscale", "--shard", "1/2"]);
     assert!(err.contains("--shard") && err.contains("table"), "{err}");
     let err = one_line_error(&[
