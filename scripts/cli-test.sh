@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The command line's habits that need outside tools, none skipped (a missing tool fails the
-# run; scripts/test.sh installs GNU parallel and groff first):
+# run; scripts/test.sh installs GNU parallel, groff, zsh and fish first):
 # - the README's GNU parallel line: shards 1..N of a grid, run by `parallel -k`, concatenated
 #   are the whole grid's bytes, for one grid per model (autoscale, consumers, bulkhead), CSV
 #   and JSON Lines;
-# - the man pages render with groff, without warnings.
+# - the man pages render with groff, without warnings;
+# - the zsh and fish completion scripts parse (`zsh -n`, `fish -n`; bash's: host/tests/habits.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in parallel groff; do
+for tool in parallel groff zsh fish; do
     command -v "$tool" >/dev/null || { echo "cli-test: $tool is missing (scripts/test.sh installs it)"; exit 1; }
 done
 
@@ -58,3 +59,7 @@ done
 capsim man autoscale | groff -man -Tascii -P-cbou | grep -q -- '--threshold' ||
     { echo "cli-test: capsim man autoscale lacks --threshold"; exit 1; }
 echo "man: ${#pages[@]} pages render without groff warnings"
+
+capsim completions zsh >_capsim && zsh -n _capsim
+capsim completions fish >capsim.fish && fish -n capsim.fish
+echo "completions: zsh's and fish's parse"

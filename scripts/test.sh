@@ -34,10 +34,11 @@ done
 rm -rf "$plots_dir"
 python3 scripts/check_svg.py docs/plots/*.svg
 
-step "command line: GNU parallel shards byte-identical to the whole grid, man pages render (installs Debian's parallel and groff-base if missing)"
-if ! command -v parallel >/dev/null || ! command -v groff >/dev/null; then
+step "command line: GNU parallel shards byte-identical to the whole grid, man pages render, zsh and fish completions parse (installs Debian's parallel, groff-base, zsh and fish if missing)"
+if ! command -v parallel >/dev/null || ! command -v groff >/dev/null ||
+    ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
-    $sudo apt-get update -qq && $sudo apt-get install -y parallel groff-base >/dev/null
+    $sudo apt-get update -qq && $sudo apt-get install -y parallel groff-base zsh fish >/dev/null
 fi
 bash scripts/cli-test.sh
 
