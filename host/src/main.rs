@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
-use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{
+    self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS,
+};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -43,6 +45,10 @@ enum Command {
         /// group, group-sweep, group-ledger, consumers, bulkhead, or all (the five in order)
         #[arg(value_name = "NAME", value_parser = ["group", "group-sweep", "group-ledger", "consumers", "bulkhead", "all"])]
         name: String,
+        /// The language of the output: tr, the lessons' own Turkish (byte for byte), or en,
+        /// an English translation with the same numbers in the same places
+        #[arg(long, value_name = "LANG", default_value = "tr", value_parser = ["tr", "en"])]
+        lang: String,
     },
     /// Auto-scaling group with a health check: threshold x cooldown sweeps
     #[command(after_help = LIMITS)]
@@ -267,7 +273,7 @@ fn clap_failure(e: clap::Error) -> ExitCode {
 
 fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
     match cli.command {
-        Command::Lesson { name } => print_lesson(&name, out),
+        Command::Lesson { name, lang } => print_lesson(&name, &lang, out),
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
@@ -306,7 +312,8 @@ impl<W: Write> std::fmt::Write for FmtIo<'_, W> {
     }
 }
 
-fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
+fn print_lesson(name: &str, lang: &str, out: &mut impl Write) -> Result<(), Failure> {
+    let lang = Lang::from_name(lang).unwrap_or_default(); // clap admits only tr and en
     let lessons: Vec<Lesson> = match Lesson::from_name(name) {
         Some(l) => vec![l],
         None => Lesson::ALL.to_vec(), // clap admits only the five names and "all"
@@ -323,7 +330,7 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
         error: None,
     };
     for l in lessons {
-        if let Err(e) = lesson::render(l, &mut w, &mut ws) {
+        if let Err(e) = lesson::render_in(l, lang, &mut w, &mut ws) {
             return Err(match w.error.take() {
                 Some(io) => Failure::Io(io),
                 None => Failure::Input(e.to_string()),
