@@ -83,6 +83,12 @@ enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// What every metric of the rows means, and its unit
+    Metrics {
+        /// autoscale, consumers or bulkhead (default: all three)
+        #[arg(value_name = "MODEL", value_parser = capsim::glossary::MODELS)]
+        model: Option<String>,
+    },
 }
 
 const TRACE_HELP: &str = "\
@@ -288,6 +294,10 @@ fn run(cli: Cli, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Plot(PlotCommand::Bulkhead { model, out }) => {
             plot("bulkhead", &model, &out, "tracking_dropped")
+        }
+        Command::Metrics { model } => {
+            let text = capsim::glossary::text(model.as_deref()).map_err(Failure::Input)?;
+            Ok(out.write_all(text.as_bytes())?)
         }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
             Ok(text) => Ok(out.write_all(text.as_bytes())?),
