@@ -179,4 +179,24 @@ mod tests {
             "invalid value 'nope' for '[MODEL]' [possible values: autoscale, consumers, bulkhead]"
         );
     }
+
+    #[test]
+    fn the_readme_glossary_is_this_table() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+            .expect("README.md");
+        let rows: Vec<&str> = readme
+            .lines()
+            .skip_while(|l| *l != "| model | metric | unit | meaning |")
+            .skip(2)
+            .take_while(|l| l.starts_with("| "))
+            .collect();
+        let want: Vec<String> = GLOSSARY
+            .iter()
+            .map(|e| format!("| {} | `{}` | {} | {} |", e.model, e.key, e.unit, e.meaning))
+            .collect();
+        assert_eq!(
+            rows, want,
+            "README.md's glossary (redo it from `capsim metrics`)"
+        );
+    }
 }
