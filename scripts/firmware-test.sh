@@ -14,7 +14,8 @@
 #    lm3s6965evb: flash <= 128 KiB) and the instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
-# --format csv` byte for byte.
+# --format csv` byte for byte, and the `english` feature, whose stdout must be `capsim lesson
+# all --lang en` byte for byte.
 #
 # Exits non-zero on any difference, timeout, failing exit status or budget overrun.
 # Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
@@ -140,7 +141,7 @@ for spec in "${boards[@]}"; do
 done
 # The features that no QEMU run exercises: rtt (a real board, e.g. micro:bit) and step-mode.
 for build in "thumbv7m-none-eabi rtt" "thumbv6m-none-eabi rtt" "thumbv7m-none-eabi step-mode" \
-  "thumbv7m-none-eabi trace" "thumbv7m-none-eabi trace,step-mode"; do
+  "thumbv7m-none-eabi trace" "thumbv7m-none-eabi trace,step-mode" "thumbv7m-none-eabi english"; do
   read -r target features <<<"$build"
   if cargo clippy -q --release --target "$target" --features "$features" -- -D warnings; then
     pass "clippy $target --features $features"
@@ -204,6 +205,24 @@ else
   diff "$work/host-trace.csv" "$work/lm3s6965evb-trace.out" | head -n 20 | sed 's/^/        /'
 fi
 sed -n 's/^# /  /p' "$work/lm3s6965evb-trace.err"
+echo "  built and run in $((SECONDS - start)) s"
+
+# ---------------------------------------------------------------- 5c. English
+# The `english` feature prints the suite in English: `capsim lesson all --lang en` byte for byte.
+section "lm3s6965evb: the english feature against \`capsim lesson all --lang en\`"
+start=$SECONDS
+host lesson all --lang en >"$work/host-all-en.out"
+cargo build -q --release --target thumbv7m-none-eabi --features english
+cp target/thumbv7m-none-eabi/release/capsim-firmware "$work/lm3s6965evb-english.elf"
+run thumbv7m-none-eabi "$work/lm3s6965evb-english.elf" "$work/lm3s6965evb-english"
+status=$(cat "$work/lm3s6965evb-english.status")
+if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
+if cmp -s "$work/host-all-en.out" "$work/lm3s6965evb-english.out"; then
+  pass "English suite equals the host's ($(wc -c <"$work/host-all-en.out") bytes)"
+else
+  fail "English suite differs from the host's:"
+  diff "$work/host-all-en.out" "$work/lm3s6965evb-english.out" | head -n 20 | sed 's/^/        /'
+fi
 echo "  built and run in $((SECONDS - start)) s"
 
 # ---------------------------------------------------------------- 6. budgets

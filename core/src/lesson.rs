@@ -83,6 +83,59 @@ impl Lesson {
     }
 }
 
+/// The language a lesson is written in: the lessons' own Turkish (the default, byte for
+/// byte the lesson programs' output), or English.
+///
+/// Both languages print the same numbers in the same order: every sentence is one
+/// `say!` call whose arguments are shared by its two format strings (the compiler
+/// rejects a format string that leaves an argument out or asks for one more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Lang {
+    /// Turkish, as the lessons print it (unaccented, as the lesson programs write it).
+    #[default]
+    Tr,
+    /// English: a translation of every header, label and sentence.
+    En,
+}
+
+impl Lang {
+    /// Both languages, the default first.
+    pub const ALL: [Lang; 2] = [Lang::Tr, Lang::En];
+
+    /// Returns the language's code on the command line (`tr`, `en`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lang::Tr => "tr",
+            Lang::En => "en",
+        }
+    }
+
+    /// Returns the language whose code is `name`, if any.
+    pub fn from_name(name: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Returns `tr` in Turkish and `en` in English.
+    const fn pick<T: Copy>(self, tr: T, en: T) -> T {
+        match self {
+            Lang::Tr => tr,
+            Lang::En => en,
+        }
+    }
+}
+
+/// Writes one sentence in `lang`: `write!` with the Turkish or the English format string
+/// and the same arguments, so both languages print the same numbers in the same order.
+macro_rules! say {
+    ($out:expr, $lang:expr, $tr:literal, $en:literal $(, $arg:expr)* $(,)?) => {
+        match $lang {
+            Lang::Tr => write!($out, $tr $(, $arg)*),
+            Lang::En => write!($out, $en $(, $arg)*),
+        }
+    };
+}
+
 /// Why a lesson could not be rendered.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -116,7 +169,8 @@ impl fmt::Display for LessonError {
 
 impl core::error::Error for LessonError {}
 
-/// Writes one lesson's output.
+/// Writes one lesson's output, in Turkish as the lesson prints it ([`render_in`] chooses
+/// the language).
 ///
 /// The group lessons' runs share one generator stream here, cached on the stack
 /// ([`GROUP_STREAM_DRAWS`] draws, 4 bytes each); [`render_observed`] recomputes it for each
@@ -126,15 +180,31 @@ pub fn render<W: Write, const N: usize, const F: usize, const R: usize, const Q:
     out: &mut W,
     ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
+    render_in(lesson, Lang::Tr, out, ws)
+}
+
+/// [`render`] in `lang`: the same runs, the same numbers in the same places.
+pub fn render_in<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    lesson: Lesson,
+    lang: Lang,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
     match lesson {
-        Lesson::Group => compute_then_write(out, group_results_shared, write_group),
-        Lesson::GroupSweep => {
-            compute_then_write(out, |r| pair_runs_shared(&SWEEP_PAIRS, r), write_sweep)
+        Lesson::Group => {
+            compute_then_write(out, group_results_shared, |o, r| write_group(o, r, lang))
         }
-        Lesson::GroupLedger => {
-            compute_then_write(out, |r| pair_runs_shared(&LEDGER_PAIRS, r), write_ledger)
-        }
-        _ => render_observed(lesson, out, ws, &mut ()),
+        Lesson::GroupSweep => compute_then_write(
+            out,
+            |r| pair_runs_shared(&SWEEP_PAIRS, r),
+            |o, r| write_sweep(o, r, lang),
+        ),
+        Lesson::GroupLedger => compute_then_write(
+            out,
+            |r| pair_runs_shared(&LEDGER_PAIRS, r),
+            |o, r| write_ledger(o, r, lang),
+        ),
+        _ => render_with_in(lesson, lang, out, ws, &mut ()),
     }
 }
 
@@ -143,8 +213,17 @@ pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize, cons
     out: &mut W,
     ws: &mut Workspace<N, F, R, Q>,
 ) -> Result<(), LessonError> {
+    render_all_in(Lang::Tr, out, ws)
+}
+
+/// [`render_all`] in `lang`.
+pub fn render_all_in<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    lang: Lang,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
     for lesson in Lesson::ALL {
-        render(lesson, out, ws)?;
+        render_in(lesson, lang, out, ws)?;
     }
     Ok(())
 }
@@ -174,20 +253,43 @@ pub fn render_with<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
     ws: &mut S,
     observer: &mut O,
 ) -> Result<(), LessonError> {
+    render_with_in(lesson, Lang::Tr, out, ws, observer)
+}
+
+/// [`render_with`] in `lang`.
+pub fn render_with_in<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+    lesson: Lesson,
+    lang: Lang,
+    out: &mut W,
+    ws: &mut S,
+    observer: &mut O,
+) -> Result<(), LessonError> {
     match lesson {
-        Lesson::Group => compute_then_write(out, |r| group_results(observer, r), write_group),
-        Lesson::GroupSweep => {
-            compute_then_write(out, |r| pair_runs(&SWEEP_PAIRS, observer, r), write_sweep)
-        }
-        Lesson::GroupLedger => {
-            compute_then_write(out, |r| pair_runs(&LEDGER_PAIRS, observer, r), write_ledger)
-        }
-        Lesson::Consumers => {
-            compute_then_write(out, |r| consumers_results(ws, observer, r), write_consumers)
-        }
-        Lesson::Bulkhead => {
-            compute_then_write(out, |r| bulkhead_results(observer, r), write_bulkhead)
-        }
+        Lesson::Group => compute_then_write(
+            out,
+            |r| group_results(observer, r),
+            |o, r| write_group(o, r, lang),
+        ),
+        Lesson::GroupSweep => compute_then_write(
+            out,
+            |r| pair_runs(&SWEEP_PAIRS, observer, r),
+            |o, r| write_sweep(o, r, lang),
+        ),
+        Lesson::GroupLedger => compute_then_write(
+            out,
+            |r| pair_runs(&LEDGER_PAIRS, observer, r),
+            |o, r| write_ledger(o, r, lang),
+        ),
+        Lesson::Consumers => compute_then_write(
+            out,
+            |r| consumers_results(ws, observer, r),
+            |o, r| write_consumers(o, r, lang),
+        ),
+        Lesson::Bulkhead => compute_then_write(
+            out,
+            |r| bulkhead_results(observer, r),
+            |o, r| write_bulkhead(o, r, lang),
+        ),
     }
 }
 
@@ -247,9 +349,20 @@ impl Pair {
     }
 }
 
-impl fmt::Display for Pair {
+/// A pair as the lessons name it, in a language.
+struct Named(Pair, Lang);
+
+impl fmt::Display for Named {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "esik {}, soguma {}", self.threshold, self.cooldown)
+        let Named(pair, lang) = self;
+        say!(
+            f,
+            lang,
+            "esik {}, soguma {}",
+            "threshold {}, cooldown {}",
+            pair.threshold,
+            pair.cooldown
+        )
     }
 }
 
@@ -397,44 +510,78 @@ fn group_results_shared(results: &mut GroupResults) -> Result<(), Error> {
 }
 
 #[inline(never)]
-fn write_group<W: Write>(out: &mut W, results: &GroupResults) -> fmt::Result {
+fn write_group<W: Write>(out: &mut W, results: &GroupResults, lang: Lang) -> fmt::Result {
     let p = autoscale::Params::default();
-    writeln!(
+    say!(
         out,
-        "{} tur, ornek basina {} istek, acilis {} tur; tohum {}",
+        lang,
+        "{} tur, ornek basina {} istek, acilis {} tur; tohum {}\n",
+        "{} rounds, {} requests per instance, boot {} rounds; seed {}\n",
         p.rounds,
         Num(p.capacity),
         p.boot_rounds,
         p.seed
     )?;
-    writeln!(
+    say!(
         out,
-        "gerekli ornek {} ile {} arasinda degisiyor\n",
+        lang,
+        "gerekli ornek {} ile {} arasinda degisiyor\n\n",
+        "required instances vary between {} and {}\n\n",
         Num(results.required_min),
         Num(results.required_max)
     )?;
-    writeln!(
+    say!(
         out,
-        "{:<22}{:<15}{:<13}{:<20}{:<19}baslatilan ornek",
-        "cift", "grup min-max", "dalgalanma", "es zamanli degisim", "kapasite alti tur"
+        lang,
+        "{:<22}{:<15}{:<13}{:<20}{:<19}baslatilan ornek\n",
+        "{:<26}{:<15}{:<8}{:<19}{:<23}instances launched\n",
+        lang.pick("cift", "pair"),
+        lang.pick("grup min-max", "group min-max"),
+        lang.pick("dalgalanma", "swing"),
+        lang.pick("es zamanli degisim", "changing at once"),
+        lang.pick("kapasite alti tur", "under-capacity rounds"),
     )?;
+    let [pair_w, range_w, swing_w, once_w, under_w] =
+        lang.pick([22, 15, 13, 20, 19], [26, 15, 8, 19, 23]);
     for PairRun { pair, metrics: m } in &results.runs {
-        pad_end(out, 22, format_args!("{pair}"))?;
-        pad_end(out, 15, format_args!("{}-{}", m.min_size, m.max_size))?;
+        pad_end(out, pair_w, format_args!("{}", Named(*pair, lang)))?;
+        pad_end(out, range_w, format_args!("{}-{}", m.min_size, m.max_size))?;
         // The lesson's spread, signed as in JavaScript (min starts at 99, so a group that
         // stays above 99 would make it negative; not with the lesson's constants).
-        write!(out, "{:<13}", i64::from(m.max_size) - i64::from(m.min_size))?;
+        write!(
+            out,
+            "{:<swing_w$}",
+            i64::from(m.max_size) - i64::from(m.min_size)
+        )?;
         let pct = round(100.0 * m.max_launching_ratio);
-        pad_end(out, 20, format_args!("{} (%{})", m.max_launching, Num(pct)))?;
-        under_capacity(out, 19, m, p.rounds)?;
+        match lang {
+            Lang::Tr => pad_end(
+                out,
+                once_w,
+                format_args!("{} (%{})", m.max_launching, Num(pct)),
+            )?,
+            Lang::En => pad_end(
+                out,
+                once_w,
+                format_args!("{} ({}%)", m.max_launching, Num(pct)),
+            )?,
+        }
+        under_capacity(out, under_w, m, p.rounds)?;
         writeln!(out, "{}", m.launched)?;
     }
     for PairRun { pair, metrics: m } in &results.runs {
-        writeln!(
+        say!(
             out,
-            "{pair}: {} saglik degistirmesi ({} yanlis), {} olcekleme eylemi, \
-             bozuk ornek {} tur trafikte kaldi",
-            m.replacements, m.false_replacements, m.scaling_actions, m.broken_rounds
+            lang,
+            "{}: {} saglik degistirmesi ({} yanlis), {} olcekleme eylemi, \
+             bozuk ornek {} tur trafikte kaldi\n",
+            "{}: {} health replacements ({} false), {} scaling actions, \
+             a broken instance stayed in traffic {} rounds\n",
+            Named(*pair, lang),
+            m.replacements,
+            m.false_replacements,
+            m.scaling_actions,
+            m.broken_rounds
         )?;
     }
     Ok(())
@@ -493,70 +640,91 @@ fn best(
 
 /// Writes the sweep lesson from one run per [`SWEEP_PAIRS`] pair.
 #[inline(never)]
-fn write_sweep<W: Write>(out: &mut W, runs: &[PairRun; SWEEP_PAIRS.len()]) -> fmt::Result {
+fn write_sweep<W: Write>(
+    out: &mut W,
+    runs: &[PairRun; SWEEP_PAIRS.len()],
+    lang: Lang,
+) -> fmt::Result {
     let rounds = autoscale::Params::default().rounds;
     let hours = f64::from(rounds) / ROUNDS_PER_HOUR;
     let per_hour = |m: &autoscale::Metrics| Fixed(f64::from(m.launched) / hours, 1);
-    writeln!(
+    say!(
         out,
-        "{rounds} tur = {} saat; her satir ayni talep egrisi ve ayni tohumla kosuldu\n",
+        lang,
+        "{} tur = {} saat; her satir ayni talep egrisi ve ayni tohumla kosuldu\n\n",
+        "{} rounds = {} hours; every row ran with the same demand curve and the same seed\n\n",
+        rounds,
         Num(hours)
     )?;
-    writeln!(
+    say!(
         out,
-        "{:<7}{:<9}{:<15}{:<13}{:<13}{:<16}{:<17}{:<12}saatte baslatilan",
-        "esik",
-        "soguma",
-        "grup min-max",
-        "dalgalanma",
-        "es zamanli",
-        "kapasite alti",
-        "yanlis degisim",
-        "bozuk tur"
+        lang,
+        "{:<7}{:<9}{:<15}{:<13}{:<13}{:<16}{:<17}{:<12}saatte baslatilan\n",
+        "{:<11}{:<10}{:<15}{:<7}{:<9}{:<16}{:<20}{:<15}launched per hour\n",
+        lang.pick("esik", "threshold"),
+        lang.pick("soguma", "cooldown"),
+        lang.pick("grup min-max", "group min-max"),
+        lang.pick("dalgalanma", "swing"),
+        lang.pick("es zamanli", "at once"),
+        lang.pick("kapasite alti", "under capacity"),
+        lang.pick("yanlis degisim", "false replacements"),
+        lang.pick("bozuk tur", "broken rounds"),
     )?;
+    let [threshold_w, cooldown_w, range_w, swing_w, once_w, under_w, false_w, broken_w] = lang
+        .pick(
+            [7, 9, 15, 13, 13, 16, 17, 12],
+            [11, 10, 15, 7, 9, 16, 20, 15],
+        );
     for PairRun { pair, metrics: m } in runs {
         // One write a row: the table's cells are ASCII numbers, padded by bytes.
         let mut row = Row::new();
-        row.int(pair.threshold.into(), 7)?;
-        row.int(pair.cooldown.into(), 9)?;
+        row.int(pair.threshold.into(), threshold_w)?;
+        row.int(pair.cooldown.into(), cooldown_w)?;
         let start = row.len;
         row.int(m.min_size.into(), 0)?;
         row.bytes(b"-")?;
         row.int(m.max_size.into(), 0)?;
-        row.pad(start + 15)?;
-        row.int(i64::from(m.max_size) - i64::from(m.min_size), 13)?;
-        row.int(m.max_launching.into(), 13)?;
+        row.pad(start + range_w)?;
+        row.int(i64::from(m.max_size) - i64::from(m.min_size), swing_w)?;
+        row.int(m.max_launching.into(), once_w)?;
         let start = row.len;
         row.int(m.under_capacity_rounds.into(), 0)?;
         row.bytes(b"/")?;
         row.int(rounds.into(), 0)?;
-        row.pad(start + 16)?;
-        row.int(m.false_replacements.into(), 17)?;
-        row.int(m.broken_rounds.into(), 12)?;
+        row.pad(start + under_w)?;
+        row.int(m.false_replacements.into(), false_w)?;
+        row.int(m.broken_rounds.into(), broken_w)?;
         writeln!(row, "{}", per_hour(m))?;
         out.write_str(row.as_str()?)?;
     }
     let most = best(runs, |b, a| b.launched > a.launched);
     let least = best(runs, |b, a| b.launched < a.launched);
     let longest = best(runs, |b, a| b.broken_rounds > a.broken_rounds);
-    writeln!(
+    say!(
         out,
-        "\nsurekli degisim ureten cift: {} — saatte {} ornek, {} yanlis degistirme",
-        most.pair,
+        lang,
+        "\nsurekli degisim ureten cift: {} — saatte {} ornek, {} yanlis degistirme\n",
+        "\nthe pair that churns all the time: {} — {} instances an hour, {} false replacements\n",
+        Named(most.pair, lang),
         per_hour(&most.metrics),
         most.metrics.false_replacements
     )?;
-    writeln!(
+    say!(
         out,
-        "en az degisim ureten cift: {} — saatte {} ornek, kapasite alti {} tur",
-        least.pair,
+        lang,
+        "en az degisim ureten cift: {} — saatte {} ornek, kapasite alti {} tur\n",
+        "the pair that churns least: {} — {} instances an hour, {} rounds under capacity\n",
+        Named(least.pair, lang),
         per_hour(&least.metrics),
         least.metrics.under_capacity_rounds
     )?;
-    writeln!(
+    say!(
         out,
-        "bozuk ornegi en uzun tasiyan cift: {} — {} tur trafikte",
-        longest.pair, longest.metrics.broken_rounds
+        lang,
+        "bozuk ornegi en uzun tasiyan cift: {} — {} tur trafikte\n",
+        "the pair that keeps a broken instance longest: {} — {} rounds in traffic\n",
+        Named(longest.pair, lang),
+        longest.metrics.broken_rounds
     )?;
     Ok(())
 }
@@ -640,59 +808,122 @@ const LEDGER_PAIRS: [Pair; 3] = [Pair::new(2, 0), Pair::new(3, 3), Pair::new(5, 
 
 /// Writes the ledger lesson from one run per [`LEDGER_PAIRS`] pair.
 #[inline(never)]
-fn write_ledger<W: Write>(out: &mut W, runs: &[PairRun; LEDGER_PAIRS.len()]) -> fmt::Result {
+fn write_ledger<W: Write>(
+    out: &mut W,
+    runs: &[PairRun; LEDGER_PAIRS.len()],
+    lang: Lang,
+) -> fmt::Result {
     /// Cost of one idle instance-hour, in the lesson's permanent capacity units.
     const UNIT: f64 = 1.0;
-    const IN_HAND: [&str; 6] = [
-        "en az ve en cok ornek",
-        "olcekleme olcutu ve esikleri",
-        "soguma suresi",
-        "saglik denetimi esigi ve araligi",
-        "kucultmede hangi ornegin secilecegi",
-        "grubun bagli oldugu sablon surumu",
+    /// The ledger's items in the operator's hands (counted, not listed, as the lesson does).
+    const IN_HAND: [[&str; 2]; 6] = [
+        ["en az ve en cok ornek", "the fewest and the most instances"],
+        [
+            "olcekleme olcutu ve esikleri",
+            "the scaling metric and its thresholds",
+        ],
+        ["soguma suresi", "the cooldown"],
+        [
+            "saglik denetimi esigi ve araligi",
+            "the health check's threshold and interval",
+        ],
+        [
+            "kucultmede hangi ornegin secilecegi",
+            "which instance scale-in removes",
+        ],
+        [
+            "grubun bagli oldugu sablon surumu",
+            "the template version the group is bound to",
+        ],
     ];
-    const WITH_PROVIDER: [&str; 3] = [
-        "saglik denetimi cagrisinin kendi gecikmesi",
-        "olcekleme eyleminin uygulanma gecikmesi",
-        "istenen kapasitenin o an bulunabilirligi",
+    const WITH_PROVIDER: [[&str; 2]; 3] = [
+        [
+            "saglik denetimi cagrisinin kendi gecikmesi",
+            "the health-check call's own latency",
+        ],
+        [
+            "olcekleme eyleminin uygulanma gecikmesi",
+            "the delay before a scaling action is applied",
+        ],
+        [
+            "istenen kapasitenin o an bulunabilirligi",
+            "whether the requested capacity is available at that moment",
+        ],
     ];
-    const IRREVERSIBLE: [&str; 3] = [
-        "sonlandirilan ornegin elindeki is ve yerel diski",
-        "sagliksiz damgasi — ornek geri dondurulmez, degistirilir",
-        "kucultulen kapasite — geri almak yeni acilis ve soguma turu ister",
+    const IRREVERSIBLE: [[&str; 2]; 3] = [
+        [
+            "sonlandirilan ornegin elindeki is ve yerel diski",
+            "a terminated instance's work in hand and its local disk",
+        ],
+        [
+            "sagliksiz damgasi — ornek geri dondurulmez, degistirilir",
+            "the unhealthy mark — the instance is not brought back, it is replaced",
+        ],
+        [
+            "kucultulen kapasite — geri almak yeni acilis ve soguma turu ister",
+            "capacity scaled in — taking it back takes a new boot and a cooldown",
+        ],
     ];
+    let text = |[tr, en]: [&'static str; 2]| lang.pick(tr, en);
     let p = autoscale::Params::default();
     let hours = f64::from(p.rounds) / ROUNDS_PER_HOUR;
-    writeln!(
+    say!(
         out,
-        "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur",
-        "cift", "gunde baslatilan", "acilista gecen", "gunluk bos birim", "kapasite alti"
+        lang,
+        "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur\n",
+        "{:<26}{:<17}{:<20}{:<19}{:<16}broken rounds\n",
+        lang.pick("cift", "pair"),
+        lang.pick("gunde baslatilan", "launched a day"),
+        lang.pick("acilista gecen", "spent booting"),
+        lang.pick("gunluk bos birim", "idle units a day"),
+        lang.pick("kapasite alti", "under capacity"),
     )?;
+    let [pair_w, daily_w, booting_w, units_w, under_w] =
+        lang.pick([22, 18, 16, 18, 16], [26, 17, 20, 19, 16]);
     for PairRun { pair, metrics: m } in runs {
         let daily = (f64::from(m.launched) / hours) * HOURS_PER_DAY;
         // Instance-hours spent booting: each launch boots for `boot_rounds` minutes.
         let idle = (daily * f64::from(p.boot_rounds)) / ROUNDS_PER_HOUR;
-        pad_end(out, 22, format_args!("{pair}"))?;
-        write!(out, "{:<18}", Fixed(daily, 0))?;
-        pad_end(out, 16, format_args!("{} ornek-saat", Fixed(idle, 1)))?;
-        write!(out, "{:<18}", Fixed(idle * UNIT, 1))?;
-        under_capacity(out, 16, m, p.rounds)?;
+        pad_end(out, pair_w, format_args!("{}", Named(*pair, lang)))?;
+        write!(out, "{:<daily_w$}", Fixed(daily, 0))?;
+        match lang {
+            Lang::Tr => pad_end(
+                out,
+                booting_w,
+                format_args!("{} ornek-saat", Fixed(idle, 1)),
+            )?,
+            Lang::En => pad_end(
+                out,
+                booting_w,
+                format_args!("{} instance-hours", Fixed(idle, 1)),
+            )?,
+        }
+        write!(out, "{:<units_w$}", Fixed(idle * UNIT, 1))?;
+        under_capacity(out, under_w, m, p.rounds)?;
         writeln!(out, "{}", m.broken_rounds)?;
     }
-    writeln!(
+    say!(
         out,
-        "\nkarar defteri: {} kalem elde, {} kalem saglayicida",
+        lang,
+        "\nkarar defteri: {} kalem elde, {} kalem saglayicida\n",
+        "\ndecision ledger: {} items in hand, {} items with the provider\n",
         IN_HAND.len(),
         WITH_PROVIDER.len()
     )?;
-    write!(out, "  saglayicida: ")?;
-    for (i, item) in WITH_PROVIDER.iter().enumerate() {
+    out.write_str(lang.pick("  saglayicida: ", "  with the provider: "))?;
+    for (i, item) in WITH_PROVIDER.into_iter().enumerate() {
         let sep = if i == 0 { "" } else { "; " };
-        write!(out, "{sep}{item}")?;
+        write!(out, "{sep}{}", text(item))?;
     }
     writeln!(out)?;
     for item in IRREVERSIBLE {
-        writeln!(out, "  geri alinamaz — {item}")?;
+        say!(
+            out,
+            lang,
+            "  geri alinamaz — {}\n",
+            "  irreversible — {}\n",
+            text(item)
+        )?;
     }
     Ok(())
 }
@@ -838,46 +1069,58 @@ fn consumers_results<O: Observer, S: ConsumersSpace + ?Sized>(
 }
 
 #[inline(never)]
-fn write_consumers<W: Write>(out: &mut W, results: &ConsumersResults) -> fmt::Result {
+fn write_consumers<W: Write>(out: &mut W, results: &ConsumersResults, lang: Lang) -> fmt::Result {
     /// K01: peak write requests per second.
     const PEAK: f64 = 97.22;
     /// Lesson 01's processing capacity (half the peak).
     const PROCESSING: f64 = 48.61;
     let base = consumers::Params::default();
-    writeln!(
+    say!(
         out,
-        "is yuku: {} gonderi x {} olay (V4) = {} olay",
+        lang,
+        "is yuku: {} gonderi x {} olay (V4) = {} olay\n",
+        "workload: {} shipments x {} events (V4) = {} events\n",
         base.shipments,
         base.events_per_shipment,
         base.events()
     )?;
-    writeln!(
-        out,
-        "depo yuvasi S: turda en fazla S olay uygulanir (model parametresi)\n"
-    )?;
+    out.write_str(lang.pick(
+        "depo yuvasi S: turda en fazla S olay uygulanir (model parametresi)\n\n",
+        "store slots S: at most S events are applied a round (a model parameter)\n\n",
+    ))?;
+    let [n_w, drain_w, speedup_w, gain_w, throughput_w, reordered_w, wrong_w] =
+        lang.pick([3, 12, 8, 22, 15, 14, 17], [3, 12, 8, 13, 12, 9, 17]);
     for (table, &slots) in results.tables.iter().zip(STORE_SLOTS.iter()) {
         writeln!(out, "S = {slots}")?;
-        writeln!(
-            out,
+        out.write_str(lang.pick(
             "  N  bosalma turu  hizlanma  ek tuketicinin katkisi  verim(olay/tur)  \
-             sirasi bozulan  yanlis son durum"
-        )?;
+             sirasi bozulan  yanlis son durum\n",
+            "  N  drain rounds   speedup  marginal gain  events/round  \
+             reordered  wrong final state\n",
+        ))?;
         // Speedups are against N = 1, the first row (the lesson's `taban`).
         let [single, ..] = table;
         let single = single.rounds as f64;
         let mut previous: Option<(f64, u32)> = None;
         for (m, &n) in table.iter().zip(CONSUMER_COUNTS.iter()) {
             let speedup = single / m.rounds as f64;
-            write!(out, "{n:>3}  {:>12}  {:>8}  ", m.rounds, Fixed(speedup, 2))?;
+            write!(
+                out,
+                "{n:>n_w$}  {:>drain_w$}  {:>speedup_w$}  ",
+                m.rounds,
+                Fixed(speedup, 2)
+            )?;
             match previous {
-                None => write!(out, "{:>22}", "-")?,
-                Some((h, pn)) => {
-                    write!(out, "{:>22}", Fixed((speedup - h) / f64::from(n - pn), 3))?
-                }
+                None => write!(out, "{:>gain_w$}", "-")?,
+                Some((h, pn)) => write!(
+                    out,
+                    "{:>gain_w$}",
+                    Fixed((speedup - h) / f64::from(n - pn), 3)
+                )?,
             }
             writeln!(
                 out,
-                "  {:>15}  {:>14}  {:>17}",
+                "  {:>throughput_w$}  {:>reordered_w$}  {:>wrong_w$}",
                 Fixed(m.throughput, 3),
                 m.reordered_shipments,
                 m.wrong_final_state
@@ -892,27 +1135,39 @@ fn write_consumers<W: Write>(out: &mut W, results: &ConsumersResults) -> fmt::Re
     let [single, ..] = first_table;
     let [.., a, b] = first_table;
     let [.., n_a, n_b] = CONSUMER_COUNTS;
-    writeln!(
+    say!(
         out,
-        "K01 donusu: tepe yazma {} olay/s, 01. dersin isleme kapasitesi {} olay/s",
+        lang,
+        "K01 donusu: tepe yazma {} olay/s, 01. dersin isleme kapasitesi {} olay/s\n",
+        "back to K01: peak writes {} events/s, lesson 01's processing capacity {} events/s\n",
         Num(PEAK),
         Num(PROCESSING)
     )?;
     for slots in STORE_SLOTS {
         let ceiling = f64::from(slots) / single.throughput;
-        writeln!(
+        say!(
             out,
-            "  S = {slots}: asimptotik tavan {} tuketici -> tek tuketici en az {} olay/s \
-             (kuyruklu) / {} olay/s (eszamanli)",
+            lang,
+            "  S = {}: asimptotik tavan {} tuketici -> tek tuketici en az {} olay/s \
+             (kuyruklu) / {} olay/s (eszamanli)\n",
+            "  S = {}: asymptotic ceiling {} consumers -> one consumer needs at least {} events/s \
+             (queued) / {} events/s (synchronous)\n",
+            slots,
             Fixed(ceiling, 2),
             Fixed(PROCESSING / ceiling, 2),
             Fixed(PEAK / ceiling, 2)
         )?;
     }
-    writeln!(
+    say!(
         out,
-        "  S = {first_slots}, N {n_a} -> {n_b}: bosalma {}%, sirasi bozulan +{}%, yanlis son \
-         durum {} -> {}",
+        lang,
+        "  S = {}, N {} -> {}: bosalma {}%, sirasi bozulan +{}%, yanlis son \
+         durum {} -> {}\n",
+        "  S = {}, N {} -> {}: drain {}%, reordered +{}%, wrong final \
+         state {} -> {}\n",
+        first_slots,
+        n_a,
+        n_b,
         Fixed((b.rounds as f64 / a.rounds as f64 - 1.0) * 100.0, 1),
         Fixed(
             (f64::from(b.reordered_shipments) / f64::from(a.reordered_shipments) - 1.0) * 100.0,
@@ -998,17 +1253,20 @@ fn bulkhead_results<O: Observer>(
 }
 
 #[inline(never)]
-fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Result {
+fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults, lang: Lang) -> fmt::Result {
     /// AY3: a ten-minute outage, in seconds.
     const OUTAGE_SECONDS: f64 = 600.0;
     let p = bulkhead::Params::default();
     let total = p.total_slots;
     let horizon = f64::from(p.horizon);
     let rps = p.rounds_per_second;
-    writeln!(
+    say!(
         out,
+        lang,
         "model: {} tur ({} s), ariza {}. turda, toplam {} yuva; varislar Poisson (tohum {}), \
-         takip {} ve olay {} varis/tur",
+         takip {} ve olay {} varis/tur\n",
+        "model: {} rounds ({} s), failure at round {}, {} slots in all; Poisson arrivals \
+         (seed {}), tracking {} and event {} arrivals/round\n",
         p.horizon,
         Num(horizon / rps),
         p.failure_start,
@@ -1017,17 +1275,37 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
         Fixed(p.tracking_rate / rps, 4),
         Fixed(p.event_rate / rps, 4)
     )?;
-    write!(out, "\n{:<22}{:<12}", "duzen", "gun")?;
-    for title in [
-        "takip yanit",
-        "takip dusen",
-        "olay yanit",
-        "olay dusen",
-        "atil yuva",
-    ] {
-        write!(out, "{title:>13}")?;
+    let [layout_w, day_w, count_w, busy_w] = lang.pick([22, 12, 13, 20], [22, 12, 18, 17]);
+    write!(
+        out,
+        "\n{:<layout_w$}{:<day_w$}",
+        lang.pick("duzen", "layout"),
+        lang.pick("gun", "day")
+    )?;
+    let titles = lang.pick(
+        [
+            "takip yanit",
+            "takip dusen",
+            "olay yanit",
+            "olay dusen",
+            "atil yuva",
+        ],
+        [
+            "tracking served",
+            "tracking dropped",
+            "events served",
+            "events dropped",
+            "idle slots",
+        ],
+    );
+    for title in titles {
+        write!(out, "{title:>count_w$}")?;
     }
-    writeln!(out, "{:>20}", "ortalama dolu yuva")?;
+    writeln!(
+        out,
+        "{:>busy_w$}",
+        lang.pick("ortalama dolu yuva", "mean busy slots")
+    )?;
     let mean_busy = |m: &bulkhead::Metrics| m.busy_slot_rounds as f64 / horizon;
     let shared = results.table[SHARED_ROW];
     let split = results.table[LESSON_ROW];
@@ -1035,31 +1313,45 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
         (TABLE_SPLITS[SHARED_ROW], shared),
         (TABLE_SPLITS[LESSON_ROW], split),
     ];
+    let [healthy_day, slowdown_day] = lang.pick(["saglikli", "yavaslama"], ["healthy", "slowdown"]);
     for (layout, days) in layouts {
-        for (day, m) in [("saglikli", days.healthy), ("yavaslama", days.slowdown)] {
+        for (day, m) in [(healthy_day, days.healthy), (slowdown_day, days.slowdown)] {
             match layout {
-                Split::Shared => pad_end(out, 22, format_args!("tek havuz ({total})"))?,
-                Split::Partitioned(k) => {
-                    pad_end(out, 22, format_args!("bolmeli ({k}/{})", total - k))?
-                }
+                Split::Shared => pad_end(
+                    out,
+                    layout_w,
+                    format_args!("{}{total})", lang.pick("tek havuz (", "shared pool (")),
+                )?,
+                Split::Partitioned(k) => pad_end(
+                    out,
+                    layout_w,
+                    format_args!(
+                        "{}{k}/{})",
+                        lang.pick("bolmeli (", "partitioned ("),
+                        total - k
+                    ),
+                )?,
             }
             write!(
                 out,
-                "{day:<12}{:>13}{:>13}{:>13}{:>13}{:>13}",
+                "{day:<day_w$}{:>count_w$}{:>count_w$}{:>count_w$}{:>count_w$}{:>count_w$}",
                 m.tracking_served,
                 m.tracking_dropped,
                 m.event_served,
                 m.event_dropped,
                 m.idle_slots
             )?;
-            writeln!(out, "{:>20}", Fixed(mean_busy(&m), 2))?;
+            writeln!(out, "{:>busy_w$}", Fixed(mean_busy(&m), 2))?;
         }
     }
     let outage_scale = (OUTAGE_SECONDS * rps) / (horizon - f64::from(p.failure_start));
-    writeln!(
+    say!(
         out,
+        lang,
         "\narizasiz gunun bedeli: takip dusen {} -> {}, olay dusen {} -> {}; ortalama dolu yuva \
-         {} -> {} (doluluk {} -> {}); atil yuva {} -> {}",
+         {} -> {} (doluluk {} -> {}); atil yuva {} -> {}\n",
+        "\nthe price of a day without failure: tracking dropped {} -> {}, events dropped {} -> {}; \
+         mean busy slots {} -> {} (utilisation {} -> {}); idle slots {} -> {}\n",
         shared.healthy.tracking_dropped,
         split.healthy.tracking_dropped,
         shared.healthy.event_dropped,
@@ -1072,10 +1364,13 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
         split.healthy.idle_slots
     )?;
     let saved = shared.slowdown.tracking_dropped as f64 - split.slowdown.tracking_dropped as f64;
-    writeln!(
+    say!(
         out,
+        lang,
         "arizali gunun kazanci: takip dusen {} -> {} (%{} az), olay dusen {} -> {}; AY3'un 10 \
-         dakikasinda kurtarilan takip istegi {}",
+         dakikasinda kurtarilan takip istegi {}\n",
+        "the gain on the failure day: tracking dropped {} -> {} ({}% fewer), events dropped \
+         {} -> {}; tracking requests saved in AY3's 10 minutes {}\n",
         shared.slowdown.tracking_dropped,
         split.slowdown.tracking_dropped,
         Fixed((100.0 * saved) / shared.slowdown.tracking_dropped as f64, 1),
@@ -1083,23 +1378,31 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
         split.slowdown.event_dropped,
         Fixed(saved * outage_scale, 0)
     )?;
-    writeln!(
+    let [slots_w, h_tracking_w, h_event_w, s_tracking_w, s_event_w] =
+        lang.pick([20, 21, 20, 24, 23], [22, 26, 24, 27, 25]);
+    say!(
         out,
-        "\n{:<20}{:>21}{:>20}{:>24}{:>23}",
-        "takip/olay yuvasi",
-        "arizasiz takip dusen",
-        "arizasiz olay dusen",
-        "yavaslamada takip dusen",
-        "yavaslamada olay dusen"
+        lang,
+        "\n{:<20}{:>21}{:>20}{:>24}{:>23}\n",
+        "\n{:<22}{:>26}{:>24}{:>27}{:>25}\n",
+        lang.pick("takip/olay yuvasi", "tracking/event slots"),
+        lang.pick("arizasiz takip dusen", "healthy tracking dropped"),
+        lang.pick("arizasiz olay dusen", "healthy events dropped"),
+        lang.pick("yavaslamada takip dusen", "slowdown tracking dropped"),
+        lang.pick("yavaslamada olay dusen", "slowdown events dropped"),
     )?;
     for (split, days) in TABLE_SPLITS.iter().zip(&results.table) {
         match *split {
-            Split::Shared => pad_end(out, 20, format_args!("tek havuz ({total})"))?,
-            Split::Partitioned(k) => pad_end(out, 20, format_args!("{k}/{}", total - k))?,
+            Split::Shared => pad_end(
+                out,
+                slots_w,
+                format_args!("{}{total})", lang.pick("tek havuz (", "shared pool (")),
+            )?,
+            Split::Partitioned(k) => pad_end(out, slots_w, format_args!("{k}/{}", total - k))?,
         }
         writeln!(
             out,
-            "{:>21}{:>20}{:>24}{:>23}",
+            "{:>h_tracking_w$}{:>h_event_w$}{:>s_tracking_w$}{:>s_event_w$}",
             days.healthy.tracking_dropped,
             days.healthy.event_dropped,
             days.slowdown.tracking_dropped,
@@ -1108,12 +1411,18 @@ fn write_bulkhead<W: Write>(out: &mut W, results: &BulkheadResults) -> fmt::Resu
     }
     let alt = results.sensitivity;
     let event_load = (p.event_rate / rps) * f64::from(p.event_hold);
-    writeln!(
+    say!(
         out,
-        "duyarlilik: {LESSON_SPLIT}/{} yerine {SENSITIVITY_SPLIT}/{} olsaydi arizasiz gunde \
+        lang,
+        "duyarlilik: {}/{} yerine {}/{} olsaydi arizasiz gunde \
          takip dusen {} -> {}, olay dusen {} -> {}; olay bolmesi {} dolulukta calisirken {} \
-         yuvada {} olur",
+         yuvada {} olur\n",
+        "sensitivity: with {}/{} replaced by {}/{}, a day without failure would see \
+         tracking dropped {} -> {}, events dropped {} -> {}; the event partition, at {} \
+         utilisation now, would run on {} slots at {}\n",
+        LESSON_SPLIT,
         total - LESSON_SPLIT,
+        SENSITIVITY_SPLIT,
         total - SENSITIVITY_SPLIT,
         split.healthy.tracking_dropped,
         alt.tracking_dropped,

@@ -27,7 +27,7 @@ mod stack;
 
 use capsim_core::{
     autoscale,
-    lesson::{self, Lesson, LessonError, WindowedOnStack},
+    lesson::{self, Lang, Lesson, LessonError, WindowedOnStack},
     rng::GroupLcg,
     Observer,
 };
@@ -53,12 +53,18 @@ fn main() -> ! {
 
 /// Runs the lesson suite; returns the exit status (1 after a lesson error).
 fn lessons<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mut D) -> i32 {
+    let lang = if cfg!(feature = "english") {
+        Lang::En
+    } else {
+        Lang::Tr
+    };
     let mut failures = 0;
     let mut peak = 0;
     for lesson in Lesson::ALL {
         stack::paint();
         let start = board::Mark::now();
-        let result = lesson::render_with(lesson, out, &mut WindowedOnStack, &mut Pace(delay));
+        let result =
+            lesson::render_with_in(lesson, lang, out, &mut WindowedOnStack, &mut Pace(delay));
         let work = start.instructions_since();
         let flushed = out.flush().map_err(LessonError::from);
         let result = result.and(flushed);

@@ -9,6 +9,7 @@
 
 #[cfg(feature = "cli")]
 pub mod formula;
+pub mod glossary;
 pub mod list;
 pub mod models;
 pub mod output;

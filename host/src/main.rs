@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 
 use capsim_core::consumers::Workspace;
 use capsim_core::consumers::DEFAULT_IN_FLIGHT;
-use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{
+    self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS,
+};
 use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -53,6 +55,10 @@ enum Command {
         /// The lesson (without it: the list of lessons)
         #[arg(value_name = "NAME", value_parser = lesson_names())]
         name: Option<String>,
+        /// The language of the output: tr, the lessons' own Turkish (byte for byte), or en,
+        /// an English translation with the same numbers in the same places
+        #[arg(long, value_name = "LANG", default_value = "tr", value_parser = ["tr", "en"])]
+        lang: String,
     },
     /// Auto-scaling group with a health check: threshold x cooldown sweeps
     #[command(after_help = LIMITS)]
@@ -98,6 +104,12 @@ enum Command {
         /// The command whose page to print (none: capsim's own, which lists the commands)
         #[arg(value_name = "COMMAND")]
         command: Vec<String>,
+    },
+    /// What every metric of the rows means, and its unit
+    Metrics {
+        /// autoscale, consumers or bulkhead (default: all three)
+        #[arg(value_name = "MODEL", value_parser = capsim::glossary::MODELS)]
+        model: Option<String>,
     },
 }
 
@@ -364,10 +376,13 @@ fn short_usage() -> String {
 
 fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
     match command {
-        Command::Lesson { name: None } => {
+        Command::Lesson { name: None, .. } => {
             Ok(out.write_all(capsim::query::lesson_list().as_bytes())?)
         }
-        Command::Lesson { name: Some(name) } => print_lesson(&name, out),
+        Command::Lesson {
+            name: Some(name),
+            lang,
+        } => print_lesson(&name, &lang, out),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "capsim", out);
             Ok(())
@@ -387,6 +402,10 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         }
         Command::Plot(PlotCommand::Bulkhead { model, out }) => {
             plot("bulkhead", &model, &out, "tracking_dropped")
+        }
+        Command::Metrics { model } => {
+            let text = capsim::glossary::text(model.as_deref()).map_err(Failure::Input)?;
+            Ok(out.write_all(text.as_bytes())?)
         }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
             Ok(text) => Ok(out.write_all(text.as_bytes())?),
@@ -436,7 +455,8 @@ impl<W: Write> std::fmt::Write for FmtIo<'_, W> {
     }
 }
 
-fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
+fn print_lesson(name: &str, lang: &str, out: &mut impl Write) -> Result<(), Failure> {
+    let lang = Lang::from_name(lang).unwrap_or_default(); // clap admits only tr and en
     let lessons: Vec<Lesson> = match Lesson::from_name(name) {
         Some(l) => vec![l],
         None => Lesson::ALL.to_vec(), // clap admits only the five names and "all"
@@ -453,7 +473,7 @@ fn print_lesson(name: &str, out: &mut impl Write) -> Result<(), Failure> {
         error: None,
     };
     for l in lessons {
-        if let Err(e) = lesson::render(l, &mut w, &mut ws) {
+        if let Err(e) = lesson::render_in(l, lang, &mut w, &mut ws) {
             return Err(match w.error.take() {
                 Some(io) => Failure::Io(io),
                 None => Failure::Input(e.to_string()),

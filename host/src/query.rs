@@ -5,8 +5,9 @@
 //! command line's bytes.
 
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
-use capsim_core::lesson::{self, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
 
+use crate::glossary;
 use crate::models::{self, Autoscale, Bulkhead, Consumers, Flags, Model, Param, MAX_RUNS};
 use crate::output::Format;
 use crate::plot::{self, Plotted};
@@ -96,10 +97,19 @@ fn dispatch(
         .map(|(_, p)| *p)
         .collect();
     if kind == "lesson" {
-        if let Some((k, _)) = rest.first() {
-            return Err(format!("unexpected argument '--{k}' found"));
+        let mut lang = Lang::Tr;
+        for (k, v) in rest {
+            match (k, Lang::from_name(v)) {
+                ("lang", Some(l)) => lang = l,
+                ("lang", None) => {
+                    return Err(format!(
+                        "invalid value '{v}' for '--lang <LANG>' [possible values: tr, en]"
+                    ))
+                }
+                _ => return Err(format!("unexpected argument '--{k}' found")),
+            }
         }
-        return lessons(name, &mut printed.stdout);
+        return lessons(name, lang, &mut printed.stdout);
     }
     match name {
         "autoscale" => model::<Autoscale>(name, &rest, max_runs, progress, printed),
@@ -112,8 +122,8 @@ fn dispatch(
     }
 }
 
-/// `capsim lesson NAME`.
-fn lessons(name: &str, out: &mut Vec<u8>) -> Result<(), String> {
+/// `capsim lesson NAME --lang LANG`.
+fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
     let chosen: Vec<Lesson> = match (name, Lesson::from_name(name)) {
         (_, Some(l)) => vec![l],
         ("all", None) => Lesson::ALL.to_vec(),
@@ -133,7 +143,7 @@ fn lessons(name: &str, out: &mut Vec<u8>) -> Result<(), String> {
     >::new());
     let mut text = String::new();
     for l in chosen {
-        lesson::render(l, &mut text, &mut ws).map_err(|e| e.to_string())?;
+        lesson::render_in(l, lang, &mut text, &mut ws).map_err(|e| e.to_string())?;
     }
     out.extend_from_slice(text.as_bytes());
     Ok(())
@@ -273,11 +283,15 @@ pub fn params_json() -> String {
             "model": name,
             "params": params,
             "metrics": models::metric_keys::<M>(),
+            "glossary": glossary::of(name)
+                .map(|e| serde_json::json!({"key": e.key, "unit": e.unit, "meaning": e.meaning}))
+                .collect::<Vec<_>>(),
         })
     }
     serde_json::json!({
         "models": [one::<Autoscale>("autoscale"), one::<Consumers>("consumers"), one::<Bulkhead>("bulkhead")],
         "lessons": Lesson::ALL.iter().map(|l| l.name()).collect::<Vec<_>>(),
+        "langs": Lang::ALL.iter().map(|l| l.name()).collect::<Vec<_>>(),
         "formats": Format::NAMES.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         "max_runs": BROWSER_MAX_RUNS,
     })
@@ -287,6 +301,34 @@ pub fn params_json() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lesson_is_printed_in_the_language_asked_for() {
+        let tr = run(&[("lesson", "group")], BROWSER_MAX_RUNS, &());
+        let tr_again = run(
+            &[("lesson", "group"), ("lang", "tr")],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        let en = run(
+            &[("lesson", "group"), ("lang", "en")],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        assert_eq!(tr.stdout, capsim_tests::golden("group"));
+        assert_eq!(tr_again.stdout, tr.stdout);
+        assert_eq!(en.stdout, capsim_tests::golden_en("group"));
+        let bad = run(
+            &[("lesson", "group"), ("lang", "de")],
+            BROWSER_MAX_RUNS,
+            &(),
+        );
+        assert!(bad.stdout.is_empty());
+        assert_eq!(
+            bad.error.as_deref(),
+            Some("error: invalid value 'de' for '--lang <LANG>' [possible values: tr, en]")
+        );
+    }
 
     #[test]
     fn bad_input_is_one_error_line_and_no_output() {
@@ -356,5 +398,15 @@ mod tests {
             )
         );
         assert_eq!(v["models"][2]["params"][0]["flag"], "split");
+        for (i, model) in glossary::MODELS.into_iter().enumerate() {
+            let keys: Vec<&str> = v["models"][i]["glossary"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["key"].as_str().unwrap())
+                .collect();
+            assert_eq!(v["models"][i]["model"], model);
+            assert_eq!(Some(keys), glossary::row_keys(model), "{model}");
+        }
     }
 }

@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Command;
 
-use capsim_tests::golden;
+use capsim_tests::{golden, golden_en};
 use common::{capsim, one_line_error};
 
 const LESSONS: [&str; 5] = [
@@ -24,6 +24,23 @@ fn lesson_prints_the_lesson_bytes() {
     }
     let all: Vec<u8> = LESSONS.iter().flat_map(|n| golden(n)).collect();
     assert_eq!(capsim(&["lesson", "all"]).stdout, all);
+}
+
+#[test]
+fn lesson_lang_en_prints_the_english_goldens_and_tr_the_lessons_bytes() {
+    for name in LESSONS {
+        let out = capsim(&["lesson", name, "--lang", "en"]);
+        assert!(out.status.success(), "{name}");
+        assert_eq!(out.stdout, golden_en(name), "{name} (en)");
+        assert_eq!(
+            capsim(&["lesson", name, "--lang", "tr"]).stdout,
+            golden(name),
+            "{name} (tr)"
+        );
+    }
+    let all: Vec<u8> = LESSONS.iter().flat_map(|n| golden_en(n)).collect();
+    assert_eq!(capsim(&["lesson", "all", "--lang", "en"]).stdout, all);
+    assert!(one_line_error(&["lesson", "all", "--lang", "de"]).contains("--lang"));
 }
 
 /// Asserts exit status 2, one line on stderr mentioning `flag`, nothing on stdout.

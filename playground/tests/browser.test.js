@@ -10,7 +10,7 @@ const path = require("node:path");
 const http = require("node:http");
 const { execFileSync } = require("node:child_process");
 const { chromium } = require("playwright-core");
-const { root, site, goldenLesson, runCli } = require("./common.js");
+const { root, site, capsim, goldenLesson, goldenLessonEn, runCli, execFileSync } = require("./common.js");
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
 let server, base, browser, profile;
@@ -84,6 +84,19 @@ test("each lesson is one click away", async () => {
     await page.click(`#lessons a[href="?lesson=${name}"]`);
     await done(page);
     assert.equal((await shown(page)).output, goldenLesson(name));
+  }
+  await page.close();
+});
+
+test("the glossary lists the model's metrics with capsim metrics' meanings", async () => {
+  const { page } = await open([["model", "bulkhead"]]);
+  const entries = await page.$$eval("#glossary-list dt", (dts) => dts.map((d) => [d.textContent, d.title]));
+  const cli = execFileSync(capsim, ["metrics", "bulkhead"], { encoding: "utf8" }).split("\n").slice(2, -1);
+  assert.equal(entries.length, cli.length);
+  for (const [i, line] of cli.entries()) {
+    const [key, unit] = line.trim().split(/\s{2,}/);
+    assert.equal(entries[i][0], `${key} (${unit})`);
+    assert.ok(line.endsWith(entries[i][1]), line);
   }
   await page.close();
 });

@@ -16,6 +16,12 @@ function goldenLesson(name) {
   return names.map((n) => fs.readFileSync(path.join(golden, n + ".out"), "utf8")).join("");
 }
 
+// The same in English: the English golden files (`capsim lesson NAME --lang en`).
+function goldenLessonEn(name) {
+  const names = name === "all" ? LESSONS : [name];
+  return names.map((n) => fs.readFileSync(path.join(golden, n + ".en.out"), "utf8")).join("");
+}
+
 // The command line's argv for a page's pairs: model=M&k=v&summary -> M --k v --summary.
 function cliArgs(pairs) {
   const args = [];
@@ -34,4 +40,4 @@ function runCli(pairs) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-module.exports = { root, site, capsim, golden, goldenLesson, runCli, cliArgs, execFileSync };
+module.exports = { root, site, capsim, golden, goldenLesson, goldenLessonEn, runCli, cliArgs, execFileSync };

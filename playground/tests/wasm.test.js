@@ -6,7 +6,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const os = require("node:os");
-const { site, goldenLesson, runCli, capsim, cliArgs } = require("./common.js");
+const { site, goldenLesson, goldenLessonEn, runCli, capsim, cliArgs } = require("./common.js");
 const { spawnSync } = require("node:child_process");
 const { capsimLoad } = require(path.join(site, "capsim.js"));
 
@@ -20,6 +20,13 @@ test("wasm32: capsim lesson all equals the lessons' golden output and the host's
   assert.equal(out.error, "");
   assert.equal(out.stdout, goldenLesson("all"));
   assert.equal(out.stdout, runCli([["lesson", "all"]]).stdout);
+});
+
+test("wasm32: capsim lesson all --lang en equals the English golden output and the host's bytes", () => {
+  const out = runner.run([["lesson", "all"], ["lang", "en"]]);
+  assert.equal(out.error, "");
+  assert.equal(out.stdout, goldenLessonEn("all"));
+  assert.equal(out.stdout, runCli([["lesson", "all"], ["lang", "en"]]).stdout);
 });
 
 test("wasm32: a grid of each model in each format equals the host's bytes", () => {

@@ -36,7 +36,22 @@ function modelDefs(name) {
   return defs.models.find((m) => m.model === name) || defs.models[0];
 }
 
+// The glossary of the model's metrics: each key with its unit, its meaning as a tooltip too.
+function buildGlossary(model) {
+  const list = $("glossary-list");
+  list.textContent = "";
+  for (const e of modelDefs(model).glossary) {
+    const dt = document.createElement("dt");
+    dt.textContent = e.key + " (" + e.unit + ")";
+    dt.title = e.meaning;
+    const dd = document.createElement("dd");
+    dd.textContent = e.meaning;
+    list.append(dt, dd);
+  }
+}
+
 function buildFields(model) {
+  buildGlossary(model);
   const box = $("fields");
   box.textContent = "";
   for (const p of modelDefs(model).params) {
@@ -74,8 +89,20 @@ function fillForm(pairs) {
   const format = get("format");
   $("format").value = format && defs.formats.includes(format[1]) ? format[1] : "table";
   $("summary").checked = !!get("summary");
+  const lang = get("lang");
+  $("lang").value = lang && defs.langs.includes(lang[1]) ? lang[1] : "tr";
+  langLinks();
   for (const a of document.querySelectorAll("#lessons a")) {
-    a.classList.toggle("current", !!lesson && a.search === "?lesson=" + lesson[1]);
+    a.classList.toggle("current", !!lesson && a.dataset.lesson === lesson[1]);
+  }
+}
+
+// Points the lesson links at the chosen language (Turkish, the default, adds nothing).
+function langLinks() {
+  for (const a of document.querySelectorAll("#lessons a")) {
+    a.dataset.lesson ??= new URLSearchParams(a.search).get("lesson");
+    const lang = $("lang").value === "tr" ? "" : "&lang=" + $("lang").value;
+    a.setAttribute("href", "?lesson=" + a.dataset.lesson + lang);
   }
 }
 
@@ -95,7 +122,8 @@ function showCommand(pairs) {
   const model = pairs.find(([k]) => k === "model");
   const quote = (v) => (/^[\w.,:=+-]+$/.test(v) ? v : "'" + v.replace(/'/g, "'\\''") + "'");
   let cmd = "capsim";
-  if (lesson) cmd += " lesson " + quote(lesson[1]);
+  const lang = pairs.find(([k]) => k === "lang");
+  if (lesson) cmd += " lesson " + quote(lesson[1]) + (lang ? " --lang " + quote(lang[1]) : "");
   else if (model) {
     cmd += " " + quote(model[1]);
     for (const [k, v] of pairs) {
@@ -172,6 +200,15 @@ async function main() {
   $("max-runs").textContent = defs.max_runs.toLocaleString("en");
   const pairs = urlPairs();
   fillForm(pairs);
+  $("lang").addEventListener("change", () => {
+    langLinks();
+    const lesson = urlPairs().find(([k]) => k === "lesson");
+    if (!lesson) return;
+    const next = [["lesson", lesson[1]]];
+    if ($("lang").value !== "tr") next.push(["lang", $("lang").value]);
+    setUrl(next);
+    run(next);
+  });
   $("model").addEventListener("change", () => {
     buildFields($("model").value);
     onEdit();

@@ -18,6 +18,12 @@ pub fn golden(name: &str) -> Vec<u8> {
     read(&format!("golden/{name}.out")).into_bytes()
 }
 
+/// Returns the English translation of lesson `name`'s output (`tests/golden/<name>.en.out`):
+/// the same rows and the same numbers as [`golden`], in English.
+pub fn golden_en(name: &str) -> Vec<u8> {
+    read(&format!("golden/{name}.en.out")).into_bytes()
+}
+
 /// Returns a workspace that holds every lesson, on the heap (it is tens of kilobytes).
 pub fn lesson_workspace() -> Box<Workspace<LESSON_SHIPMENTS>> {
     Box::new(Workspace::new())
