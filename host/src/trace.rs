@@ -6,8 +6,6 @@
 
 use std::fmt::Write as _;
 
-use capsim_core::consumers::{LessonDraws, Workspace, MAX_SHIPMENTS};
-use capsim_core::rng::{GroupLcg, ParkMiller};
 use capsim_core::trace::{self, CsvTrace};
 use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
 
@@ -18,8 +16,6 @@ use crate::output::Format;
 pub trait Traced: Model {
     /// Writes the CSV header of a run with `p` (with its newline).
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
-    /// Runs `p` once, handing `observer` every round (the observer contract).
-    fn observe(p: &Self::Params, observer: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error>;
     /// Whether a run with `p` has a split layout (bulkhead's per-pool columns).
     fn split(p: &Self::Params) -> bool {
         let _ = p;
@@ -64,12 +60,19 @@ impl Observer for Forward<'_> {
     }
 }
 
+/// Runs `p` once through the model's one run path ([`Model::run_with`], what a grid's row
+/// runs), handing `observer` every round: every view of a run (a trace, a plot, the
+/// playground's chart) is this run.
+pub fn observe<M: Model>(
+    p: &M::Params,
+    observer: &mut dyn ObserverDyn,
+) -> Result<M::Metrics, Error> {
+    M::run_with(p, &mut M::scratch(), &mut Forward(observer))
+}
+
 impl Traced for Autoscale {
     fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::autoscale_header(out)
-    }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut Forward(o))
     }
 }
 
@@ -77,18 +80,11 @@ impl Traced for Consumers {
     fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::consumers_header(out)
     }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        let mut ws = Box::new(Workspace::<MAX_SHIPMENTS>::new());
-        consumers::run_with(p, LessonDraws::new(p), &mut ws, &mut Forward(o))
-    }
 }
 
 impl Traced for Bulkhead {
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::bulkhead_header(out, Self::split(p))
-    }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        bulkhead::run_with(p, &mut ParkMiller::new(p.seed), &mut Forward(o))
     }
     fn split(p: &Self::Params) -> bool {
         p.split != bulkhead::Split::Shared
@@ -115,7 +111,7 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
     let mut t = CsvTrace::new(&mut text, M::split(p));
-    let result = M::observe(p, &mut t);
+    let result = observe::<M>(p, &mut t);
     (text, result)
 }
 
@@ -193,7 +189,7 @@ pub fn write<M: Traced>(
     };
     let _ = M::header(p, &mut lines);
     let mut t = CsvTrace::new(&mut lines, M::split(p));
-    let result = M::observe(p, &mut t);
+    let result = observe::<M>(p, &mut t);
     if let Some(e) = lines.error {
         return Err(Stop::Io(e));
     }
