@@ -1635,10 +1635,10 @@ mod tests {
         assert_eq!(g.len(), 6);
         // The hook is outer, the seed inner: runs 0-2 have the hook, 3-5 none.
         let hooks: Vec<Option<u32>> = (0..6)
-            .map(|i| g.params(i).lifecycle.launch_hook.map(|h| h.rounds))
+            .map(|i| g.params(i).core.lifecycle.launch_hook.map(|h| h.rounds))
             .collect();
         assert_eq!(hooks, [Some(3), Some(3), Some(3), None, None, None]);
-        assert_eq!(g.params(4).seed, 2);
+        assert_eq!(g.params(4).core.seed, 2);
         // A run is named as the flags take it: the hook with its result.
         assert_eq!(g.name(1), "launch-hook=3:continue seed=2");
         let g = grid::<Autoscale>(&["--launch-hook", "2:abandon,2", "--stockout-rounds", "5..=9"]);
