@@ -73,8 +73,14 @@
 //!   transit fit a byte of the record), apply delay 0 to 64 (a ring of counts), 16 scripted
 //!   actions (every copy of [`Params`] holds room for them), hooks 1 to 360 rounds
 //!   (Alibaba's six-hour cap at one round per minute).
-//! - **Billing** is read at the end of each round like every lesson metric: an instance that
-//!   boots for b rounds is idle-billed b − 1 times before it counts as serving.
+//! - **Billing** follows the ledger lesson ("every launched instance is paid for two rounds
+//!   and does no work"): an instance is billed in every round it is in the group, Stopped
+//!   aside, and billed idle in every round it does not serve, so a launch is idle-billed for
+//!   its `boot_rounds` rounds from its launch round (at least one: it joins at the end of a
+//!   round at the soonest), then any launch-hook wait; a restart for its `restart_rounds`
+//!   (at least one). The lesson's under-capacity count reads readiness at the end of the
+//!   round instead, so an instance whose boot ends in a round counts as capacity in that
+//!   round though it is also idle-billed for it.
 //! - **Group size** (min/max and the booting share) counts every record, Stopped included,
 //!   as Alibaba's console lists Stopped instances in the group.
 //! - **Scripted actions** take a count instead of a selector: each moves the first `count`

@@ -764,7 +764,13 @@ fn shared_rounds(a: &Params, b: &Params) -> Option<u32> {
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
-    run_with(params, &mut Draws::new(params.seed), &mut ())
+    run_observed(params, &mut ())
+}
+
+/// Runs the model with the lesson's generator seeded from `params.seed`, handing `observer`
+/// each round's [`RoundState`] in round order: [`run`] watched.
+pub fn run_observed<O: Observer>(params: &Params, observer: &mut O) -> Result<Metrics, Error> {
+    run_with(params, &mut Draws::new(params.seed), observer)
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),

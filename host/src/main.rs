@@ -119,8 +119,8 @@ in round order. Columns: autoscale round demand required size ready booting brok
 replaced removed, then the instances per lifecycle state; consumers round applied reordered
 busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
-event_busy for a split layout. CSV and JSON stream the rows; a table holds every row before
-its first line (at most 1000000 rows).";
+event_busy for a split layout. Every format streams the rows: a table's widths are fixed by
+its first 4096 rows (a later, wider cell widens its own line only).";
 
 /// `capsim trace <model>`.
 #[derive(Subcommand, Debug)]

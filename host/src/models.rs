@@ -13,7 +13,7 @@ use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
-use capsim_core::Error;
+use capsim_core::{Error, Observer};
 #[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 #[cfg(feature = "cli")]
@@ -235,11 +235,18 @@ impl<P> Param<P> {
 }
 
 /// Declares a parameter of the table's `Params`: `param!(field: Type, help, accepted,
-/// lesson)`, or `param!("key", nested.field: Type, help, accepted, lesson)` for a field of
-/// a nested struct (`lifecycle.stockout` as `stockout_rounds`).
+/// lesson)`, `param!(nested.field: Type, …)` keyed by the last name (`core.threshold` as
+/// `threshold`), or `param!("key", nested.field: Type, …)` for another key
+/// (`core.lifecycle.stockout` as `stockout_rounds`).
 macro_rules! param {
-    ($field:ident: $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
-        param!(@ (stringify!($field)), $field: $T, $help, $accepted, $lesson)
+    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson)
+    };
+    (@last $f:ident) => {
+        stringify!($f)
+    };
+    (@last $f:ident . $($rest:ident).+) => {
+        param!(@last $($rest).+)
     };
     ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
         param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson)
@@ -302,8 +309,21 @@ pub trait Model: Sized + Send + Sync + 'static {
     const METRICS: &'static [Metric<Self::Metrics>];
     /// Returns fresh scratch storage.
     fn scratch() -> Self::Scratch;
-    /// Runs one combination.
-    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics>;
+    /// Runs one combination, handing `observer` every round (the core's observer contract).
+    ///
+    /// This is the model's one run path in the host: a grid's rows ([`Model::run`]), a
+    /// trace, a plot and the playground's chart all run a combination through it, so a view
+    /// shows the run its row describes, whatever the parameters (a formula included).
+    /// `()` observes nothing and lets the core take its fast paths.
+    fn run_with<O: Observer>(
+        p: &Self::Params,
+        scratch: &mut Self::Scratch,
+        observer: &mut O,
+    ) -> Outcome<Self::Metrics>;
+    /// Runs one combination unobserved: [`Model::run_with`] with `()`.
+    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
+        Self::run_with(p, scratch, &mut ())
+    }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
     /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
@@ -677,7 +697,7 @@ impl Value for FormulaFile {
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
 pub struct AutoscaleParams {
-    /// The core model's parameters (the table reaches them through `Deref`).
+    /// The core model's parameters (the table's `core.` rows).
     pub core: autoscale::Params,
     /// The formula driving the group, if any.
     pub formula: FormulaFile,
@@ -699,19 +719,6 @@ impl Default for AutoscaleParams {
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
         }
-    }
-}
-
-impl std::ops::Deref for AutoscaleParams {
-    type Target = autoscale::Params;
-    fn deref(&self) -> &autoscale::Params {
-        &self.core
-    }
-}
-
-impl std::ops::DerefMut for AutoscaleParams {
-    fn deref_mut(&mut self) -> &mut autoscale::Params {
-        &mut self.core
     }
 }
 
@@ -766,11 +773,16 @@ impl AutoscaleScratch {
         self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..])
     }
 
-    /// Runs the lesson's policy on `p` with the shared demand table and stream.
-    fn run_lesson_policy(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
+    /// Runs the lesson's policy on `p` with the shared demand table and stream, handing
+    /// `observer` every round.
+    fn run_lesson_policy<O: Observer>(
+        &mut self,
+        p: &autoscale::Params,
+        observer: &mut O,
+    ) -> Outcome<autoscale::Metrics> {
         p.validate()?;
         if p.rounds > MAX_DEMAND_TABLE {
-            return autoscale::run(p);
+            return autoscale::run_with(p, &mut GroupLcg::new(p.seed), observer);
         }
         self.demand_table(p);
         let table = self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
@@ -787,7 +799,7 @@ impl AutoscaleScratch {
             .streams
             .entry(p.seed)
             .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
-        autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
+        autoscale::run_with_demand(p, demand, &mut stream.reader(), observer)
     }
 }
 
@@ -887,63 +899,63 @@ impl Model for Autoscale {
     type Metrics = autoscale::Metrics;
     type Scratch = AutoscaleScratch;
     const PARAMS: &'static [Param<AutoscaleParams>] = &[
-        param!(threshold: u32,
+        param!(core.threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
             "integers >= 1", "2"),
-        param!(cooldown: u32,
+        param!(core.cooldown: u32,
             "Rounds after a scaling action before the next one", "integers >= 0", "0"),
-        param!(rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
-        param!(capacity: f64,
+        param!(core.rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
+        param!(core.capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
-        param!(boot_rounds: u32,
+        param!(core.boot_rounds: u32,
             "Rounds an instance takes to boot", "integers >= 0", "2"),
-        param!(transient_failure: f64,
+        param!(core.transient_failure: f64,
             "Probability that a healthy instance fails one check", "0 to 1", "0.08"),
-        param!(failure_rounds: FailureRounds,
+        param!(core.failure_rounds: FailureRounds,
             "Rounds at which an instance breaks for good, ':'-separated, or 'none'",
             "at most 64", "40:95:170"),
-        param!(demand_base: f64,
+        param!(core.demand_base: f64,
             "Demand curve base, requests per round", "finite numbers", "900"),
-        param!(demand_amplitude: f64,
+        param!(core.demand_amplitude: f64,
             "Demand curve amplitude", "finite numbers", "380"),
-        param!(demand_period: f64,
+        param!(core.demand_period: f64,
             "Demand curve period in rounds", "numbers > 0 and >= rounds / 131000", "120"),
-        param!(surge_start: u32,
+        param!(core.surge_start: u32,
             "First round of the demand surge", "integers >= 0", "150"),
-        param!(surge_end: u32,
+        param!(core.surge_end: u32,
             "First round after the demand surge", "integers >= 0", "190"),
-        param!(surge: f64,
+        param!(core.surge: f64,
             "Extra demand during the surge", "finite numbers", "520"),
-        param!("launch_hook", lifecycle.launch_hook: Option<Hook>,
+        param!("launch_hook", core.lifecycle.launch_hook: Option<Hook>,
             "Launch hook: Pending:Wait for ROUNDS, then its default result",
             "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
-        param!("terminate_hook", lifecycle.terminate_hook: Option<Hook>,
+        param!("terminate_hook", core.lifecycle.terminate_hook: Option<Hook>,
             "Terminate hook: Removing:Wait for ROUNDS before the instance leaves",
             "ROUNDS[:continue|abandon], 1 to 360, or none", "none"),
-        param!("count_pending", lifecycle.count_pending: bool,
+        param!("count_pending", core.lifecycle.count_pending: bool,
             "The policy also counts instances booting, waiting, restarting or not yet applied",
             "no or yes", "no"),
-        param!("protected", lifecycle.protected: u32,
+        param!("protected", core.lifecycle.protected: u32,
             "The first N instances of the initial group are Protected: serving, never scaled in",
             "0 to 256", "0"),
-        param!("removal_policy", lifecycle.removal_policy: RemovalPolicy,
+        param!("removal_policy", core.lifecycle.removal_policy: RemovalPolicy,
             "Which InService instances scale-in removes: first in group order, oldest or newest launch",
             "lesson, oldest or newest", "lesson"),
-        param!("reclaim", lifecycle.reclaim: Reclaim,
+        param!("reclaim", core.lifecycle.reclaim: Reclaim,
             "Scale-in releases instances, or stops them for scale-out to restart first",
             "release or stop", "release"),
-        param!("restart_rounds", lifecycle.restart_rounds: u32,
+        param!("restart_rounds", core.lifecycle.restart_rounds: u32,
             "Rounds a Stopped instance takes to serve again after a restart",
             "integers >= 0", "1"),
-        param!("check_latency", lifecycle.check_latency: u32,
+        param!("check_latency", core.lifecycle.check_latency: u32,
             "Rounds after a health check before its result is known", "0 to 7", "0"),
-        param!("apply_delay", lifecycle.apply_delay: u32,
+        param!("apply_delay", core.lifecycle.apply_delay: u32,
             "Rounds after a scale-out decision before its instances join the group",
             "0 to 64", "0"),
-        param!("stockout_rounds", lifecycle.stockout: Option<Stockout>,
+        param!("stockout_rounds", core.lifecycle.stockout: Option<Stockout>,
             "Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round",
             "A..B, A..=B or none", "none"),
-        param!("events", lifecycle.events: Events,
+        param!("events", core.lifecycle.events: Events,
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
             "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
             "none"),
@@ -956,7 +968,7 @@ impl Model for Autoscale {
         param!(sample_delay: u32,
             "Seconds from a formula sample's recording to its availability (Batch: about a minute)",
             "0 to 600", "60"),
-        param!(seed: u32,
+        param!(core.seed: u32,
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
     ];
@@ -1004,9 +1016,14 @@ impl Model for Autoscale {
         AutoscaleScratch::default()
     }
 
-    fn run(p: &Self::Params, scratch: &mut AutoscaleScratch) -> Outcome<Self::Metrics> {
+    /// The one place that chooses the policy: the lesson's threshold policy, or the formula.
+    fn run_with<O: Observer>(
+        p: &Self::Params,
+        scratch: &mut AutoscaleScratch,
+        observer: &mut O,
+    ) -> Outcome<Self::Metrics> {
         let Some(f) = &p.formula.0 else {
-            return scratch.run_lesson_policy(&p.core);
+            return scratch.run_lesson_policy(&p.core, observer);
         };
         let (history, ws) = &mut **scratch.formula.get_or_insert_with(|| {
             Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
@@ -1015,10 +1032,16 @@ impl Model for Autoscale {
         if history.delay() != delay {
             *history = History::new(delay);
         }
-        *ws = formula::Workspace::new(u64::from(p.seed));
-        let mut policy =
-            FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
-        autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
+        *ws = formula::Workspace::new(u64::from(p.core.seed));
+        let mut policy = FormulaPolicy::new(
+            &f.program,
+            history,
+            ws,
+            p.evaluation_interval,
+            p.core.capacity,
+        )?;
+        let mut rng = GroupLcg::new(p.core.seed);
+        autoscale::run_formula(&p.core, &mut policy, &mut rng, observer)
     }
 
     /// Runs the combinations that differ only in threshold and cooldown (one seed, one
@@ -1090,8 +1113,13 @@ impl Model for Consumers {
         ConsumersScratch::default()
     }
 
-    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
-        consumers::run(p, scratch.single.get_or_insert_with(Default::default))
+    fn run_with<O: Observer>(
+        p: &Self::Params,
+        scratch: &mut Self::Scratch,
+        observer: &mut O,
+    ) -> Outcome<Self::Metrics> {
+        let ws = scratch.single.get_or_insert_with(Default::default);
+        consumers::run_with(p, consumers::LessonDraws::new(p), ws, observer)
     }
 
     /// Runs the configurations that share a workload (they differ only in consumers and
@@ -1249,8 +1277,12 @@ impl Model for Bulkhead {
 
     fn scratch() {}
 
-    fn run(p: &Self::Params, _: &mut ()) -> Outcome<Self::Metrics> {
-        bulkhead::run(p)
+    fn run_with<O: Observer>(
+        p: &Self::Params,
+        _: &mut (),
+        observer: &mut O,
+    ) -> Outcome<Self::Metrics> {
+        bulkhead::run_observed(p, observer)
     }
 
     /// Runs the combinations that share an arrival stream (they differ only in flags that
@@ -1628,10 +1660,10 @@ mod tests {
         assert_eq!(g.len(), 6);
         // The hook is outer, the seed inner: runs 0-2 have the hook, 3-5 none.
         let hooks: Vec<Option<u32>> = (0..6)
-            .map(|i| g.params(i).lifecycle.launch_hook.map(|h| h.rounds))
+            .map(|i| g.params(i).core.lifecycle.launch_hook.map(|h| h.rounds))
             .collect();
         assert_eq!(hooks, [Some(3), Some(3), Some(3), None, None, None]);
-        assert_eq!(g.params(4).seed, 2);
+        assert_eq!(g.params(4).core.seed, 2);
         // A run is named as the flags take it: the hook with its result.
         assert_eq!(g.name(1), "launch-hook=3:continue seed=2");
         let g = grid::<Autoscale>(&["--launch-hook", "2:abandon,2", "--stockout-rounds", "5..=9"]);
@@ -1709,7 +1741,7 @@ mod tests {
         });
         for p in &cases {
             let alone = autoscale::run(p).unwrap();
-            let shared = scratch.run_lesson_policy(p).unwrap();
+            let shared = scratch.run_lesson_policy(p, &mut ()).unwrap();
             assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
         }
     }

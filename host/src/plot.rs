@@ -83,22 +83,39 @@ fn line<T>(label: String, rows: &[T], f: impl Fn(&T) -> (f64, f64)) -> Series {
     }
 }
 
-/// Drops a series drawn twice (the demand's required instances, the same for every
-/// threshold), naming the one kept by what it shows only.
-fn dedup(series: Vec<Series>) -> Vec<Series> {
-    let mut kept: Vec<Series> = Vec::new();
+/// Draws a series that several of `runs` runs share once (the demand's required instances,
+/// the same for every threshold; two runs that the same formula empties), labelled by the
+/// runs that share it, or by what it shows only when every run does.
+fn dedup(series: Vec<Series>, runs: u64) -> Vec<Series> {
+    let split = |label: &str| match label.rsplit_once(": ") {
+        Some((name, what)) => (name.to_string(), what.to_string()),
+        None => (String::new(), label.to_string()),
+    };
+    let mut kept: Vec<(Series, Vec<String>)> = Vec::new();
     for s in series {
-        let what = |label: &str| label.rsplit(": ").next().unwrap_or_default().to_string();
-        if let Some(twin) = kept
+        let (name, what) = split(&s.label);
+        if let Some((_, names)) = kept
             .iter_mut()
-            .find(|k| k.points == s.points && what(&k.label) == what(&s.label))
+            .find(|(k, _)| k.points == s.points && split(&k.label).1 == what)
         {
-            twin.label = what(&s.label);
+            names.push(name);
             continue;
         }
-        kept.push(s);
+        kept.push((s, vec![name]));
     }
-    kept
+    kept.into_iter()
+        .map(|(mut s, names)| {
+            if names.len() > 1 {
+                let what = split(&s.label).1;
+                s.label = if names.len() as u64 >= runs {
+                    what
+                } else {
+                    format!("{}: {what}", names.join(", "))
+                };
+            }
+            s
+        })
+        .collect()
 }
 
 fn named(name: &str, what: &str) -> String {
@@ -183,7 +200,7 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
         (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
         let name = values(&grid, &p, true);
         let mut rounds = Rounds::default();
-        M::observe(&p, &mut rounds).map_err(|e| format!("{name}: {e}"))?;
+        crate::trace::observe::<M>(&p, &mut rounds).map_err(|e| format!("{name}: {e}"))?;
         if rounds.overflow {
             return Err(format!(
                 "a plotted run has at most {MAX_PLOT_ROUNDS} rounds; {} has more",
@@ -198,7 +215,7 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
     } else {
         format!("capsim {model}: {shared}")
     };
-    chart(&title, M::Y_LABEL, &dedup(series), M::LEGEND)
+    chart(&title, M::Y_LABEL, &dedup(series, grid.len()), M::LEGEND)
 }
 
 /// A run's values of the listed flags (`swept`), or of the headline flags not listed.

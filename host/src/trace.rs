@@ -6,8 +6,6 @@
 
 use std::fmt::Write as _;
 
-use capsim_core::consumers::{LessonDraws, Workspace, MAX_SHIPMENTS};
-use capsim_core::rng::{GroupLcg, ParkMiller};
 use capsim_core::trace::{self, CsvTrace};
 use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
 
@@ -18,8 +16,6 @@ use crate::output::Format;
 pub trait Traced: Model {
     /// Writes the CSV header of a run with `p` (with its newline).
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
-    /// Runs `p` once, handing `observer` every round (the observer contract).
-    fn observe(p: &Self::Params, observer: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error>;
     /// Whether a run with `p` has a split layout (bulkhead's per-pool columns).
     fn split(p: &Self::Params) -> bool {
         let _ = p;
@@ -64,12 +60,19 @@ impl Observer for Forward<'_> {
     }
 }
 
+/// Runs `p` once through the model's one run path ([`Model::run_with`], what a grid's row
+/// runs), handing `observer` every round: every view of a run (a trace, a plot, the
+/// playground's chart) is this run.
+pub fn observe<M: Model>(
+    p: &M::Params,
+    observer: &mut dyn ObserverDyn,
+) -> Result<M::Metrics, Error> {
+    M::run_with(p, &mut M::scratch(), &mut Forward(observer))
+}
+
 impl Traced for Autoscale {
     fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::autoscale_header(out)
-    }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut Forward(o))
     }
 }
 
@@ -77,18 +80,11 @@ impl Traced for Consumers {
     fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::consumers_header(out)
     }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        let mut ws = Box::new(Workspace::<MAX_SHIPMENTS>::new());
-        consumers::run_with(p, LessonDraws::new(p), &mut ws, &mut Forward(o))
-    }
 }
 
 impl Traced for Bulkhead {
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::bulkhead_header(out, Self::split(p))
-    }
-    fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        bulkhead::run_with(p, &mut ParkMiller::new(p.seed), &mut Forward(o))
     }
     fn split(p: &Self::Params) -> bool {
         p.split != bulkhead::Split::Shared
@@ -115,18 +111,19 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
     let mut t = CsvTrace::new(&mut text, M::split(p));
-    let result = M::observe(p, &mut t);
+    let result = observe::<M>(p, &mut t);
     (text, result)
 }
 
-/// The most rows a table holds (it needs every row's width before its first line); CSV and
-/// JSON stream any number.
-pub const MAX_TABLE_ROWS: usize = 1_000_000;
+/// The rows a table holds before its first line: their widths (and the header's) fix the
+/// columns' (a grid's window of runs, [`crate::sweep::WINDOW`]); a later cell wider than its
+/// column widens its own line only. CSV and JSON stream every row as it comes.
+pub const TABLE_WINDOW: usize = crate::sweep::WINDOW as usize;
 
 /// Why a streamed trace stopped.
 #[derive(Debug)]
 pub enum Stop {
-    /// The run's error, or a table longer than [`MAX_TABLE_ROWS`].
+    /// The run's error.
     Input(String),
     /// Writing the output failed.
     Io(std::io::Error),
@@ -158,73 +155,163 @@ impl<F: FnMut(&str) -> std::io::Result<()>> std::fmt::Write for Lines<F> {
     }
 }
 
-/// Runs `p` and writes its trace to `out` in `format`, streaming CSV and JSON row by row (a
-/// table is held whole: at most [`MAX_TABLE_ROWS`] rows). CSV rows are the core writer's.
+/// Runs `p` and writes its trace to `out` in `format`, row by row as the run goes: CSV rows
+/// are the core writer's, JSON Lines carry their numbers as the CSV writes them, and a table
+/// fixes its widths from the header and the first [`TABLE_WINDOW`] rows, so any number of
+/// rounds is written in bounded memory.
 pub fn write<M: Traced>(
     p: &M::Params,
     format: Format,
     out: &mut dyn std::io::Write,
 ) -> Result<(), Stop> {
     let mut keys: Vec<String> = Vec::new();
-    let mut table: Vec<String> = Vec::new();
-    let mut too_long = false;
-    let sink = |line: &str| -> std::io::Result<()> {
-        match format {
-            Format::Csv => out.write_all(line.as_bytes()),
-            Format::Json if keys.is_empty() => {
-                keys = line.trim_end().split(',').map(str::to_string).collect();
-                Ok(())
+    let mut table = Table::default();
+    let result;
+    {
+        let sink = |line: &str| -> std::io::Result<()> {
+            match format {
+                Format::Csv => out.write_all(line.as_bytes()),
+                Format::Json if keys.is_empty() => {
+                    keys = line.trim_end().split(',').map(str::to_string).collect();
+                    Ok(())
+                }
+                Format::Json => out.write_all(json_line(&keys, line.trim_end()).as_bytes()),
+                Format::Table => table.push(line.trim_end(), out),
             }
-            Format::Json => out.write_all(json_line(&keys, line.trim_end()).as_bytes()),
-            Format::Table if table.len() > MAX_TABLE_ROWS => {
-                too_long = true;
-                Ok(())
-            }
-            Format::Table => {
-                table.push(line.to_string());
-                Ok(())
-            }
+        };
+        let mut lines = Lines {
+            partial: String::new(),
+            line: sink,
+            error: None,
+        };
+        let _ = M::header(p, &mut lines);
+        let mut t = CsvTrace::new(&mut lines, M::split(p));
+        result = observe::<M>(p, &mut t);
+        if let Some(e) = lines.error {
+            return Err(Stop::Io(e));
         }
-    };
-    let mut lines = Lines {
-        partial: String::new(),
-        line: sink,
-        error: None,
-    };
-    let _ = M::header(p, &mut lines);
-    let mut t = CsvTrace::new(&mut lines, M::split(p));
-    let result = M::observe(p, &mut t);
-    if let Some(e) = lines.error {
-        return Err(Stop::Io(e));
     }
     result.map_err(|e| Stop::Input(e.to_string()))?;
-    if too_long {
-        return Err(Stop::Input(format!(
-            "a table holds at most {MAX_TABLE_ROWS} rows; this run has more (use --format csv or json)"
-        )));
-    }
     if format == Format::Table {
-        out.write_all(reshape(&table.concat(), Format::Table).as_bytes())
-            .map_err(Stop::Io)?;
+        table.finish(out).map_err(Stop::Io)?;
     }
     Ok(())
 }
 
-/// One JSON Lines object: the columns in CSV order, each cell a number (JavaScript's NaN or
-/// Infinity, never in these columns, would stay a string).
+/// A table written as its rows come: the header and the first [`TABLE_WINDOW`] rows are
+/// held until their widths fix the columns', then written; every later row is written at
+/// once, padded to those widths.
+#[derive(Default)]
+struct Table {
+    /// The header and the rows held so far (CSV lines without their newline).
+    held: Vec<String>,
+    /// The columns' widths, once fixed.
+    widths: Option<Vec<usize>>,
+}
+
+impl Table {
+    fn push(&mut self, line: &str, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if let Some(widths) = &self.widths {
+            return out.write_all(table_line(line, widths).as_bytes());
+        }
+        self.held.push(line.to_string());
+        if self.held.len() > TABLE_WINDOW {
+            self.finish(out)?;
+        }
+        Ok(())
+    }
+
+    /// Fixes the widths from the rows held (if not yet fixed) and writes those rows.
+    fn finish(&mut self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.widths.is_some() {
+            return Ok(());
+        }
+        let mut widths: Vec<usize> = Vec::new();
+        for line in &self.held {
+            for (i, cell) in line.split(',').enumerate() {
+                if i == widths.len() {
+                    widths.push(0);
+                }
+                widths[i] = widths[i].max(cell.len());
+            }
+        }
+        let mut text = String::new();
+        for line in std::mem::take(&mut self.held) {
+            text.push_str(&table_line(&line, &widths));
+        }
+        self.widths = Some(widths);
+        out.write_all(text.as_bytes())
+    }
+}
+
+/// One table line: each CSV cell right-aligned to its column's width, two spaces apart.
+fn table_line(line: &str, widths: &[usize]) -> String {
+    let mut out = String::with_capacity(line.len() * 2);
+    for (i, cell) in line.split(',').enumerate() {
+        if i > 0 {
+            out.push_str("  ");
+        }
+        let w = widths.get(i).copied().unwrap_or(0);
+        let _ = write!(out, "{cell:>w$}");
+    }
+    out.push('\n');
+    out
+}
+
+/// One JSON Lines object: the columns in CSV order, each cell the CSV's own text when it is
+/// a JSON number (JavaScript's shortest round-trip text is one), so JSON and CSV carry the
+/// same numbers digit for digit; anything else (JavaScript's NaN or Infinity, never in these
+/// columns) a string.
 fn json_line(keys: &[String], line: &str) -> String {
     let mut out = String::with_capacity(line.len() * 3);
     out.push('{');
     for (i, (k, v)) in keys.iter().zip(line.split(',')).enumerate() {
-        let value = match serde_json::from_str::<serde_json::Number>(v) {
-            Ok(n) => n.to_string(),
-            Err(_) => serde_json::Value::String(v.to_string()).to_string(),
+        let value = if is_json_number(v) {
+            v.to_string()
+        } else {
+            serde_json::Value::String(v.to_string()).to_string()
         };
         let sep = if i == 0 { "" } else { "," };
         let _ = write!(out, "{sep}\"{k}\":{value}");
     }
     out.push_str("}\n");
     out
+}
+
+/// Returns whether `s` is a number as JSON spells one: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
 }
 
 /// Re-shapes a CSV trace into `format` (CSV as it is).
@@ -241,25 +328,53 @@ pub fn reshape(csv: &str, format: Format) -> String {
             lines.map(|l| json_line(&keys, l)).collect()
         }
         Format::Table => {
-            let rows: Vec<Vec<&str>> = std::iter::once(keys.clone())
-                .chain(lines.map(|l| l.split(',').collect()))
-                .collect();
-            let mut widths = vec![0; keys.len()];
-            for row in &rows {
-                for (w, cell) in widths.iter_mut().zip(row) {
-                    *w = (*w).max(cell.len());
-                }
+            let mut table = Table::default();
+            let mut out = Vec::new();
+            // Writing into a Vec cannot fail.
+            let _ = table.push(header, &mut out);
+            for line in lines {
+                let _ = table.push(line, &mut out);
             }
-            let mut out = String::new();
-            for row in &rows {
-                let cells: Vec<String> = row
-                    .iter()
-                    .zip(&widths)
-                    .map(|(c, w)| format!("{c:>w$}"))
-                    .collect();
-                let _ = writeln!(out, "{}", cells.join("  "));
-            }
-            out
+            let _ = table.finish(&mut out);
+            String::from_utf8(out).unwrap_or_default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json_number;
+
+    #[test]
+    fn json_numbers_are_recognised_as_json_spells_them() {
+        for yes in [
+            "0",
+            "-0",
+            "7",
+            "919.8876633723187",
+            "1e+21",
+            "5e-324",
+            "-1.5E3",
+            "120",
+        ] {
+            assert!(is_json_number(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "-",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "+1",
+            "0x1",
+            "1 ",
+        ] {
+            assert!(!is_json_number(no), "{no}");
         }
     }
 }

@@ -181,6 +181,10 @@ fn f_stopped_instances_come_back_faster_than_fresh_ones() {
     assert_eq!(n(&v, "launched"), 5);
     assert_eq!(n(&v, "under_capacity_rounds"), 4);
     assert_eq!(n(&v, "restarts_from_stopped"), 0);
+    // The ledger's bill: each of the 5 is billed and does no work in t20, t21, t22, t23 and
+    // t24 (its 5 boot rounds; it serves from t25): 25 idle instance-rounds, though t24
+    // already counts them as capacity.
+    assert_eq!(n(&v, "idle_billed_rounds"), 25);
     // Stop: t10: the 5 are stopped (still records). t20: 4 < 9 → restart the 5 Stopped ones,
     // 1 round → serving at the end of t20: never under capacity, nothing launched.
     let v = with(&[F, &["--reclaim", "stop", "--restart-rounds", "1"]]);
@@ -188,9 +192,10 @@ fn f_stopped_instances_come_back_faster_than_fresh_ones() {
     assert_eq!(n(&v, "restarts_from_stopped"), 5);
     assert_eq!(n(&v, "under_capacity_rounds"), 0);
     // Stopped records are billed for storage only: 9 records for 30 rounds, 5 of them stopped
-    // in t10–t19 → 270 − 50 billed, and none idle (the restart ends within its round).
+    // in t10–t19 → 270 − 50 billed. The restart takes its one round, t20: the 5 are billed
+    // and do no work in it (they serve from t21): 5 idle.
     assert_eq!(n(&v, "billed_rounds"), 220);
-    assert_eq!(n(&v, "idle_billed_rounds"), 0);
+    assert_eq!(n(&v, "idle_billed_rounds"), 5);
 }
 
 #[test]
@@ -395,7 +400,8 @@ fn standby_takes_instances_out_of_service_and_back() {
     // pair still boots (it serves from the end of t4), 4 < 6 → launch 2 more (size 10). t5:
     // 6 serve; the second pair serves from the end of t5. t6: 8 serve > 7 → remove 1 (9).
     // Only round 3 ends under capacity. Standby is never removed and billed idle: 2 × rounds
-    // 3…9 = 14, plus a booting pair at the end of t3 and of t4 = 18.
+    // 3…9 = 14; each pair is billed and does no work for its 2 boot rounds (t3–t4, t4–t5):
+    // 4 + 4, so 22.
     let base: &[&str] = &[
         "--rounds",
         "10",
@@ -411,13 +417,13 @@ fn standby_takes_instances_out_of_service_and_back() {
     assert_eq!(n(&v, "launched"), 4);
     assert_eq!(n(&v, "scaling_actions"), 3);
     assert_eq!(n(&v, "under_capacity_rounds"), 1);
-    assert_eq!(n(&v, "idle_billed_rounds"), 18);
+    assert_eq!(n(&v, "idle_billed_rounds"), 22);
     assert_eq!(v["events"], "3:standby:2");
     // Back in round 6, before the decision: 10 serve > 7 → remove 3 (size 7); Standby was
-    // billed idle in rounds 3, 4, 5: 6, plus the two booting pairs: 10.
+    // billed idle in rounds 3, 4, 5: 6, plus the two booting pairs' 2 rounds each: 14.
     let v = with(&[base, &["--events", "3:standby:2+6:unstandby:2"]]);
     assert_eq!(n(&v, "scaling_actions"), 3);
-    assert_eq!(n(&v, "idle_billed_rounds"), 10);
+    assert_eq!(n(&v, "idle_billed_rounds"), 14);
     assert_eq!(v["events"], "3:standby:2+6:unstandby:2");
 }
 

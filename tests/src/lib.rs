@@ -73,9 +73,22 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
         assert_eq!(s.counts.get(State::Removing), 0);
         let b = s.size - s.counts.get(State::Stopped);
         billed += u64::from(b);
-        idle += u64::from(b - s.counts.serving());
+        // Billed idle: every round an instance is billed and does not serve, so the round at
+        // whose end it comes into service too (it serves from the next one).
+        idle += u64::from(b - s.counts.serving() + s.entered_service);
         serving += u64::from(s.counts.serving());
         let t = i64::from(s.round);
+        // An instance comes into service `boot` rounds (`restart` for a restart) plus its
+        // launch-hook wait after the round it joined, counting that round: those entering
+        // now joined in that one round (some may have left since: replaced, cancelled,
+        // abandoned).
+        let hook = l.launch_hook.map_or(0, |h| i64::from(h.rounds));
+        let joined = window(tape, t - boot - hook + 1, t - boot - hook + 1, |s| {
+            s.launched
+        }) + window(tape, t - restart - hook + 1, t - restart - hook + 1, |s| {
+            s.restarted
+        });
+        assert!(s.entered_service <= joined, "{p:?} round {t}");
         // Hooks end by their timeout: an instance launched (joined) in round j waits in
         // Pending:Wait at the end of rounds j + boot − 1 … j + boot + H − 2 only, so those
         // waiting now were launched or restarted in a window H rounds wide.

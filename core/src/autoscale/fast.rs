@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream, GroupStreamChecks, UnitRng};
 use crate::Observer;
 
-use super::lifecycle::{Reclaim, RemovalPolicy};
+use super::lifecycle::Lifecycle;
 use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 /// 64-bit words of a mask: one bit per instance position.
@@ -80,22 +80,42 @@ const AHEAD: usize = 32;
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
 const RING: usize = 8;
 
-/// Returns whether the fast path computes `params` exactly: every lifecycle option off (the
-/// lesson's policy and check), a boot that fits the ring and a threshold a byte holds.
+/// Returns whether the fast path computes `params` exactly: the lesson's policy and check
+/// with every lifecycle option as the lesson has it, a boot that fits the ring and a
+/// threshold a byte holds.
+///
+/// Derived, not listed: the lifecycle must equal the lesson's [`Lifecycle::default`] (a new
+/// option, off by default, leaves the fast path whenever it is on), and every field of
+/// [`Params`] is named below, so a new one does not compile until it is sorted into "read
+/// here for any value" or "only the lesson's value takes the fast path".
 pub(super) fn applies(params: &Params) -> bool {
-    let l = &params.lifecycle;
-    l.launch_hook.is_none()
-        && l.terminate_hook.is_none()
-        && !l.count_pending
-        && l.protected == 0
-        && l.removal_policy == RemovalPolicy::Lesson
-        && l.reclaim == Reclaim::Release
-        && l.check_latency == 0
-        && l.apply_delay == 0
-        && l.stockout.is_none()
-        && l.events.is_empty()
-        && params.boot_rounds <= RING as u32
-        && params.threshold <= u32::from(u8::MAX)
+    let Params {
+        // Read by the fast path, for any value.
+        threshold,
+        cooldown: _,
+        seed: _,
+        rounds: _,
+        capacity: _,
+        boot_rounds,
+        transient_failure: _,
+        failure_rounds: _,
+        demand_base: _,
+        demand_amplitude: _,
+        demand_period: _,
+        surge_start: _,
+        surge_end: _,
+        surge: _,
+        min_size_start: _,
+        // The lesson's only.
+        lifecycle,
+    } = params;
+    // `restart_rounds` is read only when a Stopped instance restarts, and the lesson's
+    // release (which the comparison demands) never stops one.
+    let lesson = Lifecycle {
+        restart_rounds: lifecycle.restart_rounds,
+        ..Lifecycle::default()
+    };
+    *lifecycle == lesson && *boot_rounds <= RING as u32 && *threshold <= u32::from(u8::MAX)
 }
 
 /// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
@@ -620,9 +640,10 @@ impl Run {
             }
         }
 
-        // Phase 4: this round's cohort is ready.
+        // Phase 4: this round's cohort is ready (and serves from the next round).
         let cohort = t as usize % RING;
-        if g.booting_n[cohort] > 0 {
+        let entered = g.booting_n[cohort];
+        if entered > 0 {
             if NW == 1 && g.top <= 64 {
                 g.ready[0] |= g.booting[cohort][0];
             } else {
@@ -641,7 +662,8 @@ impl Run {
         let launching = size - g.ready_n;
         m.under_capacity_rounds += u32::from(i64::from(g.ready_n) < needed);
         m.billed_rounds += u64::from(size);
-        m.idle_billed_rounds += u64::from(launching);
+        // The cohort that came into service at the end of this round did no work in it.
+        m.idle_billed_rounds += u64::from(launching + entered);
         if changed {
             self.extremes(t, size, launching);
         }
@@ -921,6 +943,55 @@ mod tests {
         for q in cases {
             assert_eq!(super::ceil_count(q), libm::ceil(q) as i64, "{q:e}");
         }
+    }
+
+    /// Any lifecycle option away from the lesson's value takes the general path; only the
+    /// restart time of a release (never read) does not.
+    #[test]
+    fn the_fast_path_takes_the_lessons_lifecycle_only() {
+        use super::super::lifecycle::{Action, Event, Hook, HookResult, Reclaim, Stockout};
+        use super::super::{Lifecycle, Params, RemovalPolicy};
+        let lesson = Params::default();
+        assert!(super::applies(&lesson));
+        let with = |f: &dyn Fn(&mut Lifecycle)| {
+            let mut p = lesson.clone();
+            f(&mut p.lifecycle);
+            super::applies(&p)
+        };
+        assert!(with(&|l| l.restart_rounds = 7));
+        let hook = Some(Hook {
+            rounds: 1,
+            result: HookResult::Continue,
+        });
+        let options: [&dyn Fn(&mut Lifecycle); 10] = [
+            &|l| l.launch_hook = hook,
+            &|l| l.terminate_hook = hook,
+            &|l| l.count_pending = true,
+            &|l| l.protected = 1,
+            &|l| l.removal_policy = RemovalPolicy::Oldest,
+            &|l| l.reclaim = Reclaim::Stop,
+            &|l| l.check_latency = 1,
+            &|l| l.apply_delay = 1,
+            &|l| l.stockout = Some(Stockout { start: 5, end: 6 }),
+            &|l| {
+                let _ = l.events.push(Event {
+                    round: 1_000_000,
+                    action: Action::EnterStandby,
+                    count: 1,
+                });
+            },
+        ];
+        for (i, option) in options.iter().enumerate() {
+            assert!(!with(*option), "option {i}");
+        }
+        assert!(!super::applies(&Params {
+            boot_rounds: super::RING as u32 + 1,
+            ..lesson.clone()
+        }));
+        assert!(!super::applies(&Params {
+            threshold: 256,
+            ..lesson
+        }));
     }
 
     #[test]

@@ -540,6 +540,7 @@ impl<'p> Group<'p> {
     /// Puts instance `i` into service at the end of round `t`: it serves from round `t + 1`.
     fn serve(&mut self, i: usize, t: u32) {
         self.set(i, State::InService);
+        self.now.entered_service += 1;
         let waited = (t + 1).saturating_sub(self.instances[i].since);
         let m = &mut self.metrics;
         m.time_to_in_service_max = m.time_to_in_service_max.max(waited);
@@ -565,7 +566,10 @@ impl<'p> Group<'p> {
             m.under_capacity_rounds += 1;
         }
         m.billed_rounds += u64::from(billed);
-        m.idle_billed_rounds += u64::from(billed - serving);
+        // Idle: billed and not serving in this round. An instance that came into service
+        // at its end serves from the next round, so its boot (restart, hook wait) is billed
+        // idle for every one of its rounds (the ledger's "two rounds" for a boot of two).
+        m.idle_billed_rounds += u64::from(billed - serving + self.now.entered_service);
         self.now.size = size;
         self.now.counts = self.counts;
     }

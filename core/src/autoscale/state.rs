@@ -122,7 +122,8 @@ impl StateCounts {
 ///
 /// Summed over a run, `launched` is the run's `launched`, `replaced` its `replacements`,
 /// `restarted` its `restarts_from_stopped`, `failed` its `failed_launches`; the largest
-/// `size` is `max_size`.
+/// `size` is `max_size`; `size − stopped` is `billed_rounds`, and `size − stopped − serving +
+/// entered_service` is `idle_billed_rounds`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -149,6 +150,10 @@ pub struct RoundState {
     pub restarted: u32,
     /// Launch requests that failed this round (capacity not available).
     pub failed: u32,
+    /// Instances that came into service at the end of this round (their boot, restart or
+    /// launch-hook wait ended): counted serving in `counts`, they serve from the next round,
+    /// so this round is still one of their idle billed rounds.
+    pub entered_service: u32,
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).

@@ -1,0 +1,370 @@
+//! What you watch is what ran. For every parameter of each model's `PARAMS` table (set to an
+//! accepted value other than the lesson's), and for random combinations of them (a formula,
+//! its interval and its sample delay among them), the run a view shows (`trace::observe`,
+//! the one observed path that `capsim trace`, `capsim plot` and the playground's chart share)
+//! is the run the grid reports: its per-round states sum to the grid's metrics, and its CSV
+//! trace is those states.
+
+use capsim::models::{Ahead, Autoscale, Bulkhead, Consumers, Flags, Model};
+use capsim::trace::{self, Traced};
+use capsim_core::autoscale::State;
+use capsim_core::{autoscale, bulkhead, consumers, Observer};
+
+/// Every round a run reports, by model.
+#[derive(Default)]
+struct Tape {
+    group: Vec<autoscale::RoundState>,
+    consumers: Vec<consumers::RoundState>,
+    bulkhead: Vec<bulkhead::RoundState>,
+}
+
+impl Observer for Tape {
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        self.group.push(*s);
+    }
+    fn consumers_round(&mut self, s: &consumers::RoundState) {
+        self.consumers.push(*s);
+    }
+    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+        self.bulkhead.push(*s);
+    }
+}
+
+fn formula(name: &str) -> String {
+    format!("{}/../examples/formulas/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Accepted values of each autoscale parameter, none of them the lesson's. A parameter
+/// missing here fails the test: a new row of the table needs its values.
+fn autoscale_values(key: &str) -> Vec<String> {
+    let v: &[&str] = match key {
+        "threshold" => &["1", "3", "5"],
+        "cooldown" => &["3", "8"],
+        "rounds" => &["60", "400"],
+        "capacity" => &["60", "150"],
+        "boot_rounds" => &["0", "5", "9"],
+        "transient_failure" => &["0", "0.3", "1"],
+        "failure_rounds" => &["none", "5:10:10:200"],
+        "demand_base" => &["100", "1500"],
+        "demand_amplitude" => &["0", "900"],
+        "demand_period" => &["30", "500"],
+        "surge_start" => &["0", "100"],
+        "surge_end" => &["60", "239"],
+        "surge" => &["-800", "1500"],
+        "launch_hook" => &["3", "2:abandon"],
+        "terminate_hook" => &["2", "4:abandon"],
+        "count_pending" => &["yes"],
+        "protected" => &["3", "256"],
+        "removal_policy" => &["oldest", "newest"],
+        "reclaim" => &["stop"],
+        "restart_rounds" => &["0", "4"],
+        "check_latency" => &["2", "7"],
+        "apply_delay" => &["3", "20"],
+        "stockout_rounds" => &["100..150", "0..=5"],
+        "events" => &["3:standby:2+6:unstandby:2", "0:protect:3+50:unprotect:3"],
+        "formula" => {
+            return ["zero.formula", "demand.formula", "cpu-busy.formula"]
+                .iter()
+                .map(|f| formula(f))
+                .collect()
+        }
+        "evaluation_interval" => &["5", "10080"],
+        "sample_delay" => &["0", "600"],
+        "seed" => &["1", "2147483646"],
+        _ => panic!("autoscale parameter {key} has no test values"),
+    };
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn consumers_values(key: &str) -> Vec<String> {
+    let v: &[&str] = match key {
+        "consumers" => &["5", "64"],
+        "slots" => &["1", "3"],
+        "shipments" => &["1", "300"],
+        "events_per_shipment" => &["1", "20"],
+        "queue_gap" => &["0", "2.5"],
+        "final_event_rounds" => &["0", "20"],
+        "event_rounds_min" => &["0", "5"],
+        "event_rounds_spread" => &["0", "10"],
+        "seed" => &["1", "2147483646"],
+        _ => panic!("consumers parameter {key} has no test values"),
+    };
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn bulkhead_values(key: &str) -> Vec<String> {
+    let v: &[&str] = match key {
+        "split" => &["1", "31", "16"],
+        "mode" => &["slowdown", "healthy"],
+        "total_slots" => &["2", "100"],
+        "rounds_per_second" => &["10", "1000"],
+        "horizon" => &["1", "500"],
+        "failure_start" => &["0", "200"],
+        "tracking_rate" => &["0", "1000"],
+        "event_rate" => &["0", "500"],
+        "tracking_hold" => &["1", "127"],
+        "event_hold" => &["1", "127"],
+        "slow_hold" => &["1", "127"],
+        "seed" => &["1", "2147483646"],
+        _ => panic!("bulkhead parameter {key} has no test values"),
+    };
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// `Math.max` over the booting shares, NaN kept (the metric's rule, written again here).
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a >= b {
+        a
+    } else {
+        b
+    }
+}
+
+fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, tape: &Tape) {
+    let t = &tape.group;
+    let what = format!("{p:?}");
+    assert_eq!(t.len(), p.core.rounds as usize, "{what}");
+    let sum = |f: &dyn Fn(&autoscale::RoundState) -> u64| t.iter().map(f).sum::<u64>();
+    assert_eq!(sum(&|s| s.launched.into()), u64::from(m.launched), "{what}");
+    assert_eq!(
+        sum(&|s| s.replaced.into()),
+        u64::from(m.replacements),
+        "{what}"
+    );
+    assert_eq!(
+        sum(&|s| s.restarted.into()),
+        u64::from(m.restarts_from_stopped),
+        "{what}"
+    );
+    assert_eq!(sum(&|s| s.failed.into()), m.failed_launches, "{what}");
+    let billed = |s: &autoscale::RoundState| u64::from(s.size - s.counts.get(State::Stopped));
+    assert_eq!(sum(&billed), m.billed_rounds, "{what}");
+    // Idle: billed and not serving in the round, the round an instance comes into service
+    // included (it serves from the next).
+    let idle = |s: &autoscale::RoundState| {
+        billed(s) - u64::from(s.counts.serving()) + u64::from(s.entered_service)
+    };
+    assert_eq!(sum(&idle), m.idle_billed_rounds, "{what}");
+    let short = t
+        .iter()
+        .filter(|s| i64::from(s.counts.serving()) < s.required)
+        .count();
+    assert_eq!(short as u32, m.under_capacity_rounds, "{what}");
+    let max_size = t.iter().map(|s| s.size).max().unwrap_or(0);
+    assert_eq!(max_size, m.max_size, "{what}");
+    let min_size = t
+        .iter()
+        .map(|s| s.size)
+        .fold(p.core.min_size_start, u32::min);
+    assert_eq!(min_size, m.min_size, "{what}");
+    let booting = t.iter().map(|s| s.counts.launching()).max().unwrap_or(0);
+    assert_eq!(booting, m.max_launching, "{what}");
+    let ratio = t.iter().fold(0.0, |r, s| {
+        js_max(r, f64::from(s.counts.launching()) / f64::from(s.size))
+    });
+    assert_eq!(
+        format!("{ratio:?}"),
+        format!("{:?}", m.max_launching_ratio),
+        "{what}"
+    );
+    for s in t {
+        assert_eq!(s.counts.total(), s.size, "{what}");
+    }
+    let mut csv = String::new();
+    capsim_core::trace::autoscale_header(&mut csv).unwrap();
+    for s in t {
+        capsim_core::trace::autoscale_row(&mut csv, s).unwrap();
+    }
+    assert_eq!(trace::csv::<Autoscale>(p).0, csv, "{what}");
+}
+
+fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
+    let t = &tape.consumers;
+    let what = format!("{p:?}");
+    assert_eq!(t.len() as u64, m.rounds, "{what}");
+    let applied: u64 = t.iter().map(|s| u64::from(s.applied)).sum();
+    assert_eq!(applied, p.events(), "{what}");
+    let reordered: u32 = t.iter().map(|s| s.reordered).sum();
+    assert_eq!(reordered, m.reordered_shipments, "{what}");
+    for (i, s) in t.iter().enumerate() {
+        assert_eq!(s.round, i as u64, "{what}");
+        assert!(s.applied <= p.slots, "{what}");
+    }
+    let last = t.last().unwrap();
+    assert_eq!((last.queue_left, last.busy_consumers), (0, 0), "{what}");
+    let mut csv = String::new();
+    capsim_core::trace::consumers_header(&mut csv).unwrap();
+    for s in t {
+        capsim_core::trace::consumers_row(&mut csv, s).unwrap();
+    }
+    assert_eq!(trace::csv::<Consumers>(p).0, csv, "{what}");
+}
+
+fn check_bulkhead(p: &bulkhead::Params, m: &bulkhead::Metrics, tape: &Tape) {
+    let t = &tape.bulkhead;
+    let what = format!("{p:?}");
+    assert_eq!(t.len(), p.horizon as usize, "{what}");
+    let sum = |f: fn(&bulkhead::RoundState) -> u32| t.iter().map(|s| u64::from(f(s))).sum::<u64>();
+    assert_eq!(sum(|s| s.busy), m.busy_slot_rounds, "{what}");
+    assert_eq!(sum(|s| s.tracking_served), m.tracking_served, "{what}");
+    assert_eq!(sum(|s| s.tracking_dropped), m.tracking_dropped, "{what}");
+    assert_eq!(sum(|s| s.event_served), m.event_served, "{what}");
+    assert_eq!(sum(|s| s.event_dropped), m.event_dropped, "{what}");
+    for s in t {
+        assert_eq!(s.first_busy + s.second_busy, s.busy, "{what}");
+    }
+    let split = Bulkhead::split(p);
+    let mut csv = String::new();
+    capsim_core::trace::bulkhead_header(&mut csv, split).unwrap();
+    for s in t {
+        capsim_core::trace::bulkhead_row(&mut csv, s, split).unwrap();
+    }
+    assert_eq!(trace::csv::<Bulkhead>(p).0, csv, "{what}");
+}
+
+/// Runs the grid of `pairs` as the model command does (`run_window`, batches included) and
+/// checks every run against its observed run: the same outcome, and `check` on its rounds.
+/// Returns how many runs succeeded (an invalid combination is skipped).
+fn agree<M: Model + Traced>(
+    pairs: &[(String, String)],
+    check: fn(&M::Params, &M::Metrics, &Tape),
+) -> usize
+where
+    M::Metrics: std::fmt::Debug,
+{
+    let flags = Flags::<M>::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
+    let grid = flags.grid().unwrap();
+    let mut ahead = Ahead::new();
+    let outcomes = M::run_window(&grid, 0..grid.len(), &mut ahead, &|_| {});
+    let mut ok = 0;
+    for (i, outcome) in outcomes.iter().enumerate() {
+        let p = grid.params(i as u64);
+        if (M::VALIDATE)(&p).is_err() {
+            assert!(outcome.is_err(), "{pairs:?}");
+            continue;
+        }
+        let mut tape = Tape::default();
+        let observed = trace::observe::<M>(&p, &mut tape);
+        match (outcome, &observed) {
+            (Ok(m), Ok(seen)) => {
+                assert_eq!(format!("{m:?}"), format!("{seen:?}"), "{pairs:?} run {i}");
+                check(&p, m, &tape);
+                ok += 1;
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{pairs:?}"),
+            _ => panic!("{pairs:?} run {i}: grid {outcome:?}, view {observed:?}"),
+        }
+    }
+    ok
+}
+
+/// A small deterministic generator (xorshift64*) for the random combinations.
+struct Pick(u64);
+
+impl Pick {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// Every parameter alone (each of its test values), then `combos` random combinations of
+/// two to six parameters on top of a list that makes a grid of several runs (`sweep`), plus
+/// `always` (a formula) in every second one.
+fn every_parameter<M: Model + Traced>(
+    values: fn(&str) -> Vec<String>,
+    check: fn(&M::Params, &M::Metrics, &Tape),
+    sweep: (&str, &str),
+    always: Option<&str>,
+    combos: usize,
+) where
+    M::Metrics: std::fmt::Debug,
+{
+    let keys: Vec<&str> = M::PARAMS.iter().map(|q| q.key).collect();
+    for q in M::PARAMS {
+        let vs = values(q.key);
+        assert!(
+            vs.iter().any(|v| *v != q.lesson),
+            "{}: no value other than the lesson's",
+            q.key
+        );
+        for v in vs {
+            let ran = agree::<M>(&[(q.flag(), v.clone())], check);
+            assert!(ran > 0, "{} {v}: nothing ran", q.key);
+        }
+    }
+    let mut pick = Pick(0x9e37_79b9_7f4a_7c15);
+    let mut ran = 0;
+    for c in 0..combos {
+        let mut pairs = vec![(sweep.0.replace('_', "-"), sweep.1.to_string())];
+        if let Some(key) = always.filter(|_| c % 2 == 0) {
+            let vs = values(key);
+            pairs.push((key.replace('_', "-"), vs[pick.below(vs.len())].clone()));
+        }
+        for _ in 0..2 + pick.below(5) {
+            let key = keys[pick.below(keys.len())];
+            if pairs.iter().any(|(k, _)| *k == key.replace('_', "-")) {
+                continue;
+            }
+            let vs = values(key);
+            pairs.push((key.replace('_', "-"), vs[pick.below(vs.len())].clone()));
+        }
+        ran += agree::<M>(&pairs, check);
+    }
+    assert!(ran >= combos, "{ran} runs of {combos} combinations");
+}
+
+#[test]
+fn autoscale_views_show_the_run_the_metrics_describe() {
+    every_parameter::<Autoscale>(
+        autoscale_values,
+        check_autoscale,
+        ("threshold", "2,3,5"),
+        Some("formula"),
+        60,
+    );
+}
+
+#[test]
+fn consumers_views_show_the_run_the_metrics_describe() {
+    every_parameter::<Consumers>(
+        consumers_values,
+        check_consumers,
+        ("consumers", "1,4"),
+        None,
+        30,
+    );
+}
+
+#[test]
+fn bulkhead_views_show_the_run_the_metrics_describe() {
+    every_parameter::<Bulkhead>(
+        bulkhead_values,
+        check_bulkhead,
+        ("split", "shared,24"),
+        None,
+        30,
+    );
+}
+
+/// The formula's own parameters change the run a view shows (they were dropped once).
+#[test]
+fn a_formulas_interval_and_sample_delay_reach_the_trace() {
+    let with = |extra: &[(&str, &str)]| {
+        let mut pairs = vec![("formula", formula("demand.formula"))];
+        pairs.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+        let flags =
+            Flags::<Autoscale>::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str()))).unwrap();
+        trace::csv::<Autoscale>(&flags.grid().unwrap().params(0)).0
+    };
+    let base = with(&[]);
+    assert_ne!(base, with(&[("evaluation-interval", "5")]));
+    assert_ne!(base, with(&[("sample-delay", "0")]));
+    let lesson = trace::csv::<Autoscale>(&Default::default()).0;
+    assert_ne!(base, lesson);
+}
