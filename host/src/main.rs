@@ -160,11 +160,14 @@ struct TraceArgs {
 }
 
 const PLOT_HELP: &str = "\
-Every combination of the flags' values is one run (at most 8, each of at most 2000000
-rounds); each run draws its series,
-labelled by its values of the listed flags. autoscale: group size, ready and required
-instances; consumers: events not yet applied; bulkhead: tracking and event requests dropped so
-far. The SVG is the same bytes on every machine.";
+Every combination of the flags' values is one run (at most 8, of any number of rounds); each
+run draws its series, labelled by its values of the listed flags. autoscale: group size, ready
+and required instances; consumers: events not yet applied; bulkhead: tracking and event
+requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
+lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
+same bytes on every machine. -o - writes it to stdout; a FILE with another extension than
+.svg (x.png, say) is refused: capsim draws SVG only (convert it, e.g. rsvg-convert -o x.png
+x.svg).";
 
 /// `capsim plot <model>`.
 #[derive(Subcommand, Debug)]
@@ -198,7 +201,7 @@ enum PlotCommand {
 /// `capsim plot`'s output flag.
 #[derive(clap::Args, Debug)]
 struct PlotArgs {
-    /// The SVG file to write
+    /// The SVG file to write, or - for stdout [SVG only: another extension than .svg is refused]
     #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
     output: std::path::PathBuf,
     /// Instead of the rounds, a histogram of --metric across every run (e.g. --seed 1..=500) [at most 100000 runs]
@@ -394,14 +397,14 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         Command::Trace(TraceCommand::Autoscale { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
-        Command::Plot(PlotCommand::Autoscale { model, out }) => {
-            plot("autoscale", &model, &out, "launched")
+        Command::Plot(PlotCommand::Autoscale { model, out: o }) => {
+            plot("autoscale", &model, &o, "launched", out)
         }
-        Command::Plot(PlotCommand::Consumers { model, out }) => {
-            plot("consumers", &model, &out, "rounds")
+        Command::Plot(PlotCommand::Consumers { model, out: o }) => {
+            plot("consumers", &model, &o, "rounds", out)
         }
-        Command::Plot(PlotCommand::Bulkhead { model, out }) => {
-            plot("bulkhead", &model, &out, "tracking_dropped")
+        Command::Plot(PlotCommand::Bulkhead { model, out: o }) => {
+            plot("bulkhead", &model, &o, "tracking_dropped", out)
         }
         Command::Metrics { model } => {
             let text = capsim::glossary::text(model.as_deref()).map_err(Failure::Input)?;
@@ -557,13 +560,27 @@ fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> R
     })
 }
 
-/// `capsim plot`: draws the runs, then writes the SVG file.
+/// `capsim plot`: checks the output target, draws the runs, then writes the SVG to the file
+/// (or to `out` for `-o -`).
 fn plot<M: Plotted>(
     name: &str,
     model: &Flags<M>,
     args: &PlotArgs,
     metric: &str,
+    out: &mut impl Write,
 ) -> Result<(), Failure> {
+    let stdout = args.output.as_os_str() == "-";
+    if let Some(ext) = args
+        .output
+        .extension()
+        .filter(|e| !e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(Failure::Input(format!(
+            "-o {}: capsim plot writes SVG only, not .{} (write FILE.svg and convert it, e.g. rsvg-convert -o FILE.png FILE.svg)",
+            args.output.display(),
+            ext.to_string_lossy()
+        )));
+    }
     let svg = if args.summary {
         let metric = args.metric.as_deref().unwrap_or(metric);
         capsim::plot::histogram(name, model, metric)
@@ -571,6 +588,9 @@ fn plot<M: Plotted>(
         capsim::plot::plot(name, model)
     }
     .map_err(Failure::Input)?;
+    if stdout {
+        return Ok(out.write_all(svg.as_bytes())?);
+    }
     std::fs::write(&args.output, svg)
         .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))
 }

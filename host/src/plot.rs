@@ -26,43 +26,154 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-/// The most rounds a plotted run may have (its states are held until it is drawn).
-pub const MAX_PLOT_ROUNDS: usize = 2_000_000;
+/// The most buckets an [`Envelope`] keeps: a series of up to this many points keeps every
+/// one; a longer one keeps, for each of 512 to 1024 runs of consecutive points, the lowest and
+/// the highest (about one per pixel column of the chart, whose plot is 848 pixels wide).
+pub const BUCKETS: usize = 1024;
 
-/// Every round's state of one run, whatever the model (the first [`MAX_PLOT_ROUNDS`]).
-#[derive(Default)]
-pub struct Rounds {
-    /// Whether the run had more rounds than are kept.
-    pub overflow: bool,
-    /// Autoscale rounds.
-    pub group: Vec<autoscale::RoundState>,
-    /// Consumers rounds.
-    pub consumers: Vec<consumers::RoundState>,
-    /// Bulkhead rounds.
-    pub bulkhead: Vec<bulkhead::RoundState>,
+/// A point of a series: its place in the series, round and value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Point {
+    i: u64,
+    x: f64,
+    y: f64,
 }
 
-impl Observer for Rounds {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
-        if self.group.len() < MAX_PLOT_ROUNDS {
-            self.group.push(*s);
-        } else {
-            self.overflow = true;
+/// The lowest and highest points of a run of consecutive points (the first of each, if tied).
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    low: Point,
+    high: Point,
+}
+
+impl Bucket {
+    fn merge(self, later: Bucket) -> Bucket {
+        Bucket {
+            low: if later.low.y < self.low.y {
+                later.low
+            } else {
+                self.low
+            },
+            high: if later.high.y > self.high.y {
+                later.high
+            } else {
+                self.high
+            },
         }
+    }
+}
+
+/// One series thinned as it is observed, in memory bounded by [`BUCKETS`] whatever the run's
+/// length: the points are cut into buckets of `width` consecutive points (a power of two,
+/// doubled when the buckets are full), and each bucket keeps its lowest and highest point.
+/// The drawn line goes through those, the first and the last point, in order: its extremes
+/// are the series' extremes, at their rounds. Values are finite.
+#[derive(Clone, Debug)]
+pub struct Envelope {
+    width: u64,
+    seen: u64,
+    buckets: Vec<Bucket>,
+    first: Option<Point>,
+    last: Option<Point>,
+}
+
+impl Default for Envelope {
+    fn default() -> Self {
+        Envelope {
+            width: 1,
+            seen: 0,
+            buckets: Vec::new(),
+            first: None,
+            last: None,
+        }
+    }
+}
+
+impl Envelope {
+    /// Adds the next point, (round, value).
+    pub fn push(&mut self, x: f64, y: f64) {
+        let p = Point { i: self.seen, x, y };
+        self.seen += 1;
+        self.first.get_or_insert(p);
+        self.last = Some(p);
+        let mut b = p.i / self.width;
+        if b == self.buckets.len() as u64 && self.buckets.len() == BUCKETS {
+            self.width *= 2;
+            self.buckets = self
+                .buckets
+                .chunks(2)
+                .map(|pair| pair[1..].iter().fold(pair[0], |a, &l| a.merge(l)))
+                .collect();
+            b = p.i / self.width;
+        }
+        match self.buckets.get_mut(b as usize) {
+            Some(k) => *k = k.merge(Bucket { low: p, high: p }),
+            None => self.buckets.push(Bucket { low: p, high: p }),
+        }
+    }
+
+    /// The points to draw, (round, value) in order: every point if there were at most
+    /// [`BUCKETS`], else the first, each bucket's lowest and highest, and the last.
+    pub fn points(&self) -> Vec<(f64, f64)> {
+        let mut kept: Vec<Point> = Vec::with_capacity(self.buckets.len() * 2 + 2);
+        kept.extend(self.first);
+        for b in &self.buckets {
+            let (a, c) = if b.low.i <= b.high.i {
+                (b.low, b.high)
+            } else {
+                (b.high, b.low)
+            };
+            kept.push(a);
+            kept.push(c);
+        }
+        kept.extend(self.last);
+        kept.dedup_by_key(|p| p.i);
+        kept.iter().map(|p| (p.x, p.y)).collect()
+    }
+}
+
+/// What a plot keeps of one run, whatever the model: one [`Envelope`] per series, fed
+/// round by round (the bulkhead's are running sums).
+#[derive(Default)]
+pub struct Lines {
+    /// The series, in the order of the model's [`Plotted::SERIES`].
+    pub series: Vec<Envelope>,
+    dropped: [u64; 2],
+}
+
+impl Lines {
+    fn push(&mut self, x: f64, values: &[f64]) {
+        if self.series.is_empty() {
+            self.series = vec![Envelope::default(); values.len()];
+        }
+        for (e, &y) in self.series.iter_mut().zip(values) {
+            e.push(x, y);
+        }
+    }
+}
+
+impl Observer for Lines {
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        self.push(
+            f64::from(s.round),
+            &[
+                f64::from(s.size),
+                f64::from(s.counts.serving()),
+                s.required as f64,
+            ],
+        );
     }
     fn consumers_round(&mut self, s: &consumers::RoundState) {
-        if self.consumers.len() < MAX_PLOT_ROUNDS {
-            self.consumers.push(*s);
-        } else {
-            self.overflow = true;
-        }
+        let backlog = s.queue_left + u64::from(s.busy_consumers);
+        self.push(s.round as f64, &[backlog as f64]);
     }
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        if self.bulkhead.len() < MAX_PLOT_ROUNDS {
-            self.bulkhead.push(*s);
-        } else {
-            self.overflow = true;
-        }
+        self.dropped[0] += u64::from(s.tracking_dropped);
+        self.dropped[1] += u64::from(s.event_dropped);
+        self.push(
+            f64::from(s.round),
+            &[self.dropped[0] as f64, self.dropped[1] as f64],
+        );
     }
 }
 
@@ -72,15 +183,8 @@ pub trait Plotted: Traced {
     const Y_LABEL: &'static str;
     /// Where the legend goes (where the lines leave room).
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperLeft;
-    /// The run's series, each label prefixed with `name` (the run's listed values).
-    fn series(name: &str, rounds: &Rounds) -> Vec<Series>;
-}
-
-fn line<T>(label: String, rows: &[T], f: impl Fn(&T) -> (f64, f64)) -> Series {
-    Series {
-        label,
-        points: rows.iter().map(f).collect(),
-    }
+    /// What each of the run's series shows, in the order [`Lines`] keeps them.
+    const SERIES: &'static [&'static str];
 }
 
 /// Draws a series that several of `runs` runs share once (the demand's required instances,
@@ -128,66 +232,24 @@ fn named(name: &str, what: &str) -> String {
 
 impl Plotted for Autoscale {
     const Y_LABEL: &'static str = "instances";
-    fn series(name: &str, r: &Rounds) -> Vec<Series> {
-        let g = &r.group;
-        vec![
-            line(named(name, "group size"), g, |s| {
-                (f64::from(s.round), f64::from(s.size))
-            }),
-            line(named(name, "ready"), g, |s| {
-                (f64::from(s.round), f64::from(s.counts.serving()))
-            }),
-            line(named(name, "required"), g, |s| {
-                (f64::from(s.round), s.required as f64)
-            }),
-        ]
-    }
+    const SERIES: &'static [&'static str] = &["group size", "ready", "required"];
 }
 
 impl Plotted for Consumers {
     const Y_LABEL: &'static str = "events not yet applied";
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperRight;
-    fn series(name: &str, r: &Rounds) -> Vec<Series> {
-        vec![line(named(name, "backlog"), &r.consumers, |s| {
-            (
-                s.round as f64,
-                (s.queue_left + u64::from(s.busy_consumers)) as f64,
-            )
-        })]
-    }
+    const SERIES: &'static [&'static str] = &["backlog"];
 }
 
 impl Plotted for Bulkhead {
     const Y_LABEL: &'static str = "requests dropped so far";
-    fn series(name: &str, r: &Rounds) -> Vec<Series> {
-        let cumulative = |what: &str, f: fn(&bulkhead::RoundState) -> u32| {
-            let mut sum = 0u64;
-            let points = r
-                .bulkhead
-                .iter()
-                .map(|s| {
-                    sum += u64::from(f(s));
-                    (f64::from(s.round), sum as f64)
-                })
-                .collect();
-            Series {
-                label: named(name, what),
-                points,
-            }
-        };
-        vec![
-            cumulative("tracking dropped", |s| s.tracking_dropped),
-            cumulative("event dropped", |s| s.event_dropped),
-        ]
-    }
+    const SERIES: &'static [&'static str] = &["tracking dropped", "event dropped"];
 }
 
-/// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`], each of at most
-/// [`MAX_PLOT_ROUNDS`] rounds) and charts them: one
-/// series (or a few) per run, labelled by its values of the listed flags; the title names
-/// the model and the values every run shares.
-pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
-    let grid: Grid<M> = flags.grid()?;
+/// Runs every run of `grid` (at most [`MAX_SERIES_RUNS`]) and returns the series a plot
+/// draws, one per entry of [`Plotted::SERIES`] per run, each labelled by the run's values of
+/// the listed flags (before twins are merged).
+pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
     if grid.len() > MAX_SERIES_RUNS {
         return Err(format!(
             "a plot draws at most {MAX_SERIES_RUNS} runs; the lists make {}",
@@ -198,17 +260,25 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
     for i in 0..grid.len() {
         let p = grid.params(i);
         (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-        let name = values(&grid, &p, true);
-        let mut rounds = Rounds::default();
-        crate::trace::observe::<M>(&p, &mut rounds).map_err(|e| format!("{name}: {e}"))?;
-        if rounds.overflow {
-            return Err(format!(
-                "a plotted run has at most {MAX_PLOT_ROUNDS} rounds; {} has more",
-                if name.is_empty() { "this run" } else { &name }
-            ));
-        }
-        series.extend(M::series(&name, &rounds));
+        let name = values(grid, &p, true);
+        let mut lines = Lines::default();
+        crate::trace::observe::<M>(&p, &mut lines)
+            .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
+        series.extend(M::SERIES.iter().zip(&lines.series).map(|(what, e)| Series {
+            label: named(&name, what),
+            points: e.points(),
+        }));
     }
+    Ok(series)
+}
+
+/// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`]) and charts them: one
+/// series (or a few) per run, labelled by its values of the listed flags; the title names
+/// the model and the values every run shares. Memory is bounded whatever the runs' length
+/// (see [`Envelope`]).
+pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
+    let grid: Grid<M> = flags.grid()?;
+    let series = series(&grid)?;
     let shared = values(&grid, &grid.params(0), false);
     let title = if shared.is_empty() {
         format!("capsim {model}")
@@ -423,20 +493,6 @@ fn legend(
     Ok(())
 }
 
-/// The most points a line keeps: about one per pixel of the plot's width, so a long run
-/// (the consumers lesson's 90,000 rounds) stays a small file.
-const MAX_POINTS: usize = 1000;
-
-/// Every k-th point (and the last), at most about [`MAX_POINTS`] of them.
-fn thinned(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    let step = points.len().div_ceil(MAX_POINTS).max(1);
-    let mut kept: Vec<(f64, f64)> = points.iter().copied().step_by(step).collect();
-    if let (Some(&last), true) = (points.last(), !(points.len() - 1).is_multiple_of(step)) {
-        kept.push(last);
-    }
-    kept
-}
-
 fn draw(
     root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
@@ -467,7 +523,10 @@ fn draw(
         .draw()?;
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        chart.draw_series(LineSeries::new(thinned(&s.points), colour.stroke_width(2)))?;
+        chart.draw_series(LineSeries::new(
+            s.points.iter().copied(),
+            colour.stroke_width(2),
+        ))?;
     }
     self::legend(&chart.plotting_area().strip_coord_spec(), series, legend)
 }
@@ -496,30 +555,21 @@ pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Resul
     let mut values = Vec::with_capacity(grid.len() as usize);
     for i in 0..grid.len() {
         let p = grid.params(i);
-        let metrics = M::run(&p, &mut scratch).map_err(|e| format!("{}: {e}", grid.name(i)))?;
+        let metrics = M::run(&p, &mut scratch).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
         let v = match (m.cell)(&metrics) {
             crate::output::Cell::Int(n) => n as f64,
             crate::output::Cell::Float(x) | crate::output::Cell::Stat(x) => x,
             _ => return Err(format!("--metric {metric} is not a number")),
         };
-        if v.is_finite() {
-            values.push(v);
-        }
+        values.push(v);
     }
-    let mut title = format!("capsim {model}: {metric} over {} runs", grid.len());
+    let runs = if grid.len() == 1 { "run" } else { "runs" };
+    let mut title = format!("capsim {model}: {metric} over {} {runs}", grid.len());
     let swept = values_of(&grid);
     if !swept.is_empty() {
         title.push_str(&format!(" ({swept})"));
     }
-    let mut svg = String::new();
-    {
-        let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
-        draw_histogram(&root, &title, metric, &values)
-            .map_err(|e| format!("cannot draw the chart: {e}"))?;
-        root.present()
-            .map_err(|e| format!("cannot draw the chart: {e}"))?;
-    }
-    Ok(svg)
+    histogram_chart(&title, metric, &values)
 }
 
 /// The listed flags and their first and last values (`seed=1..=100`).
@@ -537,53 +587,279 @@ fn values_of<M: Model>(grid: &Grid<M>) -> String {
 }
 
 /// At most this many bars.
-const BINS: usize = 40;
+pub const BINS: usize = 40;
+
+/// How a histogram cuts its values: bins of one width, a 1, 2 or 5 times a power of ten.
+/// Integer values (all of them below 2^52) are binned on whole numbers: a bin holds `width`
+/// consecutive integers and is drawn from half below the first to half below the next bin's.
+/// Other values: bin `b` holds `[(first + b) × width, (first + b + 1) × width)`. NaN and
+/// infinite values are counted, not binned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bins {
+    /// The values' bin width.
+    pub width: f64,
+    /// The first bin's index on the whole line (its lower edge over `width`).
+    pub first: f64,
+    /// Values per bin, the first bin holding the lowest value, the last the highest.
+    pub counts: Vec<u64>,
+    /// Whether the values are integers, binned on whole numbers.
+    pub integers: bool,
+    /// Values that are NaN.
+    pub nan: usize,
+    /// Values that are infinite.
+    pub infinite: usize,
+}
+
+/// Returns the smallest of 1, 2 or 5 times a power of ten that is at least `x` (> 0): read
+/// from decimal text, so the bins' edges are the doubles nearest their decimal values.
+fn nice(x: f64) -> f64 {
+    let e: i32 = format!("{x:e}")
+        .split('e')
+        .nth(1)
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0);
+    [(1, e), (2, e), (5, e), (1, e + 1)]
+        .iter()
+        .filter_map(|(m, e)| format!("{m}e{e}").parse::<f64>().ok())
+        .find(|&n| n >= x)
+        .unwrap_or(x)
+}
+
+/// A bin index within floating-point rounding of the true one (a value on a decimal edge,
+/// 0.3 over 0.01 say, goes to the bin above the edge, as the bins' half-open ranges say).
+fn index(v: f64, width: f64, integers: bool) -> f64 {
+    if integers {
+        (v / width).floor()
+    } else {
+        (v / width + 1e-9).floor()
+    }
+}
+
+impl Bins {
+    /// Cuts `values` into at most [`BINS`] bins (one if the finite values are all equal).
+    pub fn of(values: &[f64]) -> Bins {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+        let nan = values.iter().filter(|v| v.is_nan()).count();
+        let infinite = values.len() - finite.len() - nan;
+        let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if finite.is_empty() {
+            return Bins {
+                width: 1.0,
+                first: 0.0,
+                counts: Vec::new(),
+                integers: true,
+                nan,
+                infinite,
+            };
+        }
+        let integers = finite
+            .iter()
+            .all(|v| v.fract() == 0.0 && v.abs() < 4_503_599_627_370_496.0);
+        // Half the span and the largest magnitude: neither overflows.
+        let half = hi / 2.0 - lo / 2.0;
+        let scale = lo.abs().max(hi.abs());
+        let mut width = if integers {
+            nice(((hi - lo + 1.0) / BINS as f64).max(1.0))
+        } else if half * 2.0 <= scale * 1e-9 {
+            // Equal within rounding: one bin, a twentieth of the value wide.
+            nice((scale / 20.0).max(f64::MIN_POSITIVE))
+        } else {
+            nice(half / (BINS / 2) as f64)
+        };
+        let bins = |width: f64| index(hi, width, integers) - index(lo, width, integers) + 1.0;
+        while bins(width) > BINS as f64 && (width * 2.5).is_finite() {
+            width = nice(width * 1.5);
+        }
+        let first = index(lo, width, integers);
+        let mut counts = vec![0u64; bins(width) as usize];
+        let last = counts.len() - 1;
+        for &v in &finite {
+            let b = index(v, width, integers) - first;
+            counts[(b.max(0.0) as usize).min(last)] += 1;
+        }
+        Bins {
+            width,
+            first,
+            counts,
+            integers,
+            nan,
+            infinite,
+        }
+    }
+
+    /// Where the value `v` lies, in bins from the first bin's lower edge.
+    fn at(&self, v: f64) -> f64 {
+        if self.integers {
+            (v + 0.5) / self.width - self.first
+        } else {
+            v / self.width - self.first
+        }
+    }
+
+    /// The x axis' ticks, (position in bins, label): every `m`-th bin edge (integer bins:
+    /// every `m`-th bin's first value) over the drawn range, one bin either side of the bars,
+    /// `m` the smallest of 1, 2, 5, 10, 20 … whose labels fit side by side.
+    pub fn ticks(&self) -> Vec<(f64, String)> {
+        if self.counts.is_empty() {
+            return Vec::new();
+        }
+        let end = self.counts.len().max(1) as f64 + 1.0;
+        let mut m = 1.0;
+        loop {
+            let mut ticks = Vec::new();
+            let mut k = ((self.first - 1.0) / m).ceil() * m;
+            while k <= self.first + end {
+                let v = k * self.width;
+                let at = self.at(v);
+                if v.is_finite() && (-1.0..=end).contains(&at) {
+                    ticks.push((at, label(v, self.width)));
+                }
+                k += m;
+            }
+            let room: u32 = ticks.iter().map(|(_, l)| text_size(14.0, l).0 + 16).sum();
+            if (ticks.len() <= 10 && room <= 800) || ticks.len() <= 2 {
+                return ticks;
+            }
+            m = nice(m * 1.5);
+        }
+    }
+
+    /// The title's note on values not drawn ("5 of 10 runs are NaN"), if any.
+    pub fn note(&self, runs: usize) -> Option<String> {
+        let say = |n: usize, what: &str| match n {
+            0 => None,
+            1 => Some(format!("1 of {runs} runs is {what}")),
+            n => Some(format!("{n} of {runs} runs are {what}")),
+        };
+        let notes: Vec<String> = [say(self.nan, "NaN"), say(self.infinite, "infinite")]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!notes.is_empty()).then(|| notes.join(", "))
+    }
+}
+
+/// `v`, a multiple of `step`, as a tick label: as many decimals as the step needs,
+/// no trailing zeros; magnitudes from 10^9 and below 10^-4 in exponent form (`1.5e9`).
+fn label(v: f64, step: f64) -> String {
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let exponent = |x: f64| -> i32 {
+        format!("{x:e}")
+            .split('e')
+            .nth(1)
+            .and_then(|e| e.parse().ok())
+            .unwrap_or(0)
+    };
+    let (e_v, e_step) = (exponent(v.abs()), exponent(step));
+    let trim = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if !(-4..9).contains(&e_v) {
+        let digits = (e_v - e_step).clamp(0, 16) as usize;
+        let text = format!("{v:.digits$e}");
+        let (mantissa, e) = text.split_once('e').unwrap_or((&text, "0"));
+        format!("{}e{e}", trim(mantissa.to_string()))
+    } else {
+        let decimals = (-e_step).clamp(0, 17) as usize;
+        trim(format!("{v:.decimals$}"))
+    }
+}
+
+/// Draws the histogram of `values`, one run each, titled `title` and the note on the runs
+/// not drawn (NaN, infinite).
+pub fn histogram_chart(title: &str, metric: &str, values: &[f64]) -> Result<String, String> {
+    let bins = Bins::of(values);
+    let title = match bins.note(values.len()) {
+        Some(note) => format!("{title}; {note}"),
+        None => title.to_string(),
+    };
+    let mut svg = String::new();
+    {
+        let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
+        draw_histogram(&root, &title, metric, &bins)
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// An f64 axis whose ticks are given (plotters' `WithKeyPoints` over f64 has no formatter).
+struct Ticked {
+    range: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.range.map(value, limit)
+    }
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.range()
+    }
+}
 
 fn draw_histogram(
     root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
     metric: &str,
-    values: &[f64],
+    bins: &Bins,
 ) -> Result<(), Failed> {
     root.fill(&WHITE)?;
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (lo, hi) = if values.is_empty() {
-        (0.0, 1.0)
-    } else {
-        (lo, hi)
+    let top = bins.counts.iter().copied().max().unwrap_or(1).max(1);
+    let ticks = bins.ticks();
+    let end = bins.counts.len().max(1) as f64 + 1.0;
+    let x = Ticked {
+        range: (-1.0..end).into(),
+        ticks: ticks.iter().map(|t| t.0).collect(),
     };
-    // Integer-wide bins when the values are few integers apart, else BINS equal ones.
-    let width = if hi - lo < BINS as f64 {
-        1.0
-    } else {
-        (hi - lo) / BINS as f64
-    };
-    let bins = ((hi - lo) / width).floor() as usize + 1;
-    let mut counts = vec![0u32; bins];
-    for &v in values {
-        let b = (((v - lo) / width).floor() as usize).min(bins - 1);
-        counts[b] += 1;
-    }
-    let top = counts.iter().copied().max().unwrap_or(1).max(1);
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(80)
-        .build_cartesian_2d(lo..lo + width * bins as f64, 0u32..top + top / 10 + 1)?;
+        .build_cartesian_2d(x, 0u64..top + top / 10 + 1)?;
+    let tick_label = |at: &f64| {
+        ticks
+            .iter()
+            .find(|t| t.0 == *at)
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    };
     chart
         .configure_mesh()
         .x_desc(metric)
         .y_desc("runs")
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_label_formatter(&tick_label)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
-    chart.draw_series(counts.iter().enumerate().map(|(i, &n)| {
-        let x0 = lo + width * i as f64;
-        Rectangle::new([(x0, 0), (x0 + width, n)], COLOURS[0].filled())
-    }))?;
+    chart.draw_series(
+        bins.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(b, &n)| {
+                let x0 = b as f64;
+                Rectangle::new([(x0, 0), (x0 + 1.0, n)], COLOURS[0].filled())
+            }),
+    )?;
     Ok(())
 }

@@ -1,0 +1,597 @@
+//! `capsim plot`'s pictures read back from the SVG: a histogram's bars, ticks and title, a
+//! line chart's series against the run it draws, the output target, and run names in errors.
+//!
+//! Expected values come from the runs themselves (the sweep's CSV rows, an observer that keeps
+//! every round) or from the test's own arithmetic, never from the plotting code.
+
+mod common;
+
+use capsim::models::{Autoscale, Bulkhead, Consumers, Flags};
+use capsim::plot::{self, Envelope, Plotted, BUCKETS};
+use capsim_core::{autoscale, bulkhead, consumers, Observer};
+use common::{capsim, one_line_error, stdout_ok};
+
+// ---------------------------------------------------------------- reading an SVG
+
+/// The value of attribute `name` in the tag `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let len = tag[start..].find('"')?;
+    Some(&tag[start..start + len])
+}
+
+fn num(tag: &str, name: &str) -> f64 {
+    attr(tag, name)
+        .unwrap_or_else(|| panic!("{name} in {tag}"))
+        .parse()
+        .unwrap()
+}
+
+/// Every `<name …>` start tag of `svg`, and the text after it up to the next tag.
+fn elements<'a>(svg: &'a str, name: &str) -> Vec<(&'a str, &'a str)> {
+    let open = format!("<{name} ");
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(at) = rest.find(&open) {
+        rest = &rest[at..];
+        let end = rest.find('>').unwrap();
+        let tag = &rest[..end];
+        let after = &rest[end + 1..];
+        let text = &after[..after.find('<').unwrap_or(after.len())];
+        out.push((tag, text.trim()));
+        rest = after;
+    }
+    out
+}
+
+/// A bar: left and right x, height, in pixels.
+#[derive(Debug)]
+struct Bar {
+    x0: f64,
+    x1: f64,
+    height: f64,
+}
+
+/// What a histogram SVG shows.
+#[derive(Debug)]
+struct Histogram {
+    title: String,
+    bars: Vec<Bar>,
+    /// x tick labels and their x pixel.
+    x_ticks: Vec<(f64, String)>,
+    /// y tick labels and their y pixel.
+    y_ticks: Vec<(f64, String)>,
+}
+
+impl Histogram {
+    fn parse(svg: &str) -> Histogram {
+        assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+        let texts = elements(svg, "text");
+        let title = texts[0].1.to_string();
+        let tick = |t: &&(&str, &str)| attr(t.0, "font-size").unwrap().starts_with("11.29");
+        let x_ticks = texts
+            .iter()
+            .filter(tick)
+            .filter(|t| attr(t.0, "text-anchor") == Some("middle"))
+            .map(|t| (num(t.0, "x"), t.1.to_string()))
+            .collect();
+        let y_ticks = texts
+            .iter()
+            .filter(tick)
+            .filter(|t| attr(t.0, "text-anchor") == Some("end"))
+            .map(|t| (num(t.0, "y"), t.1.to_string()))
+            .collect();
+        let bars = elements(svg, "rect")
+            .iter()
+            .filter(|r| attr(r.0, "fill") == Some("#1F77B4"))
+            .map(|r| Bar {
+                x0: num(r.0, "x"),
+                x1: num(r.0, "x") + num(r.0, "width"),
+                height: num(r.0, "height"),
+            })
+            .collect();
+        Histogram {
+            title,
+            bars,
+            x_ticks,
+            y_ticks,
+        }
+    }
+
+    /// The x tick labels as numbers, checked distinct and increasing left to right.
+    fn x_values(&self) -> Vec<f64> {
+        let values: Vec<f64> = self
+            .x_ticks
+            .iter()
+            .map(|(_, l)| l.parse::<f64>().unwrap_or_else(|_| panic!("tick {l:?}")))
+            .collect();
+        for w in values.windows(2) {
+            assert!(w[0] < w[1], "ticks increase: {:?}", self.x_ticks);
+        }
+        for w in self.x_ticks.windows(2) {
+            assert!(w[0].0 < w[1].0, "ticks left to right: {:?}", self.x_ticks);
+        }
+        values
+    }
+
+    /// The pixel of metric value `v` on the x axis, from the first and last tick.
+    fn x_pixel(&self, v: f64) -> f64 {
+        let values = self.x_values();
+        let n = values.len();
+        assert!(n >= 2, "two ticks to measure by: {:?}", self.x_ticks);
+        let (p0, p1) = (self.x_ticks[0].0, self.x_ticks[n - 1].0);
+        p0 + (v - values[0]) / (values[n - 1] - values[0]) * (p1 - p0)
+    }
+
+    /// Runs per pixel of bar height, from the y ticks (0 and the top one).
+    fn runs(&self, bar: &Bar) -> f64 {
+        let (y0, l0) = &self.y_ticks[0];
+        let (y1, l1) = self.y_ticks.last().unwrap();
+        let per_px = (l1.parse::<f64>().unwrap() - l0.parse::<f64>().unwrap()) / (y0 - y1);
+        bar.height * per_px
+    }
+}
+
+/// Checks that `h` draws exactly `values` (NaN ones aside): every finite value lies under a
+/// bar, the bars hold as many runs as there are finite values, and each bar's height is the
+/// number of values under it (within a pixel at each edge, where plotters rounds).
+fn draws(h: &Histogram, values: &[f64]) {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    assert!(!h.bars.is_empty());
+    assert!(h.bars.len() <= plot::BINS, "{} bars", h.bars.len());
+    for v in &finite {
+        let px = h.x_pixel(*v);
+        assert!(
+            h.bars.iter().any(|b| px >= b.x0 - 1.0 && px <= b.x1 + 1.0),
+            "{v} (pixel {px}) under a bar: {:?}",
+            h.bars
+        );
+    }
+    let mut total = 0.0;
+    for b in &h.bars {
+        let runs = h.runs(b);
+        let inside = finite
+            .iter()
+            .filter(|v| {
+                let px = h.x_pixel(**v);
+                px > b.x0 + 1.0 && px < b.x1 - 1.0
+            })
+            .count() as f64;
+        let near = finite
+            .iter()
+            .filter(|v| {
+                let px = h.x_pixel(**v);
+                px >= b.x0 - 1.0 && px <= b.x1 + 1.0
+            })
+            .count() as f64;
+        // One pixel of height rounding either way.
+        let slack = h.runs(&Bar {
+            x0: 0.0,
+            x1: 0.0,
+            height: 1.5,
+        });
+        assert!(
+            runs >= inside - slack && runs <= near + slack,
+            "bar {b:?}: {runs} runs drawn, {inside} to {near} values under it"
+        );
+        total += runs;
+    }
+    let slack = h.bars.len() as f64
+        * h.runs(&Bar {
+            x0: 0.0,
+            x1: 0.0,
+            height: 1.0,
+        });
+    assert!(
+        (total - finite.len() as f64).abs() <= slack,
+        "bars hold {total} runs, {} values",
+        finite.len()
+    );
+}
+
+/// The column `key` of the CSV `csv`, as numbers (NaN for `NaN`).
+fn column(csv: &str, key: &str) -> Vec<f64> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|k| *k == key).unwrap();
+    lines
+        .map(|l| l.split(',').nth(at).unwrap().parse().unwrap())
+        .collect()
+}
+
+fn plot_stdout(args: &[&str]) -> Histogram {
+    let mut all = vec!["plot"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", "-"]);
+    Histogram::parse(&stdout_ok(&all))
+}
+
+fn sweep_column(args: &[&str], key: &str) -> Vec<f64> {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--format", "csv"]);
+    column(&stdout_ok(&all), key)
+}
+
+// ---------------------------------------------------------------- histograms
+
+#[test]
+fn a_fractional_metric_is_binned_on_fractions() {
+    // The issue's case: max_launching_ratio 0.188 to 0.455 over 300 seeds was one bar with
+    // ticks 0 0 0 1 1.
+    let args = ["autoscale", "--seed", "1..=300"];
+    let values = sweep_column(&args, "max_launching_ratio");
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    assert!(lo > 0.1 && hi < 0.5 && hi - lo > 0.2, "{lo} {hi}");
+    let h = plot_stdout(&[
+        "autoscale",
+        "--summary",
+        "--metric",
+        "max_launching_ratio",
+        "--seed",
+        "1..=300",
+    ]);
+    assert_eq!(
+        h.title,
+        "capsim autoscale: max_launching_ratio over 300 runs (seed 1 to 300)"
+    );
+    assert!(h.bars.len() >= 10, "{} bars", h.bars.len());
+    let ticks = h.x_values();
+    assert!(ticks.len() >= 4, "{:?}", h.x_ticks);
+    assert!(ticks.iter().filter(|t| t.fract() != 0.0).count() >= 3);
+    let fifth = (hi - lo) / 5.0;
+    assert!(ticks[0] <= lo + fifth && *ticks.last().unwrap() >= hi - fifth);
+    draws(&h, &values);
+    // The check itself tells other values apart: one run more, or each one bin over.
+    let mut more = values.clone();
+    more.push(lo);
+    let width = h.bars[0].x1 - h.bars[0].x0;
+    let shifted: Vec<f64> = values
+        .iter()
+        .map(|v| v + 2.0 * width / (h.x_pixel(1.0) - h.x_pixel(0.0)))
+        .collect();
+    for wrong in [more, shifted] {
+        assert!(std::panic::catch_unwind(|| draws(&h, &wrong)).is_err());
+    }
+
+    let args = ["consumers", "--seed", "1..=40"];
+    let values = sweep_column(&args, "throughput");
+    let h = plot_stdout(&[
+        "consumers",
+        "--summary",
+        "--metric",
+        "throughput",
+        "--seed",
+        "1..=40",
+    ]);
+    assert!(h.bars.len() >= 3, "{} bars", h.bars.len());
+    draws(&h, &values);
+}
+
+#[test]
+fn an_integer_metric_is_binned_on_integers() {
+    let values = sweep_column(&["autoscale", "--seed", "1..=300"], "launched");
+    let h = plot_stdout(&["autoscale", "--summary", "--seed", "1..=300"]);
+    let ticks = h.x_values();
+    assert!(ticks.iter().all(|t| t.fract() == 0.0), "{:?}", h.x_ticks);
+    draws(&h, &values);
+    // Few distinct integers: one bar each, every tick at an integer's bar centre.
+    let values = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 5.0];
+    let h = Histogram::parse(&plot::histogram_chart("t", "m", &values).unwrap());
+    assert_eq!(h.bars.len(), 6);
+    draws(&h, &values);
+    let labels: Vec<&str> = h.x_ticks.iter().map(|t| t.1.as_str()).collect();
+    for k in ["0", "1", "2", "3", "4", "5"] {
+        assert!(labels.contains(&k), "{labels:?}");
+    }
+    for (px, l) in &h.x_ticks {
+        if let Ok(v @ 0..=5) = l.parse::<u32>() {
+            let b = &h.bars[v as usize];
+            assert!(
+                (px - (b.x0 + b.x1) / 2.0).abs() <= 1.0,
+                "{l} at {px}: {b:?}"
+            );
+        }
+    }
+    // A wide range: at most BINS bars, each the same number of integers wide.
+    let values: Vec<f64> = (0..=999).map(f64::from).collect();
+    let h = Histogram::parse(&plot::histogram_chart("t", "m", &values).unwrap());
+    assert!(h.bars.len() > 10 && h.bars.len() <= plot::BINS);
+    assert!(h.x_values().iter().all(|t| t.fract() == 0.0));
+    draws(&h, &values);
+}
+
+#[test]
+fn nan_runs_are_counted_in_the_title() {
+    // A demand that goes negative (base 100) empties the group: max_launching_ratio is NaN.
+    let args = ["autoscale", "--demand-base", "100,400", "--seed", "1..=5"];
+    let values = sweep_column(&args, "max_launching_ratio");
+    assert_eq!(values.iter().filter(|v| v.is_nan()).count(), 5);
+    let mut plot_args = args.to_vec();
+    plot_args.extend_from_slice(&["--summary", "--metric", "max_launching_ratio"]);
+    let h = plot_stdout(&plot_args);
+    assert!(h.title.ends_with("; 5 of 10 runs are NaN"), "{}", h.title);
+    draws(&h, &values);
+
+    let h = plot_stdout(&[
+        "autoscale",
+        "--demand-base",
+        "100",
+        "--seed",
+        "1..=4",
+        "--summary",
+        "--metric",
+        "max_launching_ratio",
+    ]);
+    assert!(h.title.ends_with("; 4 of 4 runs are NaN"), "{}", h.title);
+    assert!(h.bars.is_empty());
+
+    let values = [1.5, f64::NAN, f64::INFINITY, 2.5];
+    let h = Histogram::parse(&plot::histogram_chart("t", "m", &values).unwrap());
+    assert_eq!(h.title, "t; 1 of 4 runs is NaN, 1 of 4 runs is infinite");
+    draws(&h, &values);
+}
+
+#[test]
+fn one_run_and_equal_values_are_one_bar() {
+    let values = sweep_column(&["autoscale", "--seed", "3"], "launched");
+    let h = plot_stdout(&["autoscale", "--summary", "--seed", "3"]);
+    assert_eq!(h.title, "capsim autoscale: launched over 1 run");
+    assert_eq!(h.bars.len(), 1);
+    let label = format!("{}", values[0]);
+    assert!(h.x_ticks.iter().any(|t| t.1 == label), "{:?}", h.x_ticks);
+    draws(&h, &values);
+    for v in [0.3, -7.25, 1e-300, 123456789.125, 0.0] {
+        let values = vec![v; 7];
+        let h = Histogram::parse(&plot::histogram_chart("t", "m", &values).unwrap());
+        assert_eq!(h.bars.len(), 1, "{v}");
+        draws(&h, &values);
+    }
+}
+
+#[test]
+fn huge_and_tiny_ranges_keep_distinct_ticks() {
+    let cases: [&[f64]; 5] = [
+        &[-1e300, 0.0, 1e300],
+        &[0.0, 1e308, 5e307],
+        &[0.1, 0.1 + 1e-7, 0.1 + 3e-7],
+        &[1e-300, 3e-300, 2e-300],
+        &[4.0e15, 4.1e15, 4.2e15],
+    ];
+    for values in cases {
+        let svg = plot::histogram_chart("t", "m", values).unwrap();
+        let h = Histogram::parse(&svg);
+        assert!(h.x_values().len() >= 2, "{values:?}: {:?}", h.x_ticks);
+        assert!(h.bars.len() >= 2, "{values:?}: {:?}", h.bars);
+        draws(&h, values);
+    }
+}
+
+// ---------------------------------------------------------------- line charts
+
+/// Every round's value of each series, as the plot defines them (the test's own copy).
+#[derive(Default)]
+struct Every {
+    rounds: Vec<f64>,
+    series: Vec<Vec<f64>>,
+    sums: [u64; 2],
+}
+
+impl Every {
+    fn push(&mut self, x: f64, values: &[f64]) {
+        self.series.resize(values.len(), Vec::new());
+        self.rounds.push(x);
+        for (s, v) in self.series.iter_mut().zip(values) {
+            s.push(*v);
+        }
+    }
+}
+
+impl Observer for Every {
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        self.push(
+            f64::from(s.round),
+            &[
+                f64::from(s.size),
+                f64::from(s.counts.serving()),
+                s.required as f64,
+            ],
+        );
+    }
+    fn consumers_round(&mut self, s: &consumers::RoundState) {
+        self.push(
+            s.round as f64,
+            &[(s.queue_left + u64::from(s.busy_consumers)) as f64],
+        );
+    }
+    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+        self.sums[0] += u64::from(s.tracking_dropped);
+        self.sums[1] += u64::from(s.event_dropped);
+        let sums = self.sums;
+        self.push(f64::from(s.round), &[sums[0] as f64, sums[1] as f64]);
+    }
+}
+
+fn max(v: impl Iterator<Item = f64>) -> f64 {
+    v.fold(f64::MIN, f64::max)
+}
+
+fn min(v: impl Iterator<Item = f64>) -> f64 {
+    v.fold(f64::MAX, f64::min)
+}
+
+/// Checks the plot's series of `pairs` against every round of the same run: same extremes,
+/// first and last round, every drawn point a real (round, value), bounded size. Returns the
+/// run's metrics and every round.
+fn same_run<M: Plotted>(pairs: &[(&str, &str)]) -> (M::Metrics, Every) {
+    let flags = Flags::<M>::from_pairs(pairs.iter().copied()).unwrap();
+    let grid = flags.grid().unwrap();
+    let series = plot::series(&grid).unwrap();
+    let mut every = Every::default();
+    let metrics = M::observe(&grid.params(0), &mut every).unwrap();
+    assert_eq!(series.len(), M::SERIES.len());
+    assert_eq!(every.series.len(), M::SERIES.len());
+    let n = every.rounds.len();
+    for (s, all) in series.iter().zip(&every.series) {
+        let ys = || s.points.iter().map(|p| p.1);
+        assert_eq!(max(ys()), max(all.iter().copied()), "{} max", s.label);
+        assert_eq!(min(ys()), min(all.iter().copied()), "{} min", s.label);
+        assert_eq!(s.points[0], (every.rounds[0], all[0]));
+        assert_eq!(*s.points.last().unwrap(), (every.rounds[n - 1], all[n - 1]));
+        if n <= BUCKETS {
+            let exact: Vec<(f64, f64)> = every.rounds.iter().copied().zip(all.clone()).collect();
+            assert_eq!(s.points, exact, "a short run is drawn round by round");
+        } else {
+            assert!(s.points.len() <= 2 * BUCKETS + 2, "{}", s.points.len());
+            assert!(s.points.len() >= BUCKETS / 2, "{}", s.points.len());
+        }
+        for (x, y) in &s.points {
+            let i = every.rounds.iter().position(|r| r == x).unwrap();
+            assert_eq!(all[i], *y, "({x}, {y}) is the run's");
+        }
+        for w in s.points.windows(2) {
+            assert!(w[0].0 < w[1].0, "rounds in order");
+        }
+    }
+    (metrics, every)
+}
+
+#[test]
+fn a_long_runs_drawn_extremes_are_its_extremes() {
+    for rounds in ["240", "1025", "100000"] {
+        let (m, _) = same_run::<Autoscale>(&[("rounds", rounds)]);
+        let flags = Flags::<Autoscale>::from_pairs([("rounds", rounds)]).unwrap();
+        let size = &plot::series(&flags.grid().unwrap()).unwrap()[0];
+        assert_eq!(size.label, "group size");
+        assert_eq!(max(size.points.iter().map(|p| p.1)), f64::from(m.max_size));
+    }
+    let (m, every) = same_run::<Consumers>(&[]);
+    assert_eq!(every.rounds.len() as u64, m.rounds);
+    let (m, every) = same_run::<Bulkhead>(&[("horizon", "100000"), ("mode", "slowdown")]);
+    assert_eq!(
+        every.series[0].last().copied(),
+        Some(m.tracking_dropped as f64)
+    );
+}
+
+#[test]
+fn an_envelope_keeps_a_lone_spike_in_bounded_memory() {
+    let n: u64 = 3_000_017;
+    for spike in [0, 1, 1023, 1024, 1_500_000, n - 2, n - 1] {
+        let mut e = Envelope::default();
+        for i in 0..n {
+            let y = if i == spike { 1e6 } else { (i % 7) as f64 };
+            let y = if i == spike + 1 { -5.0 } else { y };
+            e.push(i as f64, y);
+        }
+        let points = e.points();
+        assert!(points.len() <= 2 * BUCKETS + 2, "{}", points.len());
+        assert!(points.contains(&(spike as f64, 1e6)), "spike at {spike}");
+        if spike + 1 < n {
+            assert!(
+                points.contains(&((spike + 1) as f64, -5.0)),
+                "dip at {}",
+                spike + 1
+            );
+        }
+        assert_eq!(points[0], (0.0, if spike == 0 { 1e6 } else { 0.0 }));
+        assert_eq!(points.last().unwrap().0, (n - 1) as f64);
+    }
+}
+
+// ---------------------------------------------------------------- output target and names
+
+#[test]
+fn dash_writes_the_svg_to_stdout() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("plot-dash.svg");
+    let f = file.to_str().unwrap();
+    stdout_ok(&["plot", "bulkhead", "--split", "shared,24", "-o", f]);
+    let piped = stdout_ok(&["plot", "bulkhead", "--split", "shared,24", "-o", "-"]);
+    assert_eq!(piped, std::fs::read_to_string(&file).unwrap());
+    assert!(piped.starts_with("<svg ") && piped.contains("split=24: tracking dropped"));
+    let out = capsim(&["plot", "autoscale", "-o", "-", "--summary"]);
+    assert!(out.status.success() && out.stdout.starts_with(b"<svg "));
+}
+
+#[test]
+fn other_image_types_are_refused_in_one_line() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for name in ["x.png", "x.PNG", "x.jpg", "x.pdf"] {
+        let path = dir.join(name);
+        let p = path.to_str().unwrap();
+        let err = one_line_error(&["plot", "autoscale", "-o", p]);
+        assert!(err.contains("SVG only"), "{err}");
+        assert!(!path.exists(), "{name} not written");
+    }
+    let path = dir.join("upper.SVG");
+    stdout_ok(&["plot", "autoscale", "-o", path.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with("<svg "));
+}
+
+#[test]
+fn a_failed_run_is_named_even_with_nothing_swept() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("hook.svg");
+    let p = path.to_str().unwrap();
+    // A 360-round launch hook outgrows the group's capacity in the lesson's run.
+    for args in [
+        vec!["plot", "autoscale", "--launch-hook", "360", "-o", p],
+        vec![
+            "plot",
+            "autoscale",
+            "--launch-hook",
+            "360",
+            "--summary",
+            "-o",
+            p,
+        ],
+        vec!["autoscale", "--launch-hook", "360"],
+    ] {
+        let err = one_line_error(&args);
+        assert!(
+            err.starts_with("error: run seed=20261001: "),
+            "{args:?}: {err}"
+        );
+    }
+    let err = one_line_error(&[
+        "plot",
+        "autoscale",
+        "--launch-hook",
+        "360",
+        "--threshold",
+        "2,5",
+        "-o",
+        p,
+    ]);
+    assert!(
+        err.starts_with("error: run threshold=2 seed=20261001: "),
+        "{err}"
+    );
+    // A trace is one run: its message needs no name, and has no empty one.
+    let err = one_line_error(&["trace", "autoscale", "--launch-hook", "360"]);
+    assert!(
+        !err.starts_with("error: :") && !err.contains(": :"),
+        "{err}"
+    );
+    let names = [
+        Flags::<Autoscale>::from_pairs([])
+            .unwrap()
+            .grid()
+            .unwrap()
+            .name(0),
+        Flags::<Consumers>::from_pairs([])
+            .unwrap()
+            .grid()
+            .unwrap()
+            .name(0),
+        Flags::<Bulkhead>::from_pairs([])
+            .unwrap()
+            .grid()
+            .unwrap()
+            .name(0),
+    ];
+    assert_eq!(names, ["seed=20261001", "seed=20260731", "seed=20260801"]);
+}
