@@ -430,7 +430,7 @@ fn same_run<M: Plotted>(pairs: &[(&str, &str)]) -> (M::Metrics, Every) {
     let grid = flags.grid().unwrap();
     let series = plot::series(&grid).unwrap();
     let mut every = Every::default();
-    let metrics = M::observe(&grid.params(0), &mut every).unwrap();
+    let metrics = capsim::trace::observe::<M>(&grid.params(0), &mut every).unwrap();
     assert_eq!(series.len(), M::SERIES.len());
     assert_eq!(every.series.len(), M::SERIES.len());
     let n = every.rounds.len();
