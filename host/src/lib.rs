@@ -8,6 +8,7 @@
 
 #[cfg(feature = "cli")]
 pub mod formula;
+pub mod input;
 pub mod list;
 pub mod models;
 pub mod output;

@@ -118,27 +118,56 @@ mod time;
 use core::fmt;
 
 pub use error::{ErrorKind, FormulaError, Snippet};
-pub use eval::{evaluate, Inputs, Outcome, Results, Workspace};
+pub use eval::{evaluate, BoundedWorkspace, Inputs, Outcome, Results, Workspace};
 pub use history::{History, DEFAULT_DELAY, DEFAULT_HISTORY, SAMPLE_PERIOD};
-pub use program::Program;
+pub use program::{BoundedProgram, Node, Program};
 pub use time::{TimeInterval, Timestamp, TICKS_PER_MS, TICKS_PER_SECOND};
 
 /// Batch's limit on the formula's length: 8 KB, read as 8192 bytes.
 pub const MAX_SOURCE_BYTES: usize = 8192;
 /// Batch's limit on the number of statements.
 pub const MAX_STATEMENTS: usize = 100;
-/// Expression nodes in one program.
-pub const MAX_NODES: usize = 1024;
-/// User variables in one program.
-pub const MAX_VARIABLES: usize = 64;
-/// Nesting of brackets, calls, vector literals and `?:` branches.
+/// Expression nodes a [`Program`] holds by default: every formula within Batch's limits.
+///
+/// Every node is made from a token of its own (a number, a string, a name, an operator, a
+/// `[` or a `?`; a method call reuses its receiver's node), and every token is at least one
+/// byte of source, so a formula of at most [`MAX_SOURCE_BYTES`] bytes has at most 8192
+/// nodes (`x=1+1+1…` reaches 8190). A board may give a [`Program`] fewer.
+pub const MAX_NODES: usize = MAX_SOURCE_BYTES;
+/// User variables in one program: each of the at most [`MAX_STATEMENTS`] statements
+/// assigns at most one variable, so no formula within Batch's limits has more.
+pub const MAX_VARIABLES: usize = MAX_STATEMENTS;
+/// Nesting of brackets, calls, vector literals and `?:` branches inside a statement's
+/// expression (`x = ((1))` is two levels).
 pub const MAX_NESTING: usize = 24;
 /// Prefix operators (`-`, `!`) in a row.
 pub const MAX_PREFIX: usize = 8;
-/// Height of an expression tree (operators from the root to the deepest leaf).
+/// Operators (including calls, members and methods) on one path from an expression's root
+/// to a value: `x = 1 + 1` is one, a chain `1 + 1 + … + 1` of 64 additions is 64.
 pub const MAX_HEIGHT: usize = 64;
-/// Doubles held by the vectors of one evaluation.
-pub const VECTOR_POOL: usize = 1024;
+/// Values in one vector literal `[a, b, …]`. Batch documents no vector literal (its docs
+/// only write `v = [1,2,3]` in prose); capsim accepts them up to the default history's
+/// length, so that no vector is longer than a `GetSample` over [`DEFAULT_HISTORY`].
+pub const MAX_VECTOR_LITERAL: usize = DEFAULT_HISTORY;
+/// Doubles a [`Workspace`] holds by default: the most any formula within Batch's limits
+/// needs over a [`History`] of [`DEFAULT_HISTORY`] samples.
+///
+/// Derivation. Let `L` = 240, the longest vector: a `GetSample` returns at most the
+/// history's 240 samples, a vector literal holds at most [`MAX_VECTOR_LITERAL`] = 240
+/// values, and element-wise operations and `lg`/`ln`/`log` keep their operand's length.
+/// The evaluator frees every temporary as soon as the node that consumed it is done (its
+/// vector result moves down to where the pool stood), so at any moment the pool holds
+/// * the values of the statements already run: at most `MAX_STATEMENTS − 1` = 99, one
+///   vector each (a statement assigns one value; an overwritten one is not reclaimed);
+/// * one pending operand of each node on the path from the statement's root to the node
+///   being evaluated (a binary operator's left side, `percentile`'s or `val`'s vector, a
+///   vector literal's elements so far): at most [`MAX_HEIGHT`] = 64 ancestors;
+/// * the node itself: two operands and its result, 3 vectors.
+///
+/// So `(99 + 64 + 3) × 240 = 39,840` doubles (318,720 bytes) suffice for every formula of
+/// at most 100 statements; `tests/tests/formula.rs` drives the worst cases of each term.
+/// A board may give a [`Workspace`] less.
+pub const VECTOR_POOL: usize = (MAX_STATEMENTS - 1 + MAX_HEIGHT + 3) * DEFAULT_HISTORY;
 
 /// The number of read-only service variables.
 pub const METRIC_COUNT: usize = 20;
