@@ -1169,3 +1169,58 @@ impl<const NODES: usize, const POOL: usize> fmt::Display for Results<'_, NODES, 
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::program::{binary_type, unary_type};
+    use super::*;
+
+    /// The parser's static type table and the evaluator's arithmetic agree on every
+    /// operator and operand type: `check` rejects exactly what every evaluation would.
+    #[test]
+    fn static_types_match_the_evaluator() {
+        let program = BoundedProgram::<8>::new();
+        let history: History<4> = History::default();
+        let now = Timestamp::from_unix_ms(0).unwrap();
+        let inputs = Inputs::new(now, &history);
+        let mut ws = BoundedWorkspace::<16>::new(1);
+        ws.pool_len = 2;
+        let mut cx = Cx {
+            prog: &program,
+            inputs: &inputs,
+            ws: &mut ws,
+            err: None,
+        };
+        let values = [
+            Value::Double(2.0),
+            Value::Vector { start: 0, len: 2 },
+            Value::Str { start: 0, len: 0 },
+            Value::Time(1_000),
+            Value::Interval(10),
+            Value::Dealloc(Deallocation::Requeue),
+        ];
+        let n = cx.node(0);
+        use BinOp::*;
+        for op in [Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne, And, Or] {
+            for a in values {
+                for b in values {
+                    let got = cx.binary(&n, op, a, b).ok().map(Value::ty);
+                    assert_eq!(got, binary_type(op, a.ty(), b.ty()), "{op:?} {a:?} {b:?}");
+                    cx.ws.pool_len = 2;
+                }
+            }
+        }
+        // Prefix operators, against the documented table's rows (`-` double, `-`
+        // timeinterval, `!` double).
+        for a in values {
+            for op in [UnOp::Neg, UnOp::Not] {
+                let documented = match (op, a) {
+                    (UnOp::Neg, Value::Double(_) | Value::Interval(_))
+                    | (UnOp::Not, Value::Double(_)) => Some(a.ty()),
+                    _ => None,
+                };
+                assert_eq!(documented, unary_type(op, a.ty()), "{op:?} {a:?}");
+            }
+        }
+    }
+}

@@ -51,7 +51,7 @@
 //! Going over any of these is an error value, never a panic. Errors travel out of the
 //! recursive parser and evaluator as a one-byte signal (the error itself is stored once),
 //! which keeps their frames small: the deepest inputs the limits admit parse and evaluate in
-//! a 16 KB stack (x86_64 release; `tests/tests/formula_props.rs`).
+//! a 48 KB stack (x86_64 release; `tests/tests/formula_props.rs`).
 //!
 //! # Decisions where the documentation is silent
 //!

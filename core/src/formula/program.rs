@@ -532,7 +532,9 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
         }
     }
 
-    /// Records the error at `t` and stops the parse.
+    /// Records the error at `t` and stops the parse. Never inlined: error values in every
+    /// recursive frame would swell the parser's stack use.
+    #[inline(never)]
     fn at(&mut self, t: Token, kind: ErrorKind) -> Halt {
         self.err = Some(FormulaError {
             line: t.line,
@@ -773,7 +775,7 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
     /// Prefix operators (at most [`MAX_PREFIX`] in a row) are collected in a fixed stack, then
     /// applied innermost first.
     fn unary(&mut self) -> R<u16> {
-        let mut ops = [(UnOp::Neg, 0u32, 0u32); MAX_PREFIX];
+        let mut ops = [(UnOp::Neg, 0u16, 0u16); MAX_PREFIX];
         let mut n = 0;
         while matches!(self.tok.tok, Tok::Minus | Tok::Bang) {
             if n >= MAX_PREFIX {
@@ -784,7 +786,7 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
             } else {
                 UnOp::Not
             };
-            ops[n] = (op, self.tok.line, self.tok.col);
+            ops[n] = (op, self.tok.line as u16, self.tok.col as u16);
             n += 1;
             self.advance()?;
         }
@@ -793,8 +795,8 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
             n -= 1;
             let (op, line, col) = ops[n];
             let t = Token {
-                line,
-                col,
+                line: u32::from(line),
+                col: u32::from(col),
                 ..self.tok
             };
             e = self.push(Expr::Unary { op, e }, &t, &[e])?;
@@ -805,6 +807,17 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
     fn postfix(&mut self) -> R<u16> {
         let mut e = self.primary()?;
         while self.tok.tok == Tok::Dot {
+            e = self.member_or_method(e)?;
+        }
+        Ok(e)
+    }
+
+    /// `.member` or `.Method(args)` after `e` (at the `.`). Kept out of line, like
+    /// [`Self::primary`] and [`Self::identifier`], so that each level of the recursive
+    /// descent keeps a small frame (see the stack figure in the module docs).
+    #[inline(never)]
+    fn member_or_method(&mut self, mut e: u16) -> R<u16> {
+        {
             self.advance()?;
             let t = self.tok;
             if t.tok != Tok::Ident {
@@ -887,7 +900,20 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
         }
     }
 
+    /// A bracketed expression here (the common deep path, kept in a small frame), anything
+    /// else in [`Self::value`].
     fn primary(&mut self) -> R<u16> {
+        if self.tok.tok == Tok::LParen {
+            self.advance()?;
+            let e = self.expr()?;
+            self.expect(Tok::RParen, "')'")?;
+            return Ok(e);
+        }
+        self.value()
+    }
+
+    #[inline(never)]
+    fn value(&mut self) -> R<u16> {
         let t = self.tok;
         match t.tok {
             Tok::Num(v) => {
@@ -901,12 +927,6 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
                     len: (t.end - t.start).saturating_sub(2) as u16,
                 };
                 self.push(expr, &t, &[])
-            }
-            Tok::LParen => {
-                self.advance()?;
-                let e = self.expr()?;
-                self.expect(Tok::RParen, "')'")?;
-                Ok(e)
             }
             Tok::LBracket => {
                 self.advance()?;
@@ -927,6 +947,7 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
         }
     }
 
+    #[inline(never)]
     fn identifier(&mut self, t: Token) -> R<u16> {
         let name = self.src.get(t.start..t.end).unwrap_or("");
         self.advance()?;
@@ -1029,7 +1050,8 @@ impl<const NODES: usize> Parser<'_, '_, NODES> {
     }
 
     /// The type of a new node (`t` is where it will point), or the error its evaluation
-    /// would always raise.
+    /// would always raise. Never inlined: it would swell the recursive parser's frames.
+    #[inline(never)]
     fn static_type(&mut self, expr: &Expr, t: &Token) -> R<Option<Type>> {
         use Type::*;
         const LIST: [Type; 2] = [Double, DoubleVec];
