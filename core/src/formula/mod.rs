@@ -41,11 +41,12 @@
 //! | source | [`MAX_SOURCE_BYTES`] = 8192 bytes of UTF-8 | Batch: "cannot exceed 8 KB"; the wider reading (KiB, bytes), so no formula Batch accepts is refused |
 //! | statements | [`MAX_STATEMENTS`] = 100 non-empty | Batch's limit (empty statements `;;` are free) |
 //! | tokens | not stored: read one at a time, one token of look-ahead | |
-//! | expression nodes | [`MAX_NODES`] = 1024 (24 bytes each) | ten per statement at the 100-statement limit; every documented formula uses under 100 |
-//! | user variables | [`MAX_VARIABLES`] = 64 | the spec's figure; formulas use a handful |
-//! | nesting | [`MAX_NESTING`] = 24 levels of brackets, calls and `?:`; [`MAX_PREFIX`] = 8 prefix operators in a row | bounds the parser's recursion |
-//! | tree height | [`MAX_HEIGHT`] = 64 (a chain `a+b+c` counts one per operator) | bounds the evaluator's recursion |
-//! | vector values | [`VECTOR_POOL`] = 1024 doubles per evaluation (temporaries freed after each scalar-valued call) | 8 h of one metric; documented formulas need at most 240 |
+//! | expression nodes | [`Program`]: [`MAX_NODES`] = 8192 (24 bytes each); [`BoundedProgram<NODES>`] for a board | a node per token, a token per byte at least: every formula within 8 KB fits |
+//! | user variables | [`MAX_VARIABLES`] = 100 | one per statement at most |
+//! | nesting | [`MAX_NESTING`] = 24 levels of brackets, calls, vector literals and `?:` branches; [`MAX_PREFIX`] = 8 prefix operators in a row | bounds the parser's recursion |
+//! | tree height | [`MAX_HEIGHT`] = 64 operators from an expression's root to a value (a chain `a+b+c` counts one per operator) | bounds the evaluator's recursion |
+//! | vector literal | [`MAX_VECTOR_LITERAL`] = 240 values | Batch documents no vector literal; as long as the longest `GetSample` |
+//! | vector values | [`Workspace`]: [`VECTOR_POOL`] = 39,840 doubles per evaluation (temporaries freed as they are consumed); [`BoundedWorkspace<POOL>`] for a board | the most any 100-statement formula needs over 240 samples (derivation at [`VECTOR_POOL`]) |
 //! | history | `History<N>`, default [`DEFAULT_HISTORY`] = 240 samples (2 h) per metric | windows reach back 60 min in the docs |
 //!
 //! Going over any of these is an error value, never a panic. Errors travel out of the
@@ -79,19 +80,34 @@
 //! * **Reading a target before assigning it** gives the pool's current target
 //!   ([`Inputs::target_dedicated`]); `$NodeDeallocationOption` reads as `requeue` (the
 //!   documented default) unless [`Inputs::deallocation`] says otherwise.
-//! * **Weekday**: .NET's `DayOfWeek`, Sunday = 0 … Saturday = 6. Batch runs on .NET, and
-//!   the documented `weekday >= 1 && weekday <= 5` only needs its lower bound if a 0
-//!   exists. Timestamps are UTC; `TimeInterval_Year` = 365 days.
-//! * **Numbers**: digits with an optional fraction (`1`, `0.7`); no exponent, no leading `.`.
-//!   Strings: `"..."` on one line, no escapes. Comments: `//` to end of line.
+//! * **Weekday**: ISO 8601's, Monday = 1 … Sunday = 7 (spec §4.1's proposal). Batch
+//!   documents "1 for Monday" and weekday tests `weekday >= 1 && weekday <= 5`, which fit
+//!   Sunday = 0 (.NET's `DayOfWeek`, capsim's choice before issue 18) as well; Microsoft's
+//!   formula generators Azure/batch-shipyard (`convoy/autoscale.py`, scenario `weekend`)
+//!   and Azure/doAzureParallel ship `weekday >= 6 && weekday <= 7` as the weekend, which is
+//!   right only with Sunday = 7, and no public formula tests `weekday == 0`. Timestamps are
+//!   UTC; `TimeInterval_Year` = 365 days.
+//! * **`$CPUPercent`** is supplied as a fraction, 0 to 1 (spec §15 Q5): Batch's table calls
+//!   it a percentage, but every Microsoft formula compares it with `0.7`, `0.2`, `0.8` where
+//!   its prose says 70, 20, 80 percent. The policy's mapping is in
+//!   `crate::autoscale::formula`.
+//! * **`time("")`** is now: Batch documents `time(string dateTime="")`.
+//! * **Static types**: the parser knows most nodes' types and rejects a node whose known
+//!   operand types do not combine (the evaluator would fail it on every evaluation that
+//!   reaches it), a final target that is not a double and a deallocation option that is not
+//!   a word (unless a `stop()` could end the evaluation first).
+//! * **Numbers**: digits with an optional fraction (`1`, `0.7`); no exponent, no leading `.`;
+//!   beyond the largest double is an error. Strings: `"..."` on one line, no escapes.
+//!   Comments: `//` to end of line. Lines end at `\n`, `\r\n` or a lone `\r`.
 //! * **Vector literals** `[a, b, c]` of doubles are accepted (the docs write `v = [1,2,3]`).
 //!   Element-wise vector operations need equal lengths. Only the operand combinations of the
 //!   documented operations table are accepted (`vec * 2` yes, `2 * vec` no).
 //! * **Functions' edge cases**: `avg`, `max`, `min`, `range` of no values and `std` of fewer
 //!   than two fail (`EmptyVector`); `len`, `sum`, `norm` of none are 0. `max`/`min` skip NaN
 //!   unless all are NaN. `std` is the sample deviation (Welford). `percentile(v, p)`: nearest
-//!   rank, `p` in 0–100. `val(v, i)`: `i` truncated, out of range fails. `rand()`: uniform in
-//!   [0, 1) from the workspace's seeded stream. `stop()` ends the evaluation successfully;
+//!   rank, `p` from 0 to 100 (outside or NaN fails: `ArgumentOutOfRange`). `val(v, i)`: `i`
+//!   truncated, out of range fails. `rand()`: uniform in [0, 1) from the workspace's seeded
+//!   stream. `stop()` ends the evaluation successfully;
 //!   assignments before it stand.
 //! * **Sampling** (spec §7.2): sample `k` sits at `k·30 s`; a window `(lo, hi]` holds the
 //!   samples with `lo < s ≤ hi`; one interval argument `a` means `(T − a, T]`, two mean
