@@ -429,20 +429,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 count,
             } => self.method(&n, metric, method, first, count),
             Expr::Member { obj, member } => match self.eval(obj)? {
-                Value::Time(t) => {
-                    let ts = Timestamp(t);
-                    let (y, mo, d, h, mi, s, _) = ts.fields();
-                    let v = match member {
-                        Member::Year => y as f64,
-                        Member::Month => f64::from(mo),
-                        Member::Day => f64::from(d),
-                        Member::Weekday => f64::from(ts.iso_weekday()),
-                        Member::Hour => f64::from(h),
-                        Member::Minute => f64::from(mi),
-                        Member::Second => f64::from(s),
-                    };
-                    Ok(Value::Double(v))
-                }
+                Value::Time(t) => Ok(Value::Double(member_value(Timestamp(t), member))),
                 other => Err(self.fail(
                     &n,
                     ErrorKind::Argument {
@@ -594,6 +581,9 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
         }
     }
 
+    /// Never inlined (nor are [`Self::method`] and [`Self::fail`]): their locals would sit in
+    /// every level of the recursive [`Self::eval`].
+    #[inline(never)]
     fn call(&mut self, n: &Node, func: Func, first: u16, count: u16) -> R<Value> {
         let name = func.name();
         let empty = |f: &Fold, min: u32| f.n < min;
@@ -786,6 +776,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
         Ok(((p0.min(p1), p0.max(p1)), pct))
     }
 
+    #[inline(never)]
     fn method(&mut self, n: &Node, m: Metric, method: Method, first: u16, count: u16) -> R<Value> {
         let name = method.name();
         let now = self.inputs.now.ticks();
@@ -916,6 +907,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
     }
 
     /// Records the failure at `n` and stops the evaluation.
+    #[inline(never)]
     fn fail(&mut self, n: &Node, kind: ErrorKind) -> Flow {
         self.err = Some(FormulaError {
             line: u32::from(n.line),
@@ -1026,6 +1018,21 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 _ => Err(self.fail(n, mismatch)),
             },
         }
+    }
+}
+
+/// A timestamp's member as the formula reads it.
+#[inline(never)]
+fn member_value(ts: Timestamp, member: Member) -> f64 {
+    let (y, mo, d, h, mi, s, _) = ts.fields();
+    match member {
+        Member::Year => y as f64,
+        Member::Month => f64::from(mo),
+        Member::Day => f64::from(d),
+        Member::Weekday => f64::from(ts.iso_weekday()),
+        Member::Hour => f64::from(h),
+        Member::Minute => f64::from(mi),
+        Member::Second => f64::from(s),
     }
 }
 

@@ -94,6 +94,9 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// Reads the next token. Never inlined: the recursive parser calls it from every level,
+    /// and its locals would otherwise sit in each level's frame.
+    #[inline(never)]
     pub fn next_token(&mut self) -> Result<Token, FormulaError> {
         self.skip_trivia();
         let (start, line, col) = (self.pos, self.line, self.col);

@@ -903,13 +903,16 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
     /// A bracketed expression here (the common deep path, kept in a small frame), anything
     /// else in [`Self::value`].
     fn primary(&mut self) -> R<u16> {
-        if self.tok.tok == Tok::LParen {
-            self.advance()?;
-            let e = self.expr()?;
-            self.expect(Tok::RParen, "')'")?;
-            return Ok(e);
+        match self.tok.tok {
+            Tok::LParen => {
+                self.advance()?;
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                Ok(e)
+            }
+            Tok::Ident => self.identifier(self.tok),
+            _ => self.value(),
         }
-        self.value()
     }
 
     #[inline(never)]
@@ -942,41 +945,56 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
                 }
                 self.push_h(Expr::Vector { first, count }, &t, Self::over_list(count, h))
             }
-            Tok::Ident => self.identifier(t),
             _ => Err(self.expected("a value")),
         }
     }
 
+    /// A name: a call (on the deep path, in [`Self::call`]) or a value ([`Self::name`]).
     #[inline(never)]
     fn identifier(&mut self, t: Token) -> R<u16> {
         let name = self.src.get(t.start..t.end).unwrap_or("");
         self.advance()?;
         if !name.starts_with('$') {
-            if let Some((f, lo, hi, accepted)) = func(name) {
-                if self.tok.tok != Tok::LParen {
-                    return Err(self.expected("'('"));
-                }
-                self.advance()?;
-                let (first, count, h) = self.args(Tok::RParen, "')'")?;
-                if count < lo || count > hi {
-                    return Err(self.at(
-                        t,
-                        ErrorKind::ArgumentCount {
-                            name: f.name(),
-                            accepted,
-                        },
-                    ));
-                }
-                return self.push_h(
-                    Expr::Call {
-                        func: f,
-                        first,
-                        count,
-                    },
-                    &t,
-                    Self::over_list(count, h),
-                );
+            if let Some(f) = func(name) {
+                return self.call(&t, f);
             }
+        }
+        self.name(&t, name)
+    }
+
+    /// `f(args)` after the name `t` (the `(` not yet consumed).
+    #[inline(never)]
+    fn call(&mut self, t: &Token, (f, lo, hi, accepted): (Func, u16, u16, &'static str)) -> R<u16> {
+        if self.tok.tok != Tok::LParen {
+            return Err(self.expected("'('"));
+        }
+        self.advance()?;
+        let (first, count, h) = self.args(Tok::RParen, "')'")?;
+        if count < lo || count > hi {
+            return Err(self.at(
+                *t,
+                ErrorKind::ArgumentCount {
+                    name: f.name(),
+                    accepted,
+                },
+            ));
+        }
+        self.push_h(
+            Expr::Call {
+                func: f,
+                first,
+                count,
+            },
+            t,
+            Self::over_list(count, h),
+        )
+    }
+
+    /// A name that is not a call: a constant, a deallocation word or a variable.
+    #[inline(never)]
+    fn name(&mut self, t: &Token, name: &str) -> R<u16> {
+        let t = *t;
+        if !name.starts_with('$') {
             if self.tok.tok == Tok::LParen {
                 return Err(self.at(t, ErrorKind::UnknownFunction(Snippet::new(name))));
             }
