@@ -90,9 +90,10 @@ impl Timestamp {
     /// Batch documents only "the number of day of week, for example, 1 for Monday" and
     /// weekday formulas `weekday >= 1 && weekday <= 5`, which read the same with Sunday = 0
     /// or 7. Microsoft's own formula generators settle it: Azure/batch-shipyard
-    /// (`convoy/autoscale.py`, scenario `weekend`) and Azure/doAzureParallel ship
-    /// `weekday >= 6 && weekday <= 7` as "the weekend", which covers Sunday only if Sunday
-    /// is 7. No public formula tests `weekday == 0`.
+    /// (`convoy/autoscale.py`, scenario `weekend`) and Azure/doAzureParallel
+    /// (`R/autoscale.R`, `autoscaleWeekendFormula`) ship `weekday >= 6 && weekday <= 7` as
+    /// "the weekend", which covers Sunday only if Sunday is 7. No public formula found tests
+    /// `weekday == 0`. (README: "What `check` checks".)
     pub(crate) fn iso_weekday(self) -> u32 {
         match self.weekday() {
             0 => 7,
