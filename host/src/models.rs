@@ -998,7 +998,9 @@ impl Model for Autoscale {
         if history.delay() != delay {
             *history = History::new(delay);
         }
-        *ws = formula::Workspace::new(u64::from(p.seed));
+        // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
+        // than the run (evaluations start afresh anyway).
+        ws.reseed(u64::from(p.seed));
         let mut policy =
             FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
         autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
