@@ -540,9 +540,15 @@ pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
 
 /// Runs the model driven by a formula ([`FormulaPolicy`]) with the lesson's health check,
 /// and adds the policy's counts to the metrics.
-pub fn run_formula<const N: usize, R: UnitRng, O: Observer>(
+pub fn run_formula<
+    const N: usize,
+    const NODES: usize,
+    const POOL: usize,
+    R: UnitRng,
+    O: Observer,
+>(
     params: &Params,
-    policy: &mut FormulaPolicy<'_, N>,
+    policy: &mut FormulaPolicy<'_, N, NODES, POOL>,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {

@@ -7,20 +7,47 @@ use std::path::{Path, PathBuf};
 
 use capsim_core::formula::{
     evaluate, Deallocation, History, Inputs, Metric, Program, TimeInterval, Timestamp, Workspace,
-    DEFAULT_HISTORY, METRIC_COUNT, TICKS_PER_SECOND,
+    DEFAULT_HISTORY, MAX_HEIGHT, MAX_NESTING, MAX_NODES, MAX_PREFIX, MAX_SOURCE_BYTES,
+    MAX_STATEMENTS, MAX_VARIABLES, MAX_VECTOR_LITERAL, METRIC_COUNT, TICKS_PER_SECOND, VECTOR_POOL,
 };
+
+use crate::input::{read_bounded, InputError};
 
 /// The time `time()` returns without `--at`: the simulator's epoch (spec §11).
 pub const DEFAULT_AT: &str = "2026-10-01T00:00:00Z";
 
-/// Limits and conventions, shown by `capsim formula --help`.
+/// Limits and conventions, shown by `capsim formula --help` (the numbers are the core's
+/// constants; `tests` compare this text with them).
 pub const FORMULA_HELP: &str = "\
-Limits: a formula is at most 8 KB (8192 bytes) and 100 statements (Batch's limits), at most
-1024 expression nodes, 64 user variables and 24 levels of nesting; an evaluation holds at most
-1024 vector values; --sample takes at most 240 values (2 hours) per variable. A formula that
-breaks the grammar or a limit exits with status 2 and one line: error: line L, col C: message.
+Limits: a formula is at most 8 KB (8192 bytes) and 100 statements (Batch's limits); every
+formula within them fits capsim's own capacities: 8192 expression nodes, 100 user variables
+and, per evaluation, 39840 vector values. Nesting: at most 24 levels of brackets, calls,
+vector literals and ?: branches, 8 prefix operators in a row and 64 operators from an
+expression's root to a value; a vector literal holds at most 240 values; --sample takes at most
+240 values (2 hours) per variable. check also rejects what is a type error whatever the
+samples (\"abc\" + 1, a string target), with its line and column.
+Values: $CPUPercent is a fraction from 0 to 1, as in every Microsoft example (their prose
+says \"70 percent\", their formulas compare with 0.7): a formula comparing it with 70 never
+scales out. time().weekday is ISO 8601's: 1 = Monday ... 7 = Sunday. time(\"\") is now.
+A formula that breaks the grammar or a limit exits with status 2 and one line: error: line L,
+col C: message. FILE must be a regular file (or a character device); a directory, a FIFO or a
+missing file is one line and status 2; at most 8193 bytes are read.
 eval: an evaluation that fails (e.g. insufficient sample data) exits with status 1 and one
 line; nothing is printed on stdout.";
+
+/// The figures [`FORMULA_HELP`] states, in its order (checked against the text by tests).
+pub const FORMULA_HELP_FIGURES: [usize; 10] = [
+    MAX_SOURCE_BYTES,
+    MAX_STATEMENTS,
+    MAX_NODES,
+    MAX_VARIABLES,
+    VECTOR_POOL,
+    MAX_NESTING,
+    MAX_PREFIX,
+    MAX_HEIGHT,
+    MAX_VECTOR_LITERAL,
+    DEFAULT_HISTORY,
+];
 
 /// The formula subcommands.
 #[derive(clap::Subcommand, Debug)]
@@ -50,11 +77,16 @@ pub struct EvalArgs {
     /// A current value: $CurrentDedicatedNodes=10 (read as a value, not sampled), $TargetDedicatedNodes=8 (the pool's current target, read before the formula assigns it), $NodeDeallocationOption=taskcompletion. Repeatable
     #[arg(long, value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Seconds between a sample's recording and its availability to the formula (Batch: about a minute)
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u32).range(0..=86_400))]
+    /// Seconds between a sample's recording and its availability to the formula (Batch: about a minute); 0 to 86400
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=86_400))]
     pub delay: u32,
-    /// Seed of the rand() stream
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Seed of the rand() stream, 0 to 18446744073709551615
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_negative_numbers = true
+    )]
     pub seed: u64,
 }
 
@@ -82,11 +114,17 @@ pub fn run(cmd: &FormulaCommand) -> Result<String, Failure> {
     }
 }
 
+/// Reads a formula file: at most 8 KB and one byte ([`read_bounded`]).
 fn read(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", path.display())))?;
-    String::from_utf8(bytes)
-        .map_err(|_| Failure::Input(format!("{}: not UTF-8 text", path.display())))
+    read_bounded(path, MAX_SOURCE_BYTES).map_err(|e| {
+        Failure::Input(match e {
+            InputError::TooLong { .. } => format!(
+                "{}: the formula is longer than 8 KB ({MAX_SOURCE_BYTES} bytes), Batch's limit",
+                path.display()
+            ),
+            e => e.to_string(),
+        })
+    })
 }
 
 fn parse(src: &str) -> Result<Box<Program>, Failure> {
@@ -133,6 +171,16 @@ pub fn eval(src: &str, args: &EvalArgs) -> Result<String, Failure> {
             return Err(bad());
         }
         let first = newest - fields.len() as i64 + 1;
+        if Timestamp::from_ticks(first * period).is_none() {
+            // The values are fine; --at (minus --delay) leaves no room for them after
+            // 0001-01-01T00:00:00Z.
+            return Err(Failure::Input(format!(
+                "--at: {} minus the {} s delay leaves no room for {} samples 30 s apart after 0001-01-01T00:00:00Z (the earliest time); give a later --at or fewer samples",
+                args.at,
+                args.delay,
+                fields.len()
+            )));
+        }
         for (i, f) in fields.iter().enumerate() {
             let f = f.trim();
             if f.is_empty() {
@@ -150,8 +198,13 @@ pub fn eval(src: &str, args: &EvalArgs) -> Result<String, Failure> {
         }
     }
     let mut inputs = Inputs::new(now, &history);
+    let mut given: Vec<String> = Vec::new();
     for s in &args.set {
-        set(&mut inputs, s)?;
+        let name = set(&mut inputs, s)?;
+        if given.contains(&name) {
+            return Err(Failure::Input(format!("--set: {name} is given twice")));
+        }
+        given.push(name);
     }
     let mut ws = Box::new(Workspace::new(args.seed));
     match evaluate(&program, &inputs, &mut ws) {
@@ -160,7 +213,9 @@ pub fn eval(src: &str, args: &EvalArgs) -> Result<String, Failure> {
     }
 }
 
-fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<(), Failure> {
+/// Applies one `--set NAME=VALUE`; returns the variable's canonical name (an alias names
+/// the variable it stands for, so `$TargetDedicated` and `$TargetDedicatedNodes` clash).
+fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<String, Failure> {
     let bad = || {
         Failure::Input(format!(
             "--set: accepted values are NAME=VALUE with NAME a read-only variable, $TargetDedicatedNodes, $TargetLowPriorityNodes or $NodeDeallocationOption, got '{s}'"
@@ -179,13 +234,16 @@ fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<(), Failure>
     let is = |a: &str| bare.eq_ignore_ascii_case(a);
     if is("TargetDedicatedNodes") || is("TargetDedicated") {
         inputs.target_dedicated = number()?;
+        Ok("$TargetDedicatedNodes".into())
     } else if is("TargetLowPriorityNodes") || is("TargetLowPriority") {
         inputs.target_low_priority = number()?;
+        Ok("$TargetLowPriorityNodes".into())
     } else if is("NodeDeallocationOption") {
         inputs.deallocation = Deallocation::from_word(value).ok_or_else(bad)?;
+        Ok("$NodeDeallocationOption".into())
     } else {
         let m = Metric::lookup(bare).ok_or_else(bad)?;
         inputs.current[m as usize] = Some(number()?);
+        Ok(m.name().into())
     }
-    Ok(())
 }

@@ -10,6 +10,7 @@
 #[cfg(feature = "cli")]
 pub mod formula;
 pub mod glossary;
+pub mod input;
 pub mod list;
 pub mod models;
 pub mod output;

@@ -648,7 +648,7 @@ pub struct FormulaFile(pub Option<Arc<LoadedFormula>>);
 pub struct LoadedFormula {
     /// The path as given (rows and run names show it).
     pub path: String,
-    /// The parsed program (34 KB, so boxed).
+    /// The parsed program (about 205 KB, so boxed).
     pub program: Box<Program>,
 }
 
@@ -661,9 +661,17 @@ impl std::fmt::Debug for LoadedFormula {
 }
 
 impl FormulaFile {
-    /// Reads and parses `path`; the error is `PATH: line L, col C: message`.
+    /// Reads (at most 8 KB and one byte, [`crate::input::read_bounded`]) and parses
+    /// `path`; the error is one line, `PATH: line L, col C: message` or `PATH: reason`.
     pub fn load(path: &str) -> Result<Self, String> {
-        let src = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        let src = crate::input::read_bounded(std::path::Path::new(path), formula::MAX_SOURCE_BYTES)
+            .map_err(|e| match e {
+                crate::input::InputError::TooLong { .. } => format!(
+                    "{path}: the formula is longer than 8 KB ({} bytes), Batch's limit",
+                    formula::MAX_SOURCE_BYTES
+                ),
+                e => e.to_string(),
+            })?;
         let mut program = Box::new(Program::new());
         program.parse(&src).map_err(|e| format!("{path}: {e}"))?;
         Ok(Self(Some(Arc::new(LoadedFormula {
@@ -1032,7 +1040,9 @@ impl Model for Autoscale {
         if history.delay() != delay {
             *history = History::new(delay);
         }
-        *ws = formula::Workspace::new(u64::from(p.core.seed));
+        // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
+        // than the run (evaluations start afresh anyway).
+        ws.reseed(u64::from(p.core.seed));
         let mut policy = FormulaPolicy::new(
             &f.program,
             history,

@@ -64,11 +64,19 @@ fn check_names_the_limits() {
         "long.formula",
         format!("x = 1;{}", " ".repeat(8200)).as_bytes(),
     );
+    // Read at most 8193 bytes: the message cannot (and does not) claim a length.
+    let long_path = long.clone();
     assert_error(
         &["formula", "check", &long],
         2,
-        "error: line 1, col 8193: the formula is 8206 bytes; the limit is 8 KB (8192 bytes)",
+        &format!("error: {long_path}: the formula is longer than 8 KB (8192 bytes), Batch's limit"),
     );
+    // Exactly 8192 bytes are read whole and check clean.
+    let fits = temp_file(
+        "fits.formula",
+        format!("x = 1;{}", " ".repeat(8192 - 6)).as_bytes(),
+    );
+    assert_eq!(stdout_ok(&["formula", "check", &fits]), "");
     let text: String = (0..101).map(|i| format!("x{} = 1;\n", i % 10)).collect();
     let many = temp_file("many.formula", text.as_bytes());
     assert_error(
@@ -86,10 +94,190 @@ fn check_names_the_limits() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1);
+    assert_eq!(err, "error: /nonexistent/f.formula: no such file\n");
+}
+
+/// Issue 18: every file-taking flag reads at most the limit plus one byte, and a directory,
+/// a FIFO or a missing file is one line and status 2, at once.
+#[test]
+fn formula_files_are_read_with_a_bound() {
+    let started = std::time::Instant::now();
+    for args in [
+        vec!["formula", "check", "/dev/zero"],
+        vec!["formula", "eval", "/dev/zero"],
+    ] {
+        assert_error(
+            &args,
+            2,
+            "error: /dev/zero: the formula is longer than 8 KB (8192 bytes), Batch's limit",
+        );
+    }
+    assert_error(
+        &["autoscale", "--formula", "/dev/zero"],
+        2,
+        "error: invalid value '/dev/zero' for '--formula <LIST>': /dev/zero: the formula is longer than 8 KB (8192 bytes), Batch's limit",
+    );
+    // Reading all of /dev/zero would never end; 8193 bytes take no time.
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    assert_error(
+        &["formula", "check", dir],
+        2,
+        &format!("error: {dir}: is a directory, not a file"),
+    );
+    let fifo = format!("{dir}/issue18.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo");
+    // A FIFO with no writer would block a read forever: refused before opening.
+    for args in [
+        vec!["formula", "check", &fifo],
+        vec!["formula", "eval", &fifo],
+    ] {
+        assert_error(
+            &args,
+            2,
+            &format!("error: {fifo}: is a FIFO (named pipe), not a file"),
+        );
+    }
+    let out = capsim(&["autoscale", "--formula", &fifo]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error: /nonexistent/f.formula: cannot read"),
+        err.ends_with("is a FIFO (named pipe), not a file\n") && err.lines().count() == 1,
         "{err}"
     );
+    let out = capsim(&["autoscale", "--formula", "/nonexistent/f.formula"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.ends_with("/nonexistent/f.formula: no such file\n"),
+        "{err}"
+    );
+}
+
+/// Issue 18's formula-language cases on the command line.
+#[test]
+fn check_and_eval_follow_the_documented_language() {
+    // 100 statements, 99 user variables: checks clean (was "more than 64 user variables").
+    let mut text: String = (0..99).map(|i| format!("v{i} = {i};\n")).collect();
+    text.push_str("$TargetDedicatedNodes = v98;\n");
+    let hundred = temp_file("hundred.formula", text.as_bytes());
+    assert_eq!(stdout_ok(&["formula", "check", &hundred]), "");
+    assert!(stdout_ok(&["formula", "eval", &hundred]).starts_with("$TargetDedicatedNodes=98;"));
+    // time("") is now.
+    let now = temp_file("now.formula", b"$t = time(\"\");");
+    assert_eq!(
+        stdout_ok(&["formula", "eval", &now, "--at", "2016-10-13T19:18:47.805Z"]),
+        "$NodeDeallocationOption=requeue;$t=2016-10-13T19:18:47.805Z\n"
+    );
+    // A static type error fails check with its position (was: passes, then every
+    // evaluation fails).
+    let typed = temp_file("typed.formula", b"$TargetDedicatedNodes = \"abc\" + 1;");
+    assert_error(
+        &["formula", "check", &typed],
+        2,
+        "error: line 1, col 31: operator '+' does not apply to string and double",
+    );
+    // Sunday is 7.
+    let day = temp_file("day.formula", b"d = time().weekday;");
+    assert_eq!(
+        stdout_ok(&["formula", "eval", &day, "--at", "2016-10-16T12:00:00Z"]),
+        "$NodeDeallocationOption=requeue;d=7\n"
+    );
+    // Lexical errors are one readable line.
+    let bell = temp_file("bell.formula", b"x = 1\x07;");
+    assert_error(
+        &["formula", "check", &bell],
+        2,
+        "error: line 1, col 6: unexpected character '\\u{0007}'",
+    );
+    let cr = temp_file("cr.formula", b"x = 1;\ry = 2;\rz = ;");
+    assert_error(
+        &["formula", "check", &cr],
+        2,
+        "error: line 3, col 5: expected a value before ';'",
+    );
+    let huge = temp_file(
+        "huge.formula",
+        format!("x = {};", "1".repeat(400)).as_bytes(),
+    );
+    let out = capsim(&["formula", "check", &huge]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.starts_with("error: line 1, col 5: number '1111")
+            && err.ends_with("is beyond the largest double (about 1.8e308)\n"),
+        "{err}"
+    );
+    let pct = temp_file("pct.formula", b"x = percentile([1, 2], 150);");
+    assert_error(
+        &["formula", "eval", &pct],
+        1,
+        "error: line 1, col 24: percentile takes p from 0 to 100, got 150",
+    );
+}
+
+/// Issue 18: each bad flag is blamed by name.
+#[test]
+fn eval_blames_the_right_flag() {
+    let f = example("zero.formula");
+    assert_error(
+        &["formula", "eval", &f, "--delay", "-1"],
+        2,
+        "error: invalid value '-1' for '--delay <SECONDS>': -1 is not in 0..=86400",
+    );
+    let out = capsim(&["formula", "eval", &f, "--seed", "-1"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.starts_with("error: invalid value '-1' for '--seed <N>'"),
+        "{err}"
+    );
+    assert_error(
+        &["formula", "eval", &f, "--at", "0001-01-01T00:00:30Z", "--sample", "CPUPercent=1:2"],
+        2,
+        "error: --at: 0001-01-01T00:00:30Z minus the 60 s delay leaves no room for 2 samples 30 s apart after 0001-01-01T00:00:00Z (the earliest time); give a later --at or fewer samples",
+    );
+    // The same samples fit a later --at.
+    assert_eq!(
+        stdout_ok(&[
+            "formula",
+            "eval",
+            &f,
+            "--at",
+            "0001-01-01T00:02:00Z",
+            "--sample",
+            "CPUPercent=1:2"
+        ]),
+        "$TargetDedicatedNodes=0;$NodeDeallocationOption=requeue\n"
+    );
+    for (a, b, name) in [
+        (
+            "$CurrentDedicatedNodes=1",
+            "$currentdedicated=2",
+            "$CurrentDedicatedNodes",
+        ),
+        (
+            "$TargetDedicated=1",
+            "$TargetDedicatedNodes=2",
+            "$TargetDedicatedNodes",
+        ),
+        (
+            "$NodeDeallocationOption=requeue",
+            "$NodeDeallocationOption=terminate",
+            "$NodeDeallocationOption",
+        ),
+    ] {
+        assert_error(
+            &["formula", "eval", &f, "--set", a, "--set", b],
+            2,
+            &format!("error: --set: {name} is given twice"),
+        );
+    }
 }
 
 #[test]
@@ -226,8 +414,28 @@ fn help_documents_the_limits() {
         &["formula", "eval", "--help"],
     ] {
         let help = String::from_utf8(capsim(args).stdout).unwrap();
-        for needle in ["8 KB (8192 bytes)", "100 statements", "status 2"] {
+        for needle in [
+            "8 KB (8192 bytes)",
+            "100 statements",
+            "status 2",
+            "7 = Sunday",
+            "$CPUPercent is a fraction from 0 to 1",
+        ] {
             assert!(help.contains(needle), "{args:?}: {needle}");
+        }
+        // Every capacity the help states is the core's constant (in the help's order).
+        let numbers: Vec<usize> = help
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let mut at = 0;
+        for want in capsim::formula::FORMULA_HELP_FIGURES {
+            let found = numbers[at..].iter().position(|&n| n == want);
+            assert!(
+                found.is_some(),
+                "{args:?}: {want} missing or out of order in {help}"
+            );
+            at += found.unwrap() + 1;
         }
     }
 }

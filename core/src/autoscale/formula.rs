@@ -38,13 +38,13 @@
 //!   node one round (Removing:Wait, billed, not serving: a lesson task lasts one round);
 //!   `retaineddata` two (the task, then its data clean-up). A terminate hook adds to it.
 //! - `$TargetLowPriorityNodes` is evaluated but not applied (one instance class).
-//! - `rand()` draws from the caller's [`Workspace`], never from the health check's
+//! - `rand()` draws from the caller's [`BoundedWorkspace`], never from the health check's
 //!   generator, so the lesson's draws are untouched.
 
 use crate::error::{Accepted, Error};
 use crate::formula::{
-    evaluate, Deallocation, History, Inputs, Metric, Program, TimeInterval, Timestamp, Workspace,
-    DEFAULT_HISTORY, METRIC_COUNT,
+    evaluate, BoundedProgram, BoundedWorkspace, Deallocation, History, Inputs, Metric,
+    TimeInterval, Timestamp, DEFAULT_HISTORY, MAX_NODES, METRIC_COUNT, VECTOR_POOL,
 };
 
 use super::policy::{ScalingPolicy, Signal};
@@ -80,11 +80,18 @@ pub fn check_interval(interval: u32) -> Result<(), Error> {
 }
 
 /// A parsed formula driving the group. The program, history and workspace live in the
-/// caller's storage (34, 43 and 10 KB): a host boxes them, a board keeps them static.
-pub struct FormulaPolicy<'a, const N: usize = DEFAULT_HISTORY> {
-    program: &'a Program,
+/// caller's storage (about 205, 43 and 314 KB at the default capacities, which hold every
+/// formula within Batch's limits): a host boxes them, a board keeps smaller ones static
+/// (`N` samples of history, `NODES` expression nodes, `POOL` vector values).
+pub struct FormulaPolicy<
+    'a,
+    const N: usize = DEFAULT_HISTORY,
+    const NODES: usize = MAX_NODES,
+    const POOL: usize = VECTOR_POOL,
+> {
+    program: &'a BoundedProgram<NODES>,
     history: &'a mut History<N>,
-    ws: &'a mut Workspace,
+    ws: &'a mut BoundedWorkspace<POOL>,
     capacity: f64,
     interval: u32,
     target: Option<u32>,
@@ -97,14 +104,14 @@ pub struct FormulaPolicy<'a, const N: usize = DEFAULT_HISTORY> {
     pub target_changes: u32,
 }
 
-impl<'a, const N: usize> FormulaPolicy<'a, N> {
+impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a, N, NODES, POOL> {
     /// Returns the policy for `program`, evaluated every `interval` rounds (checked), with
     /// `capacity` requests per instance (for `$CPUPercent` and the task counts). `history`
     /// is cleared; `ws` keeps its `rand()` stream.
     pub fn new(
-        program: &'a Program,
+        program: &'a BoundedProgram<NODES>,
         history: &'a mut History<N>,
-        ws: &'a mut Workspace,
+        ws: &'a mut BoundedWorkspace<POOL>,
         interval: u32,
         capacity: f64,
     ) -> Result<Self, Error> {
@@ -185,7 +192,9 @@ impl<'a, const N: usize> FormulaPolicy<'a, N> {
     }
 }
 
-impl<const N: usize> ScalingPolicy for FormulaPolicy<'_, N> {
+impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
+    for FormulaPolicy<'_, N, NODES, POOL>
+{
     fn decide(&mut self, s: &Signal) -> i64 {
         let c = &s.counts;
         let nodes = c.serving() + c.launching() + c.get(State::Standby);

@@ -49,17 +49,36 @@ impl fmt::Debug for Snippet {
 
 impl fmt::Display for Snippet {
     /// Writes `'text'` (with `...` if cut), or `end of formula` for [`Snippet::END`].
+    /// Control and invisible characters are written as `\u{XXXX}` escapes (a tab, a
+    /// carriage return or a zero-width space would otherwise be unreadable or break the line
+    /// an error is printed on); `\` is written `\\`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.len == 0 && !self.cut {
             return f.write_str("end of formula");
         }
-        write!(
-            f,
-            "'{}{}'",
-            self.as_str(),
-            if self.cut { "..." } else { "" }
-        )
+        f.write_str("'")?;
+        for c in self.as_str().chars() {
+            if c == '\\' {
+                f.write_str("\\\\")?;
+            } else if is_invisible(c) {
+                write!(f, "\\u{{{:04X}}}", u32::from(c))?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        f.write_str(if self.cut { "...'" } else { "'" })
     }
+}
+
+/// Characters that print as nothing, as white space other than the space, or move the
+/// cursor: control characters, Unicode white space, format characters (zero-width, bidi
+/// controls, BOM), variation selectors and fillers.
+fn is_invisible(c: char) -> bool {
+    (c.is_control() || c.is_whitespace()) && c != ' '
+        || matches!(u32::from(c),
+            0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+            | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+            | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF)
 }
 
 #[cfg(feature = "defmt")]
@@ -89,6 +108,8 @@ pub enum ErrorKind {
     },
     /// A character that starts no token.
     UnexpectedChar(Snippet),
+    /// A number literal beyond the largest double (about 1.8e308).
+    NumberOutOfRange(Snippet),
     /// A string literal without its closing `"` on the same line.
     UnterminatedString,
     /// A call of a function the language does not have.
@@ -110,10 +131,13 @@ pub enum ErrorKind {
         /// The accepted counts, in words.
         accepted: &'static str,
     },
-    /// Brackets, calls or `?:` nested deeper than [`super::MAX_NESTING`], or more than
-    /// [`super::MAX_PREFIX`] prefix operators in a row.
+    /// Brackets, calls, vector literals or `?:` branches nested more than
+    /// [`super::MAX_NESTING`] levels deep.
     TooDeep,
-    /// An expression tree taller than [`super::MAX_HEIGHT`] (one level per operator).
+    /// More than [`super::MAX_PREFIX`] prefix operators (`-`, `!`) in a row.
+    TooManyPrefix,
+    /// More than [`super::MAX_HEIGHT`] operators (calls, members, ...) on one path from an
+    /// expression's root to a value.
     TooTall,
     /// A fixed capacity of the program or the workspace is full.
     Capacity {
@@ -147,6 +171,15 @@ pub enum ErrorKind {
     },
     /// A function that needs values got an empty list (or `std` fewer than two).
     EmptyVector(&'static str),
+    /// A function argument outside the values it accepts (`percentile`'s `p`).
+    ArgumentOutOfRange {
+        /// The function.
+        name: &'static str,
+        /// The argument's value.
+        value: f64,
+        /// The accepted values, in words.
+        accepted: &'static str,
+    },
     /// `val(v, i)` with `i` outside `v`.
     IndexOutOfRange {
         /// The index (truncated).
@@ -185,9 +218,13 @@ impl ErrorKind {
         match self {
             TooLong { .. } => "FormulaTooLong",
             TooManyStatements => "TooManyStatements",
-            Expected { .. } | UnexpectedChar(_) | UnterminatedString | TooDeep | TooTall => {
-                "SyntaxError"
-            }
+            Expected { .. }
+            | UnexpectedChar(_)
+            | NumberOutOfRange(_)
+            | UnterminatedString
+            | TooDeep
+            | TooManyPrefix
+            | TooTall => "SyntaxError",
             UnknownFunction(_) | UnknownMember(_) | NotSampled(_) | Reserved(_) => {
                 "UnknownIdentifier"
             }
@@ -198,6 +235,7 @@ impl ErrorKind {
             Operands { .. } | Argument { .. } | VectorLengths { .. } => "TypeMismatch",
             EmptyVector(_) => "EmptyVector",
             IndexOutOfRange { .. } => "IndexOutOfRange",
+            ArgumentOutOfRange { .. } => "ArgumentOutOfRange",
             InvalidDateTime(_) | TimeOutOfRange => "InvalidDateTime",
             InsufficientSampleData { .. } | NoSample(_) | SampleCount => "InsufficientSampleData",
             InvalidTarget(_) | InvalidDeallocation => "InvalidTargetValue",
@@ -221,6 +259,10 @@ impl fmt::Display for ErrorKind {
             ),
             Expected { what, found } => write!(f, "expected {what} before {found}"),
             UnexpectedChar(s) => write!(f, "unexpected character {s}"),
+            NumberOutOfRange(s) => write!(
+                f,
+                "number {s} is beyond the largest double (about 1.8e308)"
+            ),
             UnterminatedString => f.write_str("unterminated string"),
             UnknownFunction(s) => write!(f, "unknown function {s}"),
             UndefinedVariable(s) => write!(f, "variable {s} is read before it is assigned"),
@@ -231,13 +273,17 @@ impl fmt::Display for ErrorKind {
             ArgumentCount { name, accepted } => write!(f, "{name} takes {accepted}"),
             TooDeep => write!(
                 f,
-                "nesting deeper than the limit ({} levels of brackets, calls and ?:, {} prefix operators in a row)",
-                super::MAX_NESTING,
+                "more than {} levels of nested brackets, calls, vector literals and ?: branches (the limit)",
+                super::MAX_NESTING
+            ),
+            TooManyPrefix => write!(
+                f,
+                "more than {} prefix operators in a row (the limit)",
                 super::MAX_PREFIX
             ),
             TooTall => write!(
                 f,
-                "expression deeper than {} operators (the limit)",
+                "more than {} operators on one path from the expression's root to a value (the limit)",
                 super::MAX_HEIGHT
             ),
             Capacity { what, limit } => write!(f, "more than {limit} {what} (the limit)"),
@@ -256,6 +302,15 @@ impl fmt::Display for ErrorKind {
                 write!(f, "vectors of lengths {left} and {right} cannot be combined")
             }
             EmptyVector(name) => write!(f, "{name} of too few values"),
+            ArgumentOutOfRange {
+                name,
+                value,
+                accepted,
+            } => write!(
+                f,
+                "{name} takes {accepted}, got {}",
+                crate::jsfmt::Num(*value)
+            ),
             IndexOutOfRange { index, len } => write!(
                 f,
                 "index {} is outside a vector of length {len}",

@@ -5,11 +5,11 @@ use core::fmt;
 use super::error::{ErrorKind, FormulaError, Snippet};
 use super::history::History;
 use super::program::{
-    BinOp, Expr, Func, Member, Method, Node, Program, UnOp, DEALLOCATION_SLOT, NONE, NO_SLOT,
-    SERVICE_SLOTS, SLOTS,
+    BinOp, BoundedProgram, Expr, Func, Member, Method, Node, UnOp, DEALLOCATION_SLOT, NONE,
+    NO_SLOT, SERVICE_SLOTS, SLOTS,
 };
 use super::time::{TimeInterval, Timestamp, TICKS_PER_SECOND};
-use super::{Deallocation, Metric, Type, METRIC_COUNT, VECTOR_POOL};
+use super::{Deallocation, Metric, Type, MAX_NODES, METRIC_COUNT, VECTOR_POOL};
 use crate::jsfmt::Num;
 
 const P: i64 = 30 * TICKS_PER_SECOND;
@@ -77,30 +77,51 @@ impl<'h, const N: usize> Inputs<'h, N> {
     }
 }
 
+/// An evaluator's storage at the host's capacity ([`VECTOR_POOL`] vector values): enough
+/// for every formula within Batch's limits over the default history. About 314 KB: keep it
+/// in a `Box` or a `static`.
+pub type Workspace = BoundedWorkspace<VECTOR_POOL>;
+
 /// The evaluator's storage: variable values, the vector pool and the `rand()` stream.
 ///
-/// Reused across evaluations (each starts afresh except the random stream). About 10 KB.
-pub struct Workspace {
+/// Reused across evaluations (each starts afresh except the random stream). `POOL` is the
+/// number of doubles the vectors of one evaluation may hold: [`Workspace`] has
+/// [`VECTOR_POOL`] (39,840), the most any formula within Batch's limits can need over the
+/// default 240-sample history (the derivation is at [`VECTOR_POOL`]); a board may choose
+/// less (`BoundedWorkspace<512>` is about 7 KB) and gets
+/// [`super::ErrorKind::Capacity`] naming the limit when an evaluation needs more.
+pub struct BoundedWorkspace<const POOL: usize> {
     values: [Value; SLOTS],
     assigned: [bool; SLOTS],
     /// Where each slot was last assigned (line, col), for target errors.
     at: [(u16, u16); SLOTS],
-    pool: [f64; VECTOR_POOL],
+    pool: [f64; POOL],
     pool_len: usize,
     rng: u64,
 }
 
-impl Workspace {
+impl<const POOL: usize> BoundedWorkspace<POOL> {
+    /// Pool offsets are `u16`.
+    const FITS: () = assert!(POOL <= u16::MAX as usize, "POOL must be at most 65535");
+
     /// Returns an empty workspace whose `rand()` stream starts from `seed`.
     pub const fn new(seed: u64) -> Self {
-        Workspace {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::FITS;
+        BoundedWorkspace {
             values: [Value::Double(0.0); SLOTS],
             assigned: [false; SLOTS],
             at: [(0, 0); SLOTS],
-            pool: [0.0; VECTOR_POOL],
+            pool: [0.0; POOL],
             pool_len: 0,
             rng: seed,
         }
+    }
+
+    /// Restarts the `rand()` stream from `seed`, as [`Workspace::new`] would, without
+    /// rewriting the pool (evaluations start afresh anyway).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = seed;
     }
 
     /// SplitMix64, scaled to [0, 1) with 53 bits.
@@ -119,7 +140,7 @@ impl Workspace {
 }
 
 /// A successful evaluation. `Display` writes the results string.
-pub struct Outcome<'a> {
+pub struct Outcome<'a, const NODES: usize = MAX_NODES, const POOL: usize = VECTOR_POOL> {
     /// Dedicated nodes to target (`$TargetDedicatedNodes`, else `$TargetDedicated`,
     /// truncated), or `None` when the formula assigned neither.
     pub dedicated: Option<u32>,
@@ -129,8 +150,8 @@ pub struct Outcome<'a> {
     pub deallocation: Deallocation,
     /// Whether `stop()` ended the evaluation.
     pub stopped: bool,
-    program: &'a Program,
-    ws: &'a Workspace,
+    program: &'a BoundedProgram<NODES>,
+    ws: &'a BoundedWorkspace<POOL>,
 }
 
 /// Why an evaluation stopped early; a failure's error waits in `Cx::err`. Keeping results
@@ -144,11 +165,11 @@ type R<T> = Result<T, Flow>;
 
 /// Evaluates `program` once. On `Err` nothing should change (Batch makes no change to the
 /// pool after a failed evaluation).
-pub fn evaluate<'a, const N: usize>(
-    program: &'a Program,
+pub fn evaluate<'a, const N: usize, const NODES: usize, const POOL: usize>(
+    program: &'a BoundedProgram<NODES>,
     inputs: &Inputs<'_, N>,
-    ws: &'a mut Workspace,
-) -> Result<Outcome<'a>, FormulaError> {
+    ws: &'a mut BoundedWorkspace<POOL>,
+) -> Result<Outcome<'a, NODES, POOL>, FormulaError> {
     ws.assigned = [false; SLOTS];
     ws.pool_len = 0;
     let mut stopped = false;
@@ -184,7 +205,7 @@ pub fn evaluate<'a, const N: usize>(
             }
         }
     }
-    let ws: &'a Workspace = ws;
+    let ws: &'a BoundedWorkspace<POOL> = ws;
     let dedicated = target(ws, 0, 1)?;
     let low_priority = target(ws, 2, 3)?;
     let d = usize::from(DEALLOCATION_SLOT);
@@ -213,7 +234,11 @@ pub fn evaluate<'a, const N: usize>(
 }
 
 /// The node count a target slot (or, if unassigned, its alias) asks for.
-fn target(ws: &Workspace, full: usize, alias: usize) -> Result<Option<u32>, FormulaError> {
+fn target<const POOL: usize>(
+    ws: &BoundedWorkspace<POOL>,
+    full: usize,
+    alias: usize,
+) -> Result<Option<u32>, FormulaError> {
     let slot = if ws.assigned[full] {
         full
     } else if ws.assigned[alias] {
@@ -242,10 +267,10 @@ fn target(ws: &Workspace, full: usize, alias: usize) -> Result<Option<u32>, Form
     }
 }
 
-struct Cx<'p, 'i, 'h, 'w, const N: usize> {
-    prog: &'p Program,
+struct Cx<'p, 'i, 'h, 'w, const N: usize, const NODES: usize, const POOL: usize> {
+    prog: &'p BoundedProgram<NODES>,
     inputs: &'i Inputs<'h, N>,
-    ws: &'w mut Workspace,
+    ws: &'w mut BoundedWorkspace<POOL>,
     err: Option<FormulaError>,
 }
 
@@ -294,7 +319,7 @@ impl Fold {
     }
 }
 
-impl<const N: usize> Cx<'_, '_, '_, '_, N> {
+impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N, NODES, POOL> {
     fn node(&self, i: u16) -> Node {
         // Indices come from the parser; an impossible one reads as a NaN literal.
         self.prog
@@ -304,7 +329,8 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
             .unwrap_or(Node {
                 expr: Expr::Num(f64::NAN),
                 next: NONE,
-                height: 1,
+                height: 0,
+                ty: None,
                 line: 0,
                 col: 0,
             })
@@ -312,12 +338,12 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
 
     fn alloc(&mut self, n: &Node, len: usize) -> R<usize> {
         let start = self.ws.pool_len;
-        if len > VECTOR_POOL - start {
+        if len > POOL.saturating_sub(start) {
             return Err(self.fail(
                 n,
                 ErrorKind::Capacity {
                     what: "vector values in one evaluation",
-                    limit: VECTOR_POOL as u32,
+                    limit: POOL as u32,
                 },
             ));
         }
@@ -338,7 +364,30 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         }
     }
 
+    /// Evaluates node `i`, then frees its temporaries: a vector it computed is moved down
+    /// to where the pool stood before (nothing else points there: variables are assigned
+    /// only between statements), so the pool holds the variables' vectors plus one pending
+    /// operand per node on the path being evaluated (the bound of [`VECTOR_POOL`]).
     fn eval(&mut self, i: u16) -> R<Value> {
+        let mark = self.ws.pool_len;
+        let v = self.eval_node(i)?;
+        Ok(match v {
+            Value::Vector { start, len } if usize::from(start) >= mark => {
+                let (s, l) = (usize::from(start), usize::from(len));
+                if s > mark {
+                    self.ws.pool.copy_within(s..s + l, mark);
+                }
+                self.ws.pool_len = mark + l;
+                Self::vector(mark, l)
+            }
+            other => {
+                self.ws.pool_len = mark;
+                other
+            }
+        })
+    }
+
+    fn eval_node(&mut self, i: u16) -> R<Value> {
         let n = self.node(i);
         match n.expr {
             Expr::Num(v) => Ok(Value::Double(v)),
@@ -380,20 +429,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 count,
             } => self.method(&n, metric, method, first, count),
             Expr::Member { obj, member } => match self.eval(obj)? {
-                Value::Time(t) => {
-                    let ts = Timestamp(t);
-                    let (y, mo, d, h, mi, s, _) = ts.fields();
-                    let v = match member {
-                        Member::Year => y as f64,
-                        Member::Month => f64::from(mo),
-                        Member::Day => f64::from(d),
-                        Member::Weekday => f64::from(ts.weekday()),
-                        Member::Hour => f64::from(h),
-                        Member::Minute => f64::from(mi),
-                        Member::Second => f64::from(s),
-                    };
-                    Ok(Value::Double(v))
-                }
+                Value::Time(t) => Ok(Value::Double(member_value(Timestamp(t), member))),
                 other => Err(self.fail(
                     &n,
                     ErrorKind::Argument {
@@ -545,6 +581,9 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         }
     }
 
+    /// Never inlined (nor are [`Self::method`] and [`Self::fail`]): their locals would sit in
+    /// every level of the recursive [`Self::eval`].
+    #[inline(never)]
     fn call(&mut self, n: &Node, func: Func, first: u16, count: u16) -> R<Value> {
         let name = func.name();
         let empty = |f: &Fold, min: u32| f.n < min;
@@ -611,6 +650,16 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 let (start, len) = self.vec_arg(name, v, &vn)?;
                 let (p, pn) = self.arg(first, 1)?;
                 let p = self.double_arg(name, p, &pn)?;
+                if !(0.0..=100.0).contains(&p) {
+                    return Err(self.fail(
+                        &pn,
+                        ErrorKind::ArgumentOutOfRange {
+                            name,
+                            value: p,
+                            accepted: "p from 0 to 100",
+                        },
+                    ));
+                }
                 if len == 0 {
                     return Err(self.fail(n, ErrorKind::EmptyVector(name)));
                 }
@@ -622,7 +671,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                 let r = match self.ws.pool.get_mut(out..out + len) {
                     Some(s) => {
                         s.sort_unstable_by(f64::total_cmp);
-                        // Nearest rank: ceil(p/100 · n) − 1, clamped (NaN p → 0).
+                        // Nearest rank: ceil(p/100 · n) − 1, clamped (p = 0 → the least).
                         let rank = libm::ceil(p / 100.0 * len as f64) - 1.0;
                         let idx = if rank >= 0.0 { rank as usize } else { 0 };
                         s[idx.min(len - 1)]
@@ -639,6 +688,8 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
                     return Ok(Value::Time(self.inputs.now.ticks()));
                 }
                 match self.arg(first, 0)? {
+                    // `time("")` is now: Batch documents `time(string dateTime="")`.
+                    (Value::Str { len: 0, .. }, _) => Ok(Value::Time(self.inputs.now.ticks())),
                     (Value::Str { start, len }, an) => {
                         let text = self.prog.text(start, len);
                         match Timestamp::parse(text) {
@@ -725,6 +776,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
         Ok(((p0.min(p1), p0.max(p1)), pct))
     }
 
+    #[inline(never)]
     fn method(&mut self, n: &Node, m: Metric, method: Method, first: u16, count: u16) -> R<Value> {
         let name = method.name();
         let now = self.inputs.now.ticks();
@@ -855,6 +907,7 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
     }
 
     /// Records the failure at `n` and stops the evaluation.
+    #[inline(never)]
     fn fail(&mut self, n: &Node, kind: ErrorKind) -> Flow {
         self.err = Some(FormulaError {
             line: u32::from(n.line),
@@ -968,6 +1021,21 @@ impl<const N: usize> Cx<'_, '_, '_, '_, N> {
     }
 }
 
+/// A timestamp's member as the formula reads it.
+#[inline(never)]
+fn member_value(ts: Timestamp, member: Member) -> f64 {
+    let (y, mo, d, h, mi, s, _) = ts.fields();
+    match member {
+        Member::Year => y as f64,
+        Member::Month => f64::from(mo),
+        Member::Day => f64::from(d),
+        Member::Weekday => f64::from(ts.iso_weekday()),
+        Member::Hour => f64::from(h),
+        Member::Minute => f64::from(mi),
+        Member::Second => f64::from(s),
+    }
+}
+
 fn bool_f(b: bool) -> f64 {
     if b {
         1.0
@@ -1005,15 +1073,15 @@ fn scale(ticks: i64, x: f64, divide: bool) -> Option<Value> {
 ///
 /// From [`Outcome::results`] after success, or [`Workspace::results`] after a failure (the
 /// variables assigned before the failing statement, as Batch reports next to an error).
-pub struct Results<'a> {
-    program: &'a Program,
-    ws: &'a Workspace,
+pub struct Results<'a, const NODES: usize = MAX_NODES, const POOL: usize = VECTOR_POOL> {
+    program: &'a BoundedProgram<NODES>,
+    ws: &'a BoundedWorkspace<POOL>,
     deallocation: Deallocation,
 }
 
-impl Outcome<'_> {
+impl<const NODES: usize, const POOL: usize> Outcome<'_, NODES, POOL> {
     /// Returns the results string (also what `Display` writes).
-    pub fn results(&self) -> Results<'_> {
+    pub fn results(&self) -> Results<'_, NODES, POOL> {
         Results {
             program: self.program,
             ws: self.ws,
@@ -1022,10 +1090,13 @@ impl Outcome<'_> {
     }
 }
 
-impl Workspace {
+impl<const POOL: usize> BoundedWorkspace<POOL> {
     /// Returns the results string of the last evaluation of `program` in this workspace,
     /// up to the statement that failed.
-    pub fn results<'a>(&'a self, program: &'a Program) -> Results<'a> {
+    pub fn results<'a, const NODES: usize>(
+        &'a self,
+        program: &'a BoundedProgram<NODES>,
+    ) -> Results<'a, NODES, POOL> {
         let d = usize::from(DEALLOCATION_SLOT);
         let deallocation = match (self.assigned[d], self.values[d]) {
             (true, Value::Dealloc(x)) => x,
@@ -1039,14 +1110,14 @@ impl Workspace {
     }
 }
 
-impl fmt::Display for Outcome<'_> {
+impl<const NODES: usize, const POOL: usize> fmt::Display for Outcome<'_, NODES, POOL> {
     /// Writes the results string.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.results().fmt(f)
     }
 }
 
-impl Results<'_> {
+impl<const NODES: usize, const POOL: usize> Results<'_, NODES, POOL> {
     fn write_value(&self, f: &mut fmt::Formatter<'_>, v: Value) -> fmt::Result {
         match v {
             Value::Double(x) => write!(f, "{}", Num(x)),
@@ -1068,7 +1139,7 @@ impl Results<'_> {
     }
 }
 
-impl fmt::Display for Results<'_> {
+impl<const NODES: usize, const POOL: usize> fmt::Display for Results<'_, NODES, POOL> {
     /// Writes the targets assigned, `$NodeDeallocationOption` (always), then the user
     /// variables assigned, in ordinal byte order of their names.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -1103,5 +1174,60 @@ impl fmt::Display for Results<'_> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::program::{binary_type, unary_type};
+    use super::*;
+
+    /// The parser's static type table and the evaluator's arithmetic agree on every
+    /// operator and operand type: `check` rejects exactly what every evaluation would.
+    #[test]
+    fn static_types_match_the_evaluator() {
+        let program = BoundedProgram::<8>::new();
+        let history: History<4> = History::default();
+        let now = Timestamp::from_unix_ms(0).unwrap();
+        let inputs = Inputs::new(now, &history);
+        let mut ws = BoundedWorkspace::<16>::new(1);
+        ws.pool_len = 2;
+        let mut cx = Cx {
+            prog: &program,
+            inputs: &inputs,
+            ws: &mut ws,
+            err: None,
+        };
+        let values = [
+            Value::Double(2.0),
+            Value::Vector { start: 0, len: 2 },
+            Value::Str { start: 0, len: 0 },
+            Value::Time(1_000),
+            Value::Interval(10),
+            Value::Dealloc(Deallocation::Requeue),
+        ];
+        let n = cx.node(0);
+        use BinOp::*;
+        for op in [Add, Sub, Mul, Div, Lt, Le, Gt, Ge, Eq, Ne, And, Or] {
+            for a in values {
+                for b in values {
+                    let got = cx.binary(&n, op, a, b).ok().map(Value::ty);
+                    assert_eq!(got, binary_type(op, a.ty(), b.ty()), "{op:?} {a:?} {b:?}");
+                    cx.ws.pool_len = 2;
+                }
+            }
+        }
+        // Prefix operators, against the documented table's rows (`-` double, `-`
+        // timeinterval, `!` double).
+        for a in values {
+            for op in [UnOp::Neg, UnOp::Not] {
+                let documented = match (op, a) {
+                    (UnOp::Neg, Value::Double(_) | Value::Interval(_))
+                    | (UnOp::Not, Value::Double(_)) => Some(a.ty()),
+                    _ => None,
+                };
+                assert_eq!(documented, unary_type(op, a.ty()), "{op:?} {a:?}");
+            }
+        }
     }
 }

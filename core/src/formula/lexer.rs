@@ -67,15 +67,11 @@ impl<'s> Lexer<'s> {
     }
 
     /// Moves one byte on, counting lines and characters (not UTF-8 continuation bytes).
+    /// A line ends at `\n`, `\r\n` or a lone `\r` (classic Mac OS files).
     fn bump(&mut self) {
         if let Some(b) = self.peek_byte(0) {
             self.pos += 1;
-            if b == b'\n' {
-                self.line += 1;
-                self.col = 1;
-            } else if b & 0xC0 != 0x80 {
-                self.col += 1;
-            }
+            (self.line, self.col) = advance(self.line, self.col, b, self.peek_byte(0));
         }
     }
 
@@ -89,7 +85,7 @@ impl<'s> Lexer<'s> {
             match self.peek_byte(0) {
                 Some(b' ' | b'\t' | b'\r' | b'\n') => self.bump(),
                 Some(b'/') if self.peek_byte(1) == Some(b'/') => {
-                    while !matches!(self.peek_byte(0), None | Some(b'\n')) {
+                    while !matches!(self.peek_byte(0), None | Some(b'\n' | b'\r')) {
                         self.bump();
                     }
                 }
@@ -98,6 +94,9 @@ impl<'s> Lexer<'s> {
         }
     }
 
+    /// Reads the next token. Never inlined: the recursive parser calls it from every level,
+    /// and its locals would otherwise sit in each level's frame.
+    #[inline(never)]
     pub fn next_token(&mut self) -> Result<Token, FormulaError> {
         self.skip_trivia();
         let (start, line, col) = (self.pos, self.line, self.col);
@@ -167,13 +166,19 @@ impl<'s> Lexer<'s> {
                         self.bump();
                     }
                 }
-                // Digits and one '.' always parse; a huge literal becomes infinity.
-                let v = self
-                    .src
-                    .get(start..self.pos)
-                    .and_then(|t| t.parse::<f64>().ok())
-                    .unwrap_or(f64::INFINITY);
-                Tok::Num(v)
+                // Digits and one '.' always parse; a literal beyond the largest double (about
+                // 1.8e308) is an error, not infinity.
+                let text = self.src.get(start..self.pos).unwrap_or("");
+                match text.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Tok::Num(v),
+                    _ => {
+                        return Err(self.error(
+                            line,
+                            col,
+                            ErrorKind::NumberOutOfRange(Snippet::new(text)),
+                        ))
+                    }
+                }
             }
             b'"' => {
                 self.bump();
@@ -183,7 +188,7 @@ impl<'s> Lexer<'s> {
                             self.bump();
                             break;
                         }
-                        None | Some(b'\n') => {
+                        None | Some(b'\n' | b'\r') => {
                             return Err(self.error(line, col, ErrorKind::UnterminatedString));
                         }
                         Some(_) => self.bump(),
@@ -229,5 +234,17 @@ impl<'s> Lexer<'s> {
             line,
             col,
         })
+    }
+}
+
+/// The (line, column) after byte `b` at (line, col), `next` being the byte after `b`: `\n`
+/// and a `\r` not followed by `\n` end a line; UTF-8 continuation bytes add no column.
+pub(crate) fn advance(line: u32, col: u32, b: u8, next: Option<u8>) -> (u32, u32) {
+    match b {
+        b'\n' => (line + 1, 1),
+        b'\r' if next != Some(b'\n') => (line + 1, 1),
+        b'\r' => (line, col),
+        _ if b & 0xC0 == 0x80 => (line, col),
+        _ => (line, col + 1),
     }
 }

@@ -41,17 +41,18 @@
 //! | source | [`MAX_SOURCE_BYTES`] = 8192 bytes of UTF-8 | Batch: "cannot exceed 8 KB"; the wider reading (KiB, bytes), so no formula Batch accepts is refused |
 //! | statements | [`MAX_STATEMENTS`] = 100 non-empty | Batch's limit (empty statements `;;` are free) |
 //! | tokens | not stored: read one at a time, one token of look-ahead | |
-//! | expression nodes | [`MAX_NODES`] = 1024 (24 bytes each) | ten per statement at the 100-statement limit; every documented formula uses under 100 |
-//! | user variables | [`MAX_VARIABLES`] = 64 | the spec's figure; formulas use a handful |
-//! | nesting | [`MAX_NESTING`] = 24 levels of brackets, calls and `?:`; [`MAX_PREFIX`] = 8 prefix operators in a row | bounds the parser's recursion |
-//! | tree height | [`MAX_HEIGHT`] = 64 (a chain `a+b+c` counts one per operator) | bounds the evaluator's recursion |
-//! | vector values | [`VECTOR_POOL`] = 1024 doubles per evaluation (temporaries freed after each scalar-valued call) | 8 h of one metric; documented formulas need at most 240 |
+//! | expression nodes | [`Program`]: [`MAX_NODES`] = 8192 (24 bytes each); [`BoundedProgram<NODES>`] for a board | a node per token, a token per byte at least: every formula within 8 KB fits |
+//! | user variables | [`MAX_VARIABLES`] = 100 | one per statement at most |
+//! | nesting | [`MAX_NESTING`] = 24 levels of brackets, calls, vector literals and `?:` branches; [`MAX_PREFIX`] = 8 prefix operators in a row | bounds the parser's recursion |
+//! | tree height | [`MAX_HEIGHT`] = 64 operators from an expression's root to a value (a chain `a+b+c` counts one per operator) | bounds the evaluator's recursion |
+//! | vector literal | [`MAX_VECTOR_LITERAL`] = 240 values | Batch documents no vector literal; as long as the longest `GetSample` |
+//! | vector values | [`Workspace`]: [`VECTOR_POOL`] = 39,840 doubles per evaluation (temporaries freed as they are consumed); [`BoundedWorkspace<POOL>`] for a board | the most any 100-statement formula needs over 240 samples (derivation at [`VECTOR_POOL`]) |
 //! | history | `History<N>`, default [`DEFAULT_HISTORY`] = 240 samples (2 h) per metric | windows reach back 60 min in the docs |
 //!
 //! Going over any of these is an error value, never a panic. Errors travel out of the
 //! recursive parser and evaluator as a one-byte signal (the error itself is stored once),
 //! which keeps their frames small: the deepest inputs the limits admit parse and evaluate in
-//! a 16 KB stack (x86_64 release; `tests/tests/formula_props.rs`).
+//! a 48 KB stack (x86_64 release; `tests/tests/formula_props.rs`).
 //!
 //! # Decisions where the documentation is silent
 //!
@@ -79,19 +80,34 @@
 //! * **Reading a target before assigning it** gives the pool's current target
 //!   ([`Inputs::target_dedicated`]); `$NodeDeallocationOption` reads as `requeue` (the
 //!   documented default) unless [`Inputs::deallocation`] says otherwise.
-//! * **Weekday**: .NET's `DayOfWeek`, Sunday = 0 … Saturday = 6. Batch runs on .NET, and
-//!   the documented `weekday >= 1 && weekday <= 5` only needs its lower bound if a 0
-//!   exists. Timestamps are UTC; `TimeInterval_Year` = 365 days.
-//! * **Numbers**: digits with an optional fraction (`1`, `0.7`); no exponent, no leading `.`.
-//!   Strings: `"..."` on one line, no escapes. Comments: `//` to end of line.
+//! * **Weekday**: ISO 8601's, Monday = 1 … Sunday = 7 (spec §4.1's proposal). Batch
+//!   documents "1 for Monday" and weekday tests `weekday >= 1 && weekday <= 5`, which fit
+//!   Sunday = 0 (.NET's `DayOfWeek`, capsim's choice before issue 18) as well; Microsoft's
+//!   formula generators Azure/batch-shipyard (`convoy/autoscale.py`, scenario `weekend`)
+//!   and Azure/doAzureParallel ship `weekday >= 6 && weekday <= 7` as the weekend, which is
+//!   right only with Sunday = 7, and no public formula tests `weekday == 0`. Timestamps are
+//!   UTC; `TimeInterval_Year` = 365 days.
+//! * **`$CPUPercent`** is supplied as a fraction, 0 to 1 (spec §15 Q5): Batch's table calls
+//!   it a percentage, but every Microsoft formula compares it with `0.7`, `0.2`, `0.8` where
+//!   its prose says 70, 20, 80 percent. The policy's mapping is in
+//!   `crate::autoscale::formula`.
+//! * **`time("")`** is now: Batch documents `time(string dateTime="")`.
+//! * **Static types**: the parser knows most nodes' types and rejects a node whose known
+//!   operand types do not combine (the evaluator would fail it on every evaluation that
+//!   reaches it), a final target that is not a double and a deallocation option that is not
+//!   a word (unless a `stop()` could end the evaluation first).
+//! * **Numbers**: digits with an optional fraction (`1`, `0.7`); no exponent, no leading `.`;
+//!   beyond the largest double is an error. Strings: `"..."` on one line, no escapes.
+//!   Comments: `//` to end of line. Lines end at `\n`, `\r\n` or a lone `\r`.
 //! * **Vector literals** `[a, b, c]` of doubles are accepted (the docs write `v = [1,2,3]`).
 //!   Element-wise vector operations need equal lengths. Only the operand combinations of the
 //!   documented operations table are accepted (`vec * 2` yes, `2 * vec` no).
 //! * **Functions' edge cases**: `avg`, `max`, `min`, `range` of no values and `std` of fewer
 //!   than two fail (`EmptyVector`); `len`, `sum`, `norm` of none are 0. `max`/`min` skip NaN
 //!   unless all are NaN. `std` is the sample deviation (Welford). `percentile(v, p)`: nearest
-//!   rank, `p` in 0–100. `val(v, i)`: `i` truncated, out of range fails. `rand()`: uniform in
-//!   [0, 1) from the workspace's seeded stream. `stop()` ends the evaluation successfully;
+//!   rank, `p` from 0 to 100 (outside or NaN fails: `ArgumentOutOfRange`). `val(v, i)`: `i`
+//!   truncated, out of range fails. `rand()`: uniform in [0, 1) from the workspace's seeded
+//!   stream. `stop()` ends the evaluation successfully;
 //!   assignments before it stand.
 //! * **Sampling** (spec §7.2): sample `k` sits at `k·30 s`; a window `(lo, hi]` holds the
 //!   samples with `lo < s ≤ hi`; one interval argument `a` means `(T − a, T]`, two mean
@@ -118,27 +134,56 @@ mod time;
 use core::fmt;
 
 pub use error::{ErrorKind, FormulaError, Snippet};
-pub use eval::{evaluate, Inputs, Outcome, Results, Workspace};
+pub use eval::{evaluate, BoundedWorkspace, Inputs, Outcome, Results, Workspace};
 pub use history::{History, DEFAULT_DELAY, DEFAULT_HISTORY, SAMPLE_PERIOD};
-pub use program::Program;
+pub use program::{BoundedProgram, Node, Program};
 pub use time::{TimeInterval, Timestamp, TICKS_PER_MS, TICKS_PER_SECOND};
 
 /// Batch's limit on the formula's length: 8 KB, read as 8192 bytes.
 pub const MAX_SOURCE_BYTES: usize = 8192;
 /// Batch's limit on the number of statements.
 pub const MAX_STATEMENTS: usize = 100;
-/// Expression nodes in one program.
-pub const MAX_NODES: usize = 1024;
-/// User variables in one program.
-pub const MAX_VARIABLES: usize = 64;
-/// Nesting of brackets, calls, vector literals and `?:` branches.
+/// Expression nodes a [`Program`] holds by default: every formula within Batch's limits.
+///
+/// Every node is made from a token of its own (a number, a string, a name, an operator, a
+/// `[` or a `?`; a method call reuses its receiver's node), and every token is at least one
+/// byte of source, so a formula of at most [`MAX_SOURCE_BYTES`] bytes has at most 8192
+/// nodes (`x=1+1+1…` reaches 8190). A board may give a [`Program`] fewer.
+pub const MAX_NODES: usize = MAX_SOURCE_BYTES;
+/// User variables in one program: each of the at most [`MAX_STATEMENTS`] statements
+/// assigns at most one variable, so no formula within Batch's limits has more.
+pub const MAX_VARIABLES: usize = MAX_STATEMENTS;
+/// Nesting of brackets, calls, vector literals and `?:` branches inside a statement's
+/// expression (`x = ((1))` is two levels).
 pub const MAX_NESTING: usize = 24;
 /// Prefix operators (`-`, `!`) in a row.
 pub const MAX_PREFIX: usize = 8;
-/// Height of an expression tree (operators from the root to the deepest leaf).
+/// Operators (including calls, members and methods) on one path from an expression's root
+/// to a value: `x = 1 + 1` is one, a chain `1 + 1 + … + 1` of 64 additions is 64.
 pub const MAX_HEIGHT: usize = 64;
-/// Doubles held by the vectors of one evaluation.
-pub const VECTOR_POOL: usize = 1024;
+/// Values in one vector literal `[a, b, …]`. Batch documents no vector literal (its docs
+/// only write `v = [1,2,3]` in prose); capsim accepts them up to the default history's
+/// length, so that no vector is longer than a `GetSample` over [`DEFAULT_HISTORY`].
+pub const MAX_VECTOR_LITERAL: usize = DEFAULT_HISTORY;
+/// Doubles a [`Workspace`] holds by default: the most any formula within Batch's limits
+/// needs over a [`History`] of [`DEFAULT_HISTORY`] samples.
+///
+/// Derivation. Let `L` = 240, the longest vector: a `GetSample` returns at most the
+/// history's 240 samples, a vector literal holds at most [`MAX_VECTOR_LITERAL`] = 240
+/// values, and element-wise operations and `lg`/`ln`/`log` keep their operand's length.
+/// The evaluator frees every temporary as soon as the node that consumed it is done (its
+/// vector result moves down to where the pool stood), so at any moment the pool holds
+/// * the values of the statements already run: at most `MAX_STATEMENTS − 1` = 99, one
+///   vector each (a statement assigns one value; an overwritten one is not reclaimed);
+/// * one pending operand of each node on the path from the statement's root to the node
+///   being evaluated (a binary operator's left side, `percentile`'s or `val`'s vector, a
+///   vector literal's elements so far): at most [`MAX_HEIGHT`] = 64 ancestors;
+/// * the node itself: two operands and its result, 3 vectors.
+///
+/// So `(99 + 64 + 3) × 240 = 39,840` doubles (318,720 bytes) suffice for every formula of
+/// at most 100 statements; `tests/tests/formula.rs` drives the worst cases of each term.
+/// A board may give a [`Workspace`] less.
+pub const VECTOR_POOL: usize = (MAX_STATEMENTS - 1 + MAX_HEIGHT + 3) * DEFAULT_HISTORY;
 
 /// The number of read-only service variables.
 pub const METRIC_COUNT: usize = 20;

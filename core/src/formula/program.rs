@@ -1,11 +1,11 @@
 //! The parser: source text to a fixed-capacity [`Program`], checked once.
 
 use super::error::{ErrorKind, FormulaError, Snippet};
-use super::lexer::{Lexer, Tok, Token};
+use super::lexer::{advance, Lexer, Tok, Token};
 use super::time::TICKS_PER_SECOND;
 use super::{
-    Deallocation, Metric, MAX_HEIGHT, MAX_NESTING, MAX_NODES, MAX_PREFIX, MAX_SOURCE_BYTES,
-    MAX_STATEMENTS, MAX_VARIABLES,
+    Deallocation, Metric, Type, MAX_HEIGHT, MAX_NESTING, MAX_NODES, MAX_PREFIX, MAX_SOURCE_BYTES,
+    MAX_STATEMENTS, MAX_VARIABLES, MAX_VECTOR_LITERAL,
 };
 
 pub(crate) const NONE: u16 = u16::MAX;
@@ -162,6 +162,15 @@ pub(crate) enum UnOp {
     Not,
 }
 
+impl UnOp {
+    pub(crate) fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Not => "!",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BinOp {
     Add,
@@ -266,20 +275,26 @@ pub(crate) enum Expr {
     },
 }
 
+/// One expression node (24 bytes on a 64-bit target). Public only so that a caller can
+/// size a [`Program`]'s node capacity; its fields are private.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Node {
-    pub expr: Expr,
+pub struct Node {
+    pub(crate) expr: Expr,
     /// The next argument of the same call (or `NONE`).
-    pub next: u16,
-    pub height: u8,
-    pub line: u16,
-    pub col: u16,
+    pub(crate) next: u16,
+    /// Operators from this node to its deepest value (0 for a value).
+    pub(crate) height: u8,
+    /// The node's type when the parser knows it (`None`: it depends on the evaluation).
+    pub(crate) ty: Option<Type>,
+    pub(crate) line: u16,
+    pub(crate) col: u16,
 }
 
 const EMPTY_NODE: Node = Node {
     expr: Expr::Num(0.0),
     next: NONE,
-    height: 1,
+    height: 0,
+    ty: Some(Type::Double),
     line: 0,
     col: 0,
 };
@@ -293,15 +308,21 @@ pub(crate) struct Stmt {
     pub col: u16,
 }
 
+/// A parsed formula at the host's capacity ([`MAX_NODES`]): holds every formula within
+/// Batch's limits. About 205 KB: keep it in a `Box` or a `static`.
+pub type Program = BoundedProgram<MAX_NODES>;
+
 /// A parsed formula: fixed capacity, checked once, evaluated any number of times.
 ///
 /// It keeps its own copy of the source (names and string literals point into it), so it
-/// borrows nothing. About 33 KB: keep it in a `static`, a `Box` or a caller's buffer on a
-/// small stack rather than returning it by value there.
-pub struct Program {
+/// borrows nothing. `NODES` is the expression-node capacity: [`Program`] has
+/// [`MAX_NODES`] (8192), which holds every formula within Batch's limits; a board may
+/// choose fewer (`BoundedProgram<512>` is about 22 KB) and gets
+/// [`super::ErrorKind::Capacity`] naming the limit for a formula that needs more.
+pub struct BoundedProgram<const NODES: usize> {
     pub(crate) src: [u8; MAX_SOURCE_BYTES],
     pub(crate) src_len: u16,
-    pub(crate) nodes: [Node; MAX_NODES],
+    pub(crate) nodes: [Node; NODES],
     pub(crate) node_count: u16,
     pub(crate) stmts: [Stmt; MAX_STATEMENTS],
     pub(crate) stmt_count: u8,
@@ -312,19 +333,24 @@ pub struct Program {
     pub(crate) order: [u8; MAX_VARIABLES],
 }
 
-impl Default for Program {
+impl<const NODES: usize> Default for BoundedProgram<NODES> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Program {
+impl<const NODES: usize> BoundedProgram<NODES> {
+    /// Node indices are `u16` with `u16::MAX` reserved.
+    const FITS: () = assert!(NODES < u16::MAX as usize, "NODES must be below 65535");
+
     /// Returns the empty program (no statements; evaluates to `requeue` and no targets).
     pub const fn new() -> Self {
-        Program {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::FITS;
+        BoundedProgram {
             src: [0; MAX_SOURCE_BYTES],
             src_len: 0,
-            nodes: [EMPTY_NODE; MAX_NODES],
+            nodes: [EMPTY_NODE; NODES],
             node_count: 0,
             stmts: [Stmt {
                 slot: NO_SLOT,
@@ -359,9 +385,9 @@ impl Program {
         self.names.fill((0, 0));
     }
 
-    /// Parses `src` into a new program (33 KB returned by value: fine on a host).
-    pub fn from_source(src: &str) -> Result<Program, FormulaError> {
-        let mut p = Program::new();
+    /// Parses `src` into a new program (returned by value: fine on a host's main stack).
+    pub fn from_source(src: &str) -> Result<Self, FormulaError> {
+        let mut p = Self::new();
         p.parse(src)?;
         Ok(p)
     }
@@ -371,7 +397,7 @@ impl Program {
         usize::from(self.stmt_count)
     }
 
-    /// Returns the number of expression nodes used (of [`MAX_NODES`]).
+    /// Returns the number of expression nodes used (of `NODES`).
     pub fn nodes(&self) -> usize {
         usize::from(self.node_count)
     }
@@ -408,13 +434,10 @@ impl Program {
     fn parse_inner(&mut self, src: &str) -> Result<(), FormulaError> {
         if src.len() > MAX_SOURCE_BYTES {
             // Point at the first byte over the limit.
+            let bytes = src.as_bytes();
             let mut lx = (1u32, 1u32);
-            for &b in &src.as_bytes()[..MAX_SOURCE_BYTES] {
-                if b == b'\n' {
-                    lx = (lx.0 + 1, 1);
-                } else if b & 0xC0 != 0x80 {
-                    lx.1 += 1;
-                }
+            for (i, &b) in bytes[..MAX_SOURCE_BYTES].iter().enumerate() {
+                lx = advance(lx.0, lx.1, b, bytes.get(i + 1).copied());
             }
             return Err(FormulaError {
                 line: lx.0,
@@ -426,6 +449,11 @@ impl Program {
         self.src_len = src.len() as u16;
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token()?;
+        let mut slot_ty = [None; SLOTS];
+        // Before the formula assigns them, targets read the pool's (doubles) and the
+        // deallocation option reads the current one.
+        slot_ty[..usize::from(DEALLOCATION_SLOT)].fill(Some(Type::Double));
+        slot_ty[usize::from(DEALLOCATION_SLOT)] = Some(Type::Deallocation);
         let mut p = Parser {
             prog: self,
             src,
@@ -433,8 +461,11 @@ impl Program {
             tok,
             depth: 0,
             err: None,
+            slot_ty,
+            slot_at: [(0, 0); SLOTS],
+            has_stop: false,
         };
-        if p.formula().is_err() {
+        if p.formula().is_err() || p.final_targets().is_err() {
             // `Halt` always comes with a recorded error.
             return Err(p.err.unwrap_or(FormulaError {
                 line: 1,
@@ -467,13 +498,19 @@ impl Program {
     }
 }
 
-struct Parser<'p, 's> {
-    prog: &'p mut Program,
+struct Parser<'p, 's, const NODES: usize> {
+    prog: &'p mut BoundedProgram<NODES>,
     src: &'s str,
     lexer: Lexer<'s>,
     tok: Token,
     depth: usize,
     err: Option<FormulaError>,
+    /// Each slot's type after the statements parsed so far (`None`: not known statically).
+    slot_ty: [Option<Type>; SLOTS],
+    /// Where each slot was last assigned (the statement's first token).
+    slot_at: [(u32, u32); SLOTS],
+    /// Whether a `stop()` call appears (then later statements may not run).
+    has_stop: bool,
 }
 
 /// A parse failure; the error itself waits in `Parser::err`. Keeping results this small keeps
@@ -482,7 +519,7 @@ struct Halt;
 
 type R<T> = Result<T, Halt>;
 
-impl<'s> Parser<'_, 's> {
+impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
     fn text(&self, t: &Token) -> &'s str {
         self.src.get(t.start..t.end).unwrap_or("")
     }
@@ -495,7 +532,9 @@ impl<'s> Parser<'_, 's> {
         }
     }
 
-    /// Records the error at `t` and stops the parse.
+    /// Records the error at `t` and stops the parse. Never inlined: error values in every
+    /// recursive frame would swell the parser's stack use.
+    #[inline(never)]
     fn at(&mut self, t: Token, kind: ErrorKind) -> Halt {
         self.err = Some(FormulaError {
             line: t.line,
@@ -539,26 +578,40 @@ impl<'s> Parser<'_, 's> {
     }
 
     fn height(&self, i: u16) -> u8 {
-        self.prog.nodes.get(usize::from(i)).map_or(1, |n| n.height)
+        self.prog.nodes.get(usize::from(i)).map_or(0, |n| n.height)
     }
 
-    /// Adds a node whose children are `kids`; checks the capacity and the tree height.
+    /// Adds a node whose children are `kids`; checks the capacity, the tree height and the
+    /// operand types.
     fn push(&mut self, expr: Expr, t: &Token, kids: &[u16]) -> R<u16> {
-        let h = kids.iter().map(|&k| self.height(k)).max().unwrap_or(0) + 1;
+        let h = match kids.iter().map(|&k| self.height(k)).max() {
+            Some(h) => h.saturating_add(1),
+            None => 0,
+        };
         self.push_h(expr, t, h)
+    }
+
+    /// The height of a node over a list of `count` arguments whose tallest is `h`.
+    fn over_list(count: u16, h: u8) -> u8 {
+        if count == 0 {
+            0
+        } else {
+            h.saturating_add(1)
+        }
     }
 
     fn push_h(&mut self, expr: Expr, t: &Token, height: u8) -> R<u16> {
         if usize::from(height) > MAX_HEIGHT {
             return Err(self.at(*t, ErrorKind::TooTall));
         }
+        let ty = self.static_type(&expr, t)?;
         let i = self.prog.node_count;
         let Some(slot) = self.prog.nodes.get_mut(usize::from(i)) else {
             return Err(self.at(
                 *t,
                 ErrorKind::Capacity {
                     what: "expression nodes",
-                    limit: MAX_NODES as u32,
+                    limit: NODES as u32,
                 },
             ));
         };
@@ -566,6 +619,7 @@ impl<'s> Parser<'_, 's> {
             expr,
             next: NONE,
             height,
+            ty,
             line: t.line as u16,
             col: t.col as u16,
         };
@@ -641,6 +695,10 @@ impl<'s> Parser<'_, 's> {
             if entry.1 == 0 {
                 *entry = (start.start as u16, (start.end - start.start) as u16);
             }
+            // Statements run in order and an assignment always completes before the next
+            // statement, so a later read sees this expression's type.
+            self.slot_ty[usize::from(slot)] = self.node_ty(e);
+            self.slot_at[usize::from(slot)] = (start.line, start.col);
             return self.add_stmt(slot, e, &start);
         }
         if !name.starts_with('$') && func(name).is_some() && next.tok == Tok::LParen {
@@ -667,7 +725,9 @@ impl<'s> Parser<'_, 's> {
 
     /// expression = or-chain [ '?' expression ':' expression ] (right-associative).
     fn expr(&mut self) -> R<u16> {
-        if self.depth >= MAX_NESTING {
+        // The statement's own expression is depth 1; each bracket, call, vector literal or
+        // `?:` branch inside it one more.
+        if self.depth > MAX_NESTING {
             return Err(self.at(self.tok, ErrorKind::TooDeep));
         }
         self.depth += 1;
@@ -715,18 +775,18 @@ impl<'s> Parser<'_, 's> {
     /// Prefix operators (at most [`MAX_PREFIX`] in a row) are collected in a fixed stack, then
     /// applied innermost first.
     fn unary(&mut self) -> R<u16> {
-        let mut ops = [(UnOp::Neg, 0u32, 0u32); MAX_PREFIX];
+        let mut ops = [(UnOp::Neg, 0u16, 0u16); MAX_PREFIX];
         let mut n = 0;
         while matches!(self.tok.tok, Tok::Minus | Tok::Bang) {
             if n >= MAX_PREFIX {
-                return Err(self.at(self.tok, ErrorKind::TooDeep));
+                return Err(self.at(self.tok, ErrorKind::TooManyPrefix));
             }
             let op = if self.tok.tok == Tok::Minus {
                 UnOp::Neg
             } else {
                 UnOp::Not
             };
-            ops[n] = (op, self.tok.line, self.tok.col);
+            ops[n] = (op, self.tok.line as u16, self.tok.col as u16);
             n += 1;
             self.advance()?;
         }
@@ -735,8 +795,8 @@ impl<'s> Parser<'_, 's> {
             n -= 1;
             let (op, line, col) = ops[n];
             let t = Token {
-                line,
-                col,
+                line: u32::from(line),
+                col: u32::from(col),
                 ..self.tok
             };
             e = self.push(Expr::Unary { op, e }, &t, &[e])?;
@@ -747,6 +807,17 @@ impl<'s> Parser<'_, 's> {
     fn postfix(&mut self) -> R<u16> {
         let mut e = self.primary()?;
         while self.tok.tok == Tok::Dot {
+            e = self.member_or_method(e)?;
+        }
+        Ok(e)
+    }
+
+    /// `.member` or `.Method(args)` after `e` (at the `.`). Kept out of line, like
+    /// [`Self::primary`] and [`Self::identifier`], so that each level of the recursive
+    /// descent keeps a small frame (see the stack figure in the module docs).
+    #[inline(never)]
+    fn member_or_method(&mut self, mut e: u16) -> R<u16> {
+        {
             self.advance()?;
             let t = self.tok;
             if t.tok != Tok::Ident {
@@ -777,14 +848,17 @@ impl<'s> Parser<'_, 's> {
                     first,
                     count,
                 };
-                if usize::from(h) + 1 > MAX_HEIGHT {
+                let height = Self::over_list(count, h);
+                if usize::from(height) > MAX_HEIGHT {
                     return Err(self.at(t, ErrorKind::TooTall));
                 }
+                let ty = self.static_type(&expr, &t)?;
                 if let Some(n) = self.prog.nodes.get_mut(usize::from(e)) {
                     *n = Node {
                         expr,
                         next: NONE,
-                        height: h + 1,
+                        height,
+                        ty,
                         line: t.line as u16,
                         col: t.col as u16,
                     };
@@ -826,7 +900,23 @@ impl<'s> Parser<'_, 's> {
         }
     }
 
+    /// A bracketed expression here (the common deep path, kept in a small frame), anything
+    /// else in [`Self::value`].
     fn primary(&mut self) -> R<u16> {
+        match self.tok.tok {
+            Tok::LParen => {
+                self.advance()?;
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "')'")?;
+                Ok(e)
+            }
+            Tok::Ident => self.identifier(self.tok),
+            _ => self.value(),
+        }
+    }
+
+    #[inline(never)]
+    fn value(&mut self) -> R<u16> {
         let t = self.tok;
         match t.tok {
             Tok::Num(v) => {
@@ -841,51 +931,70 @@ impl<'s> Parser<'_, 's> {
                 };
                 self.push(expr, &t, &[])
             }
-            Tok::LParen => {
-                self.advance()?;
-                let e = self.expr()?;
-                self.expect(Tok::RParen, "')'")?;
-                Ok(e)
-            }
             Tok::LBracket => {
                 self.advance()?;
                 let (first, count, h) = self.args(Tok::RBracket, "']'")?;
-                self.push_h(Expr::Vector { first, count }, &t, h + 1)
+                if usize::from(count) > MAX_VECTOR_LITERAL {
+                    return Err(self.at(
+                        t,
+                        ErrorKind::Capacity {
+                            what: "values in a vector literal",
+                            limit: MAX_VECTOR_LITERAL as u32,
+                        },
+                    ));
+                }
+                self.push_h(Expr::Vector { first, count }, &t, Self::over_list(count, h))
             }
-            Tok::Ident => self.identifier(t),
             _ => Err(self.expected("a value")),
         }
     }
 
+    /// A name: a call (on the deep path, in [`Self::call`]) or a value ([`Self::name`]).
+    #[inline(never)]
     fn identifier(&mut self, t: Token) -> R<u16> {
         let name = self.src.get(t.start..t.end).unwrap_or("");
         self.advance()?;
         if !name.starts_with('$') {
-            if let Some((f, lo, hi, accepted)) = func(name) {
-                if self.tok.tok != Tok::LParen {
-                    return Err(self.expected("'('"));
-                }
-                self.advance()?;
-                let (first, count, h) = self.args(Tok::RParen, "')'")?;
-                if count < lo || count > hi {
-                    return Err(self.at(
-                        t,
-                        ErrorKind::ArgumentCount {
-                            name: f.name(),
-                            accepted,
-                        },
-                    ));
-                }
-                return self.push_h(
-                    Expr::Call {
-                        func: f,
-                        first,
-                        count,
-                    },
-                    &t,
-                    h + 1,
-                );
+            if let Some(f) = func(name) {
+                return self.call(&t, f);
             }
+        }
+        self.name(&t, name)
+    }
+
+    /// `f(args)` after the name `t` (the `(` not yet consumed).
+    #[inline(never)]
+    fn call(&mut self, t: &Token, (f, lo, hi, accepted): (Func, u16, u16, &'static str)) -> R<u16> {
+        if self.tok.tok != Tok::LParen {
+            return Err(self.expected("'('"));
+        }
+        self.advance()?;
+        let (first, count, h) = self.args(Tok::RParen, "')'")?;
+        if count < lo || count > hi {
+            return Err(self.at(
+                *t,
+                ErrorKind::ArgumentCount {
+                    name: f.name(),
+                    accepted,
+                },
+            ));
+        }
+        self.push_h(
+            Expr::Call {
+                func: f,
+                first,
+                count,
+            },
+            t,
+            Self::over_list(count, h),
+        )
+    }
+
+    /// A name that is not a call: a constant, a deallocation word or a variable.
+    #[inline(never)]
+    fn name(&mut self, t: &Token, name: &str) -> R<u16> {
+        let t = *t;
+        if !name.starts_with('$') {
             if self.tok.tok == Tok::LParen {
                 return Err(self.at(t, ErrorKind::UnknownFunction(Snippet::new(name))));
             }
@@ -907,6 +1016,315 @@ impl<'s> Parser<'_, 's> {
             Some(s) => self.push(Expr::Var(s), &t, &[]),
             None => Err(self.at(t, ErrorKind::UndefinedVariable(Snippet::new(name)))),
         }
+    }
+}
+
+/// The static type checks. Each mirrors the evaluator: a node whose operand types are all
+/// known and do not combine fails on every evaluation that reaches it, so it is rejected
+/// at parse time with the error (and the position) the evaluation would report. A node
+/// with an operand whose type depends on the evaluation (a `?:` with branches of two
+/// types, a variable assigned one) is left to the evaluator; nothing the evaluator accepts
+/// is rejected, except code that could never evaluate (a type error in a branch that is
+/// never taken).
+impl<const NODES: usize> Parser<'_, '_, NODES> {
+    fn node_ty(&self, i: u16) -> Option<Type> {
+        self.prog.nodes.get(usize::from(i)).and_then(|n| n.ty)
+    }
+
+    fn node_at(&self, i: u16) -> Token {
+        let n = self
+            .prog
+            .nodes
+            .get(usize::from(i))
+            .copied()
+            .unwrap_or(EMPTY_NODE);
+        Token {
+            line: u32::from(n.line),
+            col: u32::from(n.col),
+            ..self.tok
+        }
+    }
+
+    /// The `k`-th argument (0-based) of a list starting at `first`.
+    fn nth(&self, first: u16, k: u16) -> u16 {
+        let mut a = first;
+        for _ in 0..k {
+            a = self.prog.nodes.get(usize::from(a)).map_or(NONE, |n| n.next);
+        }
+        a
+    }
+
+    fn argument(&mut self, name: &'static str, a: u16, found: Type) -> Halt {
+        let t = self.node_at(a);
+        self.at(t, ErrorKind::Argument { name, found })
+    }
+
+    /// Requires argument `a` to be one of `ok` when its type is known.
+    fn want(&mut self, name: &'static str, a: u16, ok: &[Type]) -> R<()> {
+        match self.node_ty(a) {
+            Some(ty) if !ok.contains(&ty) => Err(self.argument(name, a, ty)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The type of a new node (`t` is where it will point), or the error its evaluation
+    /// would always raise. Never inlined: it would swell the recursive parser's frames.
+    #[inline(never)]
+    fn static_type(&mut self, expr: &Expr, t: &Token) -> R<Option<Type>> {
+        use Type::*;
+        const LIST: [Type; 2] = [Double, DoubleVec];
+        const POINT: [Type; 2] = [TimeInterval, Timestamp];
+        Ok(match *expr {
+            Expr::Num(_) | Expr::Metric(_) => Some(Double),
+            Expr::Str { .. } => Some(String),
+            Expr::Interval(_) => Some(TimeInterval),
+            Expr::Dealloc(_) => Some(Deallocation),
+            Expr::Var(slot) => self.slot_ty.get(usize::from(slot)).copied().flatten(),
+            Expr::Vector { first, count } => {
+                for k in 0..count {
+                    self.want("a vector literal", self.nth(first, k), &[Double])?;
+                }
+                Some(DoubleVec)
+            }
+            Expr::Member { obj, member } => match self.node_ty(obj) {
+                Some(Timestamp) | None => Some(Double),
+                Some(found) => {
+                    return Err(self.at(
+                        *t,
+                        ErrorKind::Argument {
+                            name: member.name(),
+                            found,
+                        },
+                    ))
+                }
+            },
+            Expr::Unary { op, e } => match self.node_ty(e) {
+                None => None,
+                Some(ty) => match unary_type(op, ty) {
+                    Some(r) => Some(r),
+                    None => {
+                        return Err(self.at(
+                            *t,
+                            ErrorKind::Operands {
+                                op: op.symbol(),
+                                left: ty,
+                                right: None,
+                            },
+                        ))
+                    }
+                },
+            },
+            Expr::Binary { op, l, r } => match (self.node_ty(l), self.node_ty(r)) {
+                (Some(a), Some(b)) => match binary_type(op, a, b) {
+                    Some(ty) => Some(ty),
+                    None => {
+                        return Err(self.at(
+                            *t,
+                            ErrorKind::Operands {
+                                op: op.symbol(),
+                                left: a,
+                                right: Some(b),
+                            },
+                        ))
+                    }
+                },
+                // Comparisons and logic give a double whatever their operands.
+                _ if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) => {
+                    Some(Double)
+                }
+                _ => None,
+            },
+            Expr::Cond { c, t: a, e: b } => {
+                if let Some(ty) = self.node_ty(c).filter(|&ty| ty != Double) {
+                    return Err(self.at(
+                        *t,
+                        ErrorKind::Operands {
+                            op: "?:",
+                            left: ty,
+                            right: None,
+                        },
+                    ));
+                }
+                match (self.node_ty(a), self.node_ty(b)) {
+                    (Some(x), Some(y)) if x == y => Some(x),
+                    _ => None,
+                }
+            }
+            Expr::Call { func, first, count } => {
+                let name = func.name();
+                match func {
+                    Func::Avg
+                    | Func::Len
+                    | Func::Sum
+                    | Func::Norm
+                    | Func::Max
+                    | Func::Min
+                    | Func::Range
+                    | Func::Std => {
+                        for k in 0..count {
+                            self.want(name, self.nth(first, k), &LIST)?;
+                        }
+                        Some(Double)
+                    }
+                    Func::Lg | Func::Ln | Func::Log => {
+                        let a = self.nth(first, 0);
+                        self.want(name, a, &LIST)?;
+                        self.node_ty(a)
+                    }
+                    Func::Percentile | Func::Val => {
+                        self.want(name, self.nth(first, 0), &LIST)?;
+                        self.want(name, self.nth(first, 1), &[Double])?;
+                        Some(Double)
+                    }
+                    Func::Rand => Some(Double),
+                    Func::Stop => {
+                        self.has_stop = true;
+                        None
+                    }
+                    Func::Time => {
+                        if count == 1 {
+                            let a = self.nth(first, 0);
+                            self.want(name, a, &[String])?;
+                            let node = self.prog.nodes.get(usize::from(a)).map(|n| n.expr);
+                            if let Some(Expr::Str { start, len }) = node {
+                                let text = self.prog.text(start, len);
+                                if !text.is_empty() && super::Timestamp::parse(text).is_none() {
+                                    let at = self.node_at(a);
+                                    return Err(
+                                        self.at(at, ErrorKind::InvalidDateTime(Snippet::new(text)))
+                                    );
+                                }
+                            }
+                        }
+                        Some(Timestamp)
+                    }
+                }
+            }
+            Expr::Method {
+                method,
+                first,
+                count,
+                ..
+            } => {
+                let name = method.name();
+                match method {
+                    Method::GetSamplePeriod => Some(TimeInterval),
+                    Method::Count => Some(Double),
+                    Method::HistoryBeginTime => Some(Timestamp),
+                    Method::GetSamplePercent => {
+                        for k in 0..count {
+                            self.want(name, self.nth(first, k), &POINT)?;
+                        }
+                        Some(Double)
+                    }
+                    Method::GetSample => {
+                        let (a, b, c) =
+                            (self.nth(first, 0), self.nth(first, 1), self.nth(first, 2));
+                        match count {
+                            // A count of samples, or a window back from now.
+                            1 => self.want(name, a, &[Double, TimeInterval, Timestamp])?,
+                            // A window and a required percentage, or a window's two ends.
+                            2 => {
+                                self.want(name, a, &POINT)?;
+                                self.want(name, b, &[Double, TimeInterval, Timestamp])?;
+                            }
+                            _ => {
+                                self.want(name, a, &POINT)?;
+                                self.want(name, b, &POINT)?;
+                                self.want(name, c, &[Double])?;
+                            }
+                        }
+                        Some(DoubleVec)
+                    }
+                }
+            }
+        })
+    }
+
+    /// Rejects a final target or deallocation value of the wrong type (the evaluation would
+    /// always end with `InvalidTargetValue`). Skipped when a `stop()` call could end an
+    /// evaluation before the last assignment.
+    fn final_targets(&mut self) -> R<()> {
+        if self.has_stop {
+            return Ok(());
+        }
+        // The full name wins over its alias (slots 0/1, 2/3), as in the evaluator.
+        for (full, alias, name) in [
+            (0, 1, "the dedicated or low-priority target"),
+            (2, 3, "the dedicated or low-priority target"),
+        ] {
+            let slot = if self.slot_at[full] != (0, 0) {
+                full
+            } else if self.slot_at[alias] != (0, 0) {
+                alias
+            } else {
+                continue;
+            };
+            let name = if slot == full {
+                name
+            } else {
+                "the target alias"
+            };
+            if matches!(self.slot_ty[slot], Some(ty) if ty != Type::Double) {
+                let (line, col) = self.slot_at[slot];
+                let t = Token {
+                    line,
+                    col,
+                    ..self.tok
+                };
+                return Err(self.at(t, ErrorKind::InvalidTarget(name)));
+            }
+        }
+        let d = usize::from(DEALLOCATION_SLOT);
+        if self.slot_at[d] != (0, 0)
+            && matches!(self.slot_ty[d], Some(ty) if ty != Type::Deallocation)
+        {
+            let (line, col) = self.slot_at[d];
+            let t = Token {
+                line,
+                col,
+                ..self.tok
+            };
+            return Err(self.at(t, ErrorKind::InvalidDeallocation));
+        }
+        Ok(())
+    }
+}
+
+/// The result type of `op` on operands of types `a` and `b`, or `None` where the language
+/// does not combine them (the documented operations table). The evaluator's arithmetic
+/// follows the same table (`eval.rs`'s tests check every combination against it).
+pub(crate) fn binary_type(op: BinOp, a: Type, b: Type) -> Option<Type> {
+    use BinOp::*;
+    use Type::*;
+    match op {
+        Add | Sub | Mul | Div => match (a, b) {
+            (Double, Double) => Some(Double),
+            (DoubleVec, Double) | (DoubleVec, DoubleVec) => Some(DoubleVec),
+            (Double, TimeInterval) if op == Mul => Some(TimeInterval),
+            (TimeInterval, Double) if op == Mul || op == Div => Some(TimeInterval),
+            (TimeInterval, TimeInterval) if op == Add || op == Sub => Some(TimeInterval),
+            (TimeInterval, Timestamp) | (Timestamp, TimeInterval) if op == Add => Some(Timestamp),
+            (Timestamp, Timestamp) if op == Sub => Some(TimeInterval),
+            _ => None,
+        },
+        Lt | Le | Gt | Ge | Eq | Ne => match (a, b) {
+            (Double, Double)
+            | (String, String)
+            | (Timestamp, Timestamp)
+            | (TimeInterval, TimeInterval) => Some(Double),
+            _ => None,
+        },
+        And | Or => (a == Double && b == Double).then_some(Double),
+    }
+}
+
+/// The result type of a prefix operator on an operand of type `a`.
+pub(crate) fn unary_type(op: UnOp, a: Type) -> Option<Type> {
+    match (op, a) {
+        (UnOp::Neg, Type::Double) | (UnOp::Not, Type::Double) => Some(Type::Double),
+        (UnOp::Neg, Type::TimeInterval) => Some(Type::TimeInterval),
+        _ => None,
     }
 }
 

@@ -79,10 +79,26 @@ impl Timestamp {
             rest % TICKS_PER_SECOND,
         )
     }
-    /// Returns .NET's `DayOfWeek`: 0 = Sunday, 1 = Monday, ... 6 = Saturday.
+    /// Returns .NET's `DayOfWeek`: 0 = Sunday, 1 = Monday, ... 6 = Saturday (RFC 1123's
+    /// day names are checked against it).
     pub(crate) fn weekday(self) -> u32 {
         // 1970-01-01 was a Thursday (4).
         (self.0.div_euclid(TICKS_PER_DAY) + 4).rem_euclid(7) as u32
+    }
+    /// Returns the formula's `weekday`: ISO 8601's day number, 1 = Monday ... 7 = Sunday.
+    ///
+    /// Batch documents only "the number of day of week, for example, 1 for Monday" and
+    /// weekday formulas `weekday >= 1 && weekday <= 5`, which read the same with Sunday = 0
+    /// or 7. Microsoft's own formula generators settle it: Azure/batch-shipyard
+    /// (`convoy/autoscale.py`, scenario `weekend`) and Azure/doAzureParallel
+    /// (`R/autoscale.R`, `autoscaleWeekendFormula`) ship `weekday >= 6 && weekday <= 7` as
+    /// "the weekend", which covers Sunday only if Sunday is 7. No public formula found tests
+    /// `weekday == 0`. (README: "What `check` checks".)
+    pub(crate) fn iso_weekday(self) -> u32 {
+        match self.weekday() {
+            0 => 7,
+            d => d,
+        }
     }
     /// Parses W3C-DTF / RFC 3339 (`2016-10-13T19:18:47.805Z`, `2016-10-13`, offsets
     /// `+hh:mm`) or RFC 1123 (`Thu, 13 Oct 2016 19:18:47 GMT`).
