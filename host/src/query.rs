@@ -229,7 +229,7 @@ mod tests {
         assert!(p.stdout.is_empty() && p.chart.is_none());
         assert_eq!(
             p.error.as_deref(),
-            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer from 0 to 4294967295")
+            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295")
         );
         let p = run(
             &[("model", "autoscale"), ("seed", "1..=100001")],
