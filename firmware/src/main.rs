@@ -22,6 +22,7 @@ use defmt_semihosting as _;
 mod fmt;
 
 mod board;
+mod paths;
 mod report;
 mod stack;
 
@@ -43,7 +44,9 @@ const FAULTED: i32 = 102;
 fn main() -> ! {
     let board::Board { led, mut delay } = board::init();
     let mut out = report::LineWriter::new(led);
-    let status = if cfg!(feature = "trace") {
+    let status = if cfg!(feature = "paths") {
+        paths::run(&mut out)
+    } else if cfg!(feature = "trace") {
         trace(&mut out, &mut delay)
     } else {
         lessons(&mut out, &mut delay)
