@@ -185,7 +185,7 @@ fn model<M: Plotted>(
 }
 
 /// Returns every model's parameters as JSON, for the page's form: per model, each flag with
-/// its help, accepted values and lesson value — the definitions `--help` prints.
+/// its help, accepted values, default and lesson value — the definitions `--help` prints.
 pub fn params_json() -> String {
     fn one<M: Model>(name: &str) -> serde_json::Value {
         let params: Vec<serde_json::Value> = M::PARAMS
@@ -196,6 +196,7 @@ pub fn params_json() -> String {
                     "help": p.help,
                     "accepted": p.accepted,
                     "lesson": p.lesson,
+                    "default": p.default_text(),
                     "help_line": p.help_line(),
                 })
             })
