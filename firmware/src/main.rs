@@ -4,8 +4,9 @@
 //! semihosting stdout, or as defmt frames with the `defmt`/`rtt` features), notes the work
 //! per lesson and the peak stack on the side (see `report`), and exits through semihosting:
 //! status 0 when every lesson ran, 1 after a lesson error, 101 after a panic, 102 after a
-//! fault. It links no allocator, uses no `alloc` and has no big static: every board runs the
-//! consumers lesson with the small-memory engine, its 6.8 KB workspace on that lesson's stack.
+//! fault. It links no allocator, uses no `alloc` and has no big static (but the `paths` build:
+//! a formula's program and workspace, `paths::FORMULA`): every board runs the consumers lesson
+//! with the small-memory engine, its 6.8 KB workspace on that lesson's stack.
 
 #![no_std]
 #![no_main]

@@ -11,8 +11,6 @@
 //!
 //! `scripts/firmware-test.sh` lists the same host command lines in the same order.
 
-use core::fmt::Write;
-
 use capsim_core::{
     autoscale::{
         self, Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
@@ -164,6 +162,7 @@ static FORMULA: critical_section::Mutex<
 #[cfg(not(board = "microbit"))]
 fn formula<P: OutputPin>(out: &mut report::LineWriter<P>) -> Result<(), ()> {
     use capsim_core::formula::{evaluate, History, Inputs, Timestamp, DEFAULT_DELAY};
+    use core::fmt::Write as _;
     let failed = |what: &dyn core::fmt::Display| {
         error!("# error formula: {}", crate::fmt::Show(what));
     };
