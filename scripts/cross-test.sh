@@ -22,7 +22,7 @@ native=target/release/capsim
 big=(qemu-s390x -L /usr/s390x-linux-gnu "target/$target/release/capsim")
 # The build really is a big-endian (MSB) S/390 executable.
 if command -v file >/dev/null; then
-    file -b "target/$target/release/capsim" | grep -q 'MSB .*S/390' ||
+    file -b "target/$target/release/capsim" | grep 'MSB .*S/390' >/dev/null ||
         { echo "target/$target/release/capsim is not a big-endian S/390 executable"; exit 1; }
 fi
 
