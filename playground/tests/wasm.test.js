@@ -135,3 +135,45 @@ test("wasm32: the cross-target command lines the page runs (lifecycle grids amon
   assert.ok(lifecycle.filter((a) => pagePairs(a) !== null).length >= 6, "lifecycle lines run on the page");
   assert.ok(ran >= 20, `${ran} lines ran`);
 });
+
+// The CLI itself built for wasm32-wasip1 (scripts/playground-test.sh builds it), run under
+// node's WASI with the repository as its directory: {status, stdout, stderr}.
+const wasiBin = process.env.CAPSIM_WASI || path.join(root, "target", "wasm32-wasip1", "release", "capsim.wasm");
+let wasiModule;
+function runWasi(argv) {
+  const { WASI } = require("node:wasi");
+  wasiModule = wasiModule || new WebAssembly.Module(fs.readFileSync(wasiBin));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "capsim-wasi-"));
+  const files = [path.join(dir, "out"), path.join(dir, "err")];
+  const [out, err] = files.map((f) => fs.openSync(f, "w"));
+  const wasi = new WASI({
+    version: "preview1",
+    args: ["capsim", ...argv],
+    env: {},
+    preopens: { ".": root },
+    stdout: out,
+    stderr: err,
+    returnOnExit: true,
+  });
+  const instance = new WebAssembly.Instance(wasiModule, { wasi_snapshot_preview1: wasi.wasiImport });
+  const status = wasi.start(instance);
+  fs.closeSync(out);
+  fs.closeSync(err);
+  const [stdout, stderr] = files.map((f) => fs.readFileSync(f, "utf8"));
+  fs.rmSync(dir, { recursive: true });
+  return { status, stdout, stderr };
+}
+
+test("wasm32 (the CLI under WASI): every cross-target command line, formulas and traces included, equals the host's bytes", () => {
+  const lines = crossCommands();
+  for (const argv of lines) {
+    const what = argv.join(" ");
+    const cli = spawnSync(capsim, argv, { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
+    assert.ok([0, 1, 2].includes(cli.status), what + ": " + cli.stderr);
+    const wasm = runWasi(argv);
+    assert.equal(wasm.stdout, cli.stdout, what);
+    assert.equal(wasm.stderr, cli.stderr, what);
+    assert.equal(wasm.status, cli.status, what);
+  }
+  assert.ok(lines.filter((a) => a.includes("--formula") || a[0] === "formula").length >= 4 * 16, "formula lines");
+});
