@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Big-endian determinism: the capsim CLI cross-built for s390x-unknown-linux-gnu and run under
-# qemu-user prints the same bytes as the x86_64 build — the lesson suite, a grid of each model
-# in each format, a seed summary, negative demand (NaN) and an error line with its status.
+# qemu-user prints the same bytes as the x86_64 build (stdout, stderr, exit status) for every
+# command line of scripts/cross-commands.txt: the lesson suite, a grid of each model in each
+# format, a seed summary, NaN, error lines, lifecycle grids, and every example formula driving
+# the group and evaluated.
 # Installs what it needs: the rust target, Debian's gcc-s390x-linux-gnu and qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +22,7 @@ native=target/release/capsim
 big=(qemu-s390x -L /usr/s390x-linux-gnu "target/$target/release/capsim")
 # The build really is a big-endian (MSB) S/390 executable.
 if command -v file >/dev/null; then
-    file -b "target/$target/release/capsim" | grep -q 'MSB .*S/390' ||
+    file -b "target/$target/release/capsim" | grep 'MSB .*S/390' >/dev/null ||
         { echo "target/$target/release/capsim is not a big-endian S/390 executable"; exit 1; }
 fi
 
@@ -29,8 +31,8 @@ trap 'rm -rf "$dir"' EXIT
 checks=0
 compare() {
     local status_native=0 status_big=0
-    "$native" "$@" >"$dir/native.out" 2>"$dir/native.err" || status_native=$?
-    "${big[@]}" "$@" >"$dir/big.out" 2>"$dir/big.err" || status_big=$?
+    "$native" "$@" </dev/null >"$dir/native.out" 2>"$dir/native.err" || status_native=$?
+    "${big[@]}" "$@" </dev/null >"$dir/big.out" 2>"$dir/big.err" || status_big=$?
     if ! cmp -s "$dir/native.out" "$dir/big.out" || ! cmp -s "$dir/native.err" "$dir/big.err" ||
         [ "$status_native" != "$status_big" ]; then
         echo "s390x differs from x86_64: capsim $*"
@@ -38,17 +40,26 @@ compare() {
         diff "$dir/native.err" "$dir/big.err" | head -n 4 || true
         exit 1
     fi
+    case $status_native in
+        0 | 1 | 2) ;;
+        *) echo "capsim $*: exit status $status_native (0, 1 or 2 expected)"; exit 1 ;;
+    esac
     checks=$((checks + 1))
     printf '  same bytes (%7s bytes, status %s): capsim %s\n' "$(wc -c <"$dir/native.out")" "$status_native" "$*"
 }
 
-compare lesson all
-for format in table json csv; do
-    compare autoscale --threshold 2,3,5 --cooldown 0,3,8 --seed 1..=20 --format "$format"
-    compare consumers --consumers 1,2,4 --slots 2,4 --shipments 1000 --seed 1..=3 --format "$format"
-    compare bulkhead --split shared,24 --mode healthy,slowdown --seed 1..=20 --format "$format"
-done
-compare bulkhead --split shared,24 --mode slowdown --seed 1..=50 --summary
-compare autoscale --demand-base 100 --seed 1..=3 --format csv
-compare autoscale --capacity 100,1 --seed 1..=3
+# The command lines, one a line (scripts/cross-commands.txt): a line with {formula} runs for
+# each example formula.
+while read -r line; do
+    case $line in '' | '#'*) continue ;; esac
+    if [[ $line == *'{formula}'* ]]; then
+        for formula in examples/formulas/*.formula; do
+            read -ra args <<<"${line//\{formula\}/$formula}"
+            compare "${args[@]}"
+        done
+    else
+        read -ra args <<<"$line"
+        compare "${args[@]}"
+    fi
+done <scripts/cross-commands.txt
 echo "s390x (big-endian) under qemu-user: $checks commands byte-identical to x86_64"

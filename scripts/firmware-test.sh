@@ -14,8 +14,9 @@
 #    lm3s6965evb: flash <= 128 KiB) and the instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
-# --format csv` byte for byte, and the `english` feature, whose stdout must be `capsim lesson
-# all --lang en` byte for byte.
+# --format csv` byte for byte; the `english` feature, whose stdout must be `capsim lesson all
+# --lang en` byte for byte; and the `paths` feature for each board, whose stdout must be the
+# host's for its lifecycle runs and (where a formula Program fits) its formula evaluation.
 #
 # Exits non-zero on any difference, timeout, failing exit status or budget overrun.
 # Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
@@ -141,7 +142,8 @@ for spec in "${boards[@]}"; do
 done
 # The features that no QEMU run exercises: rtt (a real board, e.g. micro:bit) and step-mode.
 for build in "thumbv7m-none-eabi rtt" "thumbv6m-none-eabi rtt" "thumbv7m-none-eabi step-mode" \
-  "thumbv7m-none-eabi trace" "thumbv7m-none-eabi trace,step-mode" "thumbv7m-none-eabi english"; do
+  "thumbv7m-none-eabi trace" "thumbv7m-none-eabi trace,step-mode" "thumbv7m-none-eabi english" \
+  "thumbv7m-none-eabi paths" "thumbv6m-none-eabi paths" "riscv32imac-unknown-none-elf paths"; do
   read -r target features <<<"$build"
   if cargo clippy -q --release --target "$target" --features "$features" -- -D warnings; then
     pass "clippy $target --features $features"
@@ -224,6 +226,67 @@ else
   diff "$work/host-all-en.out" "$work/lm3s6965evb-english.out" | head -n 20 | sed 's/^/        /'
 fi
 echo "  built and run in $((SECONDS - start)) s"
+# ---------------------------------------------------------------- 5d. paths
+# The `paths` feature (src/paths.rs) runs model paths the lessons never take: its lifecycle
+# runs, then, on boards with the RAM for a formula Program (about 33 KB), Microsoft's example 1
+# evaluated. Its stdout must be the host's stdout for these command lines, in this order (a
+# new path adds a line here and a run there). Its RAM (static + peak stack) must fit the
+# board's own (memory/<board>.x).
+paths_lifecycle=(
+  "trace autoscale --launch-hook 3:abandon --terminate-hook 2 --reclaim stop --stockout-rounds 100..120 --check-latency 2 --apply-delay 3 --protected 4 --events 10:protect:2+60:standby:1 --format csv"
+  "trace autoscale --launch-hook 5 --reclaim stop --restart-rounds 3 --removal-policy newest --count-pending yes --seed 7 --format csv"
+)
+paths_formula=("formula eval $root/examples/formulas/working-hours-evaluated.formula --at 2016-10-13T19:18:47.805Z")
+# Boards too small for a formula Program (16 KiB of RAM): the lifecycle runs only.
+paths_no_formula=(microbit)
+: >"$work/host-paths-lifecycle.out"
+for line in "${paths_lifecycle[@]}"; do
+  read -ra args <<<"$line"
+  host "${args[@]}" >>"$work/host-paths-lifecycle.out"
+done
+cp "$work/host-paths-lifecycle.out" "$work/host-paths-formula.out"
+for line in "${paths_formula[@]}"; do
+  read -ra args <<<"$line"
+  host "${args[@]}" >>"$work/host-paths-formula.out"
+done
+for spec in "${boards[@]}"; do
+  read -r target board <<<"$spec"
+  section "$board: the paths feature (lifecycle runs, formula evaluation) against the host"
+  start=$SECONDS
+  expected="$work/host-paths-formula.out"
+  what="${#paths_lifecycle[@]} lifecycle traces and the formula's results"
+  if [[ " ${paths_no_formula[*]} " == *" $board "* ]]; then
+    expected="$work/host-paths-lifecycle.out"
+    what="${#paths_lifecycle[@]} lifecycle traces (no formula: a Program does not fit)"
+  fi
+  cargo build -q --release --target "$target" --features paths
+  elf="$work/$board-paths.elf"
+  cp "target/$target/release/capsim-firmware" "$elf"
+  run "$target" "$elf" "$work/$board-paths"
+  status=$(cat "$work/$board-paths.status")
+  if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; sed 's/^/        /' "$work/$board-paths.err"; fi
+  if cmp -s "$expected" "$work/$board-paths.out"; then
+    pass "$what equal the host's ($(wc -l <"$expected") lines, $(wc -c <"$expected") bytes)"
+  else
+    fail "$what differ from the host's:"
+    diff "$expected" "$work/$board-paths.out" | head -n 20 | sed 's/^/        /'
+  fi
+  read -r data bss < <("$llvm_size" -A "$elf" | awk '
+    $1 == ".data" {d = $2} $1 == ".bss" || $1 == ".uninit" {b += $2} END {print d + 0, b + 0}')
+  peak=$(sed -n 's/^# stack [^:]*: peak \([0-9]*\) bytes.*/\1/p' "$work/$board-paths.err")
+  peak=${peak:-0}
+  read -r size unit < <(sed -n 's/^ *RAM *: *ORIGIN.*LENGTH *= *\([0-9]*\) *\([KM]\).*/\1 \2/p' "memory/$board.x")
+  board_ram=$((size * 1024))
+  if [ "$unit" = M ]; then board_ram=$((size * 1024 * 1024)); fi
+  ram=$((data + bss + peak))
+  if [ "$peak" -gt 0 ] && [ "$ram" -le "$board_ram" ]; then
+    pass "static RAM + peak stack $ram <= $board_ram bytes (the board's RAM)"
+  else
+    fail "static RAM + peak stack $ram > $board_ram bytes (or no peak stack noted)"
+  fi
+  sed -n 's/^# /  /p' "$work/$board-paths.err"
+  echo "  built and run in $((SECONDS - start)) s"
+done
 
 # ---------------------------------------------------------------- 6. budgets
 section "budgets (llvm-size; peak stack painted and measured on the board)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The browser playground's tests: builds the page (scripts/playground.sh build) and the CLI,
-# then runs playground/tests with node's test runner — the wasm32 determinism checks under node
-# and the browser tests, playwright-core (from npm, `npm ci`) driving Debian's chromium (no
-# browser download). Installs chromium with apt when it is missing.
+# The browser playground's tests: builds the page (scripts/playground.sh build), the CLI and
+# the CLI for wasm32-wasip1, then runs playground/tests with node's test runner: the wasm32
+# determinism checks under node (the page's module; the CLI under node's WASI for every line
+# of scripts/cross-commands.txt) and the browser tests, playwright-core (from npm, `npm ci`)
+# driving Debian's chromium (no browser download). Installs chromium with apt when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,4 +13,7 @@ if ! command -v chromium >/dev/null; then
 fi
 bash scripts/playground.sh build
 cargo build --release -p capsim --locked
+# The CLI for wasm32-wasip1: wasm.test.js runs scripts/cross-commands.txt with it under node's WASI.
+rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
+cargo build --release -p capsim --locked --target wasm32-wasip1
 (cd playground/tests && npm ci --no-audit --no-fund && node --test)

@@ -4,8 +4,9 @@
 //! semihosting stdout, or as defmt frames with the `defmt`/`rtt` features), notes the work
 //! per lesson and the peak stack on the side (see `report`), and exits through semihosting:
 //! status 0 when every lesson ran, 1 after a lesson error, 101 after a panic, 102 after a
-//! fault. It links no allocator, uses no `alloc` and has no big static: every board runs the
-//! consumers lesson with the small-memory engine, its 6.8 KB workspace on that lesson's stack.
+//! fault. It links no allocator, uses no `alloc` and has no big static (but the `paths` build:
+//! a formula's program and workspace, `paths::FORMULA`): every board runs the consumers lesson
+//! with the small-memory engine, its 6.8 KB workspace on that lesson's stack.
 
 #![no_std]
 #![no_main]
@@ -22,6 +23,7 @@ use defmt_semihosting as _;
 mod fmt;
 
 mod board;
+mod paths;
 mod report;
 mod stack;
 
@@ -43,7 +45,9 @@ const FAULTED: i32 = 102;
 fn main() -> ! {
     let board::Board { led, mut delay } = board::init();
     let mut out = report::LineWriter::new(led);
-    let status = if cfg!(feature = "trace") {
+    let status = if cfg!(feature = "paths") {
+        paths::run(&mut out)
+    } else if cfg!(feature = "trace") {
         trace(&mut out, &mut delay)
     } else {
         lessons(&mut out, &mut delay)

@@ -27,6 +27,10 @@ pub trait Item: Sized + Clone {
     fn hint(s: &str) -> Option<String> {
         closest(s, Self::WORDS).map(str::to_string)
     }
+
+    /// Whether the item's errors say on their own what is accepted; if not, a flag's error
+    /// ends with the flag's documented accepted values ([`with_accepted`]).
+    const NAMES_ITS_VALUES: bool = false;
 }
 
 /// Returns the candidate nearest `s` if it is close enough to be a typo of it (for "did
@@ -76,9 +80,30 @@ fn dash_range(s: &str) -> Option<String> {
     (digits(a) && digits(b)).then(|| format!("{a}..={b}"))
 }
 
+/// A flag's parse error `e`, ended with the flag's documented `accepted` values (unless the
+/// item's errors say them, or the flag documents none): every number's error names the
+/// flag's own range, not the integer type's.
+pub fn with_accepted<T: Item>(e: String, accepted: &str) -> String {
+    if T::NAMES_ITS_VALUES || accepted.is_empty() {
+        e
+    } else {
+        format!("{e}; accepted values are {accepted}")
+    }
+}
+
+/// Parses a whole number; the error says what is wrong with `s` (negative, too large, not
+/// an integer) and leaves the range to the flag ([`with_accepted`]).
 fn parse_u32(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .map_err(|_| format!("'{s}' is not an integer from 0 to 4294967295"))
+    s.parse::<u32>().map_err(|_| {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if s.strip_prefix('-').is_some_and(digits) {
+            format!("'{s}' is negative")
+        } else if digits(s.strip_prefix('+').unwrap_or(s)) {
+            format!("'{s}' is too large")
+        } else {
+            format!("'{s}' is not an integer")
+        }
+    })
 }
 
 impl Item for u32 {

@@ -188,6 +188,16 @@ pub fn axis<P: 'static, T: Item + Value>(s: &str, set: fn(&mut P, T)) -> Result<
     Ok(Parsed(Arc::new(Values { values, set })))
 }
 
+/// [`axis`] for a parameter whose documented accepted values are `accepted`: an error
+/// ends with them ([`crate::list::with_accepted`]).
+pub fn param_axis<P: 'static, T: Item + Value>(
+    s: &str,
+    accepted: &str,
+    set: fn(&mut P, T),
+) -> Result<Parsed<P>, String> {
+    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, accepted))
+}
+
 /// One model parameter, declared once.
 pub struct Param<P> {
     /// The row key (`demand_base`); the flag is the key with dashes (`--demand-base`), and
@@ -223,13 +233,34 @@ impl<P> Param<P> {
     pub fn flag(&self) -> String {
         self.key.replace('_', "-")
     }
+}
 
-    /// Returns the `--help` line: what it is, the accepted values and the lesson's value.
+impl<P: Default> Param<P> {
+    /// Returns the value a command runs when the flag is omitted (`P::default()`'s), as the
+    /// flag takes it.
+    pub fn default_text(&self) -> String {
+        (self.flag_value)(&P::default())
+    }
+
+    /// Returns the `--help` line, one rule for every flag: what it is, the accepted values,
+    /// the default (what a bare command runs) and, when the lesson runs other values, those:
+    /// `[1 to 64; default: 1 (the lesson sweeps 1,2,3,4,6,8)]`.
     pub fn help_line(&self) -> String {
-        if self.accepted.is_empty() {
-            format!("{} [lesson: {}]", self.help, self.lesson)
+        let default = self.default_text();
+        let lesson = if self.lesson == default {
+            String::new()
+        } else if self.lesson.contains(',') {
+            format!(" (the lesson sweeps {})", self.lesson)
         } else {
-            format!("{} [{}; lesson: {}]", self.help, self.accepted, self.lesson)
+            format!(" (the lesson runs {})", self.lesson)
+        };
+        if self.accepted.is_empty() {
+            format!("{} [default: {default}{lesson}]", self.help)
+        } else {
+            format!(
+                "{} [{}; default: {default}{lesson}]",
+                self.help, self.accepted
+            )
         }
     }
 }
@@ -257,7 +288,7 @@ macro_rules! param {
             help: $help,
             accepted: $accepted,
             lesson: $lesson,
-            parse: |s| axis::<_, $T>(s, |p, v| p.$($f).+ = v),
+            parse: |s| param_axis::<_, $T>(s, $accepted, |p, v| p.$($f).+ = v),
             cell: |p| Value::cell(&p.$($f).+),
             result: if <$T as Value>::RESULT {
                 Some(Column {
@@ -682,6 +713,8 @@ impl FormulaFile {
 }
 
 impl Item for FormulaFile {
+    // A file's error (unreadable, a formula's line and column) is its own message.
+    const NAMES_ITS_VALUES: bool = true;
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(if s == "none" {
             Self(None)
@@ -909,19 +942,19 @@ impl Model for Autoscale {
     const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(core.threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
-            "integers >= 1", "2"),
+            "1 to 4294967295", "2,3,5"),
         param!(core.cooldown: u32,
-            "Rounds after a scaling action before the next one", "integers >= 0", "0"),
+            "Rounds after a scaling action before the next one", "0 to 4294967295", "0,3,8"),
         param!(core.rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
         param!(core.capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
         param!(core.boot_rounds: u32,
-            "Rounds an instance takes to boot", "integers >= 0", "2"),
+            "Rounds an instance takes to boot", "0 to 4294967295", "2"),
         param!(core.transient_failure: f64,
             "Probability that a healthy instance fails one check", "0 to 1", "0.08"),
         param!(core.failure_rounds: FailureRounds,
             "Rounds at which an instance breaks for good, ':'-separated, or 'none'",
-            "at most 64", "40:95:170"),
+            "at most 64 rounds, each 0 to 4294967295", "40:95:170"),
         param!(core.demand_base: f64,
             "Demand curve base, requests per round", "finite numbers", "900"),
         param!(core.demand_amplitude: f64,
@@ -929,9 +962,9 @@ impl Model for Autoscale {
         param!(core.demand_period: f64,
             "Demand curve period in rounds", "numbers > 0 and >= rounds / 131000", "120"),
         param!(core.surge_start: u32,
-            "First round of the demand surge", "integers >= 0", "150"),
+            "First round of the demand surge", "0 to 4294967295", "150"),
         param!(core.surge_end: u32,
-            "First round after the demand surge", "integers >= 0", "190"),
+            "First round after the demand surge", "0 to 4294967295", "190"),
         param!(core.surge: f64,
             "Extra demand during the surge", "finite numbers", "520"),
         param!("launch_hook", core.lifecycle.launch_hook: Option<Hook>,
@@ -954,7 +987,7 @@ impl Model for Autoscale {
             "release or stop", "release"),
         param!("restart_rounds", core.lifecycle.restart_rounds: u32,
             "Rounds a Stopped instance takes to serve again after a restart",
-            "integers >= 0", "1"),
+            "0 to 4294967295", "1"),
         param!("check_latency", core.lifecycle.check_latency: u32,
             "Rounds after a health check before its result is known", "0 to 7", "0"),
         param!("apply_delay", core.lifecycle.apply_delay: u32,
@@ -962,10 +995,10 @@ impl Model for Autoscale {
             "0 to 64", "0"),
         param!("stockout_rounds", core.lifecycle.stockout: Option<Stockout>,
             "Rounds A..B (B excluded) in which launch requests fail: counted, not retried that round",
-            "A..B, A..=B or none", "none"),
+            "A..B or A..=B with A < B, rounds 0 to 4294967295, or none", "none"),
         param!("events", core.lifecycle.events: Events,
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
-            "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
+            "ROUND:ACTION:COUNT, ROUND 0 to 4294967295, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16, or none",
             "none"),
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
@@ -1093,7 +1126,7 @@ impl Model for Consumers {
         param!(consumers: u32,
             "Consumers pulling from the queue, N", "1 to 64", "1,2,3,4,6,8"),
         param!(slots: u32,
-            "Events the store applies per round at most, S", "integers >= 1", "2,4"),
+            "Events the store applies per round at most, S", "1 to 4294967295", "2,4"),
         param!(shipments: u32,
             "Shipments in the workload", "1 to 65536", "5000"),
         param!(events_per_shipment: u32,
@@ -1101,11 +1134,12 @@ impl Model for Consumers {
         param!(queue_gap: f64,
             "Queue distance between a shipment's successive events", "0 to 1e9", "1"),
         param!(final_event_rounds: u32,
-            "Rounds to process a shipment's last event", "integers >= 0", "6"),
+            "Rounds to process a shipment's last event", "0 to 4294967295", "6"),
         param!(event_rounds_min: u32,
-            "Fewest rounds to process any other event", "integers >= 0", "1"),
+            "Fewest rounds to process any other event", "0 to 4294967295", "1"),
         param!(event_rounds_spread: u32,
-            "Other events take min + floor(r * spread) rounds", "integers >= 0", "3"),
+            "Other events take min + floor(r * spread) rounds",
+            "0 to 4294967295 - event-rounds-min", "3"),
         param!(seed: u32,
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
@@ -1250,20 +1284,20 @@ impl Model for Bulkhead {
     const PARAMS: &'static [Param<bulkhead::Params>] = &[
         param!(split: Split,
             "'shared', or the tracking pool's slots (events get the rest)",
-            "1 to total-slots - 1", "shared,24"),
+            "shared, or 1 to total-slots - 1", "shared,24"),
         param!(mode: Mode,
-            "healthy, or slowdown (event requests hold slow-hold rounds from failure-start)",
-            "", "healthy,slowdown"),
+            "Slowdown: event requests hold slow-hold rounds from failure-start",
+            "healthy or slowdown", "healthy,slowdown"),
         param!(total_slots: u32, "Slots in all", "1 to 65535", "32"),
         param!(rounds_per_second: f64,
             "Rounds per second", "numbers > 0", "100"),
         param!(horizon: u32, "Rounds simulated", "1 to 100000000", "4000"),
         param!(failure_start: u32,
-            "First round of the slowdown", "integers >= 0", "1000"),
+            "First round of the slowdown", "0 to 4294967295", "1000"),
         param!(tracking_rate: f64,
-            "Tracking requests per second", ">= 0, at most 64 per round", "416.67"),
+            "Tracking requests per second", "numbers >= 0, at most 64 per round", "416.67"),
         param!(event_rate: f64,
-            "Event requests per second", ">= 0, at most 64 per round", "97.22"),
+            "Event requests per second", "numbers >= 0, at most 64 per round", "97.22"),
         param!(tracking_hold: u32,
             "Rounds a tracking request holds its slot", "1 to 127", "4"),
         param!(event_hold: u32,

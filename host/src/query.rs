@@ -264,7 +264,7 @@ fn model<M: Plotted>(
 }
 
 /// Returns every model's parameters as JSON, for the page's form: per model, each flag with
-/// its help, accepted values and lesson value — the definitions `--help` prints.
+/// its help, accepted values, default and lesson value — the definitions `--help` prints.
 pub fn params_json() -> String {
     fn one<M: Model>(name: &str) -> serde_json::Value {
         let params: Vec<serde_json::Value> = M::PARAMS
@@ -275,6 +275,7 @@ pub fn params_json() -> String {
                     "help": p.help,
                     "accepted": p.accepted,
                     "lesson": p.lesson,
+                    "default": p.default_text(),
                     "help_line": p.help_line(),
                 })
             })
@@ -340,7 +341,7 @@ mod tests {
         assert!(p.stdout.is_empty() && p.chart.is_none());
         assert_eq!(
             p.error.as_deref(),
-            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer from 0 to 4294967295")
+            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295")
         );
         let p = run(
             &[("model", "autoscale"), ("seed", "1..=100001")],

@@ -288,10 +288,20 @@ struct Pool {
 
 impl Pool {
     fn new(threads: usize) -> Result<Self, Failure> {
+        // WASI has no threads: the calling thread is the pool's one (as rayon's global pool
+        // falls back there), so the CLI built for wasm32-wasip1 runs grids too.
+        #[cfg(all(feature = "cli", target_os = "wasi"))]
+        let builder = {
+            let _ = threads;
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+        };
+        #[cfg(all(feature = "cli", not(target_os = "wasi")))]
+        let builder = rayon::ThreadPoolBuilder::new().num_threads(threads);
         #[cfg(feature = "cli")]
         return Ok(Self {
-            pool: rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+            pool: builder
                 .build()
                 .map_err(|e| Failure::Input(format!("--threads: {e}")))?,
         });

@@ -6,7 +6,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const os = require("node:os");
-const { site, goldenLesson, goldenLessonEn, runCli, capsim, cliArgs } = require("./common.js");
+const { root, site, goldenLesson, goldenLessonEn, runCli, capsim, cliArgs } = require("./common.js");
 const { spawnSync } = require("node:child_process");
 const { capsimLoad } = require(path.join(site, "capsim.js"));
 
@@ -87,4 +87,100 @@ test("wasm32: beyond capsim plot's 8 runs, a note instead of a chart, and the ou
   assert.equal(out.chart, '<p id="chart-note">No chart: a plot draws at most 8 runs; the lists make 9.</p>');
   const cli = spawnSync(capsim, ["plot", ...cliArgs(pairs), "-o", path.join(os.tmpdir(), "x.svg")], { encoding: "utf8" });
   assert.equal(cli.stderr, "error: a plot draws at most 8 runs; the lists make 9\n");
+});
+
+// The command lines every determinism target runs (scripts/cross-commands.txt): a line with
+// {formula} once for each example formula. Returns each line's argv.
+function crossCommands() {
+  const text = fs.readFileSync(path.join(root, "scripts", "cross-commands.txt"), "utf8");
+  const formulas = fs
+    .readdirSync(path.join(root, "examples", "formulas"))
+    .filter((f) => f.endsWith(".formula"))
+    .sort()
+    .map((f) => "examples/formulas/" + f);
+  const lines = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const each = line.includes("{formula}") ? formulas.map((f) => line.split("{formula}").join(f)) : [line];
+    for (const l of each) lines.push(l.split(/\s+/));
+  }
+  return lines;
+}
+
+// A command line as the page's pairs, or null when the page cannot run it: `trace` and
+// `formula` are not page commands, and a page has no files for --formula to read.
+function pagePairs(argv) {
+  if (argv[0] === "lesson") return argv.length === 2 ? [["lesson", argv[1]]] : null;
+  if (!["autoscale", "consumers", "bulkhead"].includes(argv[0])) return null;
+  const pairs = [["model", argv[0]]];
+  for (let i = 1; i < argv.length; i++) {
+    const k = argv[i].replace(/^--/, "");
+    if (k === "summary") pairs.push(["summary", ""]);
+    else if (k === "formula" && argv[i + 1] !== "none") return null;
+    else pairs.push([k, argv[++i]]);
+  }
+  return pairs;
+}
+
+test("wasm32: the cross-target command lines the page runs (lifecycle grids among them) equal the host's bytes", () => {
+  const lines = crossCommands();
+  let ran = 0;
+  for (const argv of lines) {
+    const pairs = pagePairs(argv);
+    if (pairs === null) continue;
+    const what = argv.join(" ");
+    const cli = runCli(pairs);
+    assert.ok([0, 2].includes(cli.status), what + ": " + cli.stderr);
+    const out = runner.run(pairs);
+    assert.equal(out.stdout, cli.stdout, what);
+    assert.equal(out.error === "" ? "" : out.error + "\n", cli.stderr, what);
+    ran++;
+  }
+  // Every lifecycle line is a page command: the list's lines minus trace, formula and files.
+  const lifecycle = lines.filter((a) => a.some((w) => ["--launch-hook", "--reclaim", "--events", "--stockout-rounds"].includes(w)));
+  assert.ok(lifecycle.filter((a) => pagePairs(a) !== null).length >= 6, "lifecycle lines run on the page");
+  assert.ok(ran >= 20, `${ran} lines ran`);
+});
+
+// The CLI itself built for wasm32-wasip1 (scripts/playground-test.sh builds it), run under
+// node's WASI with the repository as its directory: {status, stdout, stderr}.
+const wasiBin = process.env.CAPSIM_WASI || path.join(root, "target", "wasm32-wasip1", "release", "capsim.wasm");
+let wasiModule;
+function runWasi(argv) {
+  const { WASI } = require("node:wasi");
+  wasiModule = wasiModule || new WebAssembly.Module(fs.readFileSync(wasiBin));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "capsim-wasi-"));
+  const files = [path.join(dir, "out"), path.join(dir, "err")];
+  const [out, err] = files.map((f) => fs.openSync(f, "w"));
+  const wasi = new WASI({
+    version: "preview1",
+    args: ["capsim", ...argv],
+    env: {},
+    preopens: { ".": root },
+    stdout: out,
+    stderr: err,
+    returnOnExit: true,
+  });
+  const instance = new WebAssembly.Instance(wasiModule, { wasi_snapshot_preview1: wasi.wasiImport });
+  const status = wasi.start(instance);
+  fs.closeSync(out);
+  fs.closeSync(err);
+  const [stdout, stderr] = files.map((f) => fs.readFileSync(f, "utf8"));
+  fs.rmSync(dir, { recursive: true });
+  return { status, stdout, stderr };
+}
+
+test("wasm32 (the CLI under WASI): every cross-target command line, formulas and traces included, equals the host's bytes", () => {
+  const lines = crossCommands();
+  for (const argv of lines) {
+    const what = argv.join(" ");
+    const cli = spawnSync(capsim, argv, { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 });
+    assert.ok([0, 1, 2].includes(cli.status), what + ": " + cli.stderr);
+    const wasm = runWasi(argv);
+    assert.equal(wasm.stdout, cli.stdout, what);
+    assert.equal(wasm.stderr, cli.stderr, what);
+    assert.equal(wasm.status, cli.status, what);
+  }
+  assert.ok(lines.filter((a) => a.includes("--formula") || a[0] === "formula").length >= 4 * 16, "formula lines");
 });

@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-let defs = null; // {models: [{model, params: [{flag, help, accepted, lesson}]}], ...}
+let defs = null; // {models: [{model, params: [{flag, help, accepted, lesson, default}]}], ...}
 let worker = null;
 let workerReady = null;
 let busy = false;
@@ -64,11 +64,13 @@ function buildFields(model) {
     input.type = "text";
     input.id = "f-" + p.flag;
     input.name = p.flag;
-    input.placeholder = p.lesson;
+    // An empty field runs the default, as a bare command does (not the lesson's sweep).
+    input.placeholder = p.default;
     input.spellcheck = false;
     const small = document.createElement("small");
     small.textContent =
-      p.help + " — " + (p.accepted ? "accepted: " + p.accepted + "; " : "") + "lesson: " + p.lesson;
+      p.help + " — " + (p.accepted ? "accepted: " + p.accepted + "; " : "") + "default: " + p.default +
+      (p.lesson === p.default ? "" : " (the lesson sweeps " + p.lesson + ")");
     div.append(label, input, small);
     box.append(div);
   }
