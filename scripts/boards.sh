@@ -8,6 +8,7 @@
 #    workspace firmware/boards, and writes
 #      target/boards/microbit-v2.elf  BBC micro:bit v2 (nRF52833), for probe-rs
 #      target/boards/pico.elf         Raspberry Pi Pico (RP2040), for probe-rs
+#      target/boards/microbit-v2.hex  the same, for the micro:bit's MICROBIT drive (llvm-objcopy)
 #      target/boards/pico.uf2         the same, for the Pico's drag-and-drop boot ROM
 #    (the UF2 by scripts/uf2.py, checked against llvm-objcopy's flat image of the ELF);
 # 3. checks that no allocator is linked and that each image fits its chip: flash
@@ -22,6 +23,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ws="$root/firmware/boards"
+tdir=${CARGO_TARGET_DIR:-$ws/target}
 out="$root/target/boards"
 mkdir -p "$out"
 
@@ -55,7 +57,7 @@ cd "$ws"
 for spec in "${boards[@]}"; do
   read -r board target package binary _ <<<"$spec"
   cargo build -q --release --locked --target "$target" -p "$package"
-  cp "target/$target/release/$binary" "$out/$board.elf"
+  cp "$tdir/$target/release/$binary" "$out/$board.elf"
 done
 echo "  built in $((SECONDS - start)) s"
 if cargo fmt --all --check >/dev/null; then pass "cargo fmt --check"; else fail "cargo fmt --check"; fi
@@ -69,7 +71,14 @@ for spec in "${boards[@]}"; do
 done
 echo "  built and linted in $((SECONDS - start)) s"
 
-echo "== the Pico's UF2"
+echo "== the drag-and-drop files"
+"$bin/llvm-objcopy" -O ihex "$out/microbit-v2.elf" "$out/microbit-v2.hex"
+if [ "$(tail -n 1 "$out/microbit-v2.hex" | tr -d '\r')" = ":00000001FF" ] &&
+  [ "$(head -c 1 "$out/microbit-v2.hex")" = ":" ]; then
+  pass "microbit-v2.hex: $(wc -l <"$out/microbit-v2.hex") Intel HEX records, ending with the end-of-file record"
+else
+  fail "microbit-v2.hex is not an Intel HEX file"
+fi
 python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico.uf2"
 "$bin/llvm-objcopy" -O binary "$out/pico.elf" "$out/pico.bin"
 if python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico.uf2" --check "$out/pico.bin" 0x10000000; then
@@ -77,6 +86,15 @@ if python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico.uf2" --check "$out/
 else
   fail "pico.uf2 does not carry the ELF's image"
 fi
+# The check itself must catch a changed byte (here the last payload byte of block 7).
+cp "$out/pico.uf2" "$out/pico-changed.uf2"
+printf '\xa5' | dd of="$out/pico-changed.uf2" bs=1 seek=$((7 * 512 + 32 + 255)) conv=notrunc status=none
+if python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico-changed.uf2" --check "$out/pico.bin" 0x10000000 2>/dev/null; then
+  fail "the UF2 check misses a changed payload byte"
+else
+  pass "the UF2 check catches a changed payload byte"
+fi
+rm -f "$out/pico-changed.uf2"
 # The boot ROM runs the first 256 bytes only if their CRC-32 (stored in the last 4) is right;
 # rp2040-boot2 ships them so: check it, and that the vector table follows at 0x10000100.
 if python3 - "$out/pico.bin" <<'EOF'

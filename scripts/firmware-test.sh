@@ -206,6 +206,24 @@ fi
 sed -n 's/^# /  /p' "$work/lm3s6965evb-trace.err"
 echo "  built and run in $((SECONDS - start)) s"
 
+# Step mode on the micro:bit (paused 2 ms a round, CAPSIM_STEP_PAUSE_MS): it ends, with the
+# same trace. Its delay falls back to counting cycles where the tick counter stands still.
+section "microbit: trace in step mode (2 ms a round) against the host's"
+start=$SECONDS
+CAPSIM_STEP_PAUSE_MS=2 cargo build -q --release --target thumbv6m-none-eabi --features trace,step-mode
+cp target/thumbv6m-none-eabi/release/capsim-firmware "$work/microbit-step.elf"
+cargo build -q --release --target thumbv6m-none-eabi # the plain build again, for later steps
+run thumbv6m-none-eabi "$work/microbit-step.elf" "$work/microbit-step"
+status=$(cat "$work/microbit-step.status")
+if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
+if cmp -s "$work/host-trace.csv" "$work/microbit-step.out"; then
+  pass "step-mode trace equals the host's"
+else
+  fail "step-mode trace differs from the host's:"
+  diff "$work/host-trace.csv" "$work/microbit-step.out" | head -n 20 | sed 's/^/        /'
+fi
+echo "  built and run in $((SECONDS - start)) s"
+
 # ---------------------------------------------------------------- 6. budgets
 section "budgets (llvm-size; peak stack painted and measured on the board)"
 allocators=()
