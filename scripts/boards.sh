@@ -88,7 +88,7 @@ else
 fi
 # The check itself must catch a changed byte (here the last payload byte of block 7).
 cp "$out/pico.uf2" "$out/pico-changed.uf2"
-printf '\xa5' | dd of="$out/pico-changed.uf2" bs=1 seek=$((7 * 512 + 32 + 255)) conv=notrunc status=none
+python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(7 * 512 + 32 + 255); b = f.read(1)[0]; f.seek(-1, 1); f.write(bytes([b ^ 0xFF]))' "$out/pico-changed.uf2"
 if python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico-changed.uf2" --check "$out/pico.bin" 0x10000000 2>/dev/null; then
   fail "the UF2 check misses a changed payload byte"
 else
