@@ -125,7 +125,8 @@ impl Serial for UsbSerial {
             match sent {
                 None => return,
                 Some(0) if now - since > STALL_US => return,
-                Some(0) => cortex_m::asm::wfi(),
+                // Give the USB interrupt a moment (about 8 µs) to hand the host a packet.
+                Some(0) => cortex_m::asm::delay(1000),
                 Some(n) => {
                     rest = &rest[n..];
                     since = now;
