@@ -14,7 +14,8 @@
 #    lm3s6965evb: flash <= 128 KiB) and the instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
-# --format csv` byte for byte.
+# --format csv` byte for byte, and `trace,step-mode` for the micro:bit (2 ms a round), which
+# must end with the same bytes.
 #
 # Exits non-zero on any difference, timeout, failing exit status or budget overrun.
 # Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
