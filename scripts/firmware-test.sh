@@ -14,9 +14,10 @@
 #    lm3s6965evb: flash <= 128 KiB) and the instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
-# --format csv` byte for byte; the `english` feature, whose stdout must be `capsim lesson all
+# --format csv` byte for byte; `trace,step-mode` for the micro:bit (2 ms a round), which must
+# end with the same bytes; the `english` feature, whose stdout must be `capsim lesson all
 # --lang en` byte for byte; and the `paths` feature for each board, whose stdout must be the
-# host's for its lifecycle runs and (where a formula Program fits) its formula evaluation.
+# host's for its lifecycle runs and (where a formula program fits) its formula evaluation.
 #
 # Exits non-zero on any difference, timeout, failing exit status or budget overrun.
 # Environment: CAPSIM_HOST (a built host `capsim` to use instead of `cargo run -p capsim`),
@@ -228,7 +229,8 @@ fi
 echo "  built and run in $((SECONDS - start)) s"
 # ---------------------------------------------------------------- 5d. paths
 # The `paths` feature (src/paths.rs) runs model paths the lessons never take: its lifecycle
-# runs, then, on boards with the RAM for a formula Program (about 33 KB), Microsoft's example 1
+# runs, then, on boards with the RAM for a 512-node formula program (about 29 KB with its
+# workspace), Microsoft's example 1
 # evaluated. Its stdout must be the host's stdout for these command lines, in this order (a
 # new path adds a line here and a run there). Its RAM (static + peak stack) must fit the
 # board's own (memory/<board>.x).
@@ -287,6 +289,23 @@ for spec in "${boards[@]}"; do
   sed -n 's/^# /  /p' "$work/$board-paths.err"
   echo "  built and run in $((SECONDS - start)) s"
 done
+# Step mode on the micro:bit (paused 2 ms a round, CAPSIM_STEP_PAUSE_MS): it ends, with the
+# same trace. Its delay falls back to counting cycles where the tick counter stands still.
+section "microbit: trace in step mode (2 ms a round) against the host's"
+start=$SECONDS
+CAPSIM_STEP_PAUSE_MS=2 cargo build -q --release --target thumbv6m-none-eabi --features trace,step-mode
+cp target/thumbv6m-none-eabi/release/capsim-firmware "$work/microbit-step.elf"
+cargo build -q --release --target thumbv6m-none-eabi # the plain build again, for later steps
+run thumbv6m-none-eabi "$work/microbit-step.elf" "$work/microbit-step"
+status=$(cat "$work/microbit-step.status")
+if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
+if cmp -s "$work/host-trace.csv" "$work/microbit-step.out"; then
+  pass "step-mode trace equals the host's"
+else
+  fail "step-mode trace differs from the host's:"
+  diff "$work/host-trace.csv" "$work/microbit-step.out" | head -n 20 | sed 's/^/        /'
+fi
+echo "  built and run in $((SECONDS - start)) s"
 
 # ---------------------------------------------------------------- 6. budgets
 section "budgets (llvm-size; peak stack painted and measured on the board)"

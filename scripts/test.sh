@@ -65,6 +65,9 @@ cargo bench -p capsim --no-run --locked
 step "firmware on every QEMU board, byte-identical to the host"
 bash scripts/firmware-test.sh
 
+step "real-board images (micro:bit v2, Raspberry Pi Pico): build, lint, fit, no allocator, UF2"
+bash scripts/boards.sh build
+
 step "browser playground: wasm32 bytes under node, browser tests in Debian's chromium"
 bash scripts/playground-test.sh
 

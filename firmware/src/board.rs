@@ -18,8 +18,34 @@ use embedded_hal::{
 
 pub use this::{Led, NAME};
 
-/// Milliseconds to pause after each simulated round with the `step-mode` feature.
-pub const STEP_PAUSE_MS: u32 = 200;
+/// Milliseconds to pause after each simulated round with the `step-mode` feature: 200, or
+/// `CAPSIM_STEP_PAUSE_MS` at build time (decimal; the script's QEMU run of step mode uses 2).
+pub const STEP_PAUSE_MS: u32 = match option_env!("CAPSIM_STEP_PAUSE_MS") {
+    Some(ms) => parse_ms(ms.as_bytes()),
+    None => 200,
+};
+
+/// Parses a decimal `u32` at compile time; anything else fails the build.
+const fn parse_ms(digits: &[u8]) -> u32 {
+    assert!(!digits.is_empty(), "CAPSIM_STEP_PAUSE_MS is empty");
+    let mut value: u32 = 0;
+    let mut i = 0;
+    while i < digits.len() {
+        assert!(
+            digits[i].is_ascii_digit(),
+            "CAPSIM_STEP_PAUSE_MS is not decimal"
+        );
+        let Some(v) = value.checked_mul(10) else {
+            panic!("CAPSIM_STEP_PAUSE_MS is over 2^32 - 1")
+        };
+        let Some(v) = v.checked_add((digits[i] - b'0') as u32) else {
+            panic!("CAPSIM_STEP_PAUSE_MS is over 2^32 - 1")
+        };
+        value = v;
+        i += 1;
+    }
+    value
+}
 
 /// The board's peripherals, behind `embedded-hal` traits.
 pub struct Board {
@@ -38,13 +64,20 @@ pub fn init() -> Board {
     }
 }
 
-/// A busy-wait delay on the board's free-running tick counter.
+/// A busy-wait delay on the board's free-running tick counter, or, where that counter does
+/// not advance (the real nRF51822 has no SysTick, so it reads 0 for ever), on a counted loop
+/// of core clock cycles: step mode never waits for ever.
 pub struct Delay;
 
 impl DelayNs for Delay {
     fn delay_ns(&mut self, ns: u32) {
         let wait = (u64::from(ns) * this::TICK_HZ).div_ceil(1_000_000_000);
-        let end = clock::ticks() + wait;
+        let start = clock::ticks();
+        if !(0..1000).any(|_| clock::ticks() != start) {
+            clock::spin(wait);
+            return;
+        }
+        let end = start + wait;
         while clock::ticks() < end {}
     }
 }
@@ -153,6 +186,14 @@ mod arm {
             ticks()
         }
 
+        /// Busy-waits about `ticks` core clock cycles without a clock to read.
+        pub fn spin(ticks: u64) {
+            for _ in 0..ticks >> 31 {
+                cortex_m::asm::delay(1 << 31);
+            }
+            cortex_m::asm::delay((ticks & 0x7FFF_FFFF) as u32);
+        }
+
         /// Under `-icount shift=0` a tick of `TICK_HZ` is `1e9 / TICK_HZ` instructions.
         pub fn instructions(ticks: u64) -> u64 {
             ticks * 1_000_000_000 / super::super::this::TICK_HZ
@@ -187,6 +228,12 @@ mod riscv32 {
 
         pub fn work() -> u64 {
             riscv::register::minstret::read64()
+        }
+
+        /// `mtime` always advances on QEMU virt: never called there.
+        pub fn spin(wait: u64) {
+            let end = wait.saturating_add(ticks());
+            while ticks() < end {}
         }
 
         pub fn instructions(retired: u64) -> u64 {
@@ -252,7 +299,7 @@ mod this {
 
     pub const NAME: &str = "microbit";
     /// nRF51822 HCLK. QEMU gives this Cortex-M0 a SysTick; the real chip has none, so on a
-    /// real micro:bit the work figures read 0 and step mode needs a port to the RTC.
+    /// real micro:bit the work figures read 0 and step mode's delay counts cycles instead.
     pub const TICK_HZ: u64 = 16_000_000;
     pub type Led = MmioPin;
 
