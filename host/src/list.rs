@@ -82,12 +82,14 @@ fn dash_range(s: &str) -> Option<String> {
 
 /// A flag's parse error `e`, ended with the flag's documented `accepted` values (unless the
 /// item's errors say them, or the flag documents none): every number's error names the
-/// flag's own range, not the integer type's.
+/// flag's own range, not the integer type's. A suggestion (`; did you mean X?`) stays last.
 pub fn with_accepted<T: Item>(e: String, accepted: &str) -> String {
     if T::NAMES_ITS_VALUES || accepted.is_empty() {
-        e
-    } else {
-        format!("{e}; accepted values are {accepted}")
+        return e;
+    }
+    match e.find("; did you mean ") {
+        Some(at) => format!("{}; accepted values are {accepted}{}", &e[..at], &e[at..]),
+        None => format!("{e}; accepted values are {accepted}"),
     }
 }
 
@@ -395,6 +397,13 @@ mod tests {
         );
         // No range is guessed for a negative number or a float.
         assert!(!parse::<u32>("-100").unwrap_err().contains("did you mean"));
+        assert_eq!(
+            with_accepted::<u32>(
+                "'1-100' is not an integer; did you mean 1..=100?".into(),
+                "1 to 9"
+            ),
+            "'1-100' is not an integer; accepted values are 1 to 9; did you mean 1..=100?"
+        );
         assert!(!parse::<f64>("1-2").unwrap_err().contains("did you mean"));
         assert!(!parse::<u32>("5-1").unwrap_err().contains("did you mean"));
         assert!(!parse::<u32>("0-4294967295")
