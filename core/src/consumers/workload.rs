@@ -1,0 +1,94 @@
+//! The workload's draws, and the packed form of an event the timing wheel plays.
+
+use core::marker::PhantomData;
+
+use rand_core::{Rng, SeedableRng};
+
+use super::Params;
+use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
+
+/// Random access to the workload's draws: what the queue needs to regenerate itself in
+/// arrival order without storing events.
+///
+/// Draw `i` of shipment `g` is, for `i = 0`, the shipment's start; for `i = 1 + 2k`, the
+/// arrival jitter of event `k`; for `i = 2 + 2k`, the processing time of event `k`. A draw
+/// must depend only on `(g, i)`: the queue may ask for one several times.
+pub trait WorkloadDraws {
+    /// Returns draw `index` of shipment `shipment`, a double in `[0, 1)`.
+    fn draw(&mut self, shipment: u32, index: u32) -> f64;
+}
+
+impl<D: WorkloadDraws + ?Sized> WorkloadDraws for &mut D {
+    fn draw(&mut self, shipment: u32, index: u32) -> f64 {
+        (**self).draw(shipment, index)
+    }
+}
+
+/// The lesson's workload: one [`CounterHash`] stream read in generation order, shipment by
+/// shipment, so draw `i` of shipment `g` is stream position `g · draws_per_shipment + i`.
+#[derive(Clone, Debug)]
+pub struct LessonDraws {
+    pub(crate) seed: u32,
+    pub(crate) draws_per_shipment: u64,
+}
+
+impl LessonDraws {
+    /// Returns the lesson's draws for `params` (its seed and events per shipment).
+    pub fn new(params: &Params) -> Self {
+        Self {
+            seed: params.seed,
+            draws_per_shipment: params.draws_per_shipment(),
+        }
+    }
+}
+
+impl WorkloadDraws for LessonDraws {
+    fn draw(&mut self, shipment: u32, index: u32) -> f64 {
+        // Below 2^49 for valid parameters; wraps (never panics) for any others.
+        let n = u64::from(shipment)
+            .wrapping_mul(self.draws_per_shipment)
+            .wrapping_add(u64::from(index));
+        CounterHash::unit_at(self.seed, n)
+    }
+}
+
+/// Drives the workload with any seedable `rand_core` generator: each draw is the first
+/// output of its own sub-stream, seeded with a SplitMix64 mix of `(seed, shipment, index)`.
+/// Random access then costs one seeding per draw, whatever the generator.
+#[derive(Clone, Debug)]
+pub struct SubstreamDraws<R> {
+    pub(crate) seed: u64,
+    pub(crate) _rng: PhantomData<R>,
+}
+
+impl<R> SubstreamDraws<R> {
+    /// Returns sub-streams of generator `R` derived from `seed`.
+    pub const fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            _rng: PhantomData,
+        }
+    }
+}
+
+impl<R: SeedableRng + Rng> WorkloadDraws for SubstreamDraws<R> {
+    fn draw(&mut self, shipment: u32, index: u32) -> f64 {
+        let key =
+            splitmix64(self.seed ^ splitmix64((u64::from(shipment) << 32) | u64::from(index)));
+        Uniform(R::seed_from_u64(key)).next_unit()
+    }
+}
+
+/// A packed event: bits 0–7 the rounds before it may be applied, `max(rounds, 1)`; bits
+/// 8–31 the lane's `job`, `shipment << 8 | step`. Packed events compare like the queue's
+/// tie order (shipment, then step) as long as their jobs differ.
+pub(crate) const DELAY_MASK: u32 = 0xff;
+
+pub(crate) const JOB_SHIFT: u32 = 8;
+
+/// Packs an event for the timing wheel: `shipment << 16 | step << 8 | max(rounds, 1)`
+/// (rounds above 255 are cut to 255: only for workloads [`wheel_fits`] admits).
+#[inline(always)]
+pub(crate) fn pack(shipment: u32, step: u32, rounds: u32) -> u32 {
+    (shipment << 16) | (step << JOB_SHIFT) | rounds.clamp(1, DELAY_MASK)
+}
