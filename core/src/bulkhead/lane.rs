@@ -1,7 +1,7 @@
 //! A layout's pools and the rounds it plays.
 
 use super::stream::Arrivals;
-use super::{Metrics, Mode, Params, RoundState, Split, MAX_TOTAL_SLOTS};
+use super::{Metrics, Params, Pools, RoundState, Slowdown, Split, MAX_TOTAL_SLOTS};
 
 /// Release calendar length: one more than the longest hold, rounded up to a power of two.
 pub(crate) const CALENDAR: usize = 128;
@@ -100,7 +100,7 @@ impl Lane {
     };
 
     /// Sets this lane up for `p`, in place, whatever a previous run left in it.
-    pub(crate) fn set(&mut self, p: &Params) {
+    pub(crate) fn set(&mut self, p: &Pools, slowdown: Slowdown) {
         match p.split {
             Split::Shared => {
                 self.first.reset(p.total_slots);
@@ -116,11 +116,8 @@ impl Lane {
         }
         self.tracking_hold = p.tracking_hold;
         self.event_hold = p.event_hold;
-        self.slow_hold = p.slow_hold;
-        self.slow_from = match p.mode {
-            Mode::Healthy => u32::MAX,
-            Mode::Slowdown => p.failure_start,
-        };
+        self.slow_hold = slowdown.hold;
+        self.slow_from = slowdown.from;
         self.m = Metrics::default();
     }
 
@@ -211,22 +208,13 @@ impl Lane {
 /// (up to the horizon), if it is not round 0: the same pools and hold times, differing only
 /// in when the slowdown starts (`None` if it starts at round 0 in either) or how slow it is.
 pub(crate) fn shared_rounds(a: &Params, b: &Params) -> Option<u32> {
-    let same_pools = a.split == b.split
-        && a.total_slots == b.total_slots
-        && a.tracking_hold == b.tracking_hold
-        && a.event_hold == b.event_hold;
-    let slow_from = |p: &Params| match p.mode {
-        Mode::Healthy => u32::MAX,
-        Mode::Slowdown => p.failure_start,
-    };
-    let (from_a, from_b) = (slow_from(a), slow_from(b));
-    let same_slowdown = from_a == from_b && (from_a == u32::MAX || a.slow_hold == b.slow_hold);
-    let rounds = if same_slowdown {
+    let (slow_a, slow_b) = (a.slowdown(), b.slowdown());
+    let rounds = if slow_a == slow_b {
         b.horizon
     } else {
-        from_a.min(from_b).min(b.horizon)
+        slow_a.from.min(slow_b.from).min(b.horizon)
     };
-    (same_pools && rounds > 0).then_some(rounds)
+    (a.pools() == b.pools() && rounds > 0).then_some(rounds)
 }
 
 #[cfg(test)]

@@ -42,8 +42,8 @@ use lane::{shared_rounds, Lane};
 use stream::{poisson, Arrivals, Draws, TOO_MANY_ARRIVALS, WORD};
 
 pub use spec::{
-    Metrics, Mode, Params, RoundState, Split, MAX_ARRIVALS_PER_ROUND, MAX_ARRIVALS_PER_ROUND_MEAN,
-    MAX_HOLD, MAX_HORIZON, MAX_TOTAL_SLOTS,
+    Metrics, Mode, Params, Pools, RoundState, Slowdown, Split, Stream, MAX_ARRIVALS_PER_ROUND,
+    MAX_ARRIVALS_PER_ROUND_MEAN, MAX_HOLD, MAX_HORIZON, MAX_TOTAL_SLOTS,
 };
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
@@ -149,24 +149,15 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             limit: B as u32,
         });
     }
+    let stream = first.stream();
     for p in params {
         p.validate()?;
-        let same_stream = [
-            ("seed", p.seed == first.seed),
-            ("horizon", p.horizon == first.horizon),
-            (
-                "rounds-per-second",
-                p.rounds_per_second == first.rounds_per_second,
-            ),
-            ("tracking-rate", p.tracking_rate == first.tracking_rate),
-            ("event-rate", p.event_rate == first.event_rate),
-        ];
-        if let Some(&(param, _)) = same_stream.iter().find(|(_, same)| !same) {
+        if let Some(param) = stream.first_difference(&p.stream()) {
             return Err(Error::BatchMismatch { param });
         }
     }
-    let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
-    let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
+    let tracking_limit = libm::exp(-(stream.tracking_rate / stream.rounds_per_second));
+    let event_limit = libm::exp(-(stream.event_rate / stream.rounds_per_second));
     let layouts = params.len();
     // Layouts that differ only in their slowdown play the same rounds until it starts in
     // either of them: such a layout follows an earlier one until then and joins with a copy
@@ -204,7 +195,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     }
     let lanes = &mut ws.lanes[..layouts];
     for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
-        lane.set(&params[i]);
+        lane.set(&params[i].pools(), params[i].slowdown());
     }
     let mut active = leaders;
     // One run observed reports its rounds; batches report none (see `Observer`).
@@ -212,7 +203,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     let mut arrivals = Arrivals::new();
     // Every lane sees every arrival: its drops are these less what it served.
     let (mut tracking_total, mut events_total) = (0u64, 0u64);
-    for t in 0..first.horizon {
+    for t in 0..stream.horizon {
         // The stream bits in arrival order: tracking requests (1) then event requests (0).
         let tracking = poisson(rng, tracking_limit)?;
         let events = poisson(rng, event_limit)?;

@@ -202,6 +202,39 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
 pub(crate) const HOLD_ACCEPTED: Accepted = Accepted::integers(1, MAX_HOLD as u64);
 
 impl Params {
+    /// Returns the part of the parameters that shapes the arrival stream.
+    pub fn stream(&self) -> Stream {
+        Stream {
+            seed: self.seed,
+            horizon: self.horizon,
+            rounds_per_second: self.rounds_per_second,
+            tracking_rate: self.tracking_rate,
+            event_rate: self.event_rate,
+        }
+    }
+
+    /// Returns the layout's pools and hold times.
+    pub fn pools(&self) -> Pools {
+        Pools {
+            split: self.split,
+            total_slots: self.total_slots,
+            tracking_hold: self.tracking_hold,
+            event_hold: self.event_hold,
+        }
+    }
+
+    /// Returns the layout's slowdown.
+    pub fn slowdown(&self) -> Slowdown {
+        let from = match self.mode {
+            Mode::Healthy => u32::MAX,
+            Mode::Slowdown => self.failure_start,
+        };
+        Slowdown {
+            from,
+            hold: if from == u32::MAX { 0 } else { self.slow_hold },
+        }
+    }
+
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         check_seed(self.seed)?;
@@ -242,6 +275,80 @@ impl Params {
         ensure(hold_ok(self.event_hold), "event-hold", HOLD_ACCEPTED)?;
         ensure(hold_ok(self.slow_hold), "slow-hold", HOLD_ACCEPTED)
     }
+}
+
+/// The parameters that shape the arrival stream: runs with equal streams see the same
+/// arrivals and shuffles, so a batch draws them once for all of them. The stream reads the
+/// parameters through this part alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Stream {
+    /// See [`Params::seed`].
+    pub seed: u32,
+    /// See [`Params::horizon`].
+    pub horizon: u32,
+    /// See [`Params::rounds_per_second`].
+    pub rounds_per_second: f64,
+    /// See [`Params::tracking_rate`].
+    pub tracking_rate: f64,
+    /// See [`Params::event_rate`].
+    pub event_rate: f64,
+}
+
+impl Stream {
+    /// The flags of the stream's fields, in the order [`Stream::first_difference`] checks
+    /// them (the host batches grid runs that share these).
+    pub const FLAGS: [&'static str; 5] = [
+        "seed",
+        "horizon",
+        "rounds-per-second",
+        "tracking-rate",
+        "event-rate",
+    ];
+
+    /// Returns the flag of the first field in which `other` differs, if any (what
+    /// [`Error::BatchMismatch`](crate::Error::BatchMismatch) names).
+    pub fn first_difference(&self, other: &Stream) -> Option<&'static str> {
+        let same = [
+            self.seed == other.seed,
+            self.horizon == other.horizon,
+            self.rounds_per_second == other.rounds_per_second,
+            self.tracking_rate == other.tracking_rate,
+            self.event_rate == other.event_rate,
+        ];
+        Stream::FLAGS
+            .iter()
+            .zip(same)
+            .find(|&(_, same)| !same)
+            .map(|(&flag, _)| flag)
+    }
+}
+
+/// A layout's pools and hold times: what a lane plays the stream against, besides its
+/// [`Slowdown`]. Layouts with equal pools differing only in their slowdown play the same
+/// rounds until it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Pools {
+    /// See [`Params::split`].
+    pub split: Split,
+    /// See [`Params::total_slots`].
+    pub total_slots: u32,
+    /// See [`Params::tracking_hold`].
+    pub tracking_hold: u32,
+    /// See [`Params::event_hold`].
+    pub event_hold: u32,
+}
+
+/// When event requests slow down and how much: from round `from` (`u32::MAX` for a healthy
+/// run, which never slows down, and then `hold` is 0) they hold their slot `hold` rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Slowdown {
+    /// The first slow round.
+    pub from: u32,
+    /// Rounds an event request holds its slot from then on.
+    pub hold: u32,
 }
 
 /// What one run measured.
