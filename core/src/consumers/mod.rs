@@ -72,6 +72,7 @@ use crate::error::{Capacity, Error};
 use crate::Observer;
 
 mod lanes;
+mod plan;
 mod queue;
 mod sorted;
 mod spec;
@@ -80,16 +81,17 @@ pub mod windowed;
 mod workload;
 
 use lanes::event::{play_general, Lane};
-use lanes::wheel::{play_wheel, wheel_fits, WheelLane};
+use lanes::wheel::{play_wheel, WheelLane};
 use lanes::whole::play_whole;
+pub use plan::{plan, Plan, WholeLane};
 use sorted::{sort_whole, SortedSpace};
 use store::REORDERED;
 
 pub use queue::{Event, Queue, QueueSpace, DEFAULT_IN_FLIGHT};
 pub(crate) use spec::report_skipped;
 pub use spec::{
-    Metrics, Params, RoundState, MAX_CONSUMERS, MAX_EVENTS_PER_SHIPMENT, MAX_QUEUE_GAP,
-    MAX_SHIPMENTS,
+    LaneKey, Metrics, Params, RoundState, Workload, MAX_CONSUMERS, MAX_EVENTS_PER_SHIPMENT,
+    MAX_QUEUE_GAP, MAX_SHIPMENTS,
 };
 pub use workload::{LessonDraws, SubstreamDraws, WorkloadDraws};
 
@@ -262,33 +264,10 @@ where
             limit: R as u32,
         });
     }
+    let workload = first.workload();
     for p in params {
         p.validate()?;
-        let same_workload = [
-            ("shipments", p.shipments == first.shipments),
-            (
-                "events-per-shipment",
-                p.events_per_shipment == first.events_per_shipment,
-            ),
-            (
-                "queue-gap",
-                p.queue_gap.to_bits() == first.queue_gap.to_bits(),
-            ),
-            ("seed", p.seed == first.seed),
-            (
-                "final-event-rounds",
-                p.final_event_rounds == first.final_event_rounds,
-            ),
-            (
-                "event-rounds-min",
-                p.event_rounds_min == first.event_rounds_min,
-            ),
-            (
-                "event-rounds-spread",
-                p.event_rounds_spread == first.event_rounds_spread,
-            ),
-        ];
-        if let Some(&(param, _)) = same_workload.iter().find(|(_, same)| !same) {
+        if let Some(param) = workload.first_difference(&p.workload()) {
             return Err(Error::BatchMismatch { param });
         }
     }
@@ -297,7 +276,7 @@ where
         stores,
         sorted,
     } = ws;
-    let shipments = first.shipments as usize;
+    let shipments = workload.shipments as usize;
     if shipments > N {
         // What `Queue::new` reports.
         return Err(Error::CapacityExceeded {
@@ -307,15 +286,11 @@ where
     }
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
-    // Configurations that run alike share a lane. With N ≤ S the store never binds: a round
-    // has at most N finished consumers, so at most N want to apply, and `slots_left` (S at
-    // the round's start, one less per event applied) is still ≥ S − N + 1 ≥ 1 when each of
-    // them asks. The run with S slots is then the run with N slots, whatever S ≥ N: so the
-    // lane's key is (N, min(S, N)), and (1, 2) = (1, 4), (2, 2) = (2, 4) run once.
-    let mut keys: heapless::Vec<(u32, u32), R> = heapless::Vec::new();
+    // Configurations that run alike share a lane (see `LaneKey`).
+    let mut keys: heapless::Vec<LaneKey, R> = heapless::Vec::new();
     let mut lane_of: heapless::Vec<usize, R> = heapless::Vec::new();
     for p in params {
-        let key = (p.consumers, p.slots.min(p.consumers));
+        let key = p.lane_key();
         let lane = match keys.iter().position(|&k| k == key) {
             Some(lane) => lane,
             None => {
@@ -336,45 +311,63 @@ where
         let _ = lane_stores.push(store);
     }
     let mut lane_metrics: heapless::Vec<Metrics, R> = heapless::Vec::new();
-    let total = first.events();
+    let total = workload.events();
     let mut draws = draws;
     let (sort_keys, sort_events) = match lent {
         Some((keys, events)) => (keys, events),
         None => (&mut sorted.keys[..], &mut sorted.events[..]),
     };
-    if let Some(events) = sort_whole(first, &mut draws, &mut space.order, sort_keys, sort_events) {
+    let sort_room = sort_keys.len().min(sort_events.len());
+    let plan = plan::plan(&workload, observe, sort_room);
+    let sorted_events = match plan {
+        Plan::SortedWhole { .. } => sort_whole(
+            &workload,
+            &mut draws,
+            &mut space.order,
+            sort_keys,
+            sort_events,
+        ),
+        Plan::MergedWheel | Plan::MergedEvent => None,
+    };
+    match (plan, sorted_events) {
         // The whole queue in one array: each lane plays it through.
-        for (&(n, slots), store) in keys.iter().zip(lane_stores) {
-            let m = if observe {
-                let mut lane = WheelLane::new(n, slots, total, store, observe);
-                lane.feed(events, true, observer);
-                lane.metrics(first)
-            } else {
-                let last_round = play_whole(events, n, slots, store, observer);
-                let reordered = store.iter().filter(|&&s| s & REORDERED != 0).count() as u32;
-                store::lane_metrics(store, first, last_round, reordered, total)
-            };
-            let _ = lane_metrics.push(m);
+        (Plan::SortedWhole { observed }, Some(events)) => {
+            for (&key, store) in keys.iter().zip(lane_stores) {
+                let m = if observed {
+                    let mut lane = WheelLane::new(key, total, store, observe);
+                    lane.feed(events, true, observer);
+                    lane.metrics(&workload)
+                } else {
+                    let last_round = play_whole(events, WholeLane::of(key), store, observer);
+                    let reordered = store.iter().filter(|&&s| s & REORDERED != 0).count() as u32;
+                    store::lane_metrics(store, &workload, last_round, reordered, total)
+                };
+                let _ = lane_metrics.push(m);
+            }
         }
-    } else if wheel_fits(first) {
-        let mut queue = Queue::new(first, draws, space)?;
-        let mut lanes: heapless::Vec<WheelLane<'_>, R> = heapless::Vec::new();
-        for (&(n, slots), store) in keys.iter().zip(lane_stores) {
-            let _ = lanes.push(WheelLane::new(n, slots, total, store, observe));
+        (Plan::MergedEvent, _) => {
+            let mut queue = Queue::new(first, draws, space)?;
+            let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
+            for (&key, store) in keys.iter().zip(lane_stores) {
+                let _ = lanes.push(Lane::new(key, total, store, observe));
+            }
+            play_general(&mut queue, &mut lanes, observer)?;
+            for lane in &lanes {
+                let _ = lane_metrics.push(lane.metrics(&workload));
+            }
         }
-        play_wheel(&mut queue, &mut lanes, observer)?;
-        for lane in &lanes {
-            let _ = lane_metrics.push(lane.metrics(first));
-        }
-    } else {
-        let mut queue = Queue::new(first, draws, space)?;
-        let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
-        for (&(n, slots), store) in keys.iter().zip(lane_stores) {
-            let _ = lanes.push(Lane::new(n, slots, total, store, observe));
-        }
-        play_general(&mut queue, &mut lanes, observer)?;
-        for lane in &lanes {
-            let _ = lane_metrics.push(lane.metrics(first));
+        // Merged on the wheel, also when the sort found a shipment's arrivals out of step
+        // order (the merged queue reports it).
+        (Plan::MergedWheel | Plan::SortedWhole { .. }, _) => {
+            let mut queue = Queue::new(first, draws, space)?;
+            let mut lanes: heapless::Vec<WheelLane<'_>, R> = heapless::Vec::new();
+            for (&key, store) in keys.iter().zip(lane_stores) {
+                let _ = lanes.push(WheelLane::new(key, total, store, observe));
+            }
+            play_wheel(&mut queue, &mut lanes, observer)?;
+            for lane in &lanes {
+                let _ = lane_metrics.push(lane.metrics(&workload));
+            }
         }
     }
     for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {

@@ -3,7 +3,7 @@
 use core::cmp::Ordering;
 
 use super::workload::pack;
-use super::{Params, WorkloadDraws};
+use super::{Params, Workload, WorkloadDraws};
 use crate::error::{Capacity, Error};
 
 /// The in-flight capacity a [`Workspace`] has unless told otherwise.
@@ -152,20 +152,15 @@ impl<'w> InFlight<'w> {
 }
 
 /// Sorts shipments `0..order.len()` into `order` by (start time, shipment), where a
-/// shipment's start is `draw(g, 0) · scale · gap`.
+/// shipment's start is [`Workload::start`] of its first draw.
 ///
 /// A counting sort into 256 buckets by the first draw (the start grows with it), then each
 /// bucket sorted exactly; no storage beyond `order` and 2 KiB of stack. The start is
 /// recomputed from the draw, never stored.
-pub(crate) fn sort_by_start<D: WorkloadDraws>(
-    order: &mut [u16],
-    draws: &mut D,
-    scale: f64,
-    gap: f64,
-) {
+fn sort_by_start<D: WorkloadDraws>(order: &mut [u16], draws: &mut D, w: &Workload) {
     const BUCKETS: usize = 256;
     let n = order.len();
-    if gap == 0.0 {
+    if w.queue_gap == 0.0 {
         // Every start is 0: the queue keeps generation order.
         for (g, slot) in order.iter_mut().enumerate() {
             *slot = g as u16; // n <= 65536
@@ -191,7 +186,7 @@ pub(crate) fn sort_by_start<D: WorkloadDraws>(
         }
         next[b] += 1;
     }
-    let mut start_of = |g: u16| draws.draw(u32::from(g), 0) * scale * gap;
+    let mut start_of = |g: u16| w.start(draws.draw(u32::from(g), 0));
     let mut begin = 0;
     for &end in &ends {
         let bucket = &mut order[begin..end as usize];
@@ -222,19 +217,15 @@ pub(crate) fn sort_by_start<D: WorkloadDraws>(
 
 /// The workload in arrival order, regenerated on the fly (an iterator of events).
 pub struct Queue<'w, D> {
-    pub(crate) draws: D,
-    pub(crate) order: &'w mut [u16],
-    pub(crate) in_flight: InFlight<'w>,
-    pub(crate) next_start: usize,
+    draws: D,
+    order: &'w mut [u16],
+    in_flight: InFlight<'w>,
+    next_start: usize,
     /// The start time of `order[next_start]`, once computed.
-    pub(crate) next_start_time: Option<f64>,
-    pub(crate) shipments: u32,
-    pub(crate) events_per_shipment: u32,
-    pub(crate) gap: f64,
-    pub(crate) final_event_rounds: u32,
-    pub(crate) event_rounds_min: u32,
-    pub(crate) event_rounds_spread: f64,
-    pub(crate) failed: bool,
+    next_start_time: Option<f64>,
+    /// All the queue reads of the parameters.
+    w: Workload,
+    failed: bool,
 }
 
 impl<'w, D: WorkloadDraws> Queue<'w, D> {
@@ -245,62 +236,58 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         draws: D,
         space: &'w mut QueueSpace<N, F>,
     ) -> Result<Self, Error> {
-        Self::from_parts(params, draws, &mut space.order, &mut space.in_flight)
+        params.validate()?;
+        Self::from_parts(
+            &params.workload(),
+            draws,
+            &mut space.order,
+            &mut space.in_flight,
+        )
     }
 
-    pub(crate) fn from_parts(
-        params: &Params,
+    /// The queue of a valid workload `w`.
+    fn from_parts(
+        w: &Workload,
         mut draws: D,
         order: &'w mut [u16],
         in_flight: &'w mut [Pending],
     ) -> Result<Self, Error> {
-        params.validate()?;
-        let n = params.shipments as usize;
+        let n = w.shipments as usize;
         let capacity = order.len() as u32;
         let order = order.get_mut(..n).ok_or(Error::CapacityExceeded {
             capacity: Capacity::WorkspaceShipments,
             limit: capacity,
         })?;
-        let scale = f64::from(params.shipments);
-        let gap = params.queue_gap;
-        sort_by_start(order, &mut draws, scale, gap);
+        sort_by_start(order, &mut draws, w);
         Ok(Self {
             draws,
             order,
             in_flight: InFlight::new(in_flight),
             next_start: 0,
             next_start_time: None,
-            shipments: params.shipments,
-            events_per_shipment: params.events_per_shipment,
-            gap,
-            final_event_rounds: params.final_event_rounds,
-            event_rounds_min: params.event_rounds_min,
-            event_rounds_spread: f64::from(params.event_rounds_spread),
+            w: *w,
             failed: false,
         })
     }
 
-    pub(crate) fn start(&mut self, shipment: u32) -> f64 {
-        self.draws.draw(shipment, 0) * f64::from(self.shipments) * self.gap
+    #[inline(always)]
+    fn start(&mut self, shipment: u32) -> f64 {
+        self.w.start(self.draws.draw(shipment, 0))
     }
 
-    pub(crate) fn arrival(&mut self, start: f64, shipment: u32, step: u32) -> f64 {
+    #[inline(always)]
+    fn arrival(&mut self, start: f64, shipment: u32, step: u32) -> f64 {
         let jitter = self.draws.draw(shipment, 1 + 2 * step);
-        start + f64::from(step) * self.gap + jitter * self.gap
+        self.w.arrival(start, step, jitter)
     }
 
-    pub(crate) fn rounds(&mut self, shipment: u32, step: u32) -> u32 {
-        if step == self.events_per_shipment - 1 {
-            self.final_event_rounds
-        } else {
-            let r = self.draws.draw(shipment, 2 + 2 * step);
-            // An integer below 2^32 (checked by `Params::validate`).
-            // floor(r · spread) for r in [0, 1) is below 2^32: truncation is floor here.
-            self.event_rounds_min + (r * self.event_rounds_spread) as u32
-        }
+    #[inline(always)]
+    fn rounds(&mut self, shipment: u32, step: u32) -> u32 {
+        let draws = &mut self.draws;
+        self.w.rounds(step, || draws.draw(shipment, 2 + 2 * step))
     }
 
-    pub(crate) fn pending(&mut self, start: f64, shipment: u32, step: u32) -> Pending {
+    fn pending(&mut self, start: f64, shipment: u32, step: u32) -> Pending {
         Pending {
             arrival: self.arrival(start, shipment, step),
             start,
@@ -309,7 +296,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         }
     }
 
-    pub(crate) fn next_event(&mut self) -> Result<Option<Event>, Error> {
+    fn next_event(&mut self) -> Result<Option<Event>, Error> {
         // Start every shipment that could come before the earliest in-flight event: its
         // first event arrives no earlier than its start, and ties go to the lower shipment.
         while let Some(&g) = self.order.get(self.next_start) {
@@ -343,7 +330,7 @@ impl<'w, D: WorkloadDraws> Queue<'w, D> {
         };
         let shipment = u32::from(top.shipment);
         let step = u32::from(top.step);
-        let next = if step + 1 < self.events_per_shipment {
+        let next = if step + 1 < self.w.events_per_shipment {
             let next = self.pending(top.start, shipment, step + 1);
             // The stream relies on a shipment's events arriving in step order.
             if next.arrival < top.arrival {

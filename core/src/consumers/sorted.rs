@@ -2,7 +2,7 @@
 
 use super::lanes::wheel::wheel_fits;
 use super::workload::pack;
-use super::{Params, WorkloadDraws};
+use super::{Workload, WorkloadDraws};
 
 /// Storage for sorting a workload of up to `Q` events whole: per event a 128-bit sort key
 /// (arrival bits, then the packed event) and a 32-bit bucket count, reused for the sorted
@@ -35,24 +35,23 @@ impl<const Q: usize> SortedSpace<Q> {
 /// as many buckets as events, about one each; each bucket is then sorted exactly. The
 /// draws are made again for the scatter instead of being stored (a hash each, ≈ 1.5 ns).
 pub(crate) fn sort_whole<'s, D: WorkloadDraws>(
-    p: &Params,
+    w: &Workload,
     draws: &mut D,
     order: &mut [u16],
     keys: &mut [u128],
     events: &'s mut [u32],
 ) -> Option<&'s [u32]> {
-    let total = usize::try_from(p.events()).ok()?;
-    if total == 0 || total > keys.len().min(events.len()) || !wheel_fits(p) {
+    let total = usize::try_from(w.events()).ok()?;
+    if total == 0 || total > keys.len().min(events.len()) || !wheel_fits(w) {
         return None;
     }
-    let order = order.get_mut(..p.shipments as usize)?;
+    let order = order.get_mut(..w.shipments as usize)?;
     roughly_by_start(order, draws);
     let keys = keys.get_mut(..total)?;
     let counts = events.get_mut(..total)?;
-    let scale = f64::from(p.shipments);
-    let gap = p.queue_gap;
-    let steps = p.events_per_shipment;
-    let spread = f64::from(p.event_rounds_spread);
+    let scale = f64::from(w.shipments);
+    let gap = w.queue_gap;
+    let steps = w.events_per_shipment;
     // Every arrival is at most (shipments + steps) · gap: a start below shipments · gap,
     // then under `steps` gaps. Rounding may pass it: the last bucket takes the rest.
     let top = (scale + f64::from(steps)) * gap;
@@ -64,10 +63,10 @@ pub(crate) fn sort_whole<'s, D: WorkloadDraws>(
     counts.fill(0);
     for &g in order.iter() {
         let g = u32::from(g);
-        let start = draws.draw(g, 0) * scale * gap;
+        let start = w.start(draws.draw(g, 0));
         let mut previous = start;
         for k in 0..steps {
-            let t = start + f64::from(k) * gap + draws.draw(g, 1 + 2 * k) * gap;
+            let t = w.arrival(start, k, draws.draw(g, 1 + 2 * k));
             if t < previous {
                 return None;
             }
@@ -87,15 +86,10 @@ pub(crate) fn sort_whole<'s, D: WorkloadDraws>(
     }
     for &g in order.iter() {
         let g = u32::from(g);
-        let start = draws.draw(g, 0) * scale * gap;
+        let start = w.start(draws.draw(g, 0));
         for k in 0..steps {
-            let t = start + f64::from(k) * gap + draws.draw(g, 1 + 2 * k) * gap;
-            let rounds = if k == steps - 1 {
-                p.final_event_rounds
-            } else {
-                // floor(r · spread) for r in [0, 1) is below 2^32: truncation is floor.
-                p.event_rounds_min + (draws.draw(g, 2 + 2 * k) * spread) as u32
-            };
+            let t = w.arrival(start, k, draws.draw(g, 1 + 2 * k));
+            let rounds = w.rounds(k, || draws.draw(g, 2 + 2 * k));
             let key = (u128::from(t.to_bits()) << 64) | u128::from(pack(g, k, rounds));
             if let Some(c) = counts.get_mut(bucket(t)) {
                 if let Some(slot) = keys.get_mut(*c as usize) {

@@ -138,6 +138,133 @@ impl Params {
     pub fn draws_per_shipment(&self) -> u64 {
         2 * u64::from(self.events_per_shipment)
     }
+
+    /// Returns the part of the parameters that shapes the workload (the queue).
+    pub fn workload(&self) -> Workload {
+        Workload {
+            shipments: self.shipments,
+            events_per_shipment: self.events_per_shipment,
+            queue_gap: self.queue_gap,
+            seed: self.seed,
+            final_event_rounds: self.final_event_rounds,
+            event_rounds_min: self.event_rounds_min,
+            event_rounds_spread: self.event_rounds_spread,
+        }
+    }
+
+    /// Returns the lane this configuration runs in: see [`LaneKey`].
+    pub fn lane_key(&self) -> LaneKey {
+        LaneKey::of(self.consumers, self.slots)
+    }
+}
+
+/// The parameters that shape the workload: configurations with equal workloads consume the
+/// same queue, so a batch generates it once for all of them. Equality is by bits (a queue
+/// gap of 0 and one of −0 are different workloads, as they are different inputs).
+///
+/// Every queue engine reads the parameters through this part alone: a parameter outside it
+/// cannot change the queue, and a new workload parameter, once added here, is compared by
+/// every batch.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Workload {
+    /// See [`Params::shipments`].
+    pub shipments: u32,
+    /// See [`Params::events_per_shipment`].
+    pub events_per_shipment: u32,
+    /// See [`Params::queue_gap`].
+    pub queue_gap: f64,
+    /// See [`Params::seed`].
+    pub seed: u32,
+    /// See [`Params::final_event_rounds`].
+    pub final_event_rounds: u32,
+    /// See [`Params::event_rounds_min`].
+    pub event_rounds_min: u32,
+    /// See [`Params::event_rounds_spread`].
+    pub event_rounds_spread: u32,
+}
+
+impl Workload {
+    /// The flags of the workload's fields, in the order [`Workload::first_difference`]
+    /// checks them (the host batches grid runs that share these).
+    pub const FLAGS: [&'static str; 7] = [
+        "shipments",
+        "events-per-shipment",
+        "queue-gap",
+        "seed",
+        "final-event-rounds",
+        "event-rounds-min",
+        "event-rounds-spread",
+    ];
+
+    /// Returns each field's bits, in the order of [`Workload::FLAGS`].
+    fn bits(&self) -> [u64; 7] {
+        [
+            self.shipments.into(),
+            self.events_per_shipment.into(),
+            self.queue_gap.to_bits(),
+            self.seed.into(),
+            self.final_event_rounds.into(),
+            self.event_rounds_min.into(),
+            self.event_rounds_spread.into(),
+        ]
+    }
+
+    /// Returns the flag of the first field in which `other` differs, if any (what
+    /// [`Error::BatchMismatch`] names).
+    pub fn first_difference(&self, other: &Workload) -> Option<&'static str> {
+        let (a, b) = (self.bits(), other.bits());
+        Workload::FLAGS
+            .iter()
+            .zip(a.iter().zip(b.iter()))
+            .find(|(_, (a, b))| a != b)
+            .map(|(&flag, _)| flag)
+    }
+
+    /// Returns the number of events in the workload.
+    pub fn events(&self) -> u64 {
+        u64::from(self.shipments) * u64::from(self.events_per_shipment)
+    }
+}
+
+impl PartialEq for Workload {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits() == other.bits()
+    }
+}
+
+impl Eq for Workload {}
+
+/// The lane a configuration runs in: configurations with equal keys run alike, so a batch
+/// plays them once.
+///
+/// With N ≤ S the store never binds: a round has at most N finished consumers, so at most N
+/// want to apply, and the slots left (S at the round's start, one less per event applied)
+/// are still ≥ S − N + 1 ≥ 1 when each of them asks. The run with S slots is then the run
+/// with N slots, whatever S ≥ N: the key is (N, min(S, N)), and (1, 2) = (1, 4),
+/// (2, 2) = (2, 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LaneKey {
+    /// Consumers (N).
+    pub consumers: u32,
+    /// The store slots that can bind, `min(S, N)`.
+    pub slots: u32,
+}
+
+impl LaneKey {
+    /// Returns the key of `consumers` consumers on a store of `slots` slots.
+    pub const fn of(consumers: u32, slots: u32) -> Self {
+        LaneKey {
+            consumers,
+            slots: if slots < consumers { slots } else { consumers },
+        }
+    }
+
+    /// Whether the store never binds (N ≤ S): every finished consumer applies at once.
+    pub const fn store_never_binds(&self) -> bool {
+        self.consumers <= self.slots
+    }
 }
 
 /// What one run measured.

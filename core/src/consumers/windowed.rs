@@ -46,7 +46,7 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
-use super::{Metrics, Params, RoundState, WorkloadDraws, MAX_CONSUMERS};
+use super::{LaneKey, Metrics, Params, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::{Capacity, Error};
 use crate::rng::CounterHash;
 use crate::Observer;
@@ -200,8 +200,9 @@ pub fn run_with<D: WindowDraws, O: Observer, const W: usize, const B: usize>(
             limit: capacity,
         })?;
     bits.fill(0);
-    let mut queue = Windows::new(params, draws, times, events);
-    let mut lane = Lane::new(params, bits);
+    let workload = params.workload();
+    let mut queue = Windows::new(&workload, draws, times, events);
+    let mut lane = Lane::new(params.lane_key(), &workload, bits);
     lane.run(&mut queue, observer)
 }
 
@@ -235,7 +236,7 @@ struct Windows<'w, D> {
 const BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
 
 impl<'w, D: WindowDraws> Windows<'w, D> {
-    fn new(p: &Params, draws: D, times: &'w mut [u64], events: &'w mut [u32]) -> Self {
+    fn new(p: &Workload, draws: D, times: &'w mut [u64], events: &'w mut [u32]) -> Self {
         let target = Self::target(times.len());
         // About `target` events per window where the workload is dense: E events over
         // `shipments · gap`.
@@ -558,12 +559,12 @@ struct Lane<'s> {
 }
 
 impl<'s> Lane<'s> {
-    fn new(p: &Params, seen: &'s mut [u32]) -> Self {
+    fn new(key: LaneKey, p: &Workload, seen: &'s mut [u32]) -> Self {
         Self {
             ready: [IDLE; MAX_CONSUMERS],
             job: [0; MAX_CONSUMERS],
-            n: p.consumers as usize,
-            slots: p.slots,
+            n: key.consumers as usize,
+            slots: key.slots,
             total: p.events(),
             final_step: p.events_per_shipment - 1,
             seen,

@@ -1,11 +1,41 @@
-//! The workload's draws, and the packed form of an event the timing wheel plays.
+//! The workload's draws, the event formula (the one definition every queue engine calls),
+//! and the packed form of an event the timing wheel plays.
 
 use core::marker::PhantomData;
 
 use rand_core::{Rng, SeedableRng};
 
-use super::Params;
+use super::{Params, Workload};
 use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
+
+impl Workload {
+    /// Returns a shipment's start time from its first draw `r`: `r · shipments · gap`.
+    #[inline(always)]
+    pub(crate) fn start(&self, r: f64) -> f64 {
+        r * f64::from(self.shipments) * self.queue_gap
+    }
+
+    /// Returns the arrival of event `step` of a shipment that starts at `start`, with the
+    /// arrival jitter `jitter` (its draw `1 + 2·step`): `start + step·gap + jitter·gap`.
+    #[inline(always)]
+    pub(crate) fn arrival(&self, start: f64, step: u32, jitter: f64) -> f64 {
+        start + f64::from(step) * self.queue_gap + jitter * self.queue_gap
+    }
+
+    /// Returns the processing time of event `step`: `final_event_rounds` for a shipment's
+    /// last event, else `event_rounds_min + floor(r · event_rounds_spread)` with `r` its draw
+    /// `2 + 2·step` (asked for only then).
+    #[inline(always)]
+    pub(crate) fn rounds(&self, step: u32, r: impl FnOnce() -> f64) -> u32 {
+        if step == self.events_per_shipment - 1 {
+            self.final_event_rounds
+        } else {
+            // An integer below 2^32 (checked by `Params::validate`): floor(r · spread) for
+            // r in [0, 1) is below 2^32, so truncation is floor here.
+            self.event_rounds_min + (r() * f64::from(self.event_rounds_spread)) as u32
+        }
+    }
+}
 
 /// Random access to the workload's draws: what the queue needs to regenerate itself in
 /// arrival order without storing events.

@@ -3,8 +3,8 @@
 use super::IDLE;
 use crate::consumers::queue::{Event, Queue};
 use crate::consumers::spec::report_skipped;
-use crate::consumers::store::{lane_metrics, REORDERED, STEP_MASK};
-use crate::consumers::{Metrics, Params, RoundState, WorkloadDraws, MAX_CONSUMERS};
+use crate::consumers::store::{self, lane_metrics};
+use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::Error;
 use crate::Observer;
 
@@ -50,7 +50,11 @@ pub(crate) struct Lane<'s> {
 }
 
 impl<'s> Lane<'s> {
-    pub(crate) fn new(n: u32, slots: u32, total: u64, store: &'s mut [u8], observe: bool) -> Self {
+    pub(crate) fn new(key: LaneKey, total: u64, store: &'s mut [u8], observe: bool) -> Self {
+        let LaneKey {
+            consumers: n,
+            slots,
+        } = key;
         store.fill(0);
         Self {
             ready: [IDLE; MAX_CONSUMERS],
@@ -162,20 +166,16 @@ impl<'s> Lane<'s> {
     }
 
     pub(crate) fn apply(&mut self, job: u32) {
-        let (shipment, step) = (job >> 8, job & 0xff);
+        let (shipment, step) = (job >> 8, job as u8);
         let state = &mut self.store[shipment as usize];
-        let last = u32::from(*state & STEP_MASK); // last step applied + 1, 0 for none
-        let mut flags = *state & REORDERED;
-        if last > 0 && step < last - 1 && flags == 0 {
-            flags = REORDERED;
-            self.reordered += 1;
-        }
-        *state = flags | (step + 1) as u8;
+        let old = *state;
+        *state = store::apply(old, step);
+        self.reordered += store::newly_reordered(old, *state);
         self.applied += 1;
     }
 
-    pub(crate) fn metrics(&self, p: &Params) -> Metrics {
-        lane_metrics(self.store, p, self.round, self.reordered, self.total)
+    pub(crate) fn metrics(&self, w: &Workload) -> Metrics {
+        lane_metrics(self.store, w, self.round, self.reordered, self.total)
     }
 }
 

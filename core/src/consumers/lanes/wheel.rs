@@ -2,9 +2,9 @@
 
 use crate::consumers::queue::Queue;
 use crate::consumers::spec::report_skipped;
-use crate::consumers::store::{lane_metrics, REORDERED, STEP_MASK};
+use crate::consumers::store::{self, lane_metrics};
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
-use crate::consumers::{Metrics, Params, RoundState, WorkloadDraws, MAX_CONSUMERS};
+use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::Error;
 use crate::Observer;
 
@@ -56,7 +56,11 @@ pub(crate) struct WheelLane<'s> {
 }
 
 impl<'s> WheelLane<'s> {
-    pub(crate) fn new(n: u32, slots: u32, total: u64, store: &'s mut [u8], observe: bool) -> Self {
+    pub(crate) fn new(key: LaneKey, total: u64, store: &'s mut [u8], observe: bool) -> Self {
+        let LaneKey {
+            consumers: n,
+            slots,
+        } = key;
         store.fill(0);
         Self {
             wheel: [0; WHEEL],
@@ -65,7 +69,7 @@ impl<'s> WheelLane<'s> {
             held: 0,
             job: [0; MAX_CONSUMERS],
             n,
-            slots: slots.min(n),
+            slots,
             total,
             store,
             round: 0,
@@ -135,12 +139,10 @@ impl<'s> WheelLane<'s> {
                 let held_job = job[i];
                 let (shipment, step) = ((held_job >> 8) as usize, (held_job & 0xff) as u8);
                 if let Some(state) = store.get_mut(shipment) {
+                    // Branch-free: whether the flag rises is data, not control.
                     let old = *state;
-                    // `old & STEP_MASK` is the last step applied + 1 (0 for none); bit 7
-                    // the flag. Branch-free: whether the flag rises is data, not control.
-                    let newly = u8::from(old & STEP_MASK > step + 1) & !(old >> 7);
-                    *state = ((old | (newly << 7)) & REORDERED) | (step + 1);
-                    reordered += u32::from(newly);
+                    *state = store::apply(old, step);
+                    reordered += store::newly_reordered(old, *state);
                 }
                 applied += 1;
                 // Take the next event.
@@ -257,8 +259,8 @@ impl<'s> WheelLane<'s> {
         state
     }
 
-    pub(crate) fn metrics(&self, p: &Params) -> Metrics {
-        lane_metrics(self.store, p, self.round, self.reordered, self.total)
+    pub(crate) fn metrics(&self, w: &Workload) -> Metrics {
+        lane_metrics(self.store, w, self.round, self.reordered, self.total)
     }
 }
 
@@ -294,7 +296,7 @@ pub(crate) fn play_wheel<D: WorkloadDraws, O: Observer>(
 }
 
 /// Whether every processing time fits the timing wheel (below [`WHEEL`] rounds).
-pub(crate) fn wheel_fits(p: &Params) -> bool {
+pub(crate) fn wheel_fits(p: &Workload) -> bool {
     let longest_other = if p.events_per_shipment > 1 {
         // floor(r · spread) < spread: a bound.
         u64::from(p.event_rounds_min) + u64::from(p.event_rounds_spread)

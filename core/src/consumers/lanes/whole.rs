@@ -2,9 +2,10 @@
 
 use super::wheel::{next_round, WheelLane, WHEEL};
 use super::IDLE;
+use crate::consumers::plan::WholeLane;
 use crate::consumers::store::apply_flagged;
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
-use crate::consumers::MAX_CONSUMERS;
+use crate::consumers::{LaneKey, MAX_CONSUMERS};
 use crate::Observer;
 
 /// Plays the whole queue (`events`, packed, in order) to one unobserved configuration and
@@ -19,16 +20,14 @@ use crate::Observer;
 /// The last few rounds, where consumers run dry, go to [`WheelLane`].
 pub(crate) fn play_whole<O: Observer>(
     events: &[u32],
-    n: u32,
-    slots: u32,
+    lane: WholeLane,
     store: &mut [u8],
     observer: &mut O,
 ) -> u64 {
     store.fill(0);
-    if n <= slots {
-        // The store never binds (see `batch`).
-        match n {
-            1 => return play_serial(events, store, observer),
+    let key = match lane {
+        WholeLane::Serial => return play_serial(events, store, observer),
+        WholeLane::Free(n) => match n {
             2 => return play_free::<2, O>(events, store, observer),
             3 => return play_free::<3, O>(events, store, observer),
             4 => return play_free::<4, O>(events, store, observer),
@@ -36,10 +35,12 @@ pub(crate) fn play_whole<O: Observer>(
             6 => return play_free::<6, O>(events, store, observer),
             7 => return play_free::<7, O>(events, store, observer),
             8 => return play_free::<8, O>(events, store, observer),
-            _ => {}
-        }
-    }
-    let s = slots.min(n) as usize;
+            // Not a lane `WholeLane::of` makes free: the same run in whole rounds.
+            n => LaneKey::of(n, n),
+        },
+        WholeLane::Rounds(key) => key,
+    };
+    let (n, s) = (key.consumers, key.slots as usize);
     let n = n.min(MAX_CONSUMERS as u32);
     let mut lane = Whole {
         wheel: [0; WHEEL],
