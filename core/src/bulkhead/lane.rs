@@ -11,14 +11,14 @@ const _: () = assert!(MAX_TOTAL_SLOTS <= u16::MAX as u32);
 
 /// One pool: its size, its busy slots, and how many slots free up in each coming round.
 pub(crate) struct Pool {
-    pub(crate) size: u32,
+    size: u32,
     /// At most `size`: a slot is taken only while one is free, and each is freed once.
-    pub(crate) busy: u32,
+    busy: u32,
     /// `releases[r % CALENDAR]`: slots whose hold ends at round `r`. With different hold
     /// times they were taken in different rounds (a byte once wrapped here), but all of them
     /// are busy together until round `r`, so there are at most `size` ≤ [`MAX_TOTAL_SLOTS`]
     /// = 65,535 of them: 16 bits hold any bucket.
-    pub(crate) releases: [u16; CALENDAR],
+    releases: [u16; CALENDAR],
 }
 
 impl Pool {
@@ -68,14 +68,14 @@ impl Pool {
 /// One layout's state during a run: its pools, hold times and metrics.
 pub(crate) struct Lane {
     /// The shared pool, or the tracking pool.
-    pub(crate) first: Pool,
+    first: Pool,
     /// The event pool, when partitioned.
-    pub(crate) second: Option<Pool>,
-    pub(crate) tracking_hold: u32,
-    pub(crate) event_hold: u32,
-    pub(crate) slow_hold: u32,
+    second: Option<Pool>,
+    tracking_hold: u32,
+    event_hold: u32,
+    slow_hold: u32,
     /// First round of the slowdown, `u32::MAX` for a healthy run.
-    pub(crate) slow_from: u32,
+    slow_from: u32,
     pub(crate) m: Metrics,
 }
 
@@ -100,6 +100,7 @@ impl Lane {
     };
 
     /// Sets this lane up for `p`, in place, whatever a previous run left in it.
+    #[inline(always)]
     pub(crate) fn set(&mut self, p: &Pools, slowdown: Slowdown) {
         match p.split {
             Split::Shared => {
@@ -207,6 +208,7 @@ impl Lane {
 /// Returns the round from which layout `b` may play differently from `a` on the same stream
 /// (up to the horizon), if it is not round 0: the same pools and hold times, differing only
 /// in when the slowdown starts (`None` if it starts at round 0 in either) or how slow it is.
+#[inline(always)]
 pub(crate) fn shared_rounds(a: &Params, b: &Params) -> Option<u32> {
     let (slow_a, slow_b) = (a.slowdown(), b.slowdown());
     let rounds = if slow_a == slow_b {

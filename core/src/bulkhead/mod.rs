@@ -11,18 +11,19 @@
 //! (no list of busy slots), and at most [`MAX_ARRIVALS_PER_ROUND`] arrivals per round, beyond
 //! which a run returns [`Error::CapacityExceeded`].
 //!
-//! Cost: a round draws its stream once for every layout run together — two Poisson numbers
-//! (λ + 1 draws each on average, at most 256) and n − 1 shuffle draws for n arrivals (n ≤ 255,
-//! up to 64 of them shuffled as the bits of one word) — and plays it against each layout in
-//! O(1): a drop's idle slots depend on the order, so a round where a partitioned layout drops
-//! counts, once, the requests of the other stream ahead of each request (O(n)), and each
-//! layout's idle slots are then a closed form (rounds of more than 64 arrivals scan, O(n) a
-//! dropping layout). Layouts run together that differ only in their slowdown play the rounds
-//! before it once. The lesson's stream is about 11 draws and 5 arrivals a round; its eleven
-//! layouts over 4,000 rounds take about 0.7 ms on one 2-core AMD EPYC core
-//! (`host/benches/compare-reference.sh`), and the CLI grid of 1,000 runs about 60–80 ms
-//! (`host/benches/compare-grids.sh`): half in the stream (dependent chains, and a mispredicted
-//! exit per Poisson number), half playing the lanes (about 45 instructions a layout a round).
+//! # Engine
+//!
+//! One engine plays every layout, and its [`plan`] says which layouts play which rounds: a batch
+//! draws the stream ([`Stream`], `stream.rs`) once a round and plays it against each layout
+//! (its [`Pools`] and [`Slowdown`], `lane.rs`). Exact because the stream reads no layout
+//! field, so every layout of a batch sees the arrivals and shuffles its own run would draw;
+//! a layout whose pools equal an earlier one's and that differs only in its slowdown plays
+//! the same rounds until the slowdown starts in either, so it follows that leader until then
+//! and joins with a copy of its state. A round's served counts and idle slots are a closed
+//! form of the shuffled order (`stream.rs`'s `Arrivals`, checked against the one-by-one
+//! scan), so a layout plays a round in O(1).
+//!
+//! What it costs, with its figures, is in `host/benches/README.md`.
 //!
 //! ```
 //! use capsim_core::bulkhead::{run, Mode, Params, Split};
@@ -35,10 +36,12 @@ use crate::rng::UnitRng;
 use crate::Observer;
 
 mod lane;
+mod plan;
 mod spec;
 mod stream;
 
-use lane::{shared_rounds, Lane};
+use lane::Lane;
+pub use plan::{plan, Plan};
 use stream::{poisson, Arrivals, Draws, TOO_MANY_ARRIVALS, WORD};
 
 pub use spec::{
@@ -156,43 +159,17 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             return Err(Error::BatchMismatch { param });
         }
     }
-    let tracking_limit = libm::exp(-(stream.tracking_rate / stream.rounds_per_second));
-    let event_limit = libm::exp(-(stream.event_rate / stream.rounds_per_second));
+    // Every layout's stream is `stream`: the first's fields are its fields.
+    let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
+    let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
     let layouts = params.len();
-    // Layouts that differ only in their slowdown play the same rounds until it starts in
-    // either of them: such a layout follows an earlier one until then and joins with a copy
-    // of its state, so those rounds are played once (the lesson grid's healthy and slowdown
-    // runs of a split share their first 1,000 rounds). Lane `k` plays `params[order[k]]`:
-    // the leaders first, then the followers by the round they join, so the lanes playing
-    // a round are always the first `active`.
-    let mut follows: [Option<(usize, u32)>; B] = [None; B];
-    for i in 0..layouts {
-        follows[i] = (0..i)
-            .filter(|&j| follows[j].is_none())
-            .find_map(|j| shared_rounds(&params[j], &params[i]).map(|d| (j, d)));
-    }
-    let mut order = [0usize; B];
-    let mut lane_of = [0usize; B];
-    let mut leader = [0usize; B];
-    let mut join = [0u32; B];
-    let mut leaders = 0;
-    for (i, f) in follows[..layouts].iter().enumerate() {
-        if f.is_none() {
-            (order[leaders], lane_of[i]) = (i, leaders);
-            leaders += 1;
-        }
-    }
-    let mut k = leaders;
-    // Followers by the round they join (a stable selection: at most B rounds of B).
-    while k < layouts {
-        let next = (0..layouts)
-            .filter_map(|i| follows[i].map(|(j, d)| (d, i, j)))
-            .filter(|&(_, i, _)| !order[leaders..k].contains(&i))
-            .min_by_key(|&(d, i, _)| (d, i));
-        let Some((d, i, j)) = next else { break };
-        (order[k], leader[k], join[k]) = (i, lane_of[j], d);
-        k += 1;
-    }
+    // Which lanes play which rounds (see `Plan`).
+    let Plan {
+        order,
+        leaders,
+        leader,
+        join,
+    } = plan::<B>(params);
     let lanes = &mut ws.lanes[..layouts];
     for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
         lane.set(&params[i].pools(), params[i].slowdown());
@@ -203,7 +180,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     let mut arrivals = Arrivals::new();
     // Every lane sees every arrival: its drops are these less what it served.
     let (mut tracking_total, mut events_total) = (0u64, 0u64);
-    for t in 0..stream.horizon {
+    for t in 0..first.horizon {
         // The stream bits in arrival order: tracking requests (1) then event requests (0).
         let tracking = poisson(rng, tracking_limit)?;
         let events = poisson(rng, event_limit)?;

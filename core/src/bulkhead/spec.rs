@@ -203,6 +203,7 @@ pub(crate) const HOLD_ACCEPTED: Accepted = Accepted::integers(1, MAX_HOLD as u64
 
 impl Params {
     /// Returns the part of the parameters that shapes the arrival stream.
+    #[inline(always)]
     pub fn stream(&self) -> Stream {
         Stream {
             seed: self.seed,
@@ -214,6 +215,7 @@ impl Params {
     }
 
     /// Returns the layout's pools and hold times.
+    #[inline(always)]
     pub fn pools(&self) -> Pools {
         Pools {
             split: self.split,
@@ -224,6 +226,7 @@ impl Params {
     }
 
     /// Returns the layout's slowdown.
+    #[inline(always)]
     pub fn slowdown(&self) -> Slowdown {
         let from = match self.mode {
             Mode::Healthy => u32::MAX,
@@ -308,6 +311,7 @@ impl Stream {
 
     /// Returns the flag of the first field in which `other` differs, if any (what
     /// [`Error::BatchMismatch`](crate::Error::BatchMismatch) names).
+    #[inline(always)]
     pub fn first_difference(&self, other: &Stream) -> Option<&'static str> {
         let same = [
             self.seed == other.seed,

@@ -35,13 +35,13 @@ pub(crate) struct Arrivals {
     pub(crate) ahead_built: bool,
     /// `events_ahead[j]`: event requests ahead of the `j`th tracking request (from 1);
     /// `[tracking + 1]` is every event request.
-    pub(crate) events_ahead: [u8; AHEAD],
+    events_ahead: [u8; AHEAD],
     /// `tracking_ahead[j]`: tracking requests ahead of the `j`th event request (from 1);
     /// `[events + 1]` is every tracking request.
-    pub(crate) tracking_ahead: [u8; AHEAD],
+    tracking_ahead: [u8; AHEAD],
     /// Running sums of `events_ahead[1..=j]` and `tracking_ahead[1..=j]` (at most 32 × 32).
-    pub(crate) events_ahead_sum: [u16; AHEAD],
-    pub(crate) tracking_ahead_sum: [u16; AHEAD],
+    events_ahead_sum: [u16; AHEAD],
+    tracking_ahead_sum: [u16; AHEAD],
 }
 
 impl Arrivals {
@@ -176,7 +176,7 @@ impl Arrivals {
 pub(crate) struct Draws {
     /// Congruent to the generator's state modulo 2^31 − 1, below 2^31 + 2^17: the product
     /// stays below 2^47, and its fold below 2^31 + 2^16.
-    pub(crate) r: u64,
+    r: u64,
 }
 
 impl Draws {
