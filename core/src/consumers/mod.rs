@@ -25,41 +25,42 @@
 //!   more bytes per event (140 per lesson shipment, 700 KB for the lesson; no in-flight
 //!   capacity needed).
 //!
-//! Each configuration then runs on a timing wheel (`WheelLane`, processing times below 64
-//! rounds; 1.9 KB of stack with its 1 KB event buffer) or, for longer ones, on the general
-//! event-driven engine. Several configurations on one workload ([`run_batch`]) share one
-//! queue, 1 store byte per shipment each; those that run alike (same N, and S ≥ N) share one
-//! lane. An unobserved lane on a queue sorted whole takes a faster path (`play_whole`):
-//! N = 1 serially, N ≤ S (2 to 8 consumers) by the earliest of N keys, otherwise whole
-//! wheel rounds with no check per event; the same rounds, bit for bit.
+//! Several configurations on one workload ([`run_batch`]) share one queue, 1 store byte per
+//! shipment each; those that run alike (the same [`LaneKey`]: same N, and S ≥ N) share one
+//! lane.
 //!
-//! # What bounds each hot path
+//! # Engines
 //!
-//! Figures on this 2-core x86-64 host (shared, so ±30 %), the lesson's 35,000 events;
-//! instructions counted by cachegrind:
+//! [`plan`] is the one place that says which engine runs for which input (as a [`Plan`]
+//! value, chosen once per batch, outside every hot loop). Every engine computes the rounds
+//! the lesson program computes, bit for bit; `tests/tests/engines.rs` runs each against the
+//! reference port and names it. Each reads the parameters through a typed part
+//! ([`Workload`] for the queue, [`LaneKey`] for a lane), so it cannot depend on a field
+//! outside it, and the store's byte changes only through `store::apply`.
 //!
-//! - *Sorting whole*: hashing and memory. Per event three counter hashes, a bucket count,
-//!   a scatter and an insertion step (≈ 170 instructions), all on a window of a few KB that
-//!   moves along (shipments are visited roughly by start). ≈ 0.4 ms; the floor is the
-//!   hashes and one pass over 700 KB (≈ 0.2 ms). Keeping the keys made while counting, to
-//!   hash once less, costs more than it saves (560 KB more to fault in and stream).
-//! - *Merging on the fly*: branches. Each event is a sift-down of the in-flight heap
-//!   (≈ log2 24 levels, each an unpredictable comparison) and two hashes: ≈ 42 ns an event,
-//!   1.5 ms for the lesson.
-//! - *A lane on a sorted queue*, unobserved: N = 1 is a sum of delays and the store's
-//!   update (19 instructions an event); N ≤ S a branch-free minimum of N keys, a dependent
-//!   chain of a few cycles (35–46 instructions an event, no mispredicted branch); S < N
-//!   whole wheel rounds, per event a count of trailing zeros, the held job's load, the store
-//!   byte's read-modify-write (5 KB, L1) and a wheel slot's OR (≈ 21 instructions), per round
-//!   a slot load and, to skip idle rounds, a rotate and a count of trailing zeros (≈ 17).
-//!   What bounds those is the branch on how many events a round applies (mispredicted about
-//!   once in three rounds when it varies); making the rounds branch-free costs more
-//!   instructions than the mispredictions. 2–5 ns an event.
-//! - *A wheel lane* otherwise (observed, or fed by the merged queue): the same wheel with a
-//!   check per event and per-round bookkeeping: 5–8 ns an event (N = 8, S = 2: 0.3 ms),
-//!   against ≈ 17 ns for the general engine's scan of every consumer's ready round.
+//! - `queue.rs`, the queue **merged on the fly** ([`Queue`]): the events in arrival order,
+//!   from random access to the draws; exact because a shipment's events arrive in step
+//!   order (checked: [`Error::WorkloadOrder`] otherwise), so the earliest event left is the
+//!   next event of one of the shipments started so far, and a shipment need not start
+//!   before its start time passes the earliest in-flight arrival.
+//! - `sorted.rs`, the queue **sorted whole**: every event's key is its arrival's bits above
+//!   its packed (shipment, step), so sorting keys is the program's stable sort by arrival.
+//!   Assumes the workload fits the caller's room and every processing time is below 64
+//!   rounds (the packed delay and the wheel).
+//! - `lanes/event.rs`, the **general event-driven engine** (any processing time): per
+//!   consumer the round from which it may apply; rounds in which none may apply are skipped.
+//! - `lanes/wheel.rs`, the **timing wheel** (processing times below 64 rounds): consumers are
+//!   bits of a `u64`, each pending round within 63 of now, so the next round with a finished
+//!   consumer is one rotate and one count of trailing zeros away.
+//! - `lanes/whole.rs`, unobserved lanes on a queue **sorted whole** ([`WholeLane`]): N = 1
+//!   serially (the lone consumer is never refused); N ≤ S (2 to 8 consumers) by the
+//!   earliest of N keys (the store never binds, see [`LaneKey`]); otherwise whole wheel
+//!   rounds with no check per event while every consumer holds one (true while the queue
+//!   holds the events a round may take), the last rounds on the timing wheel.
+//! - [`windowed`], the small-memory engine for boards: the same rounds with a window of the
+//!   queue and a bit per shipment.
 //!
-//! The lesson (12 configurations, 10 lanes) thus costs one sort and ten lanes: ≈ 2 ms.
+//! What bounds each hot path, with its figures, is in `host/benches/README.md`.
 //!
 //! ```
 //! use capsim_core::consumers::{run, Params, Workspace};

@@ -6,7 +6,7 @@ use super::workload::pack;
 use super::{Params, Workload, WorkloadDraws};
 use crate::error::{Capacity, Error};
 
-/// The in-flight capacity a [`Workspace`] has unless told otherwise.
+/// The in-flight capacity a [`Workspace`](super::Workspace) has unless told otherwise.
 pub const DEFAULT_IN_FLIGHT: usize = 256;
 
 /// Caller-provided storage for regenerating the queue: the shipments sorted by start time
@@ -14,7 +14,7 @@ pub const DEFAULT_IN_FLIGHT: usize = 256;
 /// each).
 pub struct QueueSpace<const N: usize, const F: usize = DEFAULT_IN_FLIGHT> {
     pub(crate) order: [u16; N],
-    pub(crate) in_flight: [Pending; F],
+    in_flight: [Pending; F],
 }
 
 impl<const N: usize, const F: usize> QueueSpace<N, F> {
@@ -50,11 +50,11 @@ pub struct Event {
 /// An in-flight shipment's next event, ordered by (arrival, shipment).
 #[derive(Clone, Copy)]
 pub(crate) struct Pending {
-    pub(crate) arrival: f64,
+    arrival: f64,
     /// The shipment's start time, kept to compute its next arrival with one draw.
-    pub(crate) start: f64,
-    pub(crate) shipment: u16,
-    pub(crate) step: u8,
+    start: f64,
+    shipment: u16,
+    step: u8,
 }
 
 impl Event {
@@ -83,8 +83,8 @@ impl Pending {
 
 /// A binary min-heap of [`Pending`] events in caller-provided storage.
 pub(crate) struct InFlight<'w> {
-    pub(crate) items: &'w mut [Pending],
-    pub(crate) len: usize,
+    items: &'w mut [Pending],
+    len: usize,
 }
 
 impl<'w> InFlight<'w> {

@@ -309,6 +309,47 @@ pub struct RoundState {
     pub queue_left: u64,
 }
 
+/// What a lane had applied and reordered at the end of the last round it reported: what
+/// the next [`RoundState`]'s counts are taken from.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Reported {
+    applied: u64,
+    reordered: u32,
+}
+
+impl Reported {
+    /// Nothing reported yet.
+    pub(crate) const NONE: Reported = Reported {
+        applied: 0,
+        reordered: 0,
+    };
+
+    /// Returns the state at the end of round `round` of a lane that has applied `applied`
+    /// of its `total` events, seen `reordered` shipments reordered and has `busy` consumers
+    /// holding an event; starts the next round's counts.
+    #[inline(always)]
+    pub(crate) fn state(
+        &mut self,
+        round: u64,
+        applied: u64,
+        reordered: u32,
+        busy: u64,
+        total: u64,
+    ) -> RoundState {
+        let state = RoundState {
+            round,
+            // At most `slots` per round, and the reordered ones at most the applied ones.
+            applied: (applied - self.applied) as u32,
+            reordered: reordered - self.reordered,
+            busy_consumers: busy as u32,
+            // Every event is applied, held, or still queued.
+            queue_left: total - applied - busy,
+        };
+        *self = Reported { applied, reordered };
+        state
+    }
+}
+
 /// Reports the rounds in `rounds`, which an event-driven engine skips: nothing applied, every
 /// consumer still holding its event (`state` is the round before them).
 pub(crate) fn report_skipped<O: Observer>(

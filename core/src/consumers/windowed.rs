@@ -46,6 +46,7 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
+use super::spec::Reported;
 use super::{LaneKey, Metrics, Params, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::{Capacity, Error};
 use crate::rng::CounterHash;
@@ -554,8 +555,7 @@ struct Lane<'s> {
     applied: u64,
     reordered: u32,
     wrong: u32,
-    applied_before: u64,
-    reordered_before: u32,
+    reported: Reported,
 }
 
 impl<'s> Lane<'s> {
@@ -572,8 +572,7 @@ impl<'s> Lane<'s> {
             applied: 0,
             reordered: 0,
             wrong: 0,
-            applied_before: 0,
-            reordered_before: 0,
+            reported: Reported::NONE,
         }
     }
 
@@ -674,15 +673,8 @@ impl<'s> Lane<'s> {
     /// The state at the end of the current round; starts the next round's counts.
     fn state(&mut self) -> RoundState {
         let busy = self.ready[..self.n].iter().filter(|&&r| r != IDLE).count() as u64;
-        let state = RoundState {
-            round: self.round,
-            applied: (self.applied - self.applied_before) as u32,
-            reordered: self.reordered - self.reordered_before,
-            busy_consumers: busy as u32,
-            queue_left: self.total - self.applied - busy,
-        };
-        self.applied_before = self.applied;
-        self.reordered_before = self.reordered;
-        state
+        let (applied, reordered) = (self.applied, self.reordered);
+        self.reported
+            .state(self.round, applied, reordered, busy, self.total)
     }
 }

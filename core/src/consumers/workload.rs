@@ -58,8 +58,8 @@ impl<D: WorkloadDraws + ?Sized> WorkloadDraws for &mut D {
 /// shipment, so draw `i` of shipment `g` is stream position `g · draws_per_shipment + i`.
 #[derive(Clone, Debug)]
 pub struct LessonDraws {
-    pub(crate) seed: u32,
-    pub(crate) draws_per_shipment: u64,
+    seed: u32,
+    draws_per_shipment: u64,
 }
 
 impl LessonDraws {
@@ -87,8 +87,8 @@ impl WorkloadDraws for LessonDraws {
 /// Random access then costs one seeding per draw, whatever the generator.
 #[derive(Clone, Debug)]
 pub struct SubstreamDraws<R> {
-    pub(crate) seed: u64,
-    pub(crate) _rng: PhantomData<R>,
+    seed: u64,
+    _rng: PhantomData<R>,
 }
 
 impl<R> SubstreamDraws<R> {

@@ -2,7 +2,7 @@
 
 use super::IDLE;
 use crate::consumers::queue::{Event, Queue};
-use crate::consumers::spec::report_skipped;
+use crate::consumers::spec::{report_skipped, Reported};
 use crate::consumers::store::{self, lane_metrics};
 use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::Error;
@@ -21,32 +21,31 @@ pub(crate) const CHUNK: usize = 64;
 /// consumer needs the next event, [`Lane::feed`] hands it over.
 pub(crate) struct Lane<'s> {
     /// Per consumer: the round from which it may apply its event ([`IDLE`]: none held).
-    pub(crate) ready: [u64; MAX_CONSUMERS],
+    ready: [u64; MAX_CONSUMERS],
     /// Per consumer: the event it holds, as `shipment << 8 | step` (shipment < 2^16, step
     /// < 2^7: fits).
-    pub(crate) job: [u32; MAX_CONSUMERS],
-    pub(crate) n: usize,
-    pub(crate) slots: u32,
-    pub(crate) total: u64,
-    pub(crate) store: &'s mut [u8],
+    job: [u32; MAX_CONSUMERS],
+    n: usize,
+    slots: u32,
+    total: u64,
+    store: &'s mut [u8],
     /// Between two applied events at most the longest processing time (< 2^32) passes, so
     /// this stays below events × 2^32 < 2^56.
-    pub(crate) round: u64,
-    pub(crate) applied: u64,
+    round: u64,
+    applied: u64,
     /// At most one per shipment (the store's flag).
-    pub(crate) reordered: u32,
+    reordered: u32,
     /// The consumer waiting for the next event, if any.
-    pub(crate) wants: Option<usize>,
+    wants: Option<usize>,
     /// Round 0 hands every consumer an event: how many have one so far.
-    pub(crate) started: usize,
+    started: usize,
     /// Within a round: the next consumer to look at, and the store slots left.
-    pub(crate) scan: usize,
-    pub(crate) slots_left: u32,
+    scan: usize,
+    slots_left: u32,
     /// Whether to report each round's [`RoundState`] (one run, observed).
-    pub(crate) observe: bool,
+    observe: bool,
     /// `applied` and `reordered` at the end of the last reported round.
-    pub(crate) applied_before: u64,
-    pub(crate) reordered_before: u32,
+    reported: Reported,
 }
 
 impl<'s> Lane<'s> {
@@ -71,8 +70,7 @@ impl<'s> Lane<'s> {
             scan: 0,
             slots_left: 0,
             observe,
-            applied_before: 0,
-            reordered_before: 0,
+            reported: Reported::NONE,
         }
     }
 
@@ -151,18 +149,9 @@ impl<'s> Lane<'s> {
     /// The state at the end of the current round; starts the next round's counts.
     pub(crate) fn state(&mut self) -> RoundState {
         let busy = self.ready[..self.n].iter().filter(|&&r| r != IDLE).count() as u64;
-        let state = RoundState {
-            round: self.round,
-            // At most `slots` per round, and the reordered ones at most the applied ones.
-            applied: (self.applied - self.applied_before) as u32,
-            reordered: self.reordered - self.reordered_before,
-            busy_consumers: busy as u32,
-            // Every event is applied, held, or still queued.
-            queue_left: self.total - self.applied - busy,
-        };
-        self.applied_before = self.applied;
-        self.reordered_before = self.reordered;
-        state
+        let (applied, reordered) = (self.applied, self.reordered);
+        self.reported
+            .state(self.round, applied, reordered, busy, self.total)
     }
 
     pub(crate) fn apply(&mut self, job: u32) {

@@ -1,7 +1,7 @@
 //! The timing wheel engine.
 
 use crate::consumers::queue::Queue;
-use crate::consumers::spec::report_skipped;
+use crate::consumers::spec::{report_skipped, Reported};
 use crate::consumers::store::{self, lane_metrics};
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
 use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
@@ -51,8 +51,7 @@ pub(crate) struct WheelLane<'s> {
     pub(crate) started: bool,
     pub(crate) done: bool,
     pub(crate) observe: bool,
-    pub(crate) applied_before: u64,
-    pub(crate) reordered_before: u32,
+    pub(crate) reported: Reported,
 }
 
 impl<'s> WheelLane<'s> {
@@ -79,8 +78,7 @@ impl<'s> WheelLane<'s> {
             started: false,
             done: false,
             observe,
-            applied_before: 0,
-            reordered_before: 0,
+            reported: Reported::NONE,
         }
     }
 
@@ -160,16 +158,7 @@ impl<'s> WheelLane<'s> {
             }
             if observe {
                 let busy = u64::from(held.count_ones());
-                let state = RoundState {
-                    round,
-                    // At most `slots` per round; the reordered at most the applied.
-                    applied: (applied - self.applied_before) as u32,
-                    reordered: reordered - self.reordered_before,
-                    busy_consumers: busy as u32,
-                    queue_left: total - applied - busy,
-                };
-                self.applied_before = applied;
-                self.reordered_before = reordered;
+                let state = self.reported.state(round, applied, reordered, busy, total);
                 observer.consumers_round(&state);
                 observer.round_done(round);
                 let next = next_round(round, ready, occupied);
@@ -247,16 +236,9 @@ impl<'s> WheelLane<'s> {
     /// The state at the end of the current round; starts the next round's counts.
     pub(crate) fn state(&mut self) -> RoundState {
         let busy = u64::from(self.held.count_ones());
-        let state = RoundState {
-            round: self.round,
-            applied: (self.applied - self.applied_before) as u32,
-            reordered: self.reordered - self.reordered_before,
-            busy_consumers: busy as u32,
-            queue_left: self.total - self.applied - busy,
-        };
-        self.applied_before = self.applied;
-        self.reordered_before = self.reordered;
-        state
+        let (applied, reordered) = (self.applied, self.reordered);
+        self.reported
+            .state(self.round, applied, reordered, busy, self.total)
     }
 
     pub(crate) fn metrics(&self, w: &Workload) -> Metrics {

@@ -3,6 +3,7 @@
 use super::wheel::{next_round, WheelLane, WHEEL};
 use super::IDLE;
 use crate::consumers::plan::WholeLane;
+use crate::consumers::spec::Reported;
 use crate::consumers::store::apply_flagged;
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
 use crate::consumers::{LaneKey, MAX_CONSUMERS};
@@ -93,8 +94,7 @@ pub(crate) fn play_whole<O: Observer>(
         started: true,
         done: applied == total,
         observe: false,
-        applied_before: 0,
-        reordered_before: 0,
+        reported: Reported::NONE,
     };
     wheel_lane.play(events, true, observer);
     wheel_lane.round
@@ -103,12 +103,12 @@ pub(crate) fn play_whole<O: Observer>(
 /// [`play_whole`]'s state between rounds while every consumer holds an event: the
 /// [`WheelLane`] fields that change, `held` being all of them.
 pub(crate) struct Whole {
-    pub(crate) wheel: [u64; WHEEL],
-    pub(crate) job: [u32; MAX_CONSUMERS],
-    pub(crate) occupied: u64,
-    pub(crate) ready: u64,
-    pub(crate) round: u64,
-    pub(crate) at: usize,
+    wheel: [u64; WHEEL],
+    job: [u32; MAX_CONSUMERS],
+    occupied: u64,
+    ready: u64,
+    round: u64,
+    at: usize,
 }
 
 impl Whole {
