@@ -1707,21 +1707,22 @@ mod tests {
             .collect()
     }
 
-    /// `Workload::FLAGS` is exactly the consumers parameters that change the workload: the
-    /// grid batches runs by it.
-    #[test]
-    fn the_consumers_workload_flags_are_the_parameters_of_the_workload() {
-        let default = consumers::Params::default();
-        let changed = each_param_changed::<Consumers>(&default);
-        assert_eq!(changed.len(), Consumers::PARAMS.len());
+    /// Asserts that `flags` are exactly `M`'s parameters whose change changes `part`.
+    fn assert_flags_name_the_part<M: Model, T: PartialEq>(
+        flags: &[&str],
+        part: fn(&M::Params) -> T,
+        default: &M::Params,
+    ) where
+        M::Params: Clone + PartialEq + std::fmt::Debug,
+    {
+        let changed = each_param_changed::<M>(default);
+        assert_eq!(changed.len(), M::PARAMS.len());
         for (key, p) in &changed {
-            let listed = consumers::Workload::FLAGS
-                .iter()
-                .any(|f| is_flag_of(f, key));
-            assert_eq!(p.workload() != default.workload(), listed, "{key}");
+            let listed = flags.iter().any(|f| is_flag_of(f, key));
+            assert_eq!(part(p) != part(default), listed, "{key}");
         }
         // Every listed flag is a parameter.
-        for flag in consumers::Workload::FLAGS {
+        for flag in flags {
             assert!(
                 changed.iter().any(|(key, _)| is_flag_of(flag, key)),
                 "{flag}"
@@ -1729,22 +1730,21 @@ mod tests {
         }
     }
 
-    /// `Stream::FLAGS` is exactly the bulkhead parameters that change the arrival stream.
+    /// `Workload::FLAGS` is exactly the consumers parameters that change the workload (the
+    /// grid batches runs by it), `Stream::FLAGS` the bulkhead parameters that change the
+    /// arrival stream.
     #[test]
-    fn the_bulkhead_stream_flags_are_the_parameters_of_the_stream() {
-        let default = bulkhead::Params::default();
-        let changed = each_param_changed::<Bulkhead>(&default);
-        assert_eq!(changed.len(), Bulkhead::PARAMS.len());
-        for (key, p) in &changed {
-            let listed = bulkhead::Stream::FLAGS.iter().any(|f| is_flag_of(f, key));
-            assert_eq!(p.stream() != default.stream(), listed, "{key}");
-        }
-        for flag in bulkhead::Stream::FLAGS {
-            assert!(
-                changed.iter().any(|(key, _)| is_flag_of(flag, key)),
-                "{flag}"
-            );
-        }
+    fn the_part_flags_are_the_parameters_of_the_part() {
+        assert_flags_name_the_part::<Consumers, _>(
+            &consumers::Workload::FLAGS,
+            consumers::Params::workload,
+            &consumers::Params::default(),
+        );
+        assert_flags_name_the_part::<Bulkhead, _>(
+            &bulkhead::Stream::FLAGS,
+            bulkhead::Params::stream,
+            &bulkhead::Params::default(),
+        );
     }
 
     #[test]
