@@ -13,7 +13,7 @@
 //!
 //! # Engine
 //!
-//! One engine plays every layout, and its [`plan`] says which layouts play which rounds: a batch
+//! One engine plays every layout, and its [`plan()`] says which layouts play which rounds: a batch
 //! draws the stream ([`Stream`], `stream.rs`) once a round and plays it against each layout
 //! (its [`Pools`] and [`Slowdown`], `lane.rs`). Exact because the stream reads no layout
 //! field, so every layout of a batch sees the arrivals and shuffles its own run would draw;

@@ -310,7 +310,7 @@ impl Stream {
     ];
 
     /// Returns the flag of the first field in which `other` differs, if any (what
-    /// [`Error::BatchMismatch`](crate::Error::BatchMismatch) names).
+    /// [`Error::BatchMismatch`] names).
     #[inline(always)]
     pub fn first_difference(&self, other: &Stream) -> Option<&'static str> {
         let same = [

@@ -31,7 +31,7 @@
 //!
 //! # Engines
 //!
-//! [`plan`] is the one place that says which engine runs for which input (as a [`Plan`]
+//! [`plan()`] is the one place that says which engine runs for which input (as a [`Plan`]
 //! value, chosen once per batch, outside every hot loop). Every engine computes the rounds
 //! the lesson program computes, bit for bit; `tests/tests/engines.rs` runs each against the
 //! reference port and names it. Each reads the parameters through a typed part

@@ -23,7 +23,7 @@ impl<const Q: usize> SortedSpace<Q> {
 
 /// Generates the workload whole into `keys` and `events` and sorts it into queue order,
 /// returning the packed events ([`pack`]); `None` when it has more events than they hold
-/// or a shipment's arrivals are out of step order (the streaming [`Queue`] then reports
+/// or a shipment's arrivals are out of step order (the streaming [`Queue`](super::Queue) then reports
 /// that).
 ///
 /// The queue order is the program's stable sort by arrival: (arrival, shipment, step), as

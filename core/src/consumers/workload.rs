@@ -117,7 +117,7 @@ pub(crate) const DELAY_MASK: u32 = 0xff;
 pub(crate) const JOB_SHIFT: u32 = 8;
 
 /// Packs an event for the timing wheel: `shipment << 16 | step << 8 | max(rounds, 1)`
-/// (rounds above 255 are cut to 255: only for workloads [`wheel_fits`] admits).
+/// (rounds above 255 are cut to 255: only for workloads [`wheel_fits`](super::lanes::wheel::wheel_fits) admits).
 #[inline(always)]
 pub(crate) fn pack(shipment: u32, step: u32, rounds: u32) -> u32 {
     (shipment << 16) | (step << JOB_SHIFT) | rounds.clamp(1, DELAY_MASK)

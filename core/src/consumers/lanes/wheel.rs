@@ -42,7 +42,7 @@ pub(crate) struct WheelLane<'s> {
     pub(crate) slots: u32,
     pub(crate) total: u64,
     pub(crate) store: &'s mut [u8],
-    /// See [`Lane::round`]: below 2^56.
+    /// See [`Lane::round`](super::event::Lane::round): below 2^56.
     pub(crate) round: u64,
     pub(crate) applied: u64,
     pub(crate) reordered: u32,
