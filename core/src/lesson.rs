@@ -1038,10 +1038,9 @@ fn consumers_results<O: Observer, S: ConsumersSpace + ?Sized>(
         config.slots = slots;
         config.consumers = consumers;
     }
-    // Configurations that run alike run once: with N ≤ S the store never binds, so (N, S)
-    // is (N, min(S, N)) (see `consumers::run_batch_with`): ten runs for the twelve rows,
-    // also where a small board runs them one at a time.
-    let key = |p: &consumers::Params| (p.consumers, p.slots.min(p.consumers));
+    // Configurations that run alike run once (see `consumers::LaneKey`): ten runs for the
+    // twelve rows, also where a small board runs them one at a time.
+    let key = consumers::Params::lane_key;
     let mut unique: [consumers::Params; LESSON_CONFIGURATIONS] =
         core::array::from_fn(|_| base.clone());
     let mut count = 0;

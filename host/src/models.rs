@@ -1180,7 +1180,7 @@ impl Model for Consumers {
             runs,
             ahead,
             done,
-            &CONSUMERS_WORKLOAD,
+            &consumers::Workload::FLAGS,
             CONSUMERS_LANES,
             |scratch, batch| run_consumers_batch(grid, batch, scratch),
         )
@@ -1194,17 +1194,6 @@ const CONSUMERS_LANES: usize = 16;
 /// The most shipments of a batch's workspace (19 bytes each with 16 lanes: 156 KB a thread);
 /// larger workloads run one configuration at a time in the 65,536-shipment workspace.
 const BATCH_SHIPMENTS: usize = 8192;
-
-/// The flags that shape the consumers workload: configurations that share these share it.
-const CONSUMERS_WORKLOAD: [&str; 7] = [
-    "seed",
-    "shipments",
-    "events_per_shipment",
-    "queue_gap",
-    "final_event_rounds",
-    "event_rounds_min",
-    "event_rounds_spread",
-];
 
 /// A thread's consumers workspaces, each allocated when first needed: one configuration's
 /// for any workload, and a batch's for workloads of up to `BATCH_SHIPMENTS` shipments.
@@ -1343,7 +1332,7 @@ impl Model for Bulkhead {
             runs,
             ahead,
             done,
-            &BULKHEAD_STREAM,
+            &bulkhead::Stream::FLAGS,
             BULKHEAD_LANES,
             |_: &mut (), batch| run_bulkhead_batch(grid, batch),
         )
@@ -1356,15 +1345,6 @@ const BULKHEAD_LANES: usize = 16;
 
 /// How far past a window's start a run's batch partners may lie.
 const BATCH_LOOKAHEAD: u64 = 65_536;
-
-/// The flags that shape the bulkhead arrival stream: runs that share these share it.
-const BULKHEAD_STREAM: [&str; 5] = [
-    "seed",
-    "horizon",
-    "rounds_per_second",
-    "tracking_rate",
-    "event_rate",
-];
 
 /// Runs `runs` of `grid` in batches of runs that share a workload (equal values of the
 /// `stream` flags), at most `lanes` a batch, with `run_batch` (given the thread's scratch),
@@ -1418,7 +1398,17 @@ fn bulkhead_batches(
     limit: u64,
     ahead: &Ahead<bulkhead::Metrics>,
 ) -> Vec<Vec<u64>> {
-    batches(grid, runs, limit, ahead, &BULKHEAD_STREAM, 8)
+    batches(grid, runs, limit, ahead, &bulkhead::Stream::FLAGS, 8)
+}
+
+/// Whether `flag` (`queue-gap`, as the core's `Workload::FLAGS` and `Stream::FLAGS` name
+/// them) is the flag of row key `key` (`queue_gap`).
+fn is_flag_of(flag: &str, key: &str) -> bool {
+    flag.len() == key.len()
+        && flag
+            .bytes()
+            .zip(key.bytes())
+            .all(|(f, k)| f == k || (f == b'-' && k == b'_'))
 }
 
 /// Groups the runs of `runs` not yet in `ahead` into batches of at most `lanes` runs sharing
@@ -1435,7 +1425,9 @@ fn batches<M: Model>(
     // The axes a batch may vary, innermost first.
     let free: Vec<usize> = (0..grid.axes())
         .rev()
-        .filter(|&a| !stream.contains(&grid.axis_key(a)) && grid.axis_len(a) > 1)
+        .filter(|&a| {
+            !stream.iter().any(|f| is_flag_of(f, grid.axis_key(a))) && grid.axis_len(a) > 1
+        })
         .collect();
     let mut taken = std::collections::BTreeSet::new();
     let mut batches = Vec::new();
@@ -1788,5 +1780,80 @@ mod tests {
             let shared = scratch.run_lesson_policy(p, &mut ()).unwrap();
             assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
         }
+    }
+
+    /// Sets each of `M`'s parameters in turn to a value other than `default`'s (the first
+    /// of a few candidates its flag takes that changes the run) and returns the parameter
+    /// key with the run.
+    fn each_param_changed<M: Model>(default: &M::Params) -> Vec<(&'static str, M::Params)>
+    where
+        M::Params: Clone + PartialEq + std::fmt::Debug,
+    {
+        const CANDIDATES: [&str; 8] = ["2", "3", "24", "0.5", "17", "slowdown", "healthy", "16"];
+        M::PARAMS
+            .iter()
+            .map(|q| {
+                let changed = CANDIDATES
+                    .iter()
+                    .filter_map(|s| (q.parse)(s).ok())
+                    .map(|axis| {
+                        let mut p = default.clone();
+                        axis.0.set(&mut p, 0);
+                        p
+                    })
+                    .find(|p| p != default)
+                    .unwrap_or_else(|| panic!("no candidate changes {}", q.key));
+                (q.key, changed)
+            })
+            .collect()
+    }
+
+    /// Asserts that `flags` are exactly `M`'s parameters whose change changes `part`.
+    fn assert_flags_name_the_part<M: Model, T: PartialEq>(
+        flags: &[&str],
+        part: fn(&M::Params) -> T,
+        default: &M::Params,
+    ) where
+        M::Params: Clone + PartialEq + std::fmt::Debug,
+    {
+        let changed = each_param_changed::<M>(default);
+        assert_eq!(changed.len(), M::PARAMS.len());
+        for (key, p) in &changed {
+            let listed = flags.iter().any(|f| is_flag_of(f, key));
+            assert_eq!(part(p) != part(default), listed, "{key}");
+        }
+        // Every listed flag is a parameter.
+        for flag in flags {
+            assert!(
+                changed.iter().any(|(key, _)| is_flag_of(flag, key)),
+                "{flag}"
+            );
+        }
+    }
+
+    /// `Workload::FLAGS` is exactly the consumers parameters that change the workload (the
+    /// grid batches runs by it), `Stream::FLAGS` the bulkhead parameters that change the
+    /// arrival stream.
+    #[test]
+    fn the_part_flags_are_the_parameters_of_the_part() {
+        assert_flags_name_the_part::<Consumers, _>(
+            &consumers::Workload::FLAGS,
+            consumers::Params::workload,
+            &consumers::Params::default(),
+        );
+        assert_flags_name_the_part::<Bulkhead, _>(
+            &bulkhead::Stream::FLAGS,
+            bulkhead::Params::stream,
+            &bulkhead::Params::default(),
+        );
+    }
+
+    #[test]
+    fn flags_match_keys_dash_for_underscore() {
+        assert!(is_flag_of("queue-gap", "queue_gap"));
+        assert!(is_flag_of("seed", "seed"));
+        assert!(!is_flag_of("queue_gap", "queue-gap"));
+        assert!(!is_flag_of("queue-gap", "queue_gaps"));
+        assert!(!is_flag_of("horizon", "seed"));
     }
 }

@@ -1,6 +1,9 @@
 //! Shared helpers for the cross-crate tests and the CLI's tests (`capsim` has this crate as a
 //! dev-dependency, and so has the fuzz crate): the committed expected files, a workspace for
-//! the lessons, and the group lifecycle's invariants.
+//! the lessons, the group lifecycle's invariants, and the [`reference`](mod@reference) ports of the lesson
+//! programs, the one oracle the tests and the fuzz targets compare the engines against.
+
+pub mod reference;
 
 use capsim_core::autoscale::{self, HookResult, Metrics, Params, Reclaim, RoundState, State};
 use capsim_core::consumers::Workspace;

@@ -4,80 +4,18 @@
 //! parameters over the whole accepted ranges and at their extremes.
 
 use capsim_core::bulkhead::{self, Metrics, Mode, Params, Split, MAX_HOLD};
-use capsim_core::rng::{ParkMiller, UnitRng};
 use capsim_core::{Capacity, Error};
+use capsim_tests::reference;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-/// `bolme/kosum.mjs`'s `kosum`, one request at a time, every constant from `p`: the pools'
-/// busy counts, a release calendar per pool, a drop adding the other pool's free slots.
-/// `None` when a round has more arrivals than the engine accepts.
+/// `bolme/kosum.mjs`'s `kosum`, one request at a time (the reference port): `None` when a
+/// round has more arrivals than the engine accepts.
 fn lesson(p: &Params) -> Option<Metrics> {
-    let mut r = ParkMiller::new(p.seed);
-    let poisson = |r: &mut ParkMiller, lam: f64| {
-        let limit = libm::exp(-lam);
-        let (mut k, mut prod) = (0usize, 1.0);
-        loop {
-            k += 1;
-            prod *= r.next_unit();
-            if prod <= limit {
-                return k - 1;
-            }
-        }
-    };
-    let sizes: Vec<u64> = match p.split {
-        Split::Shared => vec![u64::from(p.total_slots)],
-        Split::Partitioned(k) => vec![u64::from(k), u64::from(p.total_slots - k)],
-    };
-    let mut ends = vec![vec![0u64; (p.horizon + MAX_HOLD + 1) as usize]; sizes.len()];
-    let mut busy = vec![0u64; sizes.len()];
-    let mut m = Metrics::default();
-    for t in 0..p.horizon {
-        for (b, e) in busy.iter_mut().zip(&ends) {
-            *b -= e[t as usize];
-        }
-        m.busy_slot_rounds += busy.iter().sum::<u64>();
-        let tracking = poisson(&mut r, p.tracking_rate / p.rounds_per_second);
-        let events = poisson(&mut r, p.event_rate / p.rounds_per_second);
-        if tracking + events > bulkhead::MAX_ARRIVALS_PER_ROUND {
-            return None;
-        }
-        let mut order = vec![true; tracking];
-        order.resize(tracking + events, false);
-        for i in (1..order.len()).rev() {
-            let j = libm::floor(r.next_unit() * (i + 1) as f64) as usize;
-            order.swap(i, j);
-        }
-        for is_tracking in order {
-            let pool = usize::from(!is_tracking && sizes.len() == 2);
-            let hold = if is_tracking {
-                p.tracking_hold
-            } else if p.mode == Mode::Slowdown && t >= p.failure_start {
-                p.slow_hold
-            } else {
-                p.event_hold
-            };
-            if busy[pool] < sizes[pool] {
-                busy[pool] += 1;
-                ends[pool][(t + hold) as usize] += 1;
-                *if is_tracking {
-                    &mut m.tracking_served
-                } else {
-                    &mut m.event_served
-                } += 1;
-            } else {
-                *if is_tracking {
-                    &mut m.tracking_dropped
-                } else {
-                    &mut m.event_dropped
-                } += 1;
-                if sizes.len() == 2 {
-                    m.idle_slots += sizes[1 - pool] - busy[1 - pool];
-                }
-            }
-        }
+    match reference::bulkhead(p) {
+        reference::Lesson::Metrics(m) => Some(m),
+        reference::Lesson::OverCapacity => None,
     }
-    Some(m)
 }
 
 /// A random accepted stream: seed, horizon (short: the port is slow), rounds per second and

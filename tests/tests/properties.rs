@@ -6,7 +6,7 @@ use capsim_core::consumers::{self, Event, LessonDraws, Queue, QueueSpace, Worksp
 use capsim_core::lesson::{render, Lesson};
 use capsim_core::rng::{CounterHash, GroupLcg, ParkMiller, Uniform};
 use capsim_core::Observer;
-use capsim_tests::{golden, lesson_workspace};
+use capsim_tests::{golden, lesson_workspace, reference};
 
 #[test]
 fn one_consumer_never_reorders() {
@@ -100,56 +100,6 @@ fn the_queue_is_the_sorted_workload() {
     }
 }
 
-/// The lesson's tick-by-tick loop, written out plainly: the event-driven engine must agree.
-fn tick_by_tick(p: &consumers::Params) -> consumers::Metrics {
-    let mut order = Box::new(QueueSpace::<5000>::new());
-    let events: Vec<Event> = Queue::new(p, LessonDraws::new(p), &mut order)
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let n = p.consumers as usize;
-    let mut held: Vec<Option<(Event, u32)>> = vec![None; n];
-    let mut last = vec![-1i64; p.shipments as usize];
-    let mut reordered = vec![false; p.shipments as usize];
-    let (mut next, mut round, mut applied) = (0usize, 0u64, 0usize);
-    while applied < events.len() {
-        for (_, left) in held.iter_mut().flatten() {
-            if *left > 0 {
-                *left -= 1;
-            }
-        }
-        let mut slots = p.slots;
-        for c in held.iter_mut() {
-            if let Some((e, 0)) = c {
-                if slots > 0 {
-                    slots -= 1;
-                    let g = e.shipment as usize;
-                    if i64::from(e.step) < last[g] {
-                        reordered[g] = true;
-                    }
-                    last[g] = i64::from(e.step);
-                    applied += 1;
-                    *c = None;
-                }
-            }
-        }
-        for c in held.iter_mut() {
-            if c.is_none() && next < events.len() {
-                *c = Some((events[next], events[next].rounds));
-                next += 1;
-            }
-        }
-        round += 1;
-    }
-    let final_step = i64::from(p.events_per_shipment) - 1;
-    consumers::Metrics {
-        rounds: round,
-        reordered_shipments: reordered.iter().filter(|&&r| r).count() as u32,
-        wrong_final_state: last.iter().filter(|&&k| k != final_step).count() as u32,
-        throughput: events.len() as f64 / round as f64,
-    }
-}
-
 #[test]
 fn the_event_driven_engine_matches_tick_by_tick() {
     let mut ws = Box::new(Workspace::<3000>::new());
@@ -168,7 +118,7 @@ fn the_event_driven_engine_matches_tick_by_tick() {
                     ..consumers::Params::default()
                 };
                 let got = consumers::run(&p, &mut ws).unwrap();
-                assert_eq!(got, tick_by_tick(&p), "{p:?}");
+                assert_eq!(got, reference::consumers(&p), "{p:?}");
                 cases += 1;
             }
         }
@@ -512,7 +462,7 @@ fn every_engine_matches_tick_by_tick() {
                 event_rounds_spread: spread,
                 ..consumers::Params::default()
             };
-            let expected = tick_by_tick(&p);
+            let expected = reference::consumers(&p);
             assert_eq!(consumers::run(&p, &mut merged).unwrap(), expected, "{p:?}");
             assert_eq!(consumers::run(&p, &mut sorted).unwrap(), expected, "{p:?}");
             cases += 1;
@@ -536,9 +486,13 @@ fn no_more_consumers_than_slots_never_binds_the_store() {
                 seed,
                 ..consumers::Params::default()
             };
-            let expected = tick_by_tick(&p(n));
+            let expected = reference::consumers(&p(n));
             for slots in [n, n + 1, 2 * n, 1000] {
-                assert_eq!(tick_by_tick(&p(slots)), expected, "N {n}, S {slots}");
+                assert_eq!(
+                    reference::consumers(&p(slots)),
+                    expected,
+                    "N {n}, S {slots}"
+                );
                 assert_eq!(consumers::run(&p(slots), &mut ws).unwrap(), expected);
             }
         }
@@ -566,7 +520,7 @@ fn no_more_consumers_than_slots_never_binds_the_store() {
     consumers::run_batch(&batch, &mut lanes, &mut out).unwrap();
     consumers::run_batch(&batch, &mut sorted_lanes, &mut sorted_out).unwrap();
     for ((params, got), sorted_got) in batch.iter().zip(out).zip(sorted_out) {
-        let expected = tick_by_tick(params);
+        let expected = reference::consumers(params);
         assert_eq!(got, expected, "{params:?}");
         assert_eq!(sorted_got, expected, "{params:?}");
     }
@@ -600,7 +554,7 @@ fn a_sort_in_lent_storage_runs_like_the_plain_loop() {
         )
         .unwrap();
         for (params, got) in batch.iter().zip(out) {
-            assert_eq!(got, tick_by_tick(params), "{params:?}, room {room}");
+            assert_eq!(got, reference::consumers(params), "{params:?}, room {room}");
         }
     }
 }
@@ -671,7 +625,7 @@ fn the_sorted_fast_lanes_match_the_plain_loop_on_random_parameters() {
             })
             .collect();
         for (p, got) in batch.iter().zip(sorted_batch(&batch, &mut ws)) {
-            assert_eq!(got, tick_by_tick(p), "{p:?}");
+            assert_eq!(got, reference::consumers(p), "{p:?}");
             match (p.consumers, p.consumers <= p.slots) {
                 (1, _) => serial += 1,
                 (_, true) => free += 1,
@@ -731,7 +685,7 @@ fn the_sorted_fast_lanes_at_the_extremes() {
             for (p, got) in batch.iter().zip(sorted_batch(&batch, &mut ws)) {
                 assert_eq!(got, consumers::run(p, &mut merged).unwrap(), "{p:?}");
                 if p.shipments <= 300 {
-                    assert_eq!(got, tick_by_tick(p), "{p:?}");
+                    assert_eq!(got, reference::consumers(p), "{p:?}");
                 }
                 runs += 1;
             }

@@ -46,7 +46,8 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
-use super::{Metrics, Params, RoundState, WorkloadDraws, MAX_CONSUMERS};
+use super::spec::Reported;
+use super::{LaneKey, Metrics, Params, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::{Capacity, Error};
 use crate::rng::CounterHash;
 use crate::Observer;
@@ -200,8 +201,9 @@ pub fn run_with<D: WindowDraws, O: Observer, const W: usize, const B: usize>(
             limit: capacity,
         })?;
     bits.fill(0);
-    let mut queue = Windows::new(params, draws, times, events);
-    let mut lane = Lane::new(params, bits);
+    let workload = params.workload();
+    let mut queue = Windows::new(&workload, draws, times, events);
+    let mut lane = Lane::new(params.lane_key(), &workload, bits);
     lane.run(&mut queue, observer)
 }
 
@@ -235,7 +237,7 @@ struct Windows<'w, D> {
 const BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
 
 impl<'w, D: WindowDraws> Windows<'w, D> {
-    fn new(p: &Params, draws: D, times: &'w mut [u64], events: &'w mut [u32]) -> Self {
+    fn new(p: &Workload, draws: D, times: &'w mut [u64], events: &'w mut [u32]) -> Self {
         let target = Self::target(times.len());
         // About `target` events per window where the workload is dense: E events over
         // `shipments · gap`.
@@ -553,17 +555,16 @@ struct Lane<'s> {
     applied: u64,
     reordered: u32,
     wrong: u32,
-    applied_before: u64,
-    reordered_before: u32,
+    reported: Reported,
 }
 
 impl<'s> Lane<'s> {
-    fn new(p: &Params, seen: &'s mut [u32]) -> Self {
+    fn new(key: LaneKey, p: &Workload, seen: &'s mut [u32]) -> Self {
         Self {
             ready: [IDLE; MAX_CONSUMERS],
             job: [0; MAX_CONSUMERS],
-            n: p.consumers as usize,
-            slots: p.slots,
+            n: key.consumers as usize,
+            slots: key.slots,
             total: p.events(),
             final_step: p.events_per_shipment - 1,
             seen,
@@ -571,8 +572,7 @@ impl<'s> Lane<'s> {
             applied: 0,
             reordered: 0,
             wrong: 0,
-            applied_before: 0,
-            reordered_before: 0,
+            reported: Reported::NONE,
         }
     }
 
@@ -673,15 +673,8 @@ impl<'s> Lane<'s> {
     /// The state at the end of the current round; starts the next round's counts.
     fn state(&mut self) -> RoundState {
         let busy = self.ready[..self.n].iter().filter(|&&r| r != IDLE).count() as u64;
-        let state = RoundState {
-            round: self.round,
-            applied: (self.applied - self.applied_before) as u32,
-            reordered: self.reordered - self.reordered_before,
-            busy_consumers: busy as u32,
-            queue_left: self.total - self.applied - busy,
-        };
-        self.applied_before = self.applied;
-        self.reordered_before = self.reordered;
-        state
+        let (applied, reordered) = (self.applied, self.reordered);
+        self.reported
+            .state(self.round, applied, reordered, busy, self.total)
     }
 }

@@ -1,0 +1,263 @@
+//! Bulkhead: one shared slot pool vs. partitioned pools under Poisson arrivals and a slow
+//! dependency.
+//!
+//! Each round: slots whose hold has ended are freed; the busy slots are counted; Poisson
+//! numbers of tracking and event requests arrive, are shuffled (Fisher–Yates), and each takes
+//! a slot of its pool for its hold time or is dropped. A drop in a partitioned layout counts
+//! the free slots of the other pool as idle. In slowdown mode event requests hold their slot
+//! for `slow_hold` rounds from `failure_start` on. The lesson program is the specification.
+//!
+//! Storage is fixed: per pool a calendar of slot releases over the next [`MAX_HOLD`] rounds
+//! (no list of busy slots), and at most [`MAX_ARRIVALS_PER_ROUND`] arrivals per round, beyond
+//! which a run returns [`Error::CapacityExceeded`].
+//!
+//! # Engine
+//!
+//! One engine plays every layout, and its [`plan()`] says which layouts play which rounds: a batch
+//! draws the stream ([`Stream`], `stream.rs`) once a round and plays it against each layout
+//! (its [`Pools`] and [`Slowdown`], `lane.rs`). Exact because the stream reads no layout
+//! field, so every layout of a batch sees the arrivals and shuffles its own run would draw;
+//! a layout whose pools equal an earlier one's and that differs only in its slowdown plays
+//! the same rounds until the slowdown starts in either, so it follows that leader until then
+//! and joins with a copy of its state. A round's served counts and idle slots are a closed
+//! form of the shuffled order (`stream.rs`'s `Arrivals`, checked against the one-by-one
+//! scan), so a layout plays a round in O(1).
+//!
+//! What it costs, with its figures, is in `host/benches/README.md`.
+//!
+//! ```
+//! use capsim_core::bulkhead::{run, Mode, Params, Split};
+//! let m = run(&Params { split: Split::Partitioned(24), mode: Mode::Slowdown, ..Params::default() }).unwrap();
+//! assert_eq!((m.tracking_dropped, m.event_dropped), (172, 2011));
+//! ```
+
+use crate::error::{Capacity, Error};
+use crate::rng::UnitRng;
+use crate::Observer;
+
+mod lane;
+mod plan;
+mod spec;
+mod stream;
+
+use lane::Lane;
+pub use plan::{plan, Plan};
+use stream::{poisson, Arrivals, Draws, TOO_MANY_ARRIVALS, WORD};
+
+pub use spec::{
+    Metrics, Mode, Params, Pools, RoundState, Slowdown, Split, Stream, MAX_ARRIVALS_PER_ROUND,
+    MAX_ARRIVALS_PER_ROUND_MEAN, MAX_HOLD, MAX_HORIZON, MAX_TOTAL_SLOTS,
+};
+
+/// Runs the model with the lesson's generator seeded from `params.seed`.
+pub fn run(params: &Params) -> Result<Metrics, Error> {
+    run_observed(params, &mut ())
+}
+
+/// Runs the model with the lesson's generator seeded from `params.seed`, handing `observer`
+/// each round's [`RoundState`] in round order: [`run`] watched.
+pub fn run_observed<O: Observer>(params: &Params, observer: &mut O) -> Result<Metrics, Error> {
+    run_with(params, &mut Draws::new(params.seed), observer)
+}
+
+/// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
+/// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
+/// bytes) is on the stack, next to a round's arrivals (about 1 KB, as for any batch).
+pub fn run_with<R: UnitRng, O: Observer>(
+    params: &Params,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut ws = Workspace::<1>::new();
+    let mut out = [Metrics::default()];
+    run_batch_with(
+        core::slice::from_ref(params),
+        rng,
+        &mut ws,
+        observer,
+        &mut out,
+    )?;
+    Ok(out[0])
+}
+
+/// Caller-provided storage for [`run_batch`]: one lane per layout run together, up to `B`.
+///
+/// A lane is one layout's state, about 600 bytes (two release calendars of [`MAX_HOLD`] + 1
+/// 16-bit buckets, its hold times and its metrics): `Workspace::<11>` (6.6 KB) holds the
+/// bulkhead lesson's eleven layouts. It is large for a small board's stack, so the caller
+/// chooses where it lives and it is never moved: `new` is `const` (a `static` can hold one),
+/// and a run sets its lanes up in place, so one workspace serves any number of runs.
+pub struct Workspace<const B: usize> {
+    lanes: [Lane; B],
+}
+
+impl<const B: usize> Workspace<B> {
+    /// Returns an empty workspace.
+    pub const fn new() -> Self {
+        Self {
+            lanes: [Lane::UNSET; B],
+        }
+    }
+
+    /// Returns how many layouts one run can take, `B`.
+    pub const fn lanes(&self) -> usize {
+        B
+    }
+}
+
+impl<const B: usize> Default for Workspace<B> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Runs up to `B` layouts on one arrival stream, with the lesson's generator, writing each
+/// one's metrics to `out`: exactly what separate [`run`]s return.
+///
+/// The arrivals and their shuffle depend only on the seed, the rates, the rounds per second
+/// and the horizon, never on the pools, so runs that share those see the same stream: it is
+/// drawn once and played against every layout (split, mode, slots and hold times may differ).
+/// Each layout needs its own lane, which is what the workspace's `B` provides. Layouts that
+/// differ only in their slowdown (when it starts, how slow) play the rounds before it once.
+///
+/// ```
+/// use capsim_core::bulkhead::{run_batch, Metrics, Mode, Params, Split, Workspace};
+/// let split = Params { split: Split::Partitioned(24), mode: Mode::Slowdown, ..Params::default() };
+/// let mut ws = Workspace::<2>::new();
+/// let mut out = [Metrics::default(); 2];
+/// run_batch(&[Params::default(), split], &mut ws, &mut out).unwrap();
+/// assert_eq!((out[1].tracking_dropped, out[1].event_dropped), (172, 2011));
+/// ```
+pub fn run_batch<const B: usize>(
+    params: &[Params],
+    ws: &mut Workspace<B>,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
+    let Some(first) = params.first() else {
+        return Ok(());
+    };
+    run_batch_with(params, &mut Draws::new(first.seed), ws, &mut (), out)
+}
+
+/// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
+/// round (with one layout, its [`RoundState`] too; several layouts report no state: see
+/// [`crate::Observer`]).
+pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
+    params: &[Params],
+    rng: &mut R,
+    ws: &mut Workspace<B>,
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
+    let Some(first) = params.first() else {
+        return Ok(());
+    };
+    if params.len() > B || out.len() < params.len() {
+        return Err(Error::CapacityExceeded {
+            capacity: Capacity::BatchLanes,
+            limit: B as u32,
+        });
+    }
+    let stream = first.stream();
+    for p in params {
+        p.validate()?;
+        if let Some(param) = stream.first_difference(&p.stream()) {
+            return Err(Error::BatchMismatch { param });
+        }
+    }
+    // Every layout's stream is `stream`: the first's fields are its fields.
+    let tracking_limit = libm::exp(-(first.tracking_rate / first.rounds_per_second));
+    let event_limit = libm::exp(-(first.event_rate / first.rounds_per_second));
+    let layouts = params.len();
+    // Which lanes play which rounds (see `Plan`).
+    let Plan {
+        order,
+        leaders,
+        leader,
+        join,
+    } = plan::<B>(params);
+    let lanes = &mut ws.lanes[..layouts];
+    for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
+        lane.set(&params[i].pools(), params[i].slowdown());
+    }
+    let mut active = leaders;
+    // One run observed reports its rounds; batches report none (see `Observer`).
+    let observe = O::ROUNDS && params.len() == 1;
+    let mut arrivals = Arrivals::new();
+    // Every lane sees every arrival: its drops are these less what it served.
+    let (mut tracking_total, mut events_total) = (0u64, 0u64);
+    for t in 0..first.horizon {
+        // The stream bits in arrival order: tracking requests (1) then event requests (0).
+        let tracking = poisson(rng, tracking_limit)?;
+        let events = poisson(rng, event_limit)?;
+        let n = tracking + events;
+        if n > MAX_ARRIVALS_PER_ROUND {
+            return Err(TOO_MANY_ARRIVALS);
+        }
+        // floor(r * (i + 1)) for r in [0, 1): truncation is floor for non-negatives.
+        // Below 256 either way: a 32-bit conversion (the saturating `usize` one costs more).
+        let pick =
+            |rng: &mut R, i: usize| ((rng.next_unit() * (i + 1) as f64) as u32 as usize).min(i);
+        if n <= WORD {
+            // The usual round (5 arrivals in the lesson): the shuffle in one register.
+            let mut bits = if tracking == WORD {
+                u64::MAX
+            } else {
+                (1u64 << tracking) - 1
+            };
+            for i in (1..n).rev() {
+                let j = pick(rng, i);
+                let differ = ((bits >> i) ^ (bits >> j)) & 1;
+                bits ^= (differ << i) | (differ << j);
+            }
+            arrivals.bits = bits;
+        } else {
+            let bits = &mut arrivals.wide[..n];
+            let (t_bits, e_bits) = bits.split_at_mut(tracking);
+            t_bits.fill(1);
+            e_bits.fill(0);
+            for i in (1..n).rev() {
+                bits.swap(i, pick(rng, i));
+            }
+        }
+        arrivals.len = n;
+        // n ≤ 255: both fit.
+        arrivals.tracking = tracking as u32;
+        arrivals.events = events as u32;
+        arrivals.ahead_built = false;
+        tracking_total += tracking as u64;
+        events_total += events as u64;
+        while active < layouts && join[active] == t {
+            let (playing, waiting) = lanes.split_at_mut(active);
+            waiting[0].follow(&playing[leader[active]]);
+            active += 1;
+        }
+        let lanes = &mut lanes[..active];
+        if observe {
+            // One run: its state, as the observer contract asks.
+            for lane in lanes.iter_mut() {
+                let state = lane.round::<true>(t, &mut arrivals);
+                observer.bulkhead_round(&state);
+            }
+        } else {
+            for lane in lanes.iter_mut() {
+                lane.round::<false>(t, &mut arrivals);
+            }
+        }
+        observer.round_done(u64::from(t));
+    }
+    // Those that join at the horizon play every round as their leader does.
+    while active < layouts {
+        let (playing, waiting) = lanes.split_at_mut(active);
+        waiting[0].follow(&playing[leader[active]]);
+        active += 1;
+    }
+    for (lane, &i) in lanes.iter().zip(&order[..layouts]) {
+        out[i] = Metrics {
+            tracking_dropped: tracking_total - lane.m.tracking_served,
+            event_dropped: events_total - lane.m.event_served,
+            ..lane.m
+        };
+    }
+    Ok(())
+}

@@ -1,0 +1,240 @@
+//! The reference oracle: straight ports of the consumers and bulkhead lesson programs (the
+//! specification), shared by the cross-crate tests, the host's tests and the fuzz targets.
+//!
+//! The ports follow the JavaScript line by line with growable vectors and no fixed capacity,
+//! so they are slow but obviously the lesson's semantics; they reuse only the core's random
+//! generators (checked against the lessons' outputs by the golden and differential tests).
+//! Each returns what the lesson would compute, or says why the core may legitimately refuse
+//! the run (a documented capacity).
+
+use capsim_core::bulkhead::{self, Mode, Split};
+use capsim_core::consumers;
+use capsim_core::rng::{CounterHash, ParkMiller, UnitRng};
+
+/// What a lesson program does with some parameters.
+#[derive(Debug)]
+pub enum Lesson<M> {
+    /// It prints these metrics.
+    Metrics(M),
+    /// It needs more room than the core's documented fixed capacity (the core must refuse).
+    OverCapacity,
+}
+
+/// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters
+/// that `p.validate()` accepts).
+pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
+    bulkhead_with(p, &mut ParkMiller::new(p.seed))
+}
+
+/// [`bulkhead()`] drawing its arrivals and shuffles from `r`.
+pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulkhead::Metrics> {
+    let poisson = |r: &mut R, lam: f64| {
+        let limit = libm::exp(-lam);
+        let mut k = 0usize;
+        let mut prod = 1.0;
+        loop {
+            k += 1;
+            prod *= r.next_unit();
+            if prod <= limit {
+                return k - 1;
+            }
+        }
+    };
+    // Per pool: its size, and how many of its slots end their hold at each round (`yer`).
+    let sizes: Vec<u64> = match p.split {
+        Split::Shared => vec![u64::from(p.total_slots)],
+        Split::Partitioned(k) => vec![u64::from(k), u64::from(p.total_slots - k)],
+    };
+    let calendar = p.horizon as usize + bulkhead::MAX_HOLD as usize + 1;
+    let mut ends: Vec<Vec<u64>> = sizes.iter().map(|_| vec![0; calendar]).collect();
+    let mut busy: Vec<u64> = vec![0; sizes.len()];
+    let mut m = bulkhead::Metrics::default();
+    let mut order = Vec::new();
+    for t in 0..p.horizon {
+        // `yer[h].filter((x) => x > t)`: every hold is at least a round, so what ends at
+        // `t` is all that goes.
+        for (pool, ends) in ends.iter_mut().enumerate() {
+            busy[pool] -= ends[t as usize];
+        }
+        m.busy_slot_rounds += busy.iter().sum::<u64>();
+        order.clear();
+        let tracking = poisson(r, p.tracking_rate / p.rounds_per_second);
+        let events = poisson(r, p.event_rate / p.rounds_per_second);
+        if tracking + events > bulkhead::MAX_ARRIVALS_PER_ROUND {
+            return Lesson::OverCapacity;
+        }
+        order.extend(std::iter::repeat_n(true, tracking));
+        order.extend(std::iter::repeat_n(false, events));
+        for i in (1..order.len()).rev() {
+            let j = libm::floor(r.next_unit() * (i + 1) as f64) as usize;
+            order.swap(i, j);
+        }
+        for &is_tracking in &order {
+            let pool = if is_tracking || sizes.len() == 1 {
+                0
+            } else {
+                1
+            };
+            let hold = if !is_tracking && p.mode == Mode::Slowdown && t >= p.failure_start {
+                p.slow_hold
+            } else if is_tracking {
+                p.tracking_hold
+            } else {
+                p.event_hold
+            };
+            if busy[pool] < sizes[pool] {
+                busy[pool] += 1;
+                ends[pool][(t + hold) as usize] += 1;
+                if is_tracking {
+                    m.tracking_served += 1;
+                } else {
+                    m.event_served += 1;
+                }
+                continue;
+            }
+            if is_tracking {
+                m.tracking_dropped += 1;
+            } else {
+                m.event_dropped += 1;
+            }
+            for other in 0..sizes.len() {
+                if other != pool {
+                    m.idle_slots += sizes[other] - busy[other];
+                }
+            }
+        }
+    }
+    Lesson::Metrics(m)
+}
+
+/// One event of the consumers workload.
+#[derive(Clone, Debug)]
+pub struct QueuedEvent {
+    /// Its shipment (`g`).
+    pub shipment: u32,
+    /// Its step within the shipment (`k`).
+    pub step: u32,
+    /// Its arrival time (`t`).
+    pub arrival: f64,
+    /// Its processing time (`sure`).
+    pub rounds: u64,
+}
+
+/// `rakip/tuketici.mjs`'s `isYuku` before sorting (generation order), generalised as
+/// `consumers::Params` documents; `draw(g, i)` is called in the program's order and returns
+/// draw `i` of shipment `g` (see `consumers::WorkloadDraws`).
+pub fn consumers_workload(
+    p: &consumers::Params,
+    mut draw: impl FnMut(u32, u32) -> f64,
+) -> Vec<QueuedEvent> {
+    let steps = p.events_per_shipment;
+    let gap = p.queue_gap;
+    let mut workload = Vec::new();
+    for shipment in 0..p.shipments {
+        let start = draw(shipment, 0) * f64::from(p.shipments) * gap;
+        for step in 0..steps {
+            let arrival = start + f64::from(step) * gap + draw(shipment, 1 + 2 * step) * gap;
+            let rounds = if step == steps - 1 {
+                u64::from(p.final_event_rounds)
+            } else {
+                let r = draw(shipment, 2 + 2 * step);
+                u64::from(p.event_rounds_min)
+                    + libm::floor(r * f64::from(p.event_rounds_spread)) as u64
+            };
+            workload.push(QueuedEvent {
+                shipment,
+                step,
+                arrival,
+                rounds,
+            });
+        }
+    }
+    workload
+}
+
+/// `rakip/tuketici.mjs`'s `kosum` on its own workload (one generator stream read in
+/// generation order), generalised as `consumers::Params` documents (call only with
+/// parameters that `p.validate()` accepts).
+pub fn consumers(p: &consumers::Params) -> consumers::Metrics {
+    let mut r = CounterHash::new(p.seed);
+    consumers_on(p, consumers_workload(p, |_, _| r.next_unit()))
+}
+
+/// `rakip/tuketici.mjs`'s `kosum` on `workload` (in generation order). Rounds in which every
+/// consumer is only counting down are skipped in one step (the lesson's loop would only
+/// decrement).
+pub fn consumers_on(p: &consumers::Params, mut queue: Vec<QueuedEvent>) -> consumers::Metrics {
+    let shipments = p.shipments as usize;
+    let steps = p.events_per_shipment;
+    // `sort((a, b) => a.t - b.t)`: stable, arrivals are finite.
+    queue.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).expect("finite arrivals"));
+    // Per consumer: the event it holds and the rounds left (`kalan`).
+    let mut held: Vec<Option<(usize, u64)>> = vec![None; p.consumers as usize];
+    let mut last: Vec<i64> = vec![-1; shipments];
+    let mut reordered = vec![false; shipments];
+    let (mut next, mut round, mut applied) = (0usize, 0u64, 0usize);
+    while applied < queue.len() {
+        // Skip rounds that would only count down: no consumer is done or empty-handed with
+        // events left, so the smallest countdown passes before anything happens.
+        let waiting = held.iter().all(|c| match c {
+            Some((_, left)) => *left > 0,
+            None => next == queue.len(),
+        });
+        if waiting {
+            let skip = held
+                .iter()
+                .flatten()
+                .map(|&(_, left)| left)
+                .min()
+                .unwrap_or(1)
+                - 1;
+            for (_, left) in held.iter_mut().flatten() {
+                *left -= skip;
+            }
+            round += skip;
+        }
+        for (_, left) in held.iter_mut().flatten() {
+            if *left > 0 {
+                *left -= 1;
+            }
+        }
+        let mut slots = p.slots;
+        for c in held.iter_mut() {
+            if let Some((e, 0)) = *c {
+                if slots == 0 {
+                    continue;
+                }
+                slots -= 1;
+                let e = &queue[e];
+                let g = e.shipment as usize;
+                if i64::from(e.step) < last[g] {
+                    reordered[g] = true;
+                }
+                last[g] = i64::from(e.step);
+                applied += 1;
+                *c = None;
+            }
+        }
+        for c in held.iter_mut() {
+            if c.is_none() && next < queue.len() {
+                *c = Some((next, queue[next].rounds));
+                next += 1;
+            }
+        }
+        round += 1;
+    }
+    let wrong = last.iter().filter(|&&k| k != i64::from(steps) - 1).count();
+    consumers::Metrics {
+        rounds: round,
+        reordered_shipments: reordered.iter().filter(|&&b| b).count() as u32,
+        wrong_final_state: wrong as u32,
+        throughput: queue.len() as f64 / round as f64,
+    }
+}
+
+/// Whether some shipment's events in `workload` (generation order) arrive out of step order.
+pub fn out_of_order(workload: &[QueuedEvent], shipment: u32) -> bool {
+    workload.windows(2).any(|w| {
+        w[0].shipment == shipment && w[1].shipment == shipment && w[1].arrival < w[0].arrival
+    })
+}

@@ -1,0 +1,266 @@
+//! One equivalence table per model: for each engine, parameter sets that the model's `plan`
+//! sends to it (asserted), and the engine's metrics against the reference port of the lesson
+//! program (`capsim_tests::reference`), bit for bit. The random property tests stay; this
+//! table makes sure no engine goes unnamed.
+
+use capsim_core::bulkhead;
+use capsim_core::consumers::{
+    self, plan, windowed, LaneKey, LessonDraws, Plan, WholeLane, Workspace,
+};
+use capsim_core::Observer;
+use capsim_tests::reference;
+
+/// Equal down to the bits (0 differs from −0, NaN equals NaN).
+fn same<T: core::fmt::Debug>(a: &T, b: &T) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// Observes every consumers round (and so asks the engines for their per-round states).
+#[derive(Default)]
+struct Watch {
+    rounds: u64,
+}
+
+impl Observer for Watch {
+    fn consumers_round(&mut self, _: &consumers::RoundState) {
+        self.rounds += 1;
+    }
+}
+
+/// The shipments of every consumers case: small, so the reference stays quick.
+const SHIPMENTS: u32 = 400;
+/// Room to sort such a workload whole (7 events a shipment at most below).
+const ROOM: usize = 400 * 7;
+
+fn cp(consumers: u32, slots: u32) -> consumers::Params {
+    consumers::Params {
+        consumers,
+        slots,
+        shipments: SHIPMENTS,
+        ..consumers::Params::default()
+    }
+}
+
+/// A consumers engine: its name, how it is reached, and the runs it plays.
+struct ConsumersEngine {
+    name: &'static str,
+    cases: Vec<consumers::Params>,
+    /// What `plan` says for the cases (`observed`, the room to sort whole).
+    observed: bool,
+    room: usize,
+    plan: Plan,
+    /// For unobserved lanes on a queue sorted whole, the lane engine.
+    lane: Option<fn(LaneKey) -> bool>,
+}
+
+type Ws = Workspace<512, 256, 1>;
+
+/// Runs `p` as `engine` is reached: one configuration, observed or not, with or without
+/// room to sort the workload whole.
+fn run_consumers(
+    engine: &ConsumersEngine,
+    p: &consumers::Params,
+    ws: &mut Ws,
+) -> consumers::Metrics {
+    let mut keys = vec![0u128; engine.room];
+    let mut events = vec![0u32; engine.room];
+    let mut out = [consumers::Metrics::default()];
+    let draws = LessonDraws::new(p);
+    let params = core::slice::from_ref(p);
+    let result = if engine.observed {
+        let mut watch = Watch::default();
+        let r = consumers::run_batch_sorted_with(
+            params,
+            draws,
+            ws,
+            &mut keys,
+            &mut events,
+            &mut watch,
+            &mut out,
+        );
+        assert_eq!(
+            watch.rounds, out[0].rounds,
+            "{}: every round observed",
+            engine.name
+        );
+        r
+    } else {
+        consumers::run_batch_sorted_with(
+            params,
+            draws,
+            ws,
+            &mut keys,
+            &mut events,
+            &mut (),
+            &mut out,
+        )
+    };
+    result.unwrap_or_else(|e| panic!("{}: {p:?}: {e}", engine.name));
+    out[0]
+}
+
+#[test]
+fn every_consumers_engine_equals_the_reference() {
+    let long = |n, s| consumers::Params {
+        event_rounds_spread: 70,
+        ..cp(n, s)
+    };
+    let engines = [
+        ConsumersEngine {
+            name: "sorted whole, serial (N = 1)",
+            cases: vec![cp(1, 1), cp(1, 2), cp(1, 100)],
+            observed: false,
+            room: ROOM,
+            plan: Plan::SortedWhole { observed: false },
+            lane: Some(|k| WholeLane::of(k) == WholeLane::Serial),
+        },
+        ConsumersEngine {
+            name: "sorted whole, free (2 ≤ N ≤ 8, N ≤ S)",
+            cases: vec![cp(2, 2), cp(3, 4), cp(8, 8), cp(6, 64)],
+            observed: false,
+            room: ROOM,
+            plan: Plan::SortedWhole { observed: false },
+            lane: Some(|k| matches!(WholeLane::of(k), WholeLane::Free(_))),
+        },
+        ConsumersEngine {
+            name: "sorted whole, whole rounds (S < N, or N > 8)",
+            cases: vec![cp(8, 2), cp(3, 1), cp(64, 1), cp(9, 9), cp(64, 63)],
+            observed: false,
+            room: ROOM,
+            plan: Plan::SortedWhole { observed: false },
+            lane: Some(|k| matches!(WholeLane::of(k), WholeLane::Rounds(_))),
+        },
+        ConsumersEngine {
+            name: "sorted whole, observed, timing wheel",
+            cases: vec![cp(1, 2), cp(4, 4), cp(8, 2)],
+            observed: true,
+            room: ROOM,
+            plan: Plan::SortedWhole { observed: true },
+            lane: None,
+        },
+        ConsumersEngine {
+            name: "merged, timing wheel",
+            cases: vec![cp(1, 2), cp(8, 2), cp(64, 3)],
+            observed: false,
+            room: 0,
+            plan: Plan::MergedWheel,
+            lane: None,
+        },
+        ConsumersEngine {
+            name: "merged, general event-driven",
+            cases: vec![long(1, 2), long(8, 2), long(64, 64)],
+            observed: false,
+            room: ROOM,
+            plan: Plan::MergedEvent,
+            lane: None,
+        },
+        ConsumersEngine {
+            name: "merged, general event-driven, observed",
+            cases: vec![long(3, 1), long(5, 9)],
+            observed: true,
+            room: 0,
+            plan: Plan::MergedEvent,
+            lane: None,
+        },
+    ];
+    let mut ws = Box::new(Ws::new());
+    for engine in &engines {
+        for p in &engine.cases {
+            let w = p.workload();
+            assert_eq!(
+                plan(&w, engine.observed, engine.room),
+                engine.plan,
+                "{}: {p:?}",
+                engine.name
+            );
+            if let Some(lane) = engine.lane {
+                assert!(
+                    lane(p.lane_key()),
+                    "{}: {p:?} gets {:?}",
+                    engine.name,
+                    WholeLane::of(p.lane_key())
+                );
+            }
+            let got = run_consumers(engine, p, &mut ws);
+            let want = reference::consumers(p);
+            assert!(
+                same(&got, &want),
+                "{}: {p:?}: {got:?} != {want:?}",
+                engine.name
+            );
+        }
+    }
+}
+
+#[test]
+fn the_windowed_consumers_engine_equals_the_reference() {
+    let mut ws = Box::new(windowed::Workspace::<
+        { windowed::words_for(SHIPMENTS as usize) },
+    >::new());
+    let long = consumers::Params {
+        event_rounds_spread: 70,
+        ..cp(8, 2)
+    };
+    for p in [cp(1, 2), cp(8, 2), cp(4, 4), cp(64, 1), long] {
+        let got = windowed::run(&p, &mut ws).unwrap();
+        let want = reference::consumers(&p);
+        assert!(same(&got, &want), "windowed: {p:?}: {got:?} != {want:?}");
+    }
+}
+
+/// The bulkhead plan's paths: a layout alone (a leader), layouts following a leader until
+/// their slowdown, and rounds of more than 64 arrivals (the scan beside the closed form).
+#[test]
+fn every_bulkhead_path_equals_the_reference() {
+    use bulkhead::{Mode, Params, Split};
+    let layout = |split, mode| Params {
+        split,
+        mode,
+        horizon: 1500,
+        ..Params::default()
+    };
+    let want = |p: &Params| match reference::bulkhead(p) {
+        reference::Lesson::Metrics(m) => m,
+        reference::Lesson::OverCapacity => panic!("{p:?} is over capacity"),
+    };
+    // Alone: each layout leads its own batch of one.
+    for p in [
+        layout(Split::Shared, Mode::Healthy),
+        layout(Split::Partitioned(24), Mode::Slowdown),
+        layout(Split::Partitioned(1), Mode::Healthy),
+        layout(Split::Partitioned(31), Mode::Slowdown),
+    ] {
+        let plan = bulkhead::plan::<1>(core::slice::from_ref(&p));
+        assert_eq!((plan.order[0], plan.leaders), (0, 1), "alone: {p:?}");
+        assert_eq!(bulkhead::run(&p).unwrap(), want(&p), "alone: {p:?}");
+    }
+    // Followers: the slowdown runs copy their healthy layout's state at round 1000.
+    let layouts = [
+        layout(Split::Shared, Mode::Healthy),
+        layout(Split::Shared, Mode::Slowdown),
+        layout(Split::Partitioned(20), Mode::Healthy),
+        layout(Split::Partitioned(20), Mode::Slowdown),
+    ];
+    let plan = bulkhead::plan::<4>(&layouts);
+    assert_eq!(
+        (plan.leaders, &plan.join[2..]),
+        (2, &[1000, 1000][..]),
+        "followers"
+    );
+    let mut ws = bulkhead::Workspace::<4>::new();
+    let mut out = [bulkhead::Metrics::default(); 4];
+    bulkhead::run_batch(&layouts, &mut ws, &mut out).unwrap();
+    for (p, got) in layouts.iter().zip(&out) {
+        assert_eq!(*got, want(p), "followers: {p:?}");
+    }
+    // Wide rounds: about 100 arrivals a round (more than one word), scanned.
+    let wide = Params {
+        tracking_rate: 6000.0,
+        event_rate: 4000.0,
+        total_slots: 600,
+        split: Split::Partitioned(350),
+        horizon: 300,
+        ..Params::default()
+    };
+    assert_eq!(bulkhead::run(&wide).unwrap(), want(&wide), "wide rounds");
+}
