@@ -31,10 +31,12 @@
 //! every lifecycle option off take a fast path that keeps the group as bit masks
 //! (`autoscale/fast.rs`, bit-identical, ≈ 4× faster), as do the runs of [`run_sweep`].
 //!
-//! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
-//! every state (Stopped ones included), 16 bytes each, in a [`GroupStorage`] the caller
-//! provides (a run holds one copy of it, never moved: the group lessons need under 10 KB of
-//! a board's stack); a run that would grow past it returns [`Error::CapacityExceeded`].
+//! Storage is a fixed-capacity group of instance records in every state (Stopped ones
+//! included), 16 bytes each, in a [`GroupStorage`] the caller provides (a run holds one copy
+//! of it, never moved: the group lessons need under 10 KB of a board's stack): at most
+//! [`MAX_GROUP_SIZE`] on a board and through [`run`], any `N` through [`run_in`] (the host
+//! gives thousands); a run that would grow past it returns [`Error::CapacityExceeded`]
+//! naming the capacity (and, with an apply delay, whether the launches in flight took it).
 //! Validation happens once in [`Params::validate`]; nothing here panics on any input.
 //!
 //! # Where this differs from the specification's §10 proposal (`specs/lifecycle.md`)
@@ -323,7 +325,7 @@ pub struct Metrics {
     /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
     /// once the group was empty.
     pub min_size: u32,
-    /// Largest group size seen, at most [`MAX_GROUP_SIZE`].
+    /// Largest group size seen, at most the group's capacity.
     pub max_size: u32,
     /// Most instances booting at once.
     pub max_launching: u32,
@@ -367,14 +369,31 @@ pub struct Metrics {
     pub target_changes: u32,
 }
 
-pub(crate) const GROUP_FULL: Error = Error::CapacityExceeded {
-    capacity: Capacity::GroupSize,
-    limit: MAX_GROUP_SIZE as u32,
-};
+pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);
 
-// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round (a round launches
-// at most as many instances as the group then holds: replacements take ready slots, scale-out
-// fills the rest up to the capacity), plus the initial group: so none reaches `u32::MAX`.
+/// The error of a group whose storage holds `capacity` records and needed one more.
+pub(crate) const fn group_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupSize,
+        limit: capacity as u32,
+    }
+}
+
+/// The error of a scale-out that the group's records would hold but not together with the
+/// launches already in flight (apply delay).
+pub(crate) const fn in_flight_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupWithInFlight,
+        limit: capacity as u32,
+    }
+}
+
+// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round in a group of the
+// default storage (a round launches at most as many instances as the group then holds:
+// replacements take ready slots, scale-out fills the rest up to the capacity), plus the
+// initial group: so none reaches `u32::MAX`. In larger storage the per-instance counters
+// saturate at `u32::MAX` (a 4,096-instance group would need over a million rounds of every
+// instance replaced to reach it).
 const _: () = assert!(
     (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
     "a u32 metric could overflow"
@@ -558,9 +577,75 @@ fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    params.validate()?;
     let mut storage = GroupStorage::new();
-    let mut group = Group::new(params, &mut storage, demand(0))?;
+    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
+}
+
+/// Runs the model on the general path in `storage`: a group of up to `N` instances. Same
+/// results as [`run_with_demand`] whenever the group stays within [`MAX_GROUP_SIZE`] (a
+/// host's group of thousands: boxed storage, `GroupStorage::<4096>::with_capacity()`).
+///
+/// ```
+/// use capsim_core::autoscale::{run, run_in, GroupStorage, Params};
+/// use capsim_core::rng::GroupLcg;
+/// let p = Params { demand_base: 300_000.0, demand_amplitude: 0.0, surge: 0.0, ..Params::default() };
+/// assert!(run(&p).is_err()); // 3,000 instances: more than a board's 256
+/// let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
+/// let m = run_in(&p, &mut storage, |t| p.demand(t), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+/// assert_eq!(m.max_size, 3000);
+/// ```
+pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Fn(u32) -> f64,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    simulate_in(
+        params,
+        storage,
+        demand,
+        &mut policy,
+        &mut check,
+        rng,
+        observer,
+    )
+}
+
+/// [`run_formula`] in `storage` (see [`run_in`]), with `demand(t)` supplied by the caller.
+pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Fn(u32) -> f64,
+    policy: &mut FormulaPolicy<'_, F>,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    let mut m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
+    m.evaluations = policy.evaluations;
+    m.failed_evaluations = policy.failed_evaluations;
+    m.target_changes = policy.target_changes;
+    Ok(m)
+}
+
+fn simulate_in<const N: usize, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Fn(u32) -> f64,
+    policy: &mut P,
+    check: &mut H,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    params.validate()?;
+    let mut group = Group::new(params, storage, demand(0))?;
     for t in 0..params.rounds {
         group.round(t, demand(t), policy, check, rng, observer)?;
     }

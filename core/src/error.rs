@@ -45,8 +45,12 @@ pub enum Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Capacity {
-    /// Instances in an auto-scaling group (`autoscale::MAX_GROUP_SIZE`).
+    /// Instances in an auto-scaling group (its storage's capacity: `autoscale::MAX_GROUP_SIZE`
+    /// on a board, `autoscale::GroupStorage`'s `N`).
     GroupSize,
+    /// Instances in an auto-scaling group together with the launches an apply delay still
+    /// holds in flight (the same storage: every launch in flight needs a record when it joins).
+    GroupWithInFlight,
     /// Requests arriving in one bulkhead round (`bulkhead::MAX_ARRIVALS_PER_ROUND`).
     ArrivalsPerRound,
     /// Consumers shipments whose events interleave at once (the workspace's `F`).
@@ -65,6 +69,7 @@ impl Capacity {
     pub const fn name(self) -> &'static str {
         match self {
             Capacity::GroupSize => "group size",
+            Capacity::GroupWithInFlight => "group size with the launches in flight",
             Capacity::ArrivalsPerRound => "arrivals per round",
             Capacity::ShipmentsInFlight => "shipments in flight",
             Capacity::WorkspaceShipments => "workspace shipments",

@@ -7,13 +7,14 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use capsim_core::autoscale::{
-    self, Events, FailureRounds, FormulaPolicy, Hook, Reclaim, RemovalPolicy, Stockout,
+    self, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook, Reclaim, RemovalPolicy,
+    Stockout,
 };
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
-use capsim_core::Error;
+use capsim_core::{Capacity, Error, Observer};
 #[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 #[cfg(feature = "cli")]
@@ -690,6 +691,25 @@ impl std::ops::DerefMut for AutoscaleParams {
     }
 }
 
+/// The most instances a group holds on the host (a board's group holds
+/// `autoscale::MAX_GROUP_SIZE`, 256): the storage of a run that outgrows a board's.
+pub const HOST_GROUP_SIZE: usize = 16_384;
+
+/// A host group's records (16 bytes each: 256 KiB), boxed, made for the first run that needs it.
+pub type HostGroup = Box<GroupStorage<HOST_GROUP_SIZE>>;
+
+/// Returns whether `r` is a run that stopped at a board's group capacity (the fast path's
+/// and `autoscale::run`'s 256 records): on the host it runs again in a [`HostGroup`].
+fn board_full<M>(r: &Outcome<M>) -> bool {
+    matches!(
+        r,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::GroupSize | Capacity::GroupWithInFlight,
+            limit,
+        }) if *limit as usize == autoscale::MAX_GROUP_SIZE
+    )
+}
+
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
@@ -703,6 +723,8 @@ pub struct AutoscaleScratch {
     streams: HashMap<u32, GroupStream<Box<[u32]>>>,
     /// A batch's stream: one seed's runs in lockstep (`autoscale::run_sweep`), then the next.
     batch_stream: Option<GroupStream<Box<[u32]>>>,
+    /// A group of up to [`HOST_GROUP_SIZE`] instances, for runs that outgrow a board's.
+    group: Option<HostGroup>,
 }
 
 /// The parameters `autoscale::Params::demand` reads, compared bit for bit.
@@ -742,7 +764,53 @@ impl AutoscaleScratch {
     }
 
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
-    fn run_lesson_policy(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
+    fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
+        let r = self.run_lesson_fast(&p.core);
+        if board_full(&r) {
+            return self.run_general(p, &mut ());
+        }
+        r
+    }
+
+    /// Runs `p` on the general path in the thread's host group, calling `observer` after
+    /// every round: the lesson's policy or `p`'s formula. Every view of a run (trace, plot)
+    /// and every run that outgrows a board's group comes here.
+    pub fn run_general<O: Observer>(
+        &mut self,
+        p: &AutoscaleParams,
+        observer: &mut O,
+    ) -> Outcome<autoscale::Metrics> {
+        let core = &p.core;
+        core.validate()?;
+        let demand = |t: u32| core.demand(t);
+        let group = &mut **self
+            .group
+            .get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
+        let mut rng = GroupLcg::new(core.seed);
+        let Some(f) = &p.formula.0 else {
+            return autoscale::run_in(core, group, demand, &mut rng, observer);
+        };
+        let (history, ws) = &mut **self.formula.get_or_insert_with(|| {
+            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
+        });
+        let delay = TimeInterval::from_seconds(p.sample_delay.into());
+        if history.delay() != delay {
+            *history = History::new(delay);
+        }
+        *ws = formula::Workspace::new(u64::from(core.seed));
+        let mut policy = FormulaPolicy::new(
+            &f.program,
+            history,
+            ws,
+            p.evaluation_interval,
+            core.capacity,
+        )?;
+        autoscale::run_formula_in(core, group, demand, &mut policy, &mut rng, observer)
+    }
+
+    /// Runs the lesson's policy on `p`, on the fast path when it applies, with the shared
+    /// demand table and stream; a board's group (256 instances).
+    fn run_lesson_fast(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
         p.validate()?;
         if p.rounds > MAX_DEMAND_TABLE {
             return autoscale::run(p);
@@ -846,11 +914,19 @@ fn run_autoscale_batch(
             .map(|(&i, p)| (i, Autoscale::run(p, scratch)))
             .collect();
     }
-    let cores: Vec<autoscale::Params> = params.into_iter().map(|p| p.core).collect();
+    let cores: Vec<autoscale::Params> = params.iter().map(|p| p.core.clone()).collect();
+    let outcomes = scratch.run_sweep(&cores);
     batch
         .iter()
         .copied()
-        .zip(scratch.run_sweep(&cores))
+        .zip(params.iter().zip(outcomes))
+        .map(|(i, (p, r))| {
+            if board_full(&r) {
+                (i, scratch.run_general(p, &mut ()))
+            } else {
+                (i, r)
+            }
+        })
         .collect()
 }
 
@@ -980,20 +1056,10 @@ impl Model for Autoscale {
     }
 
     fn run(p: &Self::Params, scratch: &mut AutoscaleScratch) -> Outcome<Self::Metrics> {
-        let Some(f) = &p.formula.0 else {
-            return scratch.run_lesson_policy(&p.core);
-        };
-        let (history, ws) = &mut **scratch.formula.get_or_insert_with(|| {
-            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
-        });
-        let delay = TimeInterval::from_seconds(p.sample_delay.into());
-        if history.delay() != delay {
-            *history = History::new(delay);
+        if p.formula.0.is_none() {
+            return scratch.run_lesson_policy(p);
         }
-        *ws = formula::Workspace::new(u64::from(p.seed));
-        let mut policy =
-            FormulaPolicy::new(&f.program, history, ws, p.evaluation_interval, p.capacity)?;
-        autoscale::run_formula(&p.core, &mut policy, &mut GroupLcg::new(p.seed), &mut ())
+        scratch.run_general(p, &mut ())
     }
 
     /// Runs the combinations that differ only in threshold and cooldown (one seed, one

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use capsim_core::consumers::{LessonDraws, Workspace, MAX_SHIPMENTS};
-use capsim_core::rng::{GroupLcg, ParkMiller};
+use capsim_core::rng::ParkMiller;
 use capsim_core::trace::{self, CsvTrace};
 use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
 
@@ -69,7 +69,7 @@ impl Traced for Autoscale {
         trace::autoscale_header(out)
     }
     fn observe(p: &Self::Params, o: &mut dyn ObserverDyn) -> Result<Self::Metrics, Error> {
-        autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut Forward(o))
+        crate::models::AutoscaleScratch::default().run_general(p, &mut Forward(o))
     }
 }
 

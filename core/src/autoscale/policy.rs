@@ -19,6 +19,8 @@ pub struct Signal {
     pub counts: StateCounts,
     /// Instances asked for by earlier decisions that have not joined the group yet.
     pub in_flight: u32,
+    /// The most instance records the group can hold (its storage's capacity).
+    pub capacity: u32,
 }
 
 /// Decides how the group should change in one round.

@@ -1,0 +1,95 @@
+//! Issue 19, "your own group": groups larger than a board's, and (below) the providers'
+//! minimum and maximum size, demand tables and the scaling policies. Expected values come
+//! from the issue's arithmetic (a flat demand of D needs ceil(D / capacity) instances) or
+//! from the lesson's own figures, never from the code under test.
+
+use capsim_core::autoscale::{self, run, run_in, GroupStorage, Params, MAX_GROUP_SIZE};
+use capsim_core::rng::GroupLcg;
+use capsim_core::{Capacity, Error};
+
+/// A flat demand with no randomness and no permanent failure: the group is exactly
+/// `ceil(demand / 100)` instances every round.
+fn flat(demand: f64) -> Params {
+    let mut p = Params {
+        demand_base: demand,
+        demand_amplitude: 0.0,
+        surge: 0.0,
+        transient_failure: 0.0,
+        min_size_start: u32::MAX,
+        ..Params::default()
+    };
+    p.failure_rounds.clear();
+    p
+}
+
+fn run_big<const N: usize>(p: &Params) -> Result<autoscale::Metrics, Error> {
+    let mut storage = Box::new(GroupStorage::<N>::with_capacity());
+    run_in(
+        p,
+        &mut storage,
+        |t| p.demand(t),
+        &mut GroupLcg::new(p.seed),
+        &mut (),
+    )
+}
+
+#[test]
+fn a_group_of_thousands_runs_in_larger_storage() {
+    // The issue's run: 300,000 requests need 3,000 instances.
+    let p = flat(300_000.0);
+    assert_eq!(
+        run(&p),
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::GroupSize,
+            limit: MAX_GROUP_SIZE as u32
+        })
+    );
+    let m = run_big::<4096>(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (3000, 3000, 0));
+    // The extremes of a 4,096-record group: 4,096 fit, 4,097 are one line naming 4,096.
+    let m = run_big::<4096>(&flat(409_600.0)).unwrap();
+    assert_eq!(m.max_size, 4096);
+    let e = run_big::<4096>(&flat(409_600.5)).unwrap_err();
+    assert_eq!(e.to_string(), "group size exceeds its capacity of 4096");
+}
+
+#[test]
+fn the_lesson_runs_the_same_in_any_storage() {
+    let lesson = Params::default();
+    let m = run_big::<4096>(&lesson).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
+    assert_eq!(m.under_capacity_rounds, 10);
+    for delay in [1, 3, 8] {
+        let mut p = Params::default();
+        p.lifecycle.apply_delay = delay;
+        p.lifecycle.count_pending = true;
+        assert_eq!(run(&p), run_big::<4096>(&p), "apply delay {delay}");
+    }
+}
+
+#[test]
+fn launches_in_flight_are_named_when_they_fill_the_group() {
+    // Issue 18 §3: the lesson's policy counts serving instances only, so under a long apply
+    // delay it asks again every round while its launches are in flight: with 19 instances or
+    // fewer in the group, the requests in flight are what fill a board's 256 records.
+    let mut p = Params::default();
+    p.lifecycle.apply_delay = 48;
+    let e = run(&p).unwrap_err();
+    assert_eq!(
+        e,
+        Error::CapacityExceeded {
+            capacity: Capacity::GroupWithInFlight,
+            limit: 256
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "group size with the launches in flight exceeds its capacity of 256"
+    );
+    // A host's group holds them: the run ends, and its group never came near 256.
+    let m = run_big::<16384>(&p).unwrap();
+    assert!(m.max_size < 256, "{m:?}");
+    // Every accepted delay, the longest included, runs in a host's group.
+    p.lifecycle.apply_delay = autoscale::MAX_APPLY_DELAY;
+    assert!(run_big::<16384>(&p).is_ok());
+}
