@@ -367,6 +367,9 @@ pub struct Metrics {
     pub failed_evaluations: u32,
     /// Successful evaluations that changed the dedicated target.
     pub target_changes: u32,
+    /// Rounds in which the policy wanted more than `max_instances` or less than
+    /// `min_instances` allow (its decision was clamped); 0 without those bounds.
+    pub clamped_rounds: u32,
 }
 
 pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);

@@ -138,6 +138,11 @@ pub enum Accepted {
         /// The largest sum accepted.
         max: u64,
     },
+    /// Values not above parameter `other`'s (a group's minimum size and its maximum).
+    NotAbove {
+        /// The other parameter, spelled as its CLI flag.
+        other: &'static str,
+    },
     /// Times that are whole multiples of `seconds` (a formula's 30-second sample grid).
     MultiplesOfSeconds {
         /// The grid step, in seconds.
@@ -241,6 +246,7 @@ impl fmt::Display for Accepted {
             Accepted::MultiplesOfSeconds { seconds } => {
                 write!(f, "multiples of {seconds} seconds")
             }
+            Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
         }
     }
 }

@@ -55,6 +55,20 @@ impl Item for u32 {
     }
 }
 
+/// An optional integer: `none`, or integers and ranges as for `u32`.
+impl Item for Option<u32> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let mut values = Vec::new();
+        u32::parse_item(s, &mut values)?;
+        out.extend(values.into_iter().map(Some));
+        Ok(())
+    }
+}
+
 impl Item for f64 {
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         match s.parse::<f64>() {

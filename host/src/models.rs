@@ -53,6 +53,13 @@ impl Value for u32 {
     }
 }
 
+/// `none`, or the integer.
+impl Value for Option<u32> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |v| Cell::Int(v.into()))
+    }
+}
+
 impl Value for u64 {
     fn cell(&self) -> Cell {
         Cell::Int(*self)
@@ -998,6 +1005,12 @@ impl Model for Autoscale {
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
             "ROUND:ACTION:COUNT, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16",
             "none"),
+        param!("min_instances", core.lifecycle.min_instances: Option<u32>,
+            "The group's minimum size (MinSize): the policy's decision is raised to it, scale-in stops there; a health-check removal is not bounded, the next decision restores it",
+            "integers >= 0 and <= --max-instances, or none", "none"),
+        param!("max_instances", core.lifecycle.max_instances: Option<u32>,
+            "The group's maximum size (MaxSize, every state and Stopped ones counted): scale-out stops there, a surplus is scaled in",
+            "integers >= 0, or none", "none"),
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
             "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
@@ -1049,6 +1062,7 @@ impl Model for Autoscale {
         metric!(evaluations),
         metric!(failed_evaluations),
         metric!(target_changes),
+        metric!(clamped_rounds),
     ];
 
     fn scratch() -> AutoscaleScratch {

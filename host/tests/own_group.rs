@@ -116,3 +116,43 @@ fn every_accepted_apply_delay_runs() {
         assert!(n(&v, "max_size") < 256, "{v}");
     }
 }
+
+#[test]
+fn min_and_max_instances_hold_the_issues_figures() {
+    // The lesson day grows 7 -> 24; its maximum and minimum as the issue states them.
+    assert_eq!(n(&row(&[]), "max_size"), 24);
+    assert_eq!(n(&row(&[]), "clamped_rounds"), 0);
+    assert_eq!(n(&row(&["--max-instances", "18"]), "max_size"), 18);
+    assert_eq!(n(&row(&["--min-instances", "10"]), "min_size"), 10);
+    let zero = common::example("zero.formula");
+    let v = row(&["--formula", &zero, "--min-instances", "3"]);
+    assert_eq!(n(&v, "max_size"), 3);
+    // The keys are the flags' and show `none` when off.
+    assert_eq!(row(&[])["min_instances"], "none");
+    assert_eq!(row(&["--max-instances", "18"])["max_instances"], 18);
+    // Min above max is one line.
+    let line = one_line_error(&["autoscale", "--min-instances", "4", "--max-instances", "3"]);
+    assert!(line.contains("--min-instances"), "{line}");
+    // The trace shows the same run: its largest size is the row's.
+    let csv = common::stdout_ok(&[
+        "trace",
+        "autoscale",
+        "--max-instances",
+        "18",
+        "--format",
+        "csv",
+    ]);
+    let size = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "size")
+        .unwrap();
+    let largest = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(size).unwrap().parse::<u32>().unwrap())
+        .max();
+    assert_eq!(largest, Some(18));
+}

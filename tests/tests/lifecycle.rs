@@ -92,6 +92,8 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
                 count: 1 + below(r, 4),
             })
             .collect(),
+        min_instances: chance(r).then(|| below(r, 12)),
+        max_instances: chance(r).then(|| 12 + below(r, 20)),
     }
 }
 

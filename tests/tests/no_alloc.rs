@@ -90,6 +90,8 @@ fn models_and_lessons_never_allocate() {
             })
             .into_iter()
             .collect(),
+            min_instances: Some(4),
+            max_instances: Some(30),
         },
         ..autoscale::Params::default()
     };

@@ -93,3 +93,56 @@ fn launches_in_flight_are_named_when_they_fill_the_group() {
     p.lifecycle.apply_delay = autoscale::MAX_APPLY_DELAY;
     assert!(run_big::<16384>(&p).is_ok());
 }
+
+#[test]
+fn max_instances_caps_a_group_that_wants_more() {
+    // 1,500 requests need 15; a maximum of 10 keeps 10 all day, the policy clamped in every
+    // round (it asks for 5 more each time), and every round under capacity.
+    let mut p = flat(1500.0);
+    p.lifecycle.max_instances = Some(10);
+    let m = run(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (10, 10, 0));
+    assert_eq!((m.clamped_rounds, m.under_capacity_rounds), (240, 240));
+    // A maximum at the need is no clamp at all; the maximum's extreme 0 empties the group.
+    p.lifecycle.max_instances = Some(15);
+    let m = run(&p).unwrap();
+    assert_eq!((m.max_size, m.clamped_rounds), (15, 0));
+    p.lifecycle.max_instances = Some(0);
+    assert_eq!(run(&p).unwrap().max_size, 0);
+}
+
+#[test]
+fn min_instances_holds_a_group_the_policy_would_shrink() {
+    // 1,500 requests need 15; a minimum of 20: round 0 launches 5 (they serve from round 2),
+    // and from round 2 on the policy wants down to 16 and is held at 20.
+    let mut p = flat(1500.0);
+    p.lifecycle.min_instances = Some(20);
+    let m = run(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (20, 20, 5));
+    assert_eq!(m.clamped_rounds, 1 + 238);
+    // Equal bounds fix the size; min above max is one error naming both.
+    p.lifecycle.max_instances = Some(20);
+    assert_eq!(run(&p).unwrap().max_size, 20);
+    p.lifecycle.max_instances = Some(19);
+    assert_eq!(
+        run(&p).unwrap_err().to_string(),
+        "--min-instances: accepted values are integers not above --max-instances"
+    );
+}
+
+#[test]
+fn a_health_check_removal_is_not_bounded_by_the_minimum() {
+    // 10 instances, minimum 10; the first breaks in round 5, fails its check at once
+    // (threshold 1), and in round 5 no capacity exists: its replacement fails and it
+    // leaves (9 instances); the restoring launch of the same round fails too; round 6
+    // launches one, and round 7, its boot not over, another (the lesson's policy counts
+    // serving instances only): 11, which the policy keeps (required + 1).
+    let mut p = flat(1000.0);
+    p.threshold = 1;
+    p.failure_rounds.push(5).unwrap();
+    p.lifecycle.min_instances = Some(10);
+    p.lifecycle.stockout = Some(autoscale::Stockout { start: 5, end: 6 });
+    let m = run(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size), (9, 11));
+    assert_eq!((m.failed_launches, m.launched), (2, 2));
+}

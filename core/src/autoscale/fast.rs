@@ -94,6 +94,8 @@ pub(super) fn applies(params: &Params) -> bool {
         && l.apply_delay == 0
         && l.stockout.is_none()
         && l.events.is_empty()
+        && l.min_instances.is_none()
+        && l.max_instances.is_none()
         && params.boot_rounds <= RING as u32
         && params.threshold <= u32::from(u8::MAX)
 }

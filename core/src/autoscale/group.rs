@@ -304,7 +304,16 @@ impl<'p> Group<'p> {
             in_flight: self.in_flight_total,
             capacity: self.capacity as u32,
         };
-        let change = policy.decide(&signal);
+        let wanted = policy.decide(&signal);
+        let change = params.lifecycle.bounded(
+            wanted,
+            self.instances.len() as u32,
+            self.counts.get(State::Stopped),
+            self.in_flight_total,
+        );
+        if change != wanted {
+            self.metrics.clamped_rounds += 1;
+        }
         let acted = if change > 0 {
             self.ask(t, change)?;
             true

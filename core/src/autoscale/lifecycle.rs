@@ -192,6 +192,16 @@ pub struct Lifecycle {
     pub stockout: Option<Stockout>,
     /// Scripted user actions (Standby, protection).
     pub events: Events,
+    /// The group's minimum size (Alibaba `MinSize`, AWS `MinSize`), if any: the policy's
+    /// decision is raised so that the instances the group holds or has asked for (every
+    /// state but Stopped) reach it; scale-in stops there. A health-check removal is not
+    /// bounded by it: the next decision restores the minimum.
+    pub min_instances: Option<u32>,
+    /// The group's maximum size (`MaxSize`), if any: the decision is lowered so that every
+    /// record (Stopped ones included, as in Alibaba's economical mode) plus the launches in
+    /// flight stays within it, restarts of Stopped instances aside (they add no record); a
+    /// group above it scales in the surplus.
+    pub max_instances: Option<u32>,
 }
 
 impl Default for Lifecycle {
@@ -208,6 +218,8 @@ impl Default for Lifecycle {
             apply_delay: 0,
             stockout: None,
             events: Events::new(),
+            min_instances: None,
+            max_instances: None,
         }
     }
 }
@@ -253,7 +265,39 @@ impl Lifecycle {
             // The COUNT of each ROUND:ACTION:COUNT item.
             "events",
             Accepted::integers(1, MAX_GROUP_SIZE as u64),
+        )?;
+        ensure(
+            match (self.min_instances, self.max_instances) {
+                (Some(min), Some(max)) => min <= max,
+                _ => true,
+            },
+            "min-instances",
+            Accepted::NotAbove {
+                other: "max-instances",
+            },
         )
+    }
+
+    /// Returns `change` (the policy's decision) bounded by the minimum and maximum size, for
+    /// a group of `size` records (`stopped` of them Stopped) and `in_flight` launches asked
+    /// for: the first clamp of a round's decision. With neither bound set, `change` itself.
+    pub fn bounded(&self, change: i64, size: u32, stopped: u32, in_flight: u32) -> i64 {
+        let held = i64::from(size) + i64::from(in_flight);
+        let mut change = change;
+        if let Some(max) = self.max_instances {
+            let room = i64::from(max) - held;
+            // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
+            let high = if room >= 0 {
+                room + i64::from(stopped)
+            } else {
+                room
+            };
+            change = change.min(high);
+        }
+        if let Some(min) = self.min_instances {
+            change = change.max(i64::from(min) - (held - i64::from(stopped)));
+        }
+        change
     }
 
     /// Returns whether launches in round `t` fail.
@@ -329,6 +373,16 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             apply_delay: u32_field(u, off.apply_delay, 0..=12)?,
             stockout,
             events,
+            min_instances: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 0, 0..=30)?)
+            },
+            max_instances: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 0, 0..=40)?)
+            },
         })
     }
 }
