@@ -421,6 +421,59 @@ pub(crate) fn required_count(x: f64) -> i64 {
     x as i64
 }
 
+/// Where a run's demand comes from: the requests of round `t` (the demand seam). The
+/// lesson's curve is [`Params::demand`] ([`Curve`]); a table of your own traffic is
+/// [`Table`] (a board can take a static one); any `Fn(u32) -> f64` is one too.
+pub trait Demand {
+    /// Returns the demand in round `t`, in requests.
+    fn at(&self, t: u32) -> f64;
+}
+
+/// The lesson's demand curve of a parameter set ([`Params::demand`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Curve<'a>(pub &'a Params);
+
+impl Demand for Curve<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.demand(t)
+    }
+}
+
+/// A demand table: round `t` reads `self.0[t]`; a run of more rounds than the table has is
+/// refused by [`Table::check`] (past its end it reads 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Table<'a>(pub &'a [f64]);
+
+impl Table<'_> {
+    /// Returns an error unless the table covers `params.rounds` rounds and every value
+    /// is finite. The error names `rounds`, with the table's length as its largest value.
+    pub fn check(&self, params: &Params) -> Result<(), Error> {
+        let rows = self.0.len().min(MAX_ROUNDS as usize) as u64;
+        ensure(
+            u64::from(params.rounds) <= rows,
+            "rounds",
+            Accepted::integers(1, rows),
+        )?;
+        ensure(
+            self.0.iter().all(|d| d.is_finite()),
+            "demand-file",
+            Accepted::FINITE,
+        )
+    }
+}
+
+impl Demand for Table<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.get(t as usize).copied().unwrap_or(0.0)
+    }
+}
+
+impl<F: Fn(u32) -> f64> Demand for F {
+    fn at(&self, t: u32) -> f64 {
+        self(t)
+    }
+}
+
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
     run_with(params, &mut GroupLcg::new(params.seed), &mut ())
@@ -436,9 +489,10 @@ pub fn run_with<R: UnitRng, O: Observer>(
     simulate(params, |t| params.demand(t), rng, observer)
 }
 
-/// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller: it must
-/// return `params.demand(t)` (a table of it, say), so that runs sharing a demand curve
-/// compute it once.
+/// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller (the
+/// lesson's policy takes the fast path when it applies): a table of `params.demand(t)`, so
+/// that runs sharing a demand curve compute it once, or any demand ([`Table`]: check it
+/// first).
 pub fn run_with_demand<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
@@ -600,7 +654,7 @@ fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
 pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
     params: &Params,
     storage: &mut GroupStorage<N>,
-    demand: impl Fn(u32) -> f64,
+    demand: impl Demand,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
@@ -611,7 +665,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
     simulate_in(
         params,
         storage,
-        demand,
+        |t| demand.at(t),
         &mut policy,
         &mut check,
         rng,
@@ -623,7 +677,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
 pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
     params: &Params,
     storage: &mut GroupStorage<N>,
-    demand: impl Fn(u32) -> f64,
+    demand: impl Demand,
     policy: &mut FormulaPolicy<'_, F>,
     rng: &mut R,
     observer: &mut O,
@@ -631,6 +685,7 @@ pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,
     };
+    let demand = |t| demand.at(t);
     let mut m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
     m.evaluations = policy.evaluations;
     m.failed_evaluations = policy.failed_evaluations;

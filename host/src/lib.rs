@@ -6,6 +6,7 @@
 //! Without the default `cli` feature (clap, rayon, indicatif) it is std-only and builds for
 //! `wasm32-unknown-unknown`; grids then run on the calling thread, with the same bytes.
 
+pub mod demand;
 #[cfg(feature = "cli")]
 pub mod formula;
 pub mod list;

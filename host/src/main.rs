@@ -261,6 +261,16 @@ fn clap_failure(e: clap::Error) -> ExitCode {
         return ExitCode::from(2);
     }
     let text = e.render().to_string();
+    // A value whose own message names its flag (`--demand-file d.csv: line 17: …`) is
+    // that message alone.
+    if let Some((head, rest)) = text.split_once(" <LIST>': ") {
+        if let Some(flag) = head.rsplit_once("'--").map(|(_, f)| f) {
+            if rest.starts_with(&format!("--{flag} ")) {
+                eprintln!("error: {}", rest.lines().next().unwrap_or(rest).trim());
+                return ExitCode::from(2);
+            }
+        }
+    }
     let line: Vec<&str> = text
         .lines()
         .map(str::trim)

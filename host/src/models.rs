@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use capsim_core::autoscale::{
-    self, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook, Reclaim, RemovalPolicy,
-    Stockout,
+    self, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook, Reclaim,
+    RemovalPolicy, Stockout,
 };
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
@@ -656,6 +656,43 @@ impl Value for FormulaFile {
     }
 }
 
+/// A demand file given to `--demand-file` (`none`: the lesson's curve), read once per
+/// command: its rows are the demand of rounds 0, 1, 2, … (see [`crate::demand`]).
+#[derive(Clone, Debug, Default)]
+pub struct DemandFile(pub Option<Arc<LoadedDemand>>);
+
+/// A demand table and the path it was read from.
+#[derive(Debug)]
+pub struct LoadedDemand {
+    /// The path as given (rows and run names show it).
+    pub path: String,
+    /// Requests per round, one per row.
+    pub values: Vec<f64>,
+}
+
+impl Item for DemandFile {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(if s == "none" {
+            Self(None)
+        } else {
+            Self(Some(Arc::new(LoadedDemand {
+                path: s.to_string(),
+                values: crate::demand::load(s)?,
+            })))
+        });
+        Ok(())
+    }
+}
+
+/// The path, or `none`.
+impl Value for DemandFile {
+    fn cell(&self) -> Cell {
+        self.0
+            .as_ref()
+            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+    }
+}
+
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
@@ -669,6 +706,26 @@ pub struct AutoscaleParams {
     /// Seconds from a sample's recording to its availability to the formula (a provider
     /// item; Batch: about a minute).
     pub sample_delay: u32,
+    /// The demand table replacing the lesson's curve, if any.
+    pub demand_file: DemandFile,
+}
+
+impl AutoscaleParams {
+    /// Returns the run's demand table, if a demand file replaces the lesson's curve.
+    pub fn table(&self) -> Option<autoscale::Table<'_>> {
+        self.demand_file
+            .0
+            .as_ref()
+            .map(|f| autoscale::Table(&f.values))
+    }
+
+    /// Returns the demand of round `t`: the file's row, or the lesson's curve.
+    pub fn demand(&self, t: u32) -> f64 {
+        match self.table() {
+            Some(table) => autoscale::Demand::at(&table, t),
+            None => self.core.demand(t),
+        }
+    }
 }
 
 /// The longest sample delay `--sample-delay` takes: ten minutes.
@@ -681,6 +738,7 @@ impl Default for AutoscaleParams {
             formula: FormulaFile::default(),
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
+            demand_file: DemandFile::default(),
         }
     }
 }
@@ -772,7 +830,15 @@ impl AutoscaleScratch {
 
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
     fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
-        let r = self.run_lesson_fast(&p.core);
+        let r = match p.table() {
+            None => self.run_lesson_fast(&p.core),
+            Some(table) => {
+                p.core.validate()?;
+                table.check(&p.core)?;
+                let mut rng = GroupLcg::new(p.core.seed);
+                autoscale::run_with_demand(&p.core, |t| table.at(t), &mut rng, &mut ())
+            }
+        };
         if board_full(&r) {
             return self.run_general(p, &mut ());
         }
@@ -789,7 +855,10 @@ impl AutoscaleScratch {
     ) -> Outcome<autoscale::Metrics> {
         let core = &p.core;
         core.validate()?;
-        let demand = |t: u32| core.demand(t);
+        if let Some(table) = p.table() {
+            table.check(core)?;
+        }
+        let demand = |t: u32| p.demand(t);
         let group = &mut **self
             .group
             .get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
@@ -912,7 +981,10 @@ fn run_autoscale_batch(
     let params: Vec<AutoscaleParams> = batch.iter().map(|&i| grid.params(i)).collect();
     let together = params.len() > 1
         && params.iter().all(|p| {
-            p.formula.0.is_none() && p.core.rounds <= MAX_DEMAND_TABLE && p.core.validate().is_ok()
+            p.formula.0.is_none()
+                && p.demand_file.0.is_none()
+                && p.core.rounds <= MAX_DEMAND_TABLE
+                && p.core.validate().is_ok()
         });
     if !together {
         return batch
@@ -950,6 +1022,24 @@ impl Model for Autoscale {
             "integers >= 1", "2"),
         param!(cooldown: u32,
             "Rounds after a scaling action before the next one", "integers >= 0", "0"),
+        Param {
+            key: "demand_file",
+            help: "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
+            accepted: "files of at most 10000000 rows and 640000000 bytes, or none",
+            lesson: "none",
+            parse: |s| {
+                axis::<_, DemandFile>(s, |p: &mut AutoscaleParams, v| {
+                    if let Some(f) = &v.0 {
+                        // The rounds row comes after this one: a given --rounds overrides.
+                        p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+                    }
+                    p.demand_file = v;
+                })
+            },
+            cell: |p| Value::cell(&p.demand_file),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.demand_file),
+        },
         param!(rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
         param!(capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
@@ -1764,7 +1854,7 @@ mod tests {
         });
         for p in &cases {
             let alone = autoscale::run(p).unwrap();
-            let shared = scratch.run_lesson_policy(p).unwrap();
+            let shared = scratch.run_lesson_fast(p).unwrap();
             assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
         }
     }

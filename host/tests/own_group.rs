@@ -156,3 +156,118 @@ fn min_and_max_instances_hold_the_issues_figures() {
         .max();
     assert_eq!(largest, Some(18));
 }
+
+#[test]
+fn the_lessons_trace_fed_back_is_the_lesson() {
+    let trace = common::stdout_ok(&["trace", "autoscale", "--format", "csv"]);
+    let whole = common::temp_file("lesson-trace.csv", &trace);
+    // The issue's round trip: min_size 7, max_size 24, launched 46, under_capacity_rounds 10.
+    let check = |v: &Value| {
+        let got = [
+            "rounds",
+            "min_size",
+            "max_size",
+            "launched",
+            "under_capacity_rounds",
+        ]
+        .map(|k| n(v, k));
+        assert_eq!(got, [240, 7, 24, 46, 10], "{v}");
+    };
+    check(&row(&["--demand-file", &whole]));
+    // The demand column alone, as `cut` gives it (header included), and `round,demand`.
+    let column: String = trace
+        .lines()
+        .map(|l| format!("{}\n", l.split(',').nth(1).unwrap()))
+        .collect();
+    check(&row(&[
+        "--demand-file",
+        &common::temp_file("demand-column.csv", &column),
+    ]));
+    let pairs: String = trace
+        .lines()
+        .map(|l| format!("{}\r\n", l.split(',').take(2).collect::<Vec<_>>().join(",")))
+        .collect();
+    check(&row(&[
+        "--demand-file",
+        &common::temp_file("round-demand.csv", &pairs),
+    ]));
+    // The trace of the fed-back run is the lesson's trace, byte for byte.
+    let again = common::stdout_ok(&[
+        "trace",
+        "autoscale",
+        "--demand-file",
+        &whole,
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(again, trace);
+    // `-` reads stdin; --rounds takes the first rows.
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args([
+            "autoscale",
+            "--demand-file",
+            "-",
+            "--rounds",
+            "100",
+            "--format",
+            "json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(column.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first100 = row(&["--rounds", "100"]);
+    assert_eq!(v["launched"], first100["launched"]);
+    assert_eq!(v["rounds"], 100);
+    // More rounds than rows: one line.
+    let line = one_line_error(&["autoscale", "--demand-file", &whole, "--rounds", "241"]);
+    assert!(line.contains("integers from 1 to 240"), "{line}");
+}
+
+#[test]
+fn a_bad_demand_file_is_one_line_naming_file_and_line() {
+    let mut text = String::from("demand\n");
+    for _ in 0..15 {
+        text.push_str("100\n");
+    }
+    text.push_str("abc\n");
+    let f = common::temp_file("d.csv", &text);
+    let line = one_line_error(&["autoscale", "--demand-file", &f]);
+    assert_eq!(
+        line,
+        format!("error: --demand-file {f}: line 17: not a number: 'abc'\n")
+    );
+    let line = one_line_error(&["autoscale", "--demand-file", "/nonexistent/d.csv"]);
+    assert_eq!(
+        line,
+        "error: --demand-file /nonexistent/d.csv: no such file\n"
+    );
+    let empty = common::temp_file("empty.csv", "");
+    assert!(one_line_error(&["autoscale", "--demand-file", &empty]).ends_with("no demand rows\n"));
+    // A file over the accepted size is refused before it is read (a sparse file: nothing
+    // on disk, 640,000,001 bytes long).
+    let big = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("huge.csv");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(640_000_001)
+        .unwrap();
+    let big = big.to_string_lossy().into_owned();
+    let line = one_line_error(&["autoscale", "--demand-file", &big]);
+    assert!(
+        line.ends_with("640000001 bytes; at most 640000000 are accepted\n"),
+        "{line}"
+    );
+    // The help states the limits.
+    let help = common::stdout_ok(&["autoscale", "--help"]);
+    assert!(help.contains("--demand-file"), "{help}");
+    assert!(help.contains("at most 10000000 rows"), "{help}");
+}

@@ -393,6 +393,9 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                                 })
                                 .into_iter()
                                 .collect(),
+                            // The bounds' extremes (min never above max).
+                            min_instances: Some([0, 0, 0, u32::MAX][runs % 4]),
+                            max_instances: Some([0, u32::MAX, u32::MAX, u32::MAX][runs % 4]),
                         },
                         ..Params::default()
                     };

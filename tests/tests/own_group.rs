@@ -146,3 +146,29 @@ fn a_health_check_removal_is_not_bounded_by_the_minimum() {
     assert_eq!((m.min_size, m.max_size), (9, 11));
     assert_eq!((m.failed_launches, m.launched), (2, 2));
 }
+
+#[test]
+fn a_table_of_the_lessons_curve_is_the_lesson() {
+    use autoscale::{run_with_demand, Curve, Demand, Table};
+    let p = Params::default();
+    let table: Vec<f64> = (0..p.rounds).map(|t| p.demand(t)).collect();
+    let t = Table(&table);
+    t.check(&p).unwrap();
+    let m = run_with_demand(&p, |r| t.at(r), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    // The lesson's figures (its README and `grup.mjs`).
+    assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
+    assert_eq!(m.under_capacity_rounds, 10);
+    assert_eq!(Curve(&p).at(17).to_bits(), p.demand(17).to_bits());
+    // A table shorter than the run, or with a value that is no number, is refused.
+    let short = Table(&table[..239]);
+    assert_eq!(
+        short.check(&p).unwrap_err().to_string(),
+        "--rounds: accepted values are integers from 1 to 239"
+    );
+    let nan = [f64::NAN; 240];
+    assert!(Table(&nan).check(&p).is_err());
+    // A table read in a host's storage gives the same run.
+    let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
+    let big = run_in(&p, &mut storage, t, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    assert_eq!(big, m);
+}
