@@ -109,10 +109,14 @@ pub use formula::{
 };
 pub use group::{Group, GroupStorage};
 pub use lifecycle::{
-    Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
-    MAX_APPLY_DELAY, MAX_CHECK_LATENCY, MAX_EVENTS, MAX_HOOK_ROUNDS,
+    Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
+    Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
+    MAX_HOOK_ROUNDS, MAX_STEPS, TARGET_TRACKING_SCALE_IN_ROUNDS,
 };
-pub use policy::{HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal};
+pub use policy::{
+    utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
+    TargetTracking,
+};
 pub use state::{RoundState, State, StateCounts};
 
 /// The most instances a group may hold at once.
@@ -566,7 +570,7 @@ fn simulate_general<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
+    let mut policy = policy::Chosen::of(params);
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,
     };
@@ -658,7 +662,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
+    let mut policy = policy::Chosen::of(params);
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,
     };

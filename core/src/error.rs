@@ -138,6 +138,12 @@ pub enum Accepted {
         /// The largest sum accepted.
         max: u64,
     },
+    /// Step adjustments: 1 to `max` bands `[LOW]..[HIGH]:ADJ`, ascending, not overlapping,
+    /// each adjustment non-zero.
+    Steps {
+        /// The most bands.
+        max: u32,
+    },
     /// Values not above parameter `other`'s (a group's minimum size and its maximum).
     NotAbove {
         /// The other parameter, spelled as its CLI flag.
@@ -246,6 +252,10 @@ impl fmt::Display for Accepted {
             Accepted::MultiplesOfSeconds { seconds } => {
                 write!(f, "multiples of {seconds} seconds")
             }
+            Accepted::Steps { max } => write!(
+                f,
+                "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
+            ),
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
         }
     }

@@ -2,8 +2,8 @@
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
 use capsim_core::autoscale::{
-    Action, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout,
-    MAX_EVENTS, MAX_FAILURE_ROUNDS,
+    Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy,
+    Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS,
 };
 use capsim_core::bulkhead::{Mode, Split};
 
@@ -65,6 +65,53 @@ impl Item for Option<u32> {
         let mut values = Vec::new();
         u32::parse_item(s, &mut values)?;
         out.extend(values.into_iter().map(Some));
+        Ok(())
+    }
+}
+
+/// Step adjustments: `BAND/BAND/…` or `none`; a BAND is `[LOW]..[HIGH]:ADJ` (utilisation
+/// percent, LOW included, HIGH excluded, either omitted for an open end) and ADJ is `+N` or
+/// `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances exactly
+/// (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity).
+impl Item for Option<Steps> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let mut steps = Steps::new();
+        for band in s.split('/') {
+            let bad =
+                || format!("'{band}' is not a band [LOW]..[HIGH]:ADJ (ADJ +N, -N, +N%, -N% or =N)");
+            let (range, adj) = band.split_once(':').ok_or_else(bad)?;
+            let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
+            let bound = |b: &str| -> Result<Option<u32>, String> {
+                if b.is_empty() {
+                    Ok(None)
+                } else {
+                    parse_u32(b).map(Some)
+                }
+            };
+            let number = |n: &str| n.parse::<i32>().map_err(|_| bad());
+            let adjustment = if let Some(n) = adj.strip_prefix('=') {
+                Adjustment::Exact(parse_u32(n)?)
+            } else if let Some(p) = adj.strip_suffix('%') {
+                Adjustment::Percent(number(p)?)
+            } else {
+                Adjustment::Change(number(adj)?)
+            };
+            if !(adj.starts_with(['+', '-', '='])) {
+                return Err(bad());
+            }
+            steps
+                .push(Step {
+                    low: bound(lo)?,
+                    high: bound(hi)?,
+                    adjustment,
+                })
+                .map_err(|_| format!("more than {MAX_STEPS} bands"))?;
+        }
+        out.push(Some(steps));
         Ok(())
     }
 }

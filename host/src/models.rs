@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use capsim_core::autoscale::{
-    self, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook, Reclaim,
-    RemovalPolicy, Stockout,
+    self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
+    Reclaim, RemovalPolicy, Steps, Stockout,
 };
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
@@ -693,6 +693,66 @@ impl Value for DemandFile {
     }
 }
 
+/// The scaling policy `--policy` names (its settings have flags of their own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolicyName {
+    /// The lesson's exact-count policy.
+    #[default]
+    Lesson,
+    /// AWS target tracking (`--target-utilization`, `--disable-scale-in`).
+    TargetTracking,
+    /// AWS step scaling (`--steps`).
+    Step,
+}
+
+impl Item for PolicyName {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "lesson" => Self::Lesson,
+            "target-tracking" => Self::TargetTracking,
+            "step" => Self::Step,
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a policy (lesson, target-tracking or step)"
+                ))
+            }
+        });
+        Ok(())
+    }
+}
+
+impl Value for PolicyName {
+    fn cell(&self) -> Cell {
+        Cell::Word(match self {
+            Self::Lesson => "lesson",
+            Self::TargetTracking => "target-tracking",
+            Self::Step => "step",
+        })
+    }
+}
+
+/// `none`, or the bands as the flag takes them.
+impl Value for Option<Steps> {
+    fn cell(&self) -> Cell {
+        let Some(steps) = self else {
+            return Cell::Word("none");
+        };
+        let bound = |b: Option<u32>| b.map_or(String::new(), |b| b.to_string());
+        let bands: Vec<String> = steps
+            .iter()
+            .map(|s| {
+                let adj = match s.adjustment {
+                    Adjustment::Change(n) => format!("{n:+}"),
+                    Adjustment::Percent(n) => format!("{n:+}%"),
+                    Adjustment::Exact(n) => format!("={n}"),
+                };
+                format!("{}..{}:{adj}", bound(s.low), bound(s.high))
+            })
+            .collect();
+        Cell::Text(bands.join("/"))
+    }
+}
+
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
@@ -708,9 +768,29 @@ pub struct AutoscaleParams {
     pub sample_delay: u32,
     /// The demand table replacing the lesson's curve, if any.
     pub demand_file: DemandFile,
+    /// The scaling policy (`core.lifecycle.policy` is built from it and the three below).
+    pub policy: PolicyName,
+    /// Target tracking's utilisation, percent.
+    pub target_utilization: u32,
+    /// Target tracking never scales in.
+    pub disable_scale_in: bool,
+    /// The step policy's bands.
+    pub steps: Option<Steps>,
 }
 
 impl AutoscaleParams {
+    /// Sets `core.lifecycle.policy` from the policy flags (each flag's setter calls it).
+    fn set_policy(&mut self) {
+        self.core.lifecycle.policy = match self.policy {
+            PolicyName::Lesson => autoscale::Policy::Lesson,
+            PolicyName::TargetTracking => autoscale::Policy::TargetTracking {
+                target: self.target_utilization,
+                disable_scale_in: self.disable_scale_in,
+            },
+            PolicyName::Step => autoscale::Policy::Step(self.steps.clone().unwrap_or_default()),
+        };
+    }
+
     /// Returns the run's demand table, if a demand file replaces the lesson's curve.
     pub fn table(&self) -> Option<autoscale::Table<'_>> {
         self.demand_file
@@ -739,6 +819,10 @@ impl Default for AutoscaleParams {
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
             demand_file: DemandFile::default(),
+            policy: PolicyName::Lesson,
+            target_utilization: 50,
+            disable_scale_in: false,
+            steps: None,
         }
     }
 }
@@ -1101,6 +1185,69 @@ impl Model for Autoscale {
         param!("max_instances", core.lifecycle.max_instances: Option<u32>,
             "The group's maximum size (MaxSize, every state and Stopped ones counted): scale-out stops there, a surplus is scaled in",
             "integers >= 0, or none", "none"),
+        param!("check_interval", core.lifecycle.check_interval: u32,
+            "Rounds between health checks (rounds that are multiples of it; a broken instance serves between checks; --check-latency counts checks)",
+            "1 to 10080", "1"),
+        Param {
+            key: "policy",
+            help: "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in) or AWS step scaling (--steps, with --cooldown); a --formula replaces any of them",
+            accepted: "lesson, target-tracking or step",
+            lesson: "lesson",
+            parse: |s| {
+                axis::<_, PolicyName>(s, |p: &mut AutoscaleParams, v| {
+                    p.policy = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.policy),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.policy),
+        },
+        Param {
+            key: "target_utilization",
+            help: "Target tracking: keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
+            accepted: "1 to 100",
+            lesson: "50 (target-tracking only)",
+            parse: |s| {
+                axis::<_, u32>(s, |p: &mut AutoscaleParams, v| {
+                    p.target_utilization = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.target_utilization),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.target_utilization),
+        },
+        Param {
+            key: "disable_scale_in",
+            help: "Target tracking never scales in (AWS DisableScaleIn)",
+            accepted: "no or yes",
+            lesson: "no",
+            parse: |s| {
+                axis::<_, bool>(s, |p: &mut AutoscaleParams, v| {
+                    p.disable_scale_in = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.disable_scale_in),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.disable_scale_in),
+        },
+        Param {
+            key: "steps",
+            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change",
+            accepted: "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none",
+            lesson: "none",
+            parse: |s| {
+                axis::<_, Option<Steps>>(s, |p: &mut AutoscaleParams, v| {
+                    p.steps = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.steps),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.steps),
+        },
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
             "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),

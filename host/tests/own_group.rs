@@ -271,3 +271,103 @@ fn a_bad_demand_file_is_one_line_naming_file_and_line() {
     assert!(help.contains("--demand-file"), "{help}");
     assert!(help.contains("at most 10000000 rows"), "{help}");
 }
+
+#[test]
+fn the_policies_and_the_check_interval_through_the_cli() {
+    let lesson = row(&[]);
+    assert_eq!(lesson["policy"], "lesson");
+    assert_eq!(lesson["steps"], "none");
+    assert_eq!(lesson["check_interval"], 1);
+    // Target tracking at 50 %: about twice the lesson's instance-rounds, never short.
+    let tt = row(&["--policy", "target-tracking", "--target-utilization", "50"]);
+    let ratio = n(&tt, "billed_rounds") as f64 / n(&lesson, "billed_rounds") as f64;
+    assert!((1.7..2.3).contains(&ratio), "{ratio}");
+    assert_eq!(n(&tt, "under_capacity_rounds"), 0);
+    // Disabling scale-in never shrinks: the smallest group is the largest one's start.
+    let kept = row(&["--policy", "target-tracking", "--disable-scale-in", "yes"]);
+    assert!(n(&kept, "billed_rounds") > n(&tt, "billed_rounds"));
+    // Steps: printed as the flag takes them, and a bad band is one line.
+    let st = row(&[
+        "--policy",
+        "step",
+        "--steps",
+        "..50:-1/80..120:+2/120..:+30%",
+    ]);
+    assert_eq!(st["steps"], "..50:-1/80..120:+2/120..:+30%");
+    assert_eq!(
+        n(&st, "under_capacity_rounds") < n(&lesson, "under_capacity_rounds"),
+        true
+    );
+    for bad in ["50..40:+1", "..40:1", "..40:+0", "..50:+1/40..:+1"] {
+        let line = one_line_error(&["autoscale", "--policy", "step", "--steps", bad]);
+        assert!(line.contains("--steps"), "{bad}: {line}");
+    }
+    let line = one_line_error(&["autoscale", "--policy", "step"]);
+    assert!(line.contains("--steps"), "{line}");
+    for bad in ["0", "101"] {
+        let line = one_line_error(&[
+            "autoscale",
+            "--policy",
+            "target-tracking",
+            "--target-utilization",
+            bad,
+        ]);
+        assert!(line.contains("integers from 1 to 100"), "{line}");
+    }
+    // The check interval: fewer checks, fewer replacements; its range's ends.
+    let sparse = row(&["--check-interval", "10"]);
+    assert!(
+        n(&sparse, "replacements") < n(&lesson, "replacements"),
+        "{sparse}"
+    );
+    assert_eq!(
+        n(&row(&["--check-interval", "10080"]), "check_interval"),
+        10080
+    );
+    let line = one_line_error(&["autoscale", "--check-interval", "0"]);
+    assert!(line.contains("integers from 1 to 10080"), "{line}");
+    // A trace of a policy run sums to its row (one run, many views).
+    let csv = common::stdout_ok(&[
+        "trace",
+        "autoscale",
+        "--policy",
+        "target-tracking",
+        "--format",
+        "csv",
+    ]);
+    let col = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "launched")
+        .unwrap();
+    let launched: u64 = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(launched, n(&tt, "launched"));
+}
+
+#[test]
+fn every_example_demand_file_runs_under_each_policy() {
+    let dir = format!("{}/../examples/demand", env!("CARGO_MANIFEST_DIR"));
+    for (file, rows) in [
+        ("working-week.csv", 10080),
+        ("flash-crowd.csv", 240),
+        ("slow-ramp.csv", 1440),
+    ] {
+        let path = format!("{dir}/{file}");
+        for policy in [
+            &["--policy", "lesson"][..],
+            &["--policy", "target-tracking"],
+            &["--policy", "step", "--steps", "..40:-1/80..:+2"],
+        ] {
+            let mut args = vec!["--demand-file", path.as_str()];
+            args.extend_from_slice(policy);
+            let v = row(&args);
+            assert_eq!(n(&v, "rounds"), rows, "{file}");
+        }
+    }
+}

@@ -172,3 +172,186 @@ fn a_table_of_the_lessons_curve_is_the_lesson() {
     let big = run_in(&p, &mut storage, t, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
     assert_eq!(big, m);
 }
+
+fn with_policy(mut p: Params, policy: autoscale::Policy) -> Params {
+    p.lifecycle.policy = policy;
+    p
+}
+
+fn steps(bands: &[(Option<u32>, Option<u32>, autoscale::Adjustment)]) -> autoscale::Policy {
+    let mut s = autoscale::Steps::new();
+    for &(low, high, adjustment) in bands {
+        s.push(autoscale::Step {
+            low,
+            high,
+            adjustment,
+        })
+        .unwrap();
+    }
+    autoscale::Policy::Step(s)
+}
+
+#[test]
+fn target_tracking_keeps_the_target_and_scales_in_slowly() {
+    use autoscale::Policy::TargetTracking;
+    let tt = |target, disable_scale_in| TargetTracking {
+        target,
+        disable_scale_in,
+    };
+    // 1,000 requests at 50 % of 100 each: ceil(1000 / 50) = 20 instances from round 0.
+    let m = run(&with_policy(flat(1000.0), tt(50, false))).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.launched), (20, 20, 10));
+    // At 100 % the group is the need; at 1 % a hundred times it.
+    let m = run(&with_policy(flat(1000.0), tt(100, false))).unwrap();
+    assert_eq!((m.max_size, m.launched), (10, 0));
+    let m = run_big::<4096>(&with_policy(flat(1000.0), tt(1, false))).unwrap();
+    assert_eq!(m.max_size, 1000);
+    // A surge of 1,000 more in rounds 10..20: out at once to 40 in round 10; in only after
+    // 15 rounds wanting 20 (rounds 20..=34), so 40 in rounds 10..=33.
+    let mut p = with_policy(flat(1000.0), tt(50, false));
+    (p.surge, p.surge_start, p.surge_end) = (1000.0, 10, 20);
+    let m = run(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size), (20, 40));
+    assert_eq!(m.billed_rounds, 10 * 20 + 24 * 40 + 206 * 20);
+    // Scale-in disabled: 40 from round 10 to the end.
+    p.lifecycle.policy = tt(50, true);
+    assert_eq!(run(&p).unwrap().billed_rounds, 10 * 20 + 230 * 40);
+    // The lesson day at 50 % keeps about twice the instances the lesson's policy keeps.
+    let lesson = run(&Params::default()).unwrap();
+    let m = run(&with_policy(Params::default(), tt(50, false))).unwrap();
+    let ratio = m.billed_rounds as f64 / lesson.billed_rounds as f64;
+    assert!((1.7..2.3).contains(&ratio), "{ratio}");
+    assert_eq!(m.under_capacity_rounds, 0);
+}
+
+#[test]
+fn step_scaling_applies_the_band_of_the_utilisation() {
+    use autoscale::Adjustment::{Change, Exact, Percent};
+    // 1,000 requests on 10 instances: 100 %. Bands below 50 %: -1; from 80 %: +2. Round 0
+    // +2 (12), round 1 (10 serve) +2 (14), round 2 (12 serve: 83 %) +2 (16), round 3 (14
+    // serve: 71 %) no band: 16 for the rest of the day.
+    let two = steps(&[(None, Some(50), Change(-1)), (Some(80), None, Change(2))]);
+    let m = run(&with_policy(flat(1000.0), two.clone())).unwrap();
+    assert_eq!((m.max_size, m.launched, m.scaling_actions), (16, 6, 3));
+    // With a cooldown of 3: round 0 (12), round 3 (12 serve: 83 %) (14), round 6 (71 %).
+    let mut p = with_policy(flat(1000.0), two);
+    p.cooldown = 3;
+    let m = run(&p).unwrap();
+    assert_eq!((m.max_size, m.launched), (14, 4));
+    // Exact capacity: 25 at once, then nothing to change.
+    let m = run(&with_policy(
+        flat(1000.0),
+        steps(&[(None, None, Exact(25))]),
+    ))
+    .unwrap();
+    assert_eq!((m.max_size, m.launched, m.scaling_actions), (25, 15, 1));
+    // A percent change under 1 instance is 1 (AWS): +5 % of 10 adds 1 a round, up to a max.
+    let mut p = with_policy(flat(1000.0), steps(&[(None, None, Percent(5))]));
+    p.lifecycle.max_instances = Some(30);
+    let m = run(&p).unwrap();
+    assert_eq!(m.max_size, 30);
+    // Scale-in by a band: 1,000 requests in round 0 (10 instances, 100 %: no band), then
+    // 100: 10 % on 10, -1 a round while k instances run below 50 % (100 / k < 50: k > 2),
+    // so down to 2 in 8 actions.
+    let mut p = with_policy(flat(100.0), steps(&[(None, Some(50), Change(-1))]));
+    (p.surge, p.surge_start, p.surge_end) = (900.0, 0, 1);
+    let m = run(&p).unwrap();
+    assert_eq!((m.min_size, m.max_size, m.scaling_actions), (2, 10, 8));
+}
+
+#[test]
+fn percent_changes_round_as_aws_documents() {
+    use autoscale::{Adjustment::Percent, ScalingPolicy, Signal, StateCounts, StepPolicy};
+    let decide = |serving: u32, percent: i32| {
+        let Policy::Step(s) = steps(&[(None, None, Percent(percent))]) else {
+            unreachable!()
+        };
+        let mut counts = StateCounts::default();
+        counts.0[autoscale::State::InService as usize] = serving;
+        let signal = Signal {
+            round: 0,
+            demand: 100.0,
+            required: 1,
+            counts,
+            in_flight: 0,
+            capacity: 256,
+        };
+        StepPolicy::new(&s, 100.0, 0).decide(&signal)
+    };
+    use autoscale::Policy;
+    // 10 × 5 % = 0.5: 1; 10 × 15 % = 1.5: 1; 30 × 10 % = 3; negative alike towards 0, -1.
+    assert_eq!(decide(10, 5), 1);
+    assert_eq!(decide(10, 15), 1);
+    assert_eq!(decide(30, 10), 3);
+    assert_eq!(decide(10, -5), -1);
+    assert_eq!(decide(10, -15), -1);
+    assert_eq!(decide(30, -10), -3);
+}
+
+#[test]
+fn the_health_check_runs_every_check_interval_rounds() {
+    // One instance breaks in round 3; threshold 1. Checked every round it is replaced in
+    // round 3 (1 broken round); every 5 rounds in round 5 (rounds 3, 4, 5); every 10 in
+    // round 10 (8 rounds).
+    for (interval, broken) in [(1, 1), (5, 3), (10, 8)] {
+        let mut p = flat(1000.0);
+        p.threshold = 1;
+        p.failure_rounds.push(3).unwrap();
+        p.lifecycle.check_interval = interval;
+        let m = run(&p).unwrap();
+        assert_eq!((m.broken_rounds, m.replacements), (broken, 1), "{interval}");
+    }
+    // The extremes of the range: 1 and 10,080 run, 0 and 10,081 are refused.
+    let mut p = Params::default();
+    p.lifecycle.check_interval = autoscale::MAX_CHECK_INTERVAL;
+    let m = run(&p).unwrap();
+    // Only round 0 is checked: no transient failure can replace anything later.
+    assert!(m.replacements <= 9, "{m:?}");
+    for bad in [0, autoscale::MAX_CHECK_INTERVAL + 1] {
+        p.lifecycle.check_interval = bad;
+        assert_eq!(
+            run(&p).unwrap_err().to_string(),
+            "--check-interval: accepted values are integers from 1 to 10080"
+        );
+    }
+}
+
+#[test]
+fn each_new_option_leaves_the_fast_path_and_changes_the_run() {
+    use autoscale::Adjustment::Change;
+    use autoscale::Policy::TargetTracking;
+    let lesson = run(&Params::default()).unwrap();
+    let mut cases: Vec<(&str, Params)> = Vec::new();
+    let mut set = |name, f: &dyn Fn(&mut autoscale::Lifecycle)| {
+        let mut p = Params::default();
+        f(&mut p.lifecycle);
+        cases.push((name, p));
+    };
+    set("min_instances", &|l| l.min_instances = Some(10));
+    set("max_instances", &|l| l.max_instances = Some(18));
+    set("check_interval", &|l| l.check_interval = 3);
+    set("target_tracking", &|l| {
+        l.policy = TargetTracking {
+            target: 50,
+            disable_scale_in: false,
+        }
+    });
+    set("disable_scale_in", &|l| {
+        l.policy = TargetTracking {
+            target: 100,
+            disable_scale_in: true,
+        }
+    });
+    set("steps", &|l| {
+        l.policy = steps(&[(None, Some(60), Change(-1)), (Some(90), None, Change(2))])
+    });
+    for (name, p) in &cases {
+        // Unobserved (`run`) equals observed (always the general path): the fast path did
+        // not compute it as the lesson.
+        let mut tape = capsim_tests::GroupTape::default();
+        let general = autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut tape).unwrap();
+        assert_eq!(run(p).unwrap(), general, "{name}");
+        assert_ne!(general, lesson, "{name} changed nothing");
+        capsim_tests::check_lifecycle_run(p, &tape.0, &general);
+    }
+}

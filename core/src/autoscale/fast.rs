@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream, GroupStreamChecks, UnitRng};
 use crate::Observer;
 
-use super::lifecycle::{Reclaim, RemovalPolicy};
+use super::lifecycle::{Policy, Reclaim, RemovalPolicy};
 use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 /// 64-bit words of a mask: one bit per instance position.
@@ -96,6 +96,8 @@ pub(super) fn applies(params: &Params) -> bool {
         && l.events.is_empty()
         && l.min_instances.is_none()
         && l.max_instances.is_none()
+        && l.check_interval == 1
+        && l.policy == Policy::Lesson
         && params.boot_rounds <= RING as u32
         && params.threshold <= u32::from(u8::MAX)
 }

@@ -12,6 +12,77 @@ pub const MAX_HOOK_ROUNDS: u32 = 360;
 pub const MAX_CHECK_LATENCY: u32 = 7;
 /// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
 pub const MAX_APPLY_DELAY: u32 = 64;
+/// The longest health-check interval, in rounds (a week of one-minute rounds).
+pub const MAX_CHECK_INTERVAL: u32 = 10_080;
+/// The most step adjustments one step policy may list.
+pub const MAX_STEPS: usize = 20;
+/// Consecutive rounds target tracking must want fewer instances before it scales in (AWS's
+/// scale-in alarm: 15 data points of one minute; its scale-out alarm takes 3).
+pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;
+
+/// How one step adjustment changes the group (AWS's adjustment types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Adjustment {
+    /// `ChangeInCapacity`: add (or, negative, remove) this many instances.
+    Change(i32),
+    /// `PercentChangeInCapacity`: add this percent of the current capacity; a result above
+    /// 1 is rounded down, between 0 and 1 it is 1 (negative ones alike, towards 0 and −1).
+    Percent(i32),
+    /// `ExactCapacity`: set the capacity to this many instances.
+    Exact(u32),
+}
+
+/// One step adjustment: applies while the utilisation (percent) is in `[low, high)`; an
+/// omitted bound is open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Step {
+    /// The band's lower bound, included, in percent; `None`: no lower bound.
+    pub low: Option<u32>,
+    /// The band's upper bound, excluded, in percent; `None`: no upper bound.
+    pub high: Option<u32>,
+    /// What the band does.
+    pub adjustment: Adjustment,
+}
+
+/// A step policy's adjustments, in ascending bands.
+pub type Steps = heapless::Vec<Step, MAX_STEPS>;
+
+/// Which scaling policy drives the group (a formula, host-side, replaces any of them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Policy {
+    /// The lesson's exact-count policy ([`super::LessonPolicy`]).
+    #[default]
+    Lesson,
+    /// AWS target tracking: keeps the in-service instances' average utilisation at
+    /// `target` percent ([`super::TargetTracking`]).
+    TargetTracking {
+        /// The target utilisation, 1 to 100 percent.
+        target: u32,
+        /// Never scale in (AWS `DisableScaleIn`).
+        disable_scale_in: bool,
+    },
+    /// AWS step scaling: the band the utilisation is in applies its adjustment, once the
+    /// cooldown has passed ([`super::StepPolicy`]).
+    Step(Steps),
+}
+
+impl Policy {
+    /// Returns the policy as the flag spells it.
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Policy::Lesson => "lesson",
+            Policy::TargetTracking { .. } => "target-tracking",
+            Policy::Step(_) => "step",
+        }
+    }
+}
+
 /// The most scripted user actions one run may list (every copy of the parameters holds
 /// room for them, on a board's stack too).
 pub const MAX_EVENTS: usize = 16;
@@ -202,6 +273,12 @@ pub struct Lifecycle {
     /// flight stays within it, restarts of Stopped instances aside (they add no record); a
     /// group above it scales in the surplus.
     pub max_instances: Option<u32>,
+    /// Rounds between health checks, 1 (every round, the lesson) to [`MAX_CHECK_INTERVAL`]:
+    /// the check runs in rounds that are multiples of it (round 0 first); a broken instance
+    /// keeps serving between checks. The check latency counts in checks.
+    pub check_interval: u32,
+    /// The scaling policy.
+    pub policy: Policy,
 }
 
 impl Default for Lifecycle {
@@ -220,6 +297,8 @@ impl Default for Lifecycle {
             events: Events::new(),
             min_instances: None,
             max_instances: None,
+            check_interval: 1,
+            policy: Policy::Lesson,
         }
     }
 }
@@ -275,7 +354,27 @@ impl Lifecycle {
             Accepted::NotAbove {
                 other: "max-instances",
             },
-        )
+        )?;
+        ensure(
+            (1..=MAX_CHECK_INTERVAL).contains(&self.check_interval),
+            "check-interval",
+            Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
+        )?;
+        match &self.policy {
+            Policy::Lesson => Ok(()),
+            Policy::TargetTracking { target, .. } => ensure(
+                (1..=100).contains(target),
+                "target-utilization",
+                Accepted::integers(1, 100),
+            ),
+            Policy::Step(steps) => ensure(
+                steps_ok(steps),
+                "steps",
+                Accepted::Steps {
+                    max: MAX_STEPS as u32,
+                },
+            ),
+        }
     }
 
     /// Returns `change` (the policy's decision) bounded by the minimum and maximum size, for
@@ -304,6 +403,34 @@ impl Lifecycle {
     pub fn stocked_out(&self, t: u32) -> bool {
         self.stockout.is_some_and(|s| s.contains(t))
     }
+}
+
+/// Returns whether `steps` are at least one band, each non-empty, in ascending order
+/// without overlap (gaps are allowed: no change there), every `ExactCapacity` within
+/// `u32`, every adjustment non-zero.
+fn steps_ok(steps: &Steps) -> bool {
+    let mut floor: Option<u32> = None;
+    let mut open_above = false;
+    for (i, s) in steps.iter().enumerate() {
+        if open_above || (s.low.is_none() && i > 0) {
+            return false;
+        }
+        if let (Some(lo), Some(f)) = (s.low, floor) {
+            if lo < f {
+                return false;
+            }
+        }
+        match (s.low, s.high) {
+            (Some(lo), Some(hi)) if hi <= lo => return false,
+            _ => {}
+        }
+        if matches!(s.adjustment, Adjustment::Change(0) | Adjustment::Percent(0)) {
+            return false;
+        }
+        floor = s.high;
+        open_above = s.high.is_none();
+    }
+    !steps.is_empty()
 }
 
 /// Fuzzing: each option off half the time (as the lesson has it), else drawn mostly within
@@ -373,6 +500,36 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             apply_delay: u32_field(u, off.apply_delay, 0..=12)?,
             stockout,
             events,
+            check_interval: u32_field(u, off.check_interval, 1..=12)?,
+            policy: match u.int_in_range(0u8..=3)? {
+                0 | 1 => Policy::Lesson,
+                2 => Policy::TargetTracking {
+                    target: u32_field(u, 50, 1..=100)?,
+                    disable_scale_in: u.arbitrary()?,
+                },
+                _ => {
+                    let mut steps = Steps::new();
+                    let mut low = None;
+                    for _ in 0..u.int_in_range(1..=4)? {
+                        let high = match low {
+                            None => Some(u32_field(u, 40, 0..=200)?),
+                            Some(lo) => Some(lo + u32_field(u, 10, 1..=100)?),
+                        };
+                        let adjustment = match u.int_in_range(0u8..=2)? {
+                            0 => Adjustment::Change(u.int_in_range(-5..=5)?),
+                            1 => Adjustment::Percent(u.int_in_range(-60..=200)?),
+                            _ => Adjustment::Exact(u32_field(u, 10, 0..=40)?),
+                        };
+                        let _ = steps.push(Step {
+                            low,
+                            high,
+                            adjustment,
+                        }); // at most 4
+                        low = high;
+                    }
+                    Policy::Step(steps)
+                }
+            },
             min_instances: if u.arbitrary()? {
                 None
             } else {
