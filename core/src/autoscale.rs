@@ -111,7 +111,7 @@ pub use group::{Group, GroupStorage};
 pub use lifecycle::{
     Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
-    MAX_HOOK_ROUNDS, MAX_STEPS, TARGET_TRACKING_SCALE_IN_ROUNDS,
+    MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, TARGET_TRACKING_SCALE_IN_ROUNDS,
 };
 pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,

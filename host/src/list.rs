@@ -3,7 +3,7 @@
 
 use capsim_core::autoscale::{
     Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy,
-    Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS,
+    Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS, OPEN,
 };
 use capsim_core::bulkhead::{Mode, Split};
 
@@ -70,9 +70,9 @@ impl Item for Option<u32> {
 }
 
 /// Step adjustments: `BAND/BAND/…` or `none`; a BAND is `[LOW]..[HIGH]:ADJ` (utilisation
-/// percent, LOW included, HIGH excluded, either omitted for an open end) and ADJ is `+N` or
-/// `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances exactly
-/// (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity).
+/// percent 0 to 65534, LOW included, HIGH excluded, either omitted for an open end) and ADJ
+/// is `+N` or `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances
+/// exactly (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity; N to 32767).
 impl Item for Option<Steps> {
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "none" {
@@ -81,32 +81,42 @@ impl Item for Option<Steps> {
         }
         let mut steps = Steps::new();
         for band in s.split('/') {
-            let bad =
-                || format!("'{band}' is not a band [LOW]..[HIGH]:ADJ (ADJ +N, -N, +N%, -N% or =N)");
+            let bad = || {
+                format!(
+                    "'{band}' is not a band [LOW]..[HIGH]:ADJ (bounds 0 to 65534; ADJ +N, -N, +N%, -N% or =N, N to 32767)"
+                )
+            };
             let (range, adj) = band.split_once(':').ok_or_else(bad)?;
             let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
-            let bound = |b: &str| -> Result<Option<u32>, String> {
+            let bound = |b: &str, open: u16| -> Result<u16, String> {
                 if b.is_empty() {
-                    Ok(None)
-                } else {
-                    parse_u32(b).map(Some)
+                    return Ok(open);
+                }
+                match b.parse::<u16>() {
+                    Ok(v) if v < OPEN => Ok(v),
+                    _ => Err(bad()),
                 }
             };
-            let number = |n: &str| n.parse::<i32>().map_err(|_| bad());
+            let number = |n: &str| n.parse::<i16>().map_err(|_| bad());
+            if !adj.starts_with(['+', '-', '=']) {
+                return Err(bad());
+            }
             let adjustment = if let Some(n) = adj.strip_prefix('=') {
-                Adjustment::Exact(parse_u32(n)?)
+                Adjustment::Exact(
+                    n.parse::<u16>()
+                        .ok()
+                        .filter(|&n| n <= 32767)
+                        .ok_or_else(bad)?,
+                )
             } else if let Some(p) = adj.strip_suffix('%') {
                 Adjustment::Percent(number(p)?)
             } else {
                 Adjustment::Change(number(adj)?)
             };
-            if !(adj.starts_with(['+', '-', '='])) {
-                return Err(bad());
-            }
             steps
                 .push(Step {
-                    low: bound(lo)?,
-                    high: bound(hi)?,
+                    low: bound(lo, 0)?,
+                    high: bound(hi, OPEN)?,
                     adjustment,
                 })
                 .map_err(|_| format!("more than {MAX_STEPS} bands"))?;

@@ -737,7 +737,13 @@ impl Value for Option<Steps> {
         let Some(steps) = self else {
             return Cell::Word("none");
         };
-        let bound = |b: Option<u32>| b.map_or(String::new(), |b| b.to_string());
+        let bound = |b: u16, open: u16| {
+            if b == open {
+                String::new()
+            } else {
+                b.to_string()
+            }
+        };
         let bands: Vec<String> = steps
             .iter()
             .map(|s| {
@@ -746,7 +752,11 @@ impl Value for Option<Steps> {
                     Adjustment::Percent(n) => format!("{n:+}%"),
                     Adjustment::Exact(n) => format!("={n}"),
                 };
-                format!("{}..{}:{adj}", bound(s.low), bound(s.high))
+                format!(
+                    "{}..{}:{adj}",
+                    bound(s.low, 0),
+                    bound(s.high, autoscale::OPEN)
+                )
             })
             .collect();
         Cell::Text(bands.join("/"))
@@ -774,8 +784,8 @@ pub struct AutoscaleParams {
     pub target_utilization: u32,
     /// Target tracking never scales in.
     pub disable_scale_in: bool,
-    /// The step policy's bands.
-    pub steps: Option<Steps>,
+    /// The step policy's bands (shared: a grid's runs copy their parameters).
+    pub steps: Option<Arc<Steps>>,
 }
 
 impl AutoscaleParams {
@@ -787,7 +797,9 @@ impl AutoscaleParams {
                 target: self.target_utilization,
                 disable_scale_in: self.disable_scale_in,
             },
-            PolicyName::Step => autoscale::Policy::Step(self.steps.clone().unwrap_or_default()),
+            PolicyName::Step => {
+                autoscale::Policy::Step(self.steps.as_deref().cloned().unwrap_or_default())
+            }
         };
     }
 
@@ -1077,15 +1089,15 @@ fn run_autoscale_batch(
             .map(|(&i, p)| (i, Autoscale::run(p, scratch)))
             .collect();
     }
-    let cores: Vec<autoscale::Params> = params.iter().map(|p| p.core.clone()).collect();
+    let cores: Vec<autoscale::Params> = params.into_iter().map(|p| p.core).collect();
     let outcomes = scratch.run_sweep(&cores);
     batch
         .iter()
         .copied()
-        .zip(params.iter().zip(outcomes))
-        .map(|(i, (p, r))| {
+        .zip(outcomes)
+        .map(|(i, r)| {
             if board_full(&r) {
-                (i, scratch.run_general(p, &mut ()))
+                (i, scratch.run_general(&grid.params(i), &mut ()))
             } else {
                 (i, r)
             }
@@ -1240,13 +1252,13 @@ impl Model for Autoscale {
             lesson: "none",
             parse: |s| {
                 axis::<_, Option<Steps>>(s, |p: &mut AutoscaleParams, v| {
-                    p.steps = v;
+                    p.steps = v.map(Arc::new);
                     p.set_policy();
                 })
             },
-            cell: |p| Value::cell(&p.steps),
+            cell: |p| Value::cell(&p.steps.as_deref().cloned()),
             result: None,
-            flag_value: |p| Value::flag_text(&p.steps),
+            flag_value: |p| Value::flag_text(&p.steps.as_deref().cloned()),
         },
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",

@@ -103,16 +103,16 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
             },
             _ => {
                 let mut steps = autoscale::Steps::new();
-                let split = below(r, 120);
+                let split = below(r, 120) as u16;
                 let _ = steps.push(autoscale::Step {
-                    low: None,
-                    high: Some(split),
-                    adjustment: autoscale::Adjustment::Change(-1 - below(r, 3) as i32),
+                    low: 0,
+                    high: 1 + split,
+                    adjustment: autoscale::Adjustment::Change(-1 - below(r, 3) as i16),
                 });
                 let _ = steps.push(autoscale::Step {
-                    low: Some(split + below(r, 30)),
-                    high: None,
-                    adjustment: autoscale::Adjustment::Percent(1 + below(r, 60) as i32),
+                    low: 1 + split + below(r, 30) as u16,
+                    high: autoscale::OPEN,
+                    adjustment: autoscale::Adjustment::Percent(1 + below(r, 60) as i16),
                 });
                 autoscale::Policy::Step(steps)
             }

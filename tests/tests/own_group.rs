@@ -178,12 +178,13 @@ fn with_policy(mut p: Params, policy: autoscale::Policy) -> Params {
     p
 }
 
-fn steps(bands: &[(Option<u32>, Option<u32>, autoscale::Adjustment)]) -> autoscale::Policy {
+/// Bands `(low, high, adjustment)`; `None` is an open end.
+fn steps(bands: &[(Option<u16>, Option<u16>, autoscale::Adjustment)]) -> autoscale::Policy {
     let mut s = autoscale::Steps::new();
     for &(low, high, adjustment) in bands {
         s.push(autoscale::Step {
-            low,
-            high,
+            low: low.unwrap_or(0),
+            high: high.unwrap_or(autoscale::OPEN),
             adjustment,
         })
         .unwrap();
@@ -262,7 +263,7 @@ fn step_scaling_applies_the_band_of_the_utilisation() {
 #[test]
 fn percent_changes_round_as_aws_documents() {
     use autoscale::{Adjustment::Percent, ScalingPolicy, Signal, StateCounts, StepPolicy};
-    let decide = |serving: u32, percent: i32| {
+    let decide = |serving: u32, percent: i16| {
         let Policy::Step(s) = steps(&[(None, None, Percent(percent))]) else {
             unreachable!()
         };

@@ -26,26 +26,37 @@ pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Adjustment {
     /// `ChangeInCapacity`: add (or, negative, remove) this many instances.
-    Change(i32),
+    Change(i16),
     /// `PercentChangeInCapacity`: add this percent of the current capacity; a result above
     /// 1 is rounded down, between 0 and 1 it is 1 (negative ones alike, towards 0 and −1).
-    Percent(i32),
+    Percent(i16),
     /// `ExactCapacity`: set the capacity to this many instances.
-    Exact(u32),
+    Exact(u16),
 }
 
-/// One step adjustment: applies while the utilisation (percent) is in `[low, high)`; an
-/// omitted bound is open.
+/// A step's upper bound meaning "no upper bound".
+pub const OPEN: u16 = u16::MAX;
+
+/// One step adjustment: applies while the utilisation (percent) is in `[low, high)`; a
+/// `high` of [`OPEN`] has no upper bound (a `low` of 0 has none below: no utilisation is
+/// negative). 8 bytes, so that 20 of them stay small in every copy of the parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Step {
-    /// The band's lower bound, included, in percent; `None`: no lower bound.
-    pub low: Option<u32>,
-    /// The band's upper bound, excluded, in percent; `None`: no upper bound.
-    pub high: Option<u32>,
+    /// The band's lower bound, included, in percent.
+    pub low: u16,
+    /// The band's upper bound, excluded, in percent; [`OPEN`]: none.
+    pub high: u16,
     /// What the band does.
     pub adjustment: Adjustment,
+}
+
+impl Step {
+    /// Returns whether the band holds utilisation `u` (percent).
+    pub fn holds(&self, u: f64) -> bool {
+        u >= f64::from(self.low) && (self.high == OPEN || u < f64::from(self.high))
+    }
 }
 
 /// A step policy's adjustments, in ascending bands.
@@ -406,29 +417,18 @@ impl Lifecycle {
 }
 
 /// Returns whether `steps` are at least one band, each non-empty, in ascending order
-/// without overlap (gaps are allowed: no change there), every `ExactCapacity` within
-/// `u32`, every adjustment non-zero.
+/// without overlap (gaps are allowed: no change there), every adjustment non-zero.
 fn steps_ok(steps: &Steps) -> bool {
-    let mut floor: Option<u32> = None;
-    let mut open_above = false;
+    let mut floor = 0u16;
     for (i, s) in steps.iter().enumerate() {
-        if open_above || (s.low.is_none() && i > 0) {
+        let after_open = i > 0 && steps[i - 1].high == OPEN;
+        if after_open || s.high <= s.low || (i > 0 && s.low < floor) {
             return false;
-        }
-        if let (Some(lo), Some(f)) = (s.low, floor) {
-            if lo < f {
-                return false;
-            }
-        }
-        match (s.low, s.high) {
-            (Some(lo), Some(hi)) if hi <= lo => return false,
-            _ => {}
         }
         if matches!(s.adjustment, Adjustment::Change(0) | Adjustment::Percent(0)) {
             return false;
         }
         floor = s.high;
-        open_above = s.high.is_none();
     }
     !steps.is_empty()
 }
@@ -509,16 +509,13 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                 },
                 _ => {
                     let mut steps = Steps::new();
-                    let mut low = None;
+                    let mut low = 0u16;
                     for _ in 0..u.int_in_range(1..=4)? {
-                        let high = match low {
-                            None => Some(u32_field(u, 40, 0..=200)?),
-                            Some(lo) => Some(lo + u32_field(u, 10, 1..=100)?),
-                        };
+                        let high = low.saturating_add(u.int_in_range(1..=100)?);
                         let adjustment = match u.int_in_range(0u8..=2)? {
                             0 => Adjustment::Change(u.int_in_range(-5..=5)?),
                             1 => Adjustment::Percent(u.int_in_range(-60..=200)?),
-                            _ => Adjustment::Exact(u32_field(u, 10, 0..=40)?),
+                            _ => Adjustment::Exact(u.int_in_range(0..=40)?),
                         };
                         let _ = steps.push(Step {
                             low,
@@ -526,6 +523,11 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                             adjustment,
                         }); // at most 4
                         low = high;
+                    }
+                    if let Some(last) = steps.last_mut() {
+                        if u.arbitrary()? {
+                            last.high = OPEN;
+                        }
                     }
                     Policy::Step(steps)
                 }

@@ -190,7 +190,7 @@ impl<'a> StepPolicy<'a> {
 }
 
 /// AWS's rounding of a percent change: above 1 down, in (0, 1) up to 1; negative alike.
-fn percent_change(current: i64, percent: i32) -> i64 {
+fn percent_change(current: i64, percent: i16) -> i64 {
     let x = current as f64 * f64::from(percent) / 100.0;
     if x >= 1.0 {
         libm::floor(x) as i64
@@ -211,9 +211,7 @@ impl ScalingPolicy for StepPolicy<'_> {
             return 0;
         }
         let u = utilization(s, self.capacity);
-        let band = self.steps.iter().find(|b| {
-            b.low.is_none_or(|lo| u >= f64::from(lo)) && b.high.is_none_or(|hi| u < f64::from(hi))
-        });
+        let band = self.steps.iter().find(|b| b.holds(u));
         let have = current(s);
         match band.map(|b| b.adjustment) {
             None => 0,
