@@ -1217,9 +1217,9 @@ impl Model for Autoscale {
         },
         Param {
             key: "target_utilization",
-            help: "Target tracking: keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
+            help: "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
             accepted: "1 to 100",
-            lesson: "50 (target-tracking only)",
+            lesson: "50",
             parse: |s| {
                 axis::<_, u32>(s, |p: &mut AutoscaleParams, v| {
                     p.target_utilization = v;
