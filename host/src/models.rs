@@ -778,6 +778,8 @@ pub struct AutoscaleParams {
     pub sample_delay: u32,
     /// The demand table replacing the lesson's curve, if any.
     pub demand_file: DemandFile,
+    /// Whether `--rounds` was given (else a demand file's rows set the rounds).
+    pub rounds_given: bool,
     /// The scaling policy (`core.lifecycle.policy` is built from it and the three below).
     pub policy: PolicyName,
     /// Target tracking's utilisation, percent.
@@ -831,6 +833,7 @@ impl Default for AutoscaleParams {
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
             demand_file: DemandFile::default(),
+            rounds_given: false,
             policy: PolicyName::Lesson,
             target_utilization: 50,
             disable_scale_in: false,
@@ -1119,24 +1122,20 @@ impl Model for Autoscale {
         param!(cooldown: u32,
             "Rounds after a scaling action before the next one", "integers >= 0", "0"),
         Param {
-            key: "demand_file",
-            help: "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
-            accepted: "files of at most 10000000 rows and 640000000 bytes, or none",
-            lesson: "none",
+            key: "rounds",
+            help: "Rounds simulated",
+            accepted: "1 to 10000000",
+            lesson: "240",
             parse: |s| {
-                axis::<_, DemandFile>(s, |p: &mut AutoscaleParams, v| {
-                    if let Some(f) = &v.0 {
-                        // The rounds row comes after this one: a given --rounds overrides.
-                        p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
-                    }
-                    p.demand_file = v;
+                axis::<_, u32>(s, |p: &mut AutoscaleParams, v| {
+                    p.core.rounds = v;
+                    p.rounds_given = true;
                 })
             },
-            cell: |p| Value::cell(&p.demand_file),
+            cell: |p| Value::cell(&p.core.rounds),
             result: None,
-            flag_value: |p| Value::flag_text(&p.demand_file),
+            flag_value: |p| Value::flag_text(&p.core.rounds),
         },
-        param!(rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
         param!(capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
         param!(boot_rounds: u32,
@@ -1259,6 +1258,24 @@ impl Model for Autoscale {
             cell: |p| Value::cell(&p.steps.as_deref().cloned()),
             result: None,
             flag_value: |p| Value::flag_text(&p.steps.as_deref().cloned()),
+        },
+        Param {
+            key: "demand_file",
+            help: "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
+            accepted: "files of at most 10000000 rows and 640000000 bytes, or none",
+            lesson: "none",
+            parse: |s| {
+                axis::<_, DemandFile>(s, |p: &mut AutoscaleParams, v| {
+                    if let (Some(f), false) = (&v.0, p.rounds_given) {
+                        // The rounds row comes first: a given --rounds wins.
+                        p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+                    }
+                    p.demand_file = v;
+                })
+            },
+            cell: |p| Value::cell(&p.demand_file),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.demand_file),
         },
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
