@@ -31,10 +31,12 @@
 //! every lifecycle option off take a fast path that keeps the group as bit masks
 //! (`autoscale/fast.rs`, bit-identical, ≈ 4× faster), as do the runs of [`run_sweep`].
 //!
-//! Storage is a fixed-capacity group of at most [`MAX_GROUP_SIZE`] instance records in
-//! every state (Stopped ones included), 16 bytes each, in a [`GroupStorage`] the caller
-//! provides (a run holds one copy of it, never moved: the group lessons need under 10 KB of
-//! a board's stack); a run that would grow past it returns [`Error::CapacityExceeded`].
+//! Storage is a fixed-capacity group of instance records in every state (Stopped ones
+//! included), 16 bytes each, in a [`GroupStorage`] the caller provides (a run holds one copy
+//! of it, never moved: the group lessons need under 10 KB of a board's stack): at most
+//! [`MAX_GROUP_SIZE`] on a board and through [`run`], any `N` through [`run_in`] (the host
+//! gives thousands); a run that would grow past it returns [`Error::CapacityExceeded`]
+//! naming the capacity (and, with an apply delay, whether the launches in flight took it).
 //! Validation happens once in [`Params::validate`]; nothing here panics on any input.
 //!
 //! # Where this differs from the specification's §10 proposal (`specs/lifecycle.md`)
@@ -62,7 +64,9 @@
 //!   healthy-looking but broken instance that scale-in stops stays broken when restarted.
 //!   Restarts go in storage order, pass through the launch hook, and never fail in a
 //!   stockout (the stopped instance's capacity counts as reserved; Alibaba may release it
-//!   instead, not modelled). No MaxSize: the 256 records are the only bound.
+//!   instead, not modelled). `max_instances` counts Stopped records against the maximum;
+//!   a group above it whose scale-in stops instances keeps them as records (Alibaba
+//!   releases Stopped ones first: not modelled).
 //! - **Apply delay** delays scale-out only (scale-in stays immediate); the instances in
 //!   flight count as pending for `count_pending`; a stockout is judged in the round they
 //!   join (when the provider launches them); their time to service counts from the decision.
@@ -87,8 +91,8 @@
 //!   instances (storage order) in its source state; Standby never decrements the desired
 //!   count (the lesson's policy replaces the instance, as AWS does without decrement).
 //! - **Not modelled** (no scenario file): several hooks per direction, heartbeats and
-//!   early completion, hook flavours, Detach, warm pools, group deletion, MaxSize,
-//!   configuration versions.
+//!   early completion, hook flavours, Detach, warm pools, group deletion, configuration
+//!   versions.
 //!
 //! ```
 //! use capsim_core::autoscale::{run, Params};
@@ -113,10 +117,14 @@ pub use formula::{
 };
 pub use group::{Group, GroupStorage};
 pub use lifecycle::{
-    Action, Event, Events, Hook, HookResult, Lifecycle, Reclaim, RemovalPolicy, Stockout,
-    MAX_APPLY_DELAY, MAX_CHECK_LATENCY, MAX_EVENTS, MAX_HOOK_ROUNDS,
+    Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
+    Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
+    MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, TARGET_TRACKING_SCALE_IN_ROUNDS,
 };
-pub use policy::{HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal};
+pub use policy::{
+    utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
+    TargetTracking,
+};
 pub use state::{RoundState, State, StateCounts};
 
 /// The most instances a group may hold at once.
@@ -329,7 +337,7 @@ pub struct Metrics {
     /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
     /// once the group was empty.
     pub min_size: u32,
-    /// Largest group size seen, at most [`MAX_GROUP_SIZE`].
+    /// Largest group size seen, at most the group's capacity.
     pub max_size: u32,
     /// Most instances booting at once.
     pub max_launching: u32,
@@ -371,16 +379,36 @@ pub struct Metrics {
     pub failed_evaluations: u32,
     /// Successful evaluations that changed the dedicated target.
     pub target_changes: u32,
+    /// Rounds in which the policy wanted more than `max_instances` or less than
+    /// `min_instances` allow (its decision was clamped); 0 without those bounds.
+    pub clamped_rounds: u32,
 }
 
-pub(crate) const GROUP_FULL: Error = Error::CapacityExceeded {
-    capacity: Capacity::GroupSize,
-    limit: MAX_GROUP_SIZE as u32,
-};
+pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);
 
-// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round (a round launches
-// at most as many instances as the group then holds: replacements take ready slots, scale-out
-// fills the rest up to the capacity), plus the initial group: so none reaches `u32::MAX`.
+/// The error of a group whose storage holds `capacity` records and needed one more.
+pub(crate) const fn group_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupSize,
+        limit: capacity as u32,
+    }
+}
+
+/// The error of a scale-out that the group's records would hold but not together with the
+/// launches already in flight (apply delay).
+pub(crate) const fn in_flight_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupWithInFlight,
+        limit: capacity as u32,
+    }
+}
+
+// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round in a group of the
+// default storage (a round launches at most as many instances as the group then holds:
+// replacements take ready slots, scale-out fills the rest up to the capacity), plus the
+// initial group: so none reaches `u32::MAX`. In larger storage the per-instance counters
+// saturate at `u32::MAX` (a 4,096-instance group would need over a million rounds of every
+// instance replaced to reach it).
 const _: () = assert!(
     (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
     "a u32 metric could overflow"
@@ -405,6 +433,59 @@ pub(crate) fn required_count(x: f64) -> i64 {
     x as i64
 }
 
+/// Where a run's demand comes from: the requests of round `t` (the demand seam). The
+/// lesson's curve is [`Params::demand`] ([`Curve`]); a table of your own traffic is
+/// [`Table`] (a board can take a static one); any `Fn(u32) -> f64` is one too.
+pub trait Demand {
+    /// Returns the demand in round `t`, in requests.
+    fn at(&self, t: u32) -> f64;
+}
+
+/// The lesson's demand curve of a parameter set ([`Params::demand`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Curve<'a>(pub &'a Params);
+
+impl Demand for Curve<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.demand(t)
+    }
+}
+
+/// A demand table: round `t` reads `self.0[t]`; a run of more rounds than the table has is
+/// refused by [`Table::check`] (past its end it reads 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Table<'a>(pub &'a [f64]);
+
+impl Table<'_> {
+    /// Returns an error unless the table covers `params.rounds` rounds and every value
+    /// is finite. The error names `rounds`, with the table's length as its largest value.
+    pub fn check(&self, params: &Params) -> Result<(), Error> {
+        let rows = self.0.len().min(MAX_ROUNDS as usize) as u64;
+        ensure(
+            u64::from(params.rounds) <= rows,
+            "rounds",
+            Accepted::integers(1, rows),
+        )?;
+        ensure(
+            self.0.iter().all(|d| d.is_finite()),
+            "demand-file",
+            Accepted::FINITE,
+        )
+    }
+}
+
+impl Demand for Table<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.get(t as usize).copied().unwrap_or(0.0)
+    }
+}
+
+impl<F: Fn(u32) -> f64> Demand for F {
+    fn at(&self, t: u32) -> f64 {
+        self(t)
+    }
+}
+
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
     run_with(params, &mut GroupLcg::new(params.seed), &mut ())
@@ -420,9 +501,10 @@ pub fn run_with<R: UnitRng, O: Observer>(
     simulate(params, |t| params.demand(t), rng, observer)
 }
 
-/// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller: it must
-/// return `params.demand(t)` (a table of it, say), so that runs sharing a demand curve
-/// compute it once.
+/// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller (the
+/// lesson's policy takes the fast path when it applies): a table of `params.demand(t)`, so
+/// that runs sharing a demand curve compute it once, or any demand ([`Table`]: check it
+/// first).
 pub fn run_with_demand<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
@@ -496,7 +578,7 @@ fn simulate_general<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = LessonPolicy::new(params.lifecycle.count_pending, params.cooldown);
+    let mut policy = policy::Chosen::of(params);
     let mut check = LessonCheck {
         transient_failure: params.transient_failure,
     };
@@ -570,9 +652,76 @@ fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    params.validate()?;
     let mut storage = GroupStorage::new();
-    let mut group = Group::new(params, &mut storage, demand(0))?;
+    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
+}
+
+/// Runs the model on the general path in `storage`: a group of up to `N` instances. Same
+/// results as [`run_with_demand`] whenever the group stays within [`MAX_GROUP_SIZE`] (a
+/// host's group of thousands: boxed storage, `GroupStorage::<4096>::with_capacity()`).
+///
+/// ```
+/// use capsim_core::autoscale::{run, run_in, GroupStorage, Params};
+/// use capsim_core::rng::GroupLcg;
+/// let p = Params { demand_base: 300_000.0, demand_amplitude: 0.0, surge: 0.0, ..Params::default() };
+/// assert!(run(&p).is_err()); // 3,000 instances: more than a board's 256
+/// let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
+/// let m = run_in(&p, &mut storage, |t| p.demand(t), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+/// assert!((3000..=4096).contains(&m.max_size)); // 3,000 needed, replacements on top
+/// ```
+pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Demand,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut policy = policy::Chosen::of(params);
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    simulate_in(
+        params,
+        storage,
+        |t| demand.at(t),
+        &mut policy,
+        &mut check,
+        rng,
+        observer,
+    )
+}
+
+/// [`run_formula`] in `storage` (see [`run_in`]), with `demand(t)` supplied by the caller.
+pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Demand,
+    policy: &mut FormulaPolicy<'_, F>,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut check = LessonCheck {
+        transient_failure: params.transient_failure,
+    };
+    let demand = |t| demand.at(t);
+    let mut m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
+    m.evaluations = policy.evaluations;
+    m.failed_evaluations = policy.failed_evaluations;
+    m.target_changes = policy.target_changes;
+    Ok(m)
+}
+
+fn simulate_in<const N: usize, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+    params: &Params,
+    storage: &mut GroupStorage<N>,
+    demand: impl Fn(u32) -> f64,
+    policy: &mut P,
+    check: &mut H,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    params.validate()?;
+    let mut group = Group::new(params, storage, demand(0))?;
     for t in 0..params.rounds {
         group.round(t, demand(t), policy, check, rng, observer)?;
     }

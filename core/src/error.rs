@@ -45,8 +45,12 @@ pub enum Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Capacity {
-    /// Instances in an auto-scaling group (`autoscale::MAX_GROUP_SIZE`).
+    /// Instances in an auto-scaling group (its storage's capacity: `autoscale::MAX_GROUP_SIZE`
+    /// on a board, `autoscale::GroupStorage`'s `N`).
     GroupSize,
+    /// Instances in an auto-scaling group together with the launches an apply delay still
+    /// holds in flight (the same storage: every launch in flight needs a record when it joins).
+    GroupWithInFlight,
     /// Requests arriving in one bulkhead round (`bulkhead::MAX_ARRIVALS_PER_ROUND`).
     ArrivalsPerRound,
     /// Consumers shipments whose events interleave at once (the workspace's `F`).
@@ -65,6 +69,7 @@ impl Capacity {
     pub const fn name(self) -> &'static str {
         match self {
             Capacity::GroupSize => "group size",
+            Capacity::GroupWithInFlight => "group size with the launches in flight",
             Capacity::ArrivalsPerRound => "arrivals per round",
             Capacity::ShipmentsInFlight => "shipments in flight",
             Capacity::WorkspaceShipments => "workspace shipments",
@@ -132,6 +137,17 @@ pub enum Accepted {
         other: &'static str,
         /// The largest sum accepted.
         max: u64,
+    },
+    /// Step adjustments: 1 to `max` bands `[LOW]..[HIGH]:ADJ`, ascending, not overlapping,
+    /// each adjustment non-zero.
+    Steps {
+        /// The most bands.
+        max: u32,
+    },
+    /// Values not above parameter `other`'s (a group's minimum size and its maximum).
+    NotAbove {
+        /// The other parameter, spelled as its CLI flag.
+        other: &'static str,
     },
     /// Times that are whole multiples of `seconds` (a formula's 30-second sample grid).
     MultiplesOfSeconds {
@@ -236,6 +252,11 @@ impl fmt::Display for Accepted {
             Accepted::MultiplesOfSeconds { seconds } => {
                 write!(f, "multiples of {seconds} seconds")
             }
+            Accepted::Steps { max } => write!(
+                f,
+                "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
+            ),
+            Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
         }
     }
 }

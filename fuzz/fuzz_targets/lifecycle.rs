@@ -1,5 +1,6 @@
 //! `autoscale::run` with arbitrary lifecycle options: hooks, protection, removal policies,
-//! reclaim mode, check latency, apply delay, stockouts and scripted actions.
+//! reclaim mode, check latency, apply delay, stockouts, scripted actions, the minimum and
+//! maximum size, the check interval and the target-tracking and step policies.
 //!
 //! No lesson program runs these options, so the oracle is the model's own laws: invalid
 //! parameters are an `OutOfRange` error and the only other error is the group's documented
@@ -39,7 +40,7 @@ fuzz_target!(|input: (Params, Lifecycle)| {
     let m = match result {
         Ok(m) => m,
         Err(Error::CapacityExceeded {
-            capacity: Capacity::GroupSize,
+            capacity: Capacity::GroupSize | Capacity::GroupWithInFlight,
             limit,
         }) => {
             assert_eq!(limit as usize, autoscale::MAX_GROUP_SIZE);

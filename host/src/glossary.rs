@@ -78,6 +78,8 @@ pub const GLOSSARY: &[Entry] = &[
         "Formula evaluations that failed and left the group unchanged"),
     entry("autoscale", "target_changes", "evaluations",
         "Successful formula evaluations that changed the dedicated target"),
+    entry("autoscale", "clamped_rounds", "rounds",
+        "Rounds in which the policy wanted more than --max-instances or fewer than --min-instances allow (its decision clamped; 0 without them)"),
     entry("consumers", "rounds", "rounds", "Rounds until the queue drained"),
     entry("consumers", "reordered_shipments", "shipments",
         "Shipments that saw one of their events applied after a later one"),

@@ -7,6 +7,7 @@
 //! builds for `wasm32-unknown-unknown`; grids then run on the calling thread, with the same
 //! bytes.
 
+pub mod demand;
 #[cfg(feature = "cli")]
 pub mod formula;
 pub mod glossary;

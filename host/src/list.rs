@@ -2,8 +2,8 @@
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
 use capsim_core::autoscale::{
-    Action, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy, Stockout,
-    MAX_EVENTS, MAX_FAILURE_ROUNDS,
+    Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy,
+    Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS, OPEN,
 };
 use capsim_core::bulkhead::{Mode, Split};
 
@@ -138,6 +138,77 @@ impl Item for u32 {
                 out.extend((u64::from(lo)..=hi).map(|v| v as u32));
             }
         }
+        Ok(())
+    }
+}
+
+/// An optional integer: `none`, or integers and ranges as for `u32`.
+impl Item for Option<u32> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let mut values = Vec::new();
+        u32::parse_item(s, &mut values)?;
+        out.extend(values.into_iter().map(Some));
+        Ok(())
+    }
+}
+
+/// Step adjustments: `BAND/BAND/…` or `none`; a BAND is `[LOW]..[HIGH]:ADJ` (utilisation
+/// percent 0 to 65534, LOW included, HIGH excluded, either omitted for an open end) and ADJ
+/// is `+N` or `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances
+/// exactly (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity; N to 32767).
+impl Item for Option<Steps> {
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let mut steps = Steps::new();
+        for band in s.split('/') {
+            let bad = || {
+                format!(
+                    "'{band}' is not a band [LOW]..[HIGH]:ADJ (bounds 0 to 65534; ADJ +N, -N, +N%, -N% or =N, N to 32767)"
+                )
+            };
+            let (range, adj) = band.split_once(':').ok_or_else(bad)?;
+            let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
+            let bound = |b: &str, open: u16| -> Result<u16, String> {
+                if b.is_empty() {
+                    return Ok(open);
+                }
+                match b.parse::<u16>() {
+                    Ok(v) if v < OPEN => Ok(v),
+                    _ => Err(bad()),
+                }
+            };
+            let number = |n: &str| n.parse::<i16>().map_err(|_| bad());
+            if !adj.starts_with(['+', '-', '=']) {
+                return Err(bad());
+            }
+            let adjustment = if let Some(n) = adj.strip_prefix('=') {
+                Adjustment::Exact(
+                    n.parse::<u16>()
+                        .ok()
+                        .filter(|&n| n <= 32767)
+                        .ok_or_else(bad)?,
+                )
+            } else if let Some(p) = adj.strip_suffix('%') {
+                Adjustment::Percent(number(p)?)
+            } else {
+                Adjustment::Change(number(adj)?)
+            };
+            steps
+                .push(Step {
+                    low: bound(lo, 0)?,
+                    high: bound(hi, OPEN)?,
+                    adjustment,
+                })
+                .map_err(|_| format!("more than {MAX_STEPS} bands"))?;
+        }
+        out.push(Some(steps));
         Ok(())
     }
 }

@@ -28,6 +28,16 @@ seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs p
 seeds 1 to 2147483646; --threads 0 (one per core) to 256. Bad input exits with status 2 and
 one line on stderr.";
 
+/// `capsim autoscale`'s limits: [`LIMITS`] and the group's capacity.
+const AUTOSCALE_LIMITS: &str = "\
+Every parameter flag takes a comma-separated list of values (integer flags also take ranges,
+'1..=100' or '1..101'); the command runs every combination, the first flag outermost and the
+seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs per command;
+seeds 1 to 2147483646; --threads 0 (one per core) to 256. Bad input exits with status 2 and
+one line on stderr. A group holds at most 16384 instances here (every state, Stopped included,
+plus the launches an apply delay holds in flight; a board's group holds 256): a run that needs
+more stops with an error naming that capacity.";
+
 /// Capacity and resilience lessons, runnable and bit-for-bit reproducible.
 #[derive(Parser, Debug)]
 #[command(name = "capsim", version, about, after_help = LIMITS)]
@@ -61,7 +71,7 @@ enum Command {
         lang: String,
     },
     /// Auto-scaling group with a health check: threshold x cooldown sweeps
-    #[command(after_help = LIMITS)]
+    #[command(after_help = AUTOSCALE_LIMITS)]
     Autoscale {
         #[command(flatten)]
         model: Flags<Autoscale>,
@@ -298,6 +308,16 @@ fn clap_failure(e: clap::Error) -> ExitCode {
         return ExitCode::from(2);
     }
     let text = e.render().to_string();
+    // A value whose own message names its flag (`--demand-file d.csv: line 17: …`) is
+    // that message alone.
+    if let Some((head, rest)) = text.split_once(" <LIST>': ") {
+        if let Some(flag) = head.rsplit_once("'--").map(|(_, f)| f) {
+            if rest.starts_with(&format!("--{flag} ")) {
+                eprintln!("error: {}", rest.lines().next().unwrap_or(rest).trim());
+                return ExitCode::from(2);
+            }
+        }
+    }
     let line: Vec<&str> = text
         .lines()
         .map(str::trim)

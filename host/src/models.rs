@@ -7,13 +7,14 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use capsim_core::autoscale::{
-    self, Events, FailureRounds, FormulaPolicy, Hook, Reclaim, RemovalPolicy, Stockout,
+    self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
+    Reclaim, RemovalPolicy, Steps, Stockout,
 };
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
-use capsim_core::{Error, Observer};
+use capsim_core::{Capacity, Error, Observer};
 #[cfg(feature = "cli")]
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 #[cfg(feature = "cli")]
@@ -49,6 +50,13 @@ pub trait Value: Clone + Send + Sync + 'static {
 impl Value for u32 {
     fn cell(&self) -> Cell {
         Cell::Int((*self).into())
+    }
+}
+
+/// `none`, or the integer.
+impl Value for Option<u32> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |v| Cell::Int(v.into()))
     }
 }
 
@@ -734,6 +742,118 @@ impl Value for FormulaFile {
     }
 }
 
+/// A demand file given to `--demand-file` (`none`: the lesson's curve), read once per
+/// command: its rows are the demand of rounds 0, 1, 2, … (see [`crate::demand`]).
+#[derive(Clone, Debug, Default)]
+pub struct DemandFile(pub Option<Arc<LoadedDemand>>);
+
+/// A demand table and the path it was read from.
+#[derive(Debug)]
+pub struct LoadedDemand {
+    /// The path as given (rows and run names show it).
+    pub path: String,
+    /// Requests per round, one per row.
+    pub values: Vec<f64>,
+}
+
+impl Item for DemandFile {
+    // Its errors name the file and the line (`--demand-file d.csv: line 17: …`).
+    const NAMES_ITS_VALUES: bool = true;
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(if s == "none" {
+            Self(None)
+        } else {
+            Self(Some(Arc::new(LoadedDemand {
+                path: s.to_string(),
+                values: crate::demand::load(s)?,
+            })))
+        });
+        Ok(())
+    }
+}
+
+/// The path, or `none`.
+impl Value for DemandFile {
+    fn cell(&self) -> Cell {
+        self.0
+            .as_ref()
+            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+    }
+}
+
+/// The scaling policy `--policy` names (its settings have flags of their own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolicyName {
+    /// The lesson's exact-count policy.
+    #[default]
+    Lesson,
+    /// AWS target tracking (`--target-utilization`, `--disable-scale-in`).
+    TargetTracking,
+    /// AWS step scaling (`--steps`).
+    Step,
+}
+
+impl Item for PolicyName {
+    const WORDS: &'static [&'static str] = &["lesson", "target-tracking", "step"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "lesson" => Self::Lesson,
+            "target-tracking" => Self::TargetTracking,
+            "step" => Self::Step,
+            _ => {
+                return Err(format!(
+                    "'{s}' is not a policy (lesson, target-tracking or step)"
+                ))
+            }
+        });
+        Ok(())
+    }
+}
+
+impl Value for PolicyName {
+    fn cell(&self) -> Cell {
+        Cell::Word(match self {
+            Self::Lesson => "lesson",
+            Self::TargetTracking => "target-tracking",
+            Self::Step => "step",
+        })
+    }
+}
+
+/// `none`, or the bands as the flag takes them.
+impl Value for Option<Steps> {
+    fn cell(&self) -> Cell {
+        let Some(steps) = self else {
+            return Cell::Word("none");
+        };
+        let bound = |b: u16, open: u16| {
+            if b == open {
+                String::new()
+            } else {
+                b.to_string()
+            }
+        };
+        let bands: Vec<String> = steps
+            .iter()
+            .map(|s| {
+                let adj = match s.adjustment {
+                    Adjustment::Change(n) => format!("{n:+}"),
+                    Adjustment::Percent(n) => format!("{n:+}%"),
+                    Adjustment::Exact(n) => format!("={n}"),
+                };
+                format!(
+                    "{}..{}:{adj}",
+                    bound(s.low, 0),
+                    bound(s.high, autoscale::OPEN)
+                )
+            })
+            .collect();
+        Cell::Text(bands.join("/"))
+    }
+}
+
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
@@ -747,6 +867,50 @@ pub struct AutoscaleParams {
     /// Seconds from a sample's recording to its availability to the formula (a provider
     /// item; Batch: about a minute).
     pub sample_delay: u32,
+    /// The demand table replacing the lesson's curve, if any.
+    pub demand_file: DemandFile,
+    /// Whether `--rounds` was given (else a demand file's rows set the rounds).
+    pub rounds_given: bool,
+    /// The scaling policy (`core.lifecycle.policy` is built from it and the three below).
+    pub policy: PolicyName,
+    /// Target tracking's utilisation, percent.
+    pub target_utilization: u32,
+    /// Target tracking never scales in.
+    pub disable_scale_in: bool,
+    /// The step policy's bands (shared: a grid's runs copy their parameters).
+    pub steps: Option<Arc<Steps>>,
+}
+
+impl AutoscaleParams {
+    /// Sets `core.lifecycle.policy` from the policy flags (each flag's setter calls it).
+    fn set_policy(&mut self) {
+        self.core.lifecycle.policy = match self.policy {
+            PolicyName::Lesson => autoscale::Policy::Lesson,
+            PolicyName::TargetTracking => autoscale::Policy::TargetTracking {
+                target: self.target_utilization,
+                disable_scale_in: self.disable_scale_in,
+            },
+            PolicyName::Step => {
+                autoscale::Policy::Step(self.steps.as_deref().cloned().unwrap_or_default())
+            }
+        };
+    }
+
+    /// Returns the run's demand table, if a demand file replaces the lesson's curve.
+    pub fn table(&self) -> Option<autoscale::Table<'_>> {
+        self.demand_file
+            .0
+            .as_ref()
+            .map(|f| autoscale::Table(&f.values))
+    }
+
+    /// Returns the demand of round `t`: the file's row, or the lesson's curve.
+    pub fn demand(&self, t: u32) -> f64 {
+        match self.table() {
+            Some(table) => autoscale::Demand::at(&table, t),
+            None => self.core.demand(t),
+        }
+    }
 }
 
 /// The longest sample delay `--sample-delay` takes: ten minutes.
@@ -759,8 +923,33 @@ impl Default for AutoscaleParams {
             formula: FormulaFile::default(),
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
+            demand_file: DemandFile::default(),
+            rounds_given: false,
+            policy: PolicyName::Lesson,
+            target_utilization: 50,
+            disable_scale_in: false,
+            steps: None,
         }
     }
+}
+
+/// The most instances a group holds on the host (a board's group holds
+/// `autoscale::MAX_GROUP_SIZE`, 256): the storage of a run that outgrows a board's.
+pub const HOST_GROUP_SIZE: usize = 16_384;
+
+/// A host group's records (16 bytes each: 256 KiB), boxed, made for the first run that needs it.
+pub type HostGroup = Box<GroupStorage<HOST_GROUP_SIZE>>;
+
+/// Returns whether `r` is a run that stopped at a board's group capacity (the fast path's
+/// and `autoscale::run`'s 256 records): on the host it runs again in a [`HostGroup`].
+fn board_full<M>(r: &Outcome<M>) -> bool {
+    matches!(
+        r,
+        Err(Error::CapacityExceeded {
+            capacity: Capacity::GroupSize | Capacity::GroupWithInFlight,
+            limit,
+        }) if *limit as usize == autoscale::MAX_GROUP_SIZE
+    )
 }
 
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
@@ -776,6 +965,8 @@ pub struct AutoscaleScratch {
     streams: HashMap<u32, GroupStream<Box<[u32]>>>,
     /// A batch's stream: one seed's runs in lockstep (`autoscale::run_sweep`), then the next.
     batch_stream: Option<GroupStream<Box<[u32]>>>,
+    /// A group of up to [`HOST_GROUP_SIZE`] instances, for runs that outgrow a board's.
+    group: Option<HostGroup>,
 }
 
 /// The parameters `autoscale::Params::demand` reads, compared bit for bit.
@@ -814,16 +1005,70 @@ impl AutoscaleScratch {
         self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..])
     }
 
-    /// Runs the lesson's policy on `p` with the shared demand table and stream, handing
-    /// `observer` every round.
-    fn run_lesson_policy<O: Observer>(
+    /// Runs the lesson's policy on `p` with the shared demand table and stream.
+    fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
+        let r = match p.table() {
+            None => self.run_lesson_fast(&p.core),
+            Some(table) => {
+                p.core.validate()?;
+                table.check(&p.core)?;
+                let mut rng = GroupLcg::new(p.core.seed);
+                autoscale::run_with_demand(&p.core, |t| table.at(t), &mut rng, &mut ())
+            }
+        };
+        if board_full(&r) {
+            return self.run_general(p, &mut ());
+        }
+        r
+    }
+
+    /// Runs `p` on the general path in the thread's host group, calling `observer` after
+    /// every round: the lesson's policy or `p`'s formula. Every view of a run (trace, plot)
+    /// and every run that outgrows a board's group comes here.
+    pub fn run_general<O: Observer>(
         &mut self,
-        p: &autoscale::Params,
+        p: &AutoscaleParams,
         observer: &mut O,
     ) -> Outcome<autoscale::Metrics> {
+        let core = &p.core;
+        core.validate()?;
+        if let Some(table) = p.table() {
+            table.check(core)?;
+        }
+        let demand = |t: u32| p.demand(t);
+        let group = &mut **self
+            .group
+            .get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
+        let mut rng = GroupLcg::new(core.seed);
+        let Some(f) = &p.formula.0 else {
+            return autoscale::run_in(core, group, demand, &mut rng, observer);
+        };
+        let (history, ws) = &mut **self.formula.get_or_insert_with(|| {
+            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
+        });
+        let delay = TimeInterval::from_seconds(p.sample_delay.into());
+        if history.delay() != delay {
+            *history = History::new(delay);
+        }
+        // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
+        // than the run (evaluations start afresh anyway).
+        ws.reseed(u64::from(core.seed));
+        let mut policy = FormulaPolicy::new(
+            &f.program,
+            history,
+            ws,
+            p.evaluation_interval,
+            core.capacity,
+        )?;
+        autoscale::run_formula_in(core, group, demand, &mut policy, &mut rng, observer)
+    }
+
+    /// Runs the lesson's policy on `p`, on the fast path when it applies, with the shared
+    /// demand table and stream; a board's group (256 instances).
+    fn run_lesson_fast(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
         p.validate()?;
         if p.rounds > MAX_DEMAND_TABLE {
-            return autoscale::run_with(p, &mut GroupLcg::new(p.seed), observer);
+            return autoscale::run(p);
         }
         self.demand_table(p);
         let table = self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
@@ -840,7 +1085,7 @@ impl AutoscaleScratch {
             .streams
             .entry(p.seed)
             .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
-        autoscale::run_with_demand(p, demand, &mut stream.reader(), observer)
+        autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
     }
 }
 
@@ -915,7 +1160,10 @@ fn run_autoscale_batch(
     let params: Vec<AutoscaleParams> = batch.iter().map(|&i| grid.params(i)).collect();
     let together = params.len() > 1
         && params.iter().all(|p| {
-            p.formula.0.is_none() && p.core.rounds <= MAX_DEMAND_TABLE && p.core.validate().is_ok()
+            p.formula.0.is_none()
+                && p.demand_file.0.is_none()
+                && p.core.rounds <= MAX_DEMAND_TABLE
+                && p.core.validate().is_ok()
         });
     if !together {
         return batch
@@ -925,10 +1173,18 @@ fn run_autoscale_batch(
             .collect();
     }
     let cores: Vec<autoscale::Params> = params.into_iter().map(|p| p.core).collect();
+    let outcomes = scratch.run_sweep(&cores);
     batch
         .iter()
         .copied()
-        .zip(scratch.run_sweep(&cores))
+        .zip(outcomes)
+        .map(|(i, r)| {
+            if board_full(&r) {
+                (i, scratch.run_general(&grid.params(i), &mut ()))
+            } else {
+                (i, r)
+            }
+        })
         .collect()
 }
 
@@ -945,7 +1201,21 @@ impl Model for Autoscale {
             "1 to 4294967295", "2,3,5"),
         param!(core.cooldown: u32,
             "Rounds after a scaling action before the next one", "0 to 4294967295", "0,3,8"),
-        param!(core.rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
+        Param {
+            key: "rounds",
+            help: "Rounds simulated",
+            accepted: "1 to 10000000",
+            lesson: "240",
+            parse: |s| {
+                param_axis::<_, u32>(s, "1 to 10000000", |p: &mut AutoscaleParams, v| {
+                    p.core.rounds = v;
+                    p.rounds_given = true;
+                })
+            },
+            cell: |p| Value::cell(&p.core.rounds),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.core.rounds),
+        },
         param!(core.capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
         param!(core.boot_rounds: u32,
@@ -1000,6 +1270,93 @@ impl Model for Autoscale {
             "Scripted actions on the first COUNT instances in the source state, '+'-joined, or none",
             "ROUND:ACTION:COUNT, ROUND 0 to 4294967295, ACTION standby|unstandby|protect|unprotect, COUNT 1 to 256, at most 16, or none",
             "none"),
+        param!("min_instances", core.lifecycle.min_instances: Option<u32>,
+            "The group's minimum size (MinSize): the policy's decision is raised to it, scale-in stops there; a health-check removal is not bounded, the next decision restores it",
+            "integers >= 0 and <= --max-instances, or none", "none"),
+        param!("max_instances", core.lifecycle.max_instances: Option<u32>,
+            "The group's maximum size (MaxSize, every state and Stopped ones counted): scale-out stops there, a surplus is scaled in",
+            "integers >= 0, or none", "none"),
+        param!("check_interval", core.lifecycle.check_interval: u32,
+            "Rounds between health checks (rounds that are multiples of it; a broken instance serves between checks; --check-latency counts checks)",
+            "1 to 10080", "1"),
+        Param {
+            key: "policy",
+            help: "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in) or AWS step scaling (--steps, with --cooldown); a --formula replaces any of them",
+            accepted: "lesson, target-tracking or step",
+            lesson: "lesson",
+            parse: |s| {
+                param_axis::<_, PolicyName>(s, "lesson, target-tracking or step", |p: &mut AutoscaleParams, v| {
+                    p.policy = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.policy),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.policy),
+        },
+        Param {
+            key: "target_utilization",
+            help: "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
+            accepted: "1 to 100",
+            lesson: "50",
+            parse: |s| {
+                param_axis::<_, u32>(s, "1 to 100", |p: &mut AutoscaleParams, v| {
+                    p.target_utilization = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.target_utilization),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.target_utilization),
+        },
+        Param {
+            key: "disable_scale_in",
+            help: "Target tracking never scales in (AWS DisableScaleIn)",
+            accepted: "no or yes",
+            lesson: "no",
+            parse: |s| {
+                param_axis::<_, bool>(s, "no or yes", |p: &mut AutoscaleParams, v| {
+                    p.disable_scale_in = v;
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.disable_scale_in),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.disable_scale_in),
+        },
+        Param {
+            key: "steps",
+            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change",
+            accepted: "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none",
+            lesson: "none",
+            parse: |s| {
+                param_axis::<_, Option<Steps>>(s, "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none", |p: &mut AutoscaleParams, v| {
+                    p.steps = v.map(Arc::new);
+                    p.set_policy();
+                })
+            },
+            cell: |p| Value::cell(&p.steps.as_deref().cloned()),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.steps.as_deref().cloned()),
+        },
+        Param {
+            key: "demand_file",
+            help: "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
+            accepted: "files of at most 10000000 rows and 640000000 bytes, or none",
+            lesson: "none",
+            parse: |s| {
+                param_axis::<_, DemandFile>(s, "files of at most 10000000 rows and 640000000 bytes, or none", |p: &mut AutoscaleParams, v| {
+                    if let (Some(f), false) = (&v.0, p.rounds_given) {
+                        // The rounds row comes first: a given --rounds wins.
+                        p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+                    }
+                    p.demand_file = v;
+                })
+            },
+            cell: |p| Value::cell(&p.demand_file),
+            result: None,
+            flag_value: |p| Value::flag_text(&p.demand_file),
+        },
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
             "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
@@ -1051,40 +1408,26 @@ impl Model for Autoscale {
         metric!(evaluations),
         metric!(failed_evaluations),
         metric!(target_changes),
+        metric!(clamped_rounds),
     ];
 
     fn scratch() -> AutoscaleScratch {
         AutoscaleScratch::default()
     }
 
-    /// The one place that chooses the policy: the lesson's threshold policy, or the formula.
+    /// The one place that chooses how an autoscale run is computed: the lesson's policy on
+    /// the fast path (and its shared streams) when nothing watches the run and no formula
+    /// drives it; otherwise the general engine in the host's group, which every view (trace,
+    /// plot, chart) takes: the same parameters, the same run.
     fn run_with<O: Observer>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics> {
-        let Some(f) = &p.formula.0 else {
-            return scratch.run_lesson_policy(&p.core, observer);
-        };
-        let (history, ws) = &mut **scratch.formula.get_or_insert_with(|| {
-            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
-        });
-        let delay = TimeInterval::from_seconds(p.sample_delay.into());
-        if history.delay() != delay {
-            *history = History::new(delay);
+        if !O::ROUNDS && p.formula.0.is_none() {
+            return scratch.run_lesson_policy(p);
         }
-        // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
-        // than the run (evaluations start afresh anyway).
-        ws.reseed(u64::from(p.core.seed));
-        let mut policy = FormulaPolicy::new(
-            &f.program,
-            history,
-            ws,
-            p.evaluation_interval,
-            p.core.capacity,
-        )?;
-        let mut rng = GroupLcg::new(p.core.seed);
-        autoscale::run_formula(&p.core, &mut policy, &mut rng, observer)
+        scratch.run_general(p, observer)
     }
 
     /// Runs the combinations that differ only in threshold and cooldown (one seed, one
@@ -1777,7 +2120,7 @@ mod tests {
         });
         for p in &cases {
             let alone = autoscale::run(p).unwrap();
-            let shared = scratch.run_lesson_policy(p, &mut ()).unwrap();
+            let shared = scratch.run_lesson_fast(p).unwrap();
             assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
         }
     }

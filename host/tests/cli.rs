@@ -71,7 +71,11 @@ fn bad_input_is_one_line_and_status_2() {
     // over a capacity limit
     assert_bad_input(&["consumers", "--shipments", "65537"], "--shipments");
     assert_bad_input(&["consumers", "--consumers", "65"], "--consumers");
-    assert_bad_input(&["autoscale", "--capacity", "1"], "group size");
+    // 2,000,000 requests at 1 each: more instances than the host's group holds (16,384).
+    assert_bad_input(
+        &["autoscale", "--capacity", "1", "--demand-base", "2000000"],
+        "group size",
+    );
     assert_bad_input(&["autoscale", "--seed", "1..=2000000"], "--seed");
     // malformed lists
     assert_bad_input(&["autoscale", "--threshold", "2,,3"], "--threshold");
@@ -368,10 +372,18 @@ fn capsim_text(args: &[&str]) -> (String, String, Option<i32>) {
 
 #[test]
 fn a_failing_run_names_itself_whatever_the_threads() {
-    // With one request per instance, round 0's demand (900 at the lesson's base) needs 900
-    // instances: more than the group's 256. Seeds are innermost, so the capacity=100 runs
+    // With one request per instance, round 0's demand (20,000) needs 20,000 instances: more
+    // than the host's group holds (16,384). Seeds are innermost, so the capacity=100 runs
     // (1 to 300) come first and the first failing run is capacity=1 with the first seed.
-    let args = ["autoscale", "--capacity", "100,1", "--seed", "1..=300"];
+    let args = [
+        "autoscale",
+        "--demand-base",
+        "20000",
+        "--capacity",
+        "100,1",
+        "--seed",
+        "1..=300",
+    ];
     let mut seen = Vec::new();
     for threads in ["1", "2", "3"] {
         let (out, err, code) = capsim_text(&[&args[..], &["--threads", threads]].concat());
@@ -394,6 +406,8 @@ fn a_later_failing_run_follows_the_streamed_rows() {
     // is the first to fail. Every earlier row is printed, in grid order, then the error.
     let args = [
         "autoscale",
+        "--demand-base",
+        "20000",
         "--rounds",
         "1",
         "--capacity",
@@ -433,9 +447,9 @@ fn parameter_errors_come_before_any_row() {
     ];
     assert_bad_input(&args, "--capacity");
     // Only the named flags and the seed make the run's name.
-    let (_, err, _) = capsim_text(&["autoscale", "--demand-base", "900,30000", "--seed", "4"]);
+    let (_, err, _) = capsim_text(&["autoscale", "--demand-base", "900,3000000", "--seed", "4"]);
     assert!(
-        err.starts_with("error: run demand-base=30000 seed=4: "),
+        err.starts_with("error: run demand-base=3000000 seed=4: "),
         "{err}"
     );
 }

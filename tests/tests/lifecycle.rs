@@ -92,6 +92,31 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
                 count: 1 + below(r, 4),
             })
             .collect(),
+        min_instances: chance(r).then(|| below(r, 12)),
+        max_instances: chance(r).then(|| 12 + below(r, 20)),
+        check_interval: 1 + below(r, 4),
+        policy: match below(r, 3) {
+            0 => autoscale::Policy::Lesson,
+            1 => autoscale::Policy::TargetTracking {
+                target: 1 + below(r, 100),
+                disable_scale_in: chance(r),
+            },
+            _ => {
+                let mut steps = autoscale::Steps::new();
+                let split = below(r, 120) as u16;
+                let _ = steps.push(autoscale::Step {
+                    low: 0,
+                    high: 1 + split,
+                    adjustment: autoscale::Adjustment::Change(-1 - below(r, 3) as i16),
+                });
+                let _ = steps.push(autoscale::Step {
+                    low: 1 + split + below(r, 30) as u16,
+                    high: autoscale::OPEN,
+                    adjustment: autoscale::Adjustment::Percent(1 + below(r, 60) as i16),
+                });
+                autoscale::Policy::Step(steps)
+            }
+        },
     }
 }
 
@@ -391,6 +416,14 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                                 })
                                 .into_iter()
                                 .collect(),
+                            // The bounds' extremes (min never above max).
+                            min_instances: Some([0, 0, 0, u32::MAX][runs % 4]),
+                            max_instances: Some([0, u32::MAX, u32::MAX, u32::MAX][runs % 4]),
+                            check_interval: [1, autoscale::MAX_CHECK_INTERVAL][runs % 2],
+                            policy: autoscale::Policy::TargetTracking {
+                                target: [1, 100][runs % 2],
+                                disable_scale_in: runs % 3 == 0,
+                            },
                         },
                         ..Params::default()
                     };

@@ -90,6 +90,13 @@ fn models_and_lessons_never_allocate() {
             })
             .into_iter()
             .collect(),
+            min_instances: Some(4),
+            max_instances: Some(30),
+            check_interval: 2,
+            policy: autoscale::Policy::TargetTracking {
+                target: 60,
+                disable_scale_in: false,
+            },
         },
         ..autoscale::Params::default()
     };

@@ -49,7 +49,6 @@ use crate::formula::{
 
 use super::policy::{ScalingPolicy, Signal};
 use super::state::State;
-use super::MAX_GROUP_SIZE;
 
 /// Batch's default evaluation interval: 15 minutes (rounds).
 pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
@@ -212,7 +211,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         }
         let target = i64::from(self.target.unwrap_or(nodes));
         let have = i64::from(nodes) + i64::from(s.in_flight);
-        let room = MAX_GROUP_SIZE as i64 - i64::from(c.total()) + i64::from(c.get(State::Stopped))
+        let room = i64::from(s.capacity) - i64::from(c.total()) + i64::from(c.get(State::Stopped))
             - i64::from(s.in_flight);
         (target - have).min(room.max(0))
     }

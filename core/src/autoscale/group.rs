@@ -12,20 +12,35 @@ use crate::Observer;
 use super::lifecycle::{Action, HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
 use super::policy::{HealthCheck, ScalingPolicy, Signal};
 use super::state::{Instance, RoundState, State, StateCounts};
-use super::{js_max, required_count, Metrics, Params, GROUP_FULL, MAX_GROUP_SIZE};
+use super::{group_full, in_flight_full, js_max, required_count, Metrics, Params, MAX_GROUP_SIZE};
 
 /// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
 const RING: usize = MAX_APPLY_DELAY as usize + 1;
 
-/// The instance records of one group (about 5 KiB): the caller provides them, so that a
-/// run holds exactly one copy, wherever its stack frame is (a board's stack is small).
-#[derive(Debug, Default)]
-pub struct GroupStorage(heapless::Vec<Instance, MAX_GROUP_SIZE>);
+/// The instance records of one group, `N` of them (16 bytes each; the default, 256, is about
+/// 4 KiB): the caller provides them, so that a run holds exactly one copy, wherever its
+/// stack frame is (a board's stack is small). `N` is the group's capacity: a run that needs
+/// more records stops with [`crate::Error::CapacityExceeded`] naming `N`.
+#[derive(Debug)]
+pub struct GroupStorage<const N: usize = MAX_GROUP_SIZE>(heapless::Vec<Instance, N>);
 
 impl GroupStorage {
-    /// Returns empty storage.
+    /// Returns empty storage for [`MAX_GROUP_SIZE`] instances (a board's group).
     pub const fn new() -> Self {
         Self(heapless::Vec::new())
+    }
+}
+
+impl<const N: usize> GroupStorage<N> {
+    /// Returns empty storage for `N` instances (a host's group of thousands: box it).
+    pub const fn with_capacity() -> Self {
+        Self(heapless::Vec::new())
+    }
+}
+
+impl<const N: usize> Default for GroupStorage<N> {
+    fn default() -> Self {
+        Self::with_capacity()
     }
 }
 
@@ -34,7 +49,9 @@ impl GroupStorage {
 #[derive(Debug)]
 pub struct Group<'p> {
     params: &'p Params,
-    instances: &'p mut heapless::Vec<Instance, MAX_GROUP_SIZE>,
+    instances: &'p mut heapless::vec::VecView<Instance>,
+    /// The records the storage holds (its `N`).
+    capacity: usize,
     counts: StateCounts,
     /// Instances asked for, by the round (modulo [`RING`]) in which they join.
     in_flight: [u16; RING],
@@ -48,16 +65,17 @@ impl<'p> Group<'p> {
     /// Returns the initial group for `params` (checked here) in `storage` (emptied first):
     /// `required(0)` InService instances for the round-0 demand `demand0`, the first
     /// `lifecycle.protected` of them Protected.
-    pub fn new(
+    pub fn new<const N: usize>(
         params: &'p Params,
-        storage: &'p mut GroupStorage,
+        storage: &'p mut GroupStorage<N>,
         demand0: f64,
     ) -> Result<Self, Error> {
         params.validate()?;
         storage.0.clear();
         let mut g = Self {
             params,
-            instances: &mut storage.0,
+            instances: storage.0.as_mut_view(),
+            capacity: N,
             counts: StateCounts::default(),
             in_flight: [0; RING],
             in_flight_total: 0,
@@ -70,10 +88,10 @@ impl<'p> Group<'p> {
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
         let initial = params.required_for(demand0);
-        if initial > MAX_GROUP_SIZE as f64 {
-            return Err(GROUP_FULL);
+        if initial > N as f64 {
+            return Err(group_full(N));
         }
-        // Now at most 256, or negative, -0 or -inf: `as` saturates those to 0.
+        // Now at most N, or negative, -0 or -inf: `as` saturates those to 0.
         for i in 0..initial as usize {
             let state = if i < params.lifecycle.protected as usize {
                 State::Protected
@@ -95,13 +113,19 @@ impl<'p> Group<'p> {
         self.in_flight_total
     }
 
+    /// Returns the most instance records the group can hold (its storage's `N`).
+    pub fn capacity(&self) -> u32 {
+        self.capacity as u32
+    }
+
     /// Returns what the group has measured so far.
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
     }
 
     fn push(&mut self, o: Instance) -> Result<(), Error> {
-        self.instances.push(o).map_err(|_| GROUP_FULL)?;
+        let capacity = self.capacity;
+        self.instances.push(o).map_err(|_| group_full(capacity))?;
         self.counts.enter(o.state);
         Ok(())
     }
@@ -145,7 +169,7 @@ impl<'p> Group<'p> {
         self.advance(t);
         self.measure(needed);
         if O::ROUNDS {
-            // At most 256 records: fits.
+            // At most the capacity's records: fits.
             self.now.broken = self.instances.iter().filter(|o| o.broken).count() as u32;
         }
         observer.group_round(&self.now);
@@ -197,6 +221,8 @@ impl<'p> Group<'p> {
     fn health_check<H: HealthCheck, R: UnitRng>(&mut self, t: u32, check: &mut H, rng: &mut R) {
         let params = self.params;
         let latency = params.lifecycle.check_latency;
+        // `check_interval` 1 (the lesson): every round.
+        let checking = t.is_multiple_of(params.lifecycle.check_interval.max(1));
         let mut i = 0;
         while i < self.instances.len() {
             let o = &mut self.instances[i];
@@ -205,7 +231,11 @@ impl<'p> Group<'p> {
                 continue;
             }
             if o.broken {
-                self.metrics.broken_rounds += 1;
+                self.metrics.broken_rounds = self.metrics.broken_rounds.saturating_add(1);
+            }
+            if !checking {
+                i += 1;
+                continue;
             }
             let failed = !check.passes(o.broken, rng);
             let known = if latency == 0 {
@@ -226,10 +256,10 @@ impl<'p> Group<'p> {
                 i += 1;
                 continue;
             }
-            self.metrics.replacements += 1;
+            self.metrics.replacements = self.metrics.replacements.saturating_add(1);
             self.now.replaced += 1;
             if !o.broken {
-                self.metrics.false_replacements += 1;
+                self.metrics.false_replacements = self.metrics.false_replacements.saturating_add(1);
             }
             if params.lifecycle.stocked_out(t) {
                 self.metrics.failed_launches += 1;
@@ -241,7 +271,7 @@ impl<'p> Group<'p> {
             *o = Instance::new(State::Pending, t, params.boot_rounds);
             self.counts.leave(old);
             self.counts.enter(State::Pending);
-            self.metrics.launched += 1;
+            self.metrics.launched = self.metrics.launched.saturating_add(1);
             self.now.launched += 1;
             i += 1;
         }
@@ -278,8 +308,18 @@ impl<'p> Group<'p> {
             required: needed,
             counts: self.counts,
             in_flight: self.in_flight_total,
+            capacity: self.capacity as u32,
         };
-        let change = policy.decide(&signal);
+        let wanted = policy.decide(&signal);
+        let change = params.lifecycle.bounded(
+            wanted,
+            self.instances.len() as u32,
+            self.counts.get(State::Stopped),
+            self.in_flight_total,
+        );
+        if change != wanted {
+            self.metrics.clamped_rounds += 1;
+        }
         let acted = if change > 0 {
             self.ask(t, change)?;
             true
@@ -303,13 +343,22 @@ impl<'p> Group<'p> {
     fn ask(&mut self, t: u32, n: i64) -> Result<(), Error> {
         let params = self.params;
         // Stopped records restart in place; everything else needs a free record.
-        let room = (MAX_GROUP_SIZE - self.instances.len()) as i64
-            + i64::from(self.counts.get(State::Stopped))
-            - i64::from(self.in_flight_total);
-        if n > room {
-            return Err(GROUP_FULL);
+        let free = (self.capacity - self.instances.len()) as i64
+            + i64::from(self.counts.get(State::Stopped));
+        if n > free - i64::from(self.in_flight_total) {
+            // With launches in flight, it is they that take the room (apply delay).
+            return Err(if self.in_flight_total > 0 && n <= free {
+                in_flight_full(self.capacity)
+            } else {
+                group_full(self.capacity)
+            });
         }
-        let n = n as u32; // 1 to MAX_GROUP_SIZE here (Stopped records are records too)
+        // 1 to the capacity here (Stopped records are records too); one round's request
+        // fits a slot of the ring for every capacity up to 65,535.
+        let n = n as u32;
+        if n > u32::from(u16::MAX) {
+            return Err(group_full(self.capacity));
+        }
         let delay = params.lifecycle.apply_delay;
         if delay == 0 {
             return self.launch(t, t, n);
@@ -338,7 +387,8 @@ impl<'p> Group<'p> {
                     o.timer = restart;
                     o.since = decided;
                     left -= 1;
-                    self.metrics.restarts_from_stopped += 1;
+                    self.metrics.restarts_from_stopped =
+                        self.metrics.restarts_from_stopped.saturating_add(1);
                     self.now.restarted += 1;
                 }
             }
@@ -351,13 +401,13 @@ impl<'p> Group<'p> {
             self.now.failed += left;
             return Ok(());
         }
-        if left as usize > MAX_GROUP_SIZE - self.instances.len() {
-            return Err(GROUP_FULL);
+        if left as usize > self.capacity - self.instances.len() {
+            return Err(group_full(self.capacity));
         }
         for _ in 0..left {
             self.push(Instance::new(State::Pending, decided, params.boot_rounds))?;
         }
-        self.metrics.launched += left;
+        self.metrics.launched = self.metrics.launched.saturating_add(left);
         self.now.launched += left;
         Ok(())
     }
@@ -515,9 +565,10 @@ impl<'p> Group<'p> {
                 }
                 (State::Pending | State::Restarting, None) => self.serve(i, t),
                 (State::PendingWait, _) => {
-                    self.metrics.hook_timeouts += 1;
+                    self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1);
                     if hook.is_some_and(|h| h.result == HookResult::Abandon) {
-                        self.metrics.abandoned_launches += 1;
+                        self.metrics.abandoned_launches =
+                            self.metrics.abandoned_launches.saturating_add(1);
                         self.drop_at(i);
                         continue;
                     }
@@ -526,7 +577,7 @@ impl<'p> Group<'p> {
                 _ => {
                     // A drain without a terminate hook is no hook timing out.
                     if params.lifecycle.terminate_hook.is_some() {
-                        self.metrics.hook_timeouts += 1;
+                        self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1);
                     }
                     if !self.leave(i) {
                         continue;
@@ -548,7 +599,7 @@ impl<'p> Group<'p> {
 
     /// Phase 5: the round's metrics.
     fn measure(&mut self, needed: i64) {
-        let size = self.instances.len() as u32; // at most 256
+        let size = self.instances.len() as u32; // at most the capacity
         let c = &self.counts;
         let serving = c.serving();
         let launching = c.launching();

@@ -12,6 +12,88 @@ pub const MAX_HOOK_ROUNDS: u32 = 360;
 pub const MAX_CHECK_LATENCY: u32 = 7;
 /// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
 pub const MAX_APPLY_DELAY: u32 = 64;
+/// The longest health-check interval, in rounds (a week of one-minute rounds).
+pub const MAX_CHECK_INTERVAL: u32 = 10_080;
+/// The most step adjustments one step policy may list.
+pub const MAX_STEPS: usize = 20;
+/// Consecutive rounds target tracking must want fewer instances before it scales in (AWS's
+/// scale-in alarm: 15 data points of one minute; its scale-out alarm takes 3).
+pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;
+
+/// How one step adjustment changes the group (AWS's adjustment types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Adjustment {
+    /// `ChangeInCapacity`: add (or, negative, remove) this many instances.
+    Change(i16),
+    /// `PercentChangeInCapacity`: add this percent of the current capacity; a result above
+    /// 1 is rounded down, between 0 and 1 it is 1 (negative ones alike, towards 0 and −1).
+    Percent(i16),
+    /// `ExactCapacity`: set the capacity to this many instances.
+    Exact(u16),
+}
+
+/// A step's upper bound meaning "no upper bound".
+pub const OPEN: u16 = u16::MAX;
+
+/// One step adjustment: applies while the utilisation (percent) is in `[low, high)`; a
+/// `high` of [`OPEN`] has no upper bound (a `low` of 0 has none below: no utilisation is
+/// negative). 8 bytes, so that 20 of them stay small in every copy of the parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Step {
+    /// The band's lower bound, included, in percent.
+    pub low: u16,
+    /// The band's upper bound, excluded, in percent; [`OPEN`]: none.
+    pub high: u16,
+    /// What the band does.
+    pub adjustment: Adjustment,
+}
+
+impl Step {
+    /// Returns whether the band holds utilisation `u` (percent).
+    pub fn holds(&self, u: f64) -> bool {
+        u >= f64::from(self.low) && (self.high == OPEN || u < f64::from(self.high))
+    }
+}
+
+/// A step policy's adjustments, in ascending bands.
+pub type Steps = heapless::Vec<Step, MAX_STEPS>;
+
+/// Which scaling policy drives the group (a formula, host-side, replaces any of them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Policy {
+    /// The lesson's exact-count policy ([`super::LessonPolicy`]).
+    #[default]
+    Lesson,
+    /// AWS target tracking: keeps the in-service instances' average utilisation at
+    /// `target` percent ([`super::TargetTracking`]).
+    TargetTracking {
+        /// The target utilisation, 1 to 100 percent.
+        target: u32,
+        /// Never scale in (AWS `DisableScaleIn`).
+        disable_scale_in: bool,
+    },
+    /// AWS step scaling: the band the utilisation is in applies its adjustment, once the
+    /// cooldown has passed ([`super::StepPolicy`]).
+    Step(Steps),
+}
+
+impl Policy {
+    /// Returns the policy as the flag spells it.
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Policy::Lesson => "lesson",
+            Policy::TargetTracking { .. } => "target-tracking",
+            Policy::Step(_) => "step",
+        }
+    }
+}
+
 /// The most scripted user actions one run may list (every copy of the parameters holds
 /// room for them, on a board's stack too).
 pub const MAX_EVENTS: usize = 16;
@@ -192,6 +274,22 @@ pub struct Lifecycle {
     pub stockout: Option<Stockout>,
     /// Scripted user actions (Standby, protection).
     pub events: Events,
+    /// The group's minimum size (Alibaba `MinSize`, AWS `MinSize`), if any: the policy's
+    /// decision is raised so that the instances the group holds or has asked for (every
+    /// state but Stopped) reach it; scale-in stops there. A health-check removal is not
+    /// bounded by it: the next decision restores the minimum.
+    pub min_instances: Option<u32>,
+    /// The group's maximum size (`MaxSize`), if any: the decision is lowered so that every
+    /// record (Stopped ones included, as in Alibaba's economical mode) plus the launches in
+    /// flight stays within it, restarts of Stopped instances aside (they add no record); a
+    /// group above it scales in the surplus.
+    pub max_instances: Option<u32>,
+    /// Rounds between health checks, 1 (every round, the lesson) to [`MAX_CHECK_INTERVAL`]:
+    /// the check runs in rounds that are multiples of it (round 0 first); a broken instance
+    /// keeps serving between checks. The check latency counts in checks.
+    pub check_interval: u32,
+    /// The scaling policy.
+    pub policy: Policy,
 }
 
 impl Default for Lifecycle {
@@ -208,6 +306,10 @@ impl Default for Lifecycle {
             apply_delay: 0,
             stockout: None,
             events: Events::new(),
+            min_instances: None,
+            max_instances: None,
+            check_interval: 1,
+            policy: Policy::Lesson,
         }
     }
 }
@@ -253,13 +355,82 @@ impl Lifecycle {
             // The COUNT of each ROUND:ACTION:COUNT item.
             "events",
             Accepted::integers(1, MAX_GROUP_SIZE as u64),
-        )
+        )?;
+        ensure(
+            match (self.min_instances, self.max_instances) {
+                (Some(min), Some(max)) => min <= max,
+                _ => true,
+            },
+            "min-instances",
+            Accepted::NotAbove {
+                other: "max-instances",
+            },
+        )?;
+        ensure(
+            (1..=MAX_CHECK_INTERVAL).contains(&self.check_interval),
+            "check-interval",
+            Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
+        )?;
+        match &self.policy {
+            Policy::Lesson => Ok(()),
+            Policy::TargetTracking { target, .. } => ensure(
+                (1..=100).contains(target),
+                "target-utilization",
+                Accepted::integers(1, 100),
+            ),
+            Policy::Step(steps) => ensure(
+                steps_ok(steps),
+                "steps",
+                Accepted::Steps {
+                    max: MAX_STEPS as u32,
+                },
+            ),
+        }
+    }
+
+    /// Returns `change` (the policy's decision) bounded by the minimum and maximum size, for
+    /// a group of `size` records (`stopped` of them Stopped) and `in_flight` launches asked
+    /// for: the first clamp of a round's decision. With neither bound set, `change` itself.
+    pub fn bounded(&self, change: i64, size: u32, stopped: u32, in_flight: u32) -> i64 {
+        let held = i64::from(size) + i64::from(in_flight);
+        let mut change = change;
+        if let Some(max) = self.max_instances {
+            let room = i64::from(max) - held;
+            // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
+            let high = if room >= 0 {
+                room + i64::from(stopped)
+            } else {
+                room
+            };
+            change = change.min(high);
+        }
+        if let Some(min) = self.min_instances {
+            change = change.max(i64::from(min) - (held - i64::from(stopped)));
+        }
+        change
     }
 
     /// Returns whether launches in round `t` fail.
     pub fn stocked_out(&self, t: u32) -> bool {
         self.stockout.is_some_and(|s| s.contains(t))
     }
+}
+
+/// Returns whether `steps` are at least one band, each non-empty, in ascending order
+/// without overlap (gaps are allowed: no change there), every adjustment non-zero.
+fn steps_ok(steps: &Steps) -> bool {
+    let mut floor = 0u16;
+    for (i, s) in steps.iter().enumerate() {
+        let after_open = i > 0 && steps[i - 1].high == OPEN;
+        if after_open || s.high <= s.low || (i > 0 && s.low < floor) {
+            return false;
+        }
+        if matches!(s.adjustment, Adjustment::Change(0) | Adjustment::Percent(0)) {
+            return false;
+        }
+        floor = s.high;
+    }
+    !steps.is_empty()
 }
 
 /// Fuzzing: each option off half the time (as the lesson has it), else drawn mostly within
@@ -329,6 +500,48 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             apply_delay: u32_field(u, off.apply_delay, 0..=12)?,
             stockout,
             events,
+            check_interval: u32_field(u, off.check_interval, 1..=12)?,
+            policy: match u.int_in_range(0u8..=3)? {
+                0 | 1 => Policy::Lesson,
+                2 => Policy::TargetTracking {
+                    target: u32_field(u, 50, 1..=100)?,
+                    disable_scale_in: u.arbitrary()?,
+                },
+                _ => {
+                    let mut steps = Steps::new();
+                    let mut low = 0u16;
+                    for _ in 0..u.int_in_range(1..=4)? {
+                        let high = low.saturating_add(u.int_in_range(1..=100)?);
+                        let adjustment = match u.int_in_range(0u8..=2)? {
+                            0 => Adjustment::Change(u.int_in_range(-5..=5)?),
+                            1 => Adjustment::Percent(u.int_in_range(-60..=200)?),
+                            _ => Adjustment::Exact(u.int_in_range(0..=40)?),
+                        };
+                        let _ = steps.push(Step {
+                            low,
+                            high,
+                            adjustment,
+                        }); // at most 4
+                        low = high;
+                    }
+                    if let Some(last) = steps.last_mut() {
+                        if u.arbitrary()? {
+                            last.high = OPEN;
+                        }
+                    }
+                    Policy::Step(steps)
+                }
+            },
+            min_instances: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 0, 0..=30)?)
+            },
+            max_instances: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 0, 0..=40)?)
+            },
         })
     }
 }

@@ -3,7 +3,9 @@
 
 use crate::rng::UnitRng;
 
+use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
 use super::state::StateCounts;
+use super::{required_count, Params};
 
 /// What a scaling policy sees in one round, when the cooldown has passed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,6 +21,8 @@ pub struct Signal {
     pub counts: StateCounts,
     /// Instances asked for by earlier decisions that have not joined the group yet.
     pub in_flight: u32,
+    /// The most instance records the group can hold (its storage's capacity).
+    pub capacity: u32,
 }
 
 /// Decides how the group should change in one round.
@@ -85,6 +89,188 @@ impl ScalingPolicy for LessonPolicy {
     fn applied(&mut self, round: u32, acted: bool) {
         if acted {
             self.last_action = i64::from(round);
+        }
+    }
+}
+
+/// The instances a policy counts as the group's capacity: serving, on their way into
+/// service, and asked for (AWS counts pending instances in the desired capacity).
+fn current(s: &Signal) -> i64 {
+    i64::from(s.counts.serving()) + i64::from(s.counts.launching()) + i64::from(s.in_flight)
+}
+
+/// The in-service instances' average utilisation, in percent: demand / (serving ×
+/// capacity) × 100; with none serving, +∞ under a positive demand, else 0.
+pub fn utilization(s: &Signal, capacity: f64) -> f64 {
+    let serving = s.counts.serving();
+    if serving > 0 {
+        s.demand / (f64::from(serving) * capacity) * 100.0
+    } else if s.demand > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// AWS target tracking: the desired count is `ceil(in-service × utilisation / target)`,
+/// i.e. `ceil(demand / (capacity × target / 100))`; scale-out at once to it (pending
+/// instances and launches in flight count), scale-in only after
+/// [`TARGET_TRACKING_SCALE_IN_ROUNDS`] consecutive rounds that want fewer (then to the
+/// round's desired count), never with `disable_scale_in`. No cooldown (the lesson's
+/// `cooldown` does nothing here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TargetTracking {
+    /// The target utilisation, percent.
+    pub target: u32,
+    /// Never scale in.
+    pub disable_scale_in: bool,
+    /// Requests one instance serves.
+    pub capacity: f64,
+    below: u32,
+}
+
+impl TargetTracking {
+    /// Returns the policy with no round below target yet.
+    pub fn new(target: u32, disable_scale_in: bool, capacity: f64) -> Self {
+        Self {
+            target,
+            disable_scale_in,
+            capacity,
+            below: 0,
+        }
+    }
+
+    /// Returns the desired count for the round.
+    pub fn desired(&self, s: &Signal) -> i64 {
+        let per_instance = self.capacity * f64::from(self.target) / 100.0;
+        required_count(libm::ceil(s.demand / per_instance)).max(0)
+    }
+}
+
+impl ScalingPolicy for TargetTracking {
+    fn decide(&mut self, s: &Signal) -> i64 {
+        let (desired, have) = (self.desired(s), current(s));
+        if desired >= have || self.disable_scale_in {
+            self.below = 0;
+            return desired.saturating_sub(have).max(0);
+        }
+        self.below += 1;
+        if self.below < TARGET_TRACKING_SCALE_IN_ROUNDS {
+            return 0;
+        }
+        self.below = 0;
+        desired - have
+    }
+}
+
+/// AWS step scaling: once `cooldown` rounds have passed since its last action, the band
+/// of [`Steps`] the utilisation ([`utilization`]) is in applies its adjustment to the
+/// current capacity (serving, pending and in flight); no band, no change.
+#[derive(Clone, Copy, Debug)]
+pub struct StepPolicy<'a> {
+    /// The bands.
+    pub steps: &'a Steps,
+    /// Requests one instance serves.
+    pub capacity: f64,
+    /// Rounds after an action before the next decision.
+    pub cooldown: u32,
+    last_action: i64,
+}
+
+impl<'a> StepPolicy<'a> {
+    /// Returns the policy with no action taken yet.
+    pub fn new(steps: &'a Steps, capacity: f64, cooldown: u32) -> Self {
+        Self {
+            steps,
+            capacity,
+            cooldown,
+            last_action: -i64::from(cooldown),
+        }
+    }
+}
+
+/// AWS's rounding of a percent change: above 1 down, in (0, 1) up to 1; negative alike.
+fn percent_change(current: i64, percent: i16) -> i64 {
+    let x = current as f64 * f64::from(percent) / 100.0;
+    if x >= 1.0 {
+        libm::floor(x) as i64
+    } else if x > 0.0 {
+        1
+    } else if x <= -1.0 {
+        libm::ceil(x) as i64
+    } else if x < 0.0 {
+        -1
+    } else {
+        0
+    }
+}
+
+impl ScalingPolicy for StepPolicy<'_> {
+    fn decide(&mut self, s: &Signal) -> i64 {
+        if i64::from(s.round) - self.last_action < i64::from(self.cooldown) {
+            return 0;
+        }
+        let u = utilization(s, self.capacity);
+        let band = self.steps.iter().find(|b| b.holds(u));
+        let have = current(s);
+        match band.map(|b| b.adjustment) {
+            None => 0,
+            Some(Adjustment::Change(n)) => i64::from(n),
+            Some(Adjustment::Percent(p)) => percent_change(have, p),
+            Some(Adjustment::Exact(n)) => i64::from(n) - have,
+        }
+    }
+
+    fn applied(&mut self, round: u32, acted: bool) {
+        if acted {
+            self.last_action = i64::from(round);
+        }
+    }
+}
+
+/// The policy `params.lifecycle.policy` names, built from `params`.
+pub(crate) enum Chosen<'a> {
+    Lesson(LessonPolicy),
+    Target(TargetTracking),
+    Step(StepPolicy<'a>),
+}
+
+impl<'a> Chosen<'a> {
+    pub(crate) fn of(params: &'a Params) -> Self {
+        match &params.lifecycle.policy {
+            Policy::Lesson => Chosen::Lesson(LessonPolicy::new(
+                params.lifecycle.count_pending,
+                params.cooldown,
+            )),
+            Policy::TargetTracking {
+                target,
+                disable_scale_in,
+            } => Chosen::Target(TargetTracking::new(
+                *target,
+                *disable_scale_in,
+                params.capacity,
+            )),
+            Policy::Step(steps) => {
+                Chosen::Step(StepPolicy::new(steps, params.capacity, params.cooldown))
+            }
+        }
+    }
+}
+
+impl ScalingPolicy for Chosen<'_> {
+    fn decide(&mut self, s: &Signal) -> i64 {
+        match self {
+            Chosen::Lesson(p) => p.decide(s),
+            Chosen::Target(p) => p.decide(s),
+            Chosen::Step(p) => p.decide(s),
+        }
+    }
+
+    fn applied(&mut self, round: u32, acted: bool) {
+        match self {
+            Chosen::Lesson(p) => p.applied(round, acted),
+            Chosen::Target(p) => p.applied(round, acted),
+            Chosen::Step(p) => p.applied(round, acted),
         }
     }
 }

@@ -1,0 +1,226 @@
+//! `--demand-file FILE`: a run's demand from a CSV, one row a round.
+//!
+//! Accepted: one column of numbers (no header), or a header row and any columns one of
+//! which is named `demand` (a `round` column, if there is one, must count 0, 1, 2, …): the
+//! CSV of `capsim trace autoscale --format csv` feeds back in as printed. `-` reads stdin.
+//! Blank lines are skipped; `\r\n` line ends are accepted.
+//!
+//! The read is bounded: a regular file over [`MAX_DEMAND_BYTES`] is refused before it is
+//! opened for reading, and any input (stdin, a FIFO) stops at that many bytes plus one, or
+//! at [`MAX_DEMAND_ROWS`] rows plus one, whichever comes first. This is the demand file's
+//! own small reader; the formula files' bounded reader (`input.rs`) may absorb it.
+
+use std::io::{BufRead, BufReader, Read};
+
+use capsim_core::autoscale::MAX_ROUNDS;
+
+/// The most rows (rounds) a demand file may hold: a run's most rounds.
+pub const MAX_DEMAND_ROWS: usize = MAX_ROUNDS as usize;
+/// The most bytes a demand file may hold: 64 bytes a row at the most rows.
+pub const MAX_DEMAND_BYTES: u64 = 64 * MAX_DEMAND_ROWS as u64;
+/// The longest line read (a trace row is under 200 bytes).
+const MAX_LINE: usize = 4096;
+
+/// Reads the demand file `path` (`-`: stdin); the error is one line,
+/// `--demand-file PATH: line L: what`.
+pub fn load(path: &str) -> Result<Vec<f64>, String> {
+    let fail = |what: String| format!("--demand-file {path}: {what}");
+    if path == "-" {
+        return parse(std::io::stdin().lock(), MAX_DEMAND_BYTES).map_err(fail);
+    }
+    let meta = std::fs::metadata(path).map_err(|e| fail(io_text(&e)))?;
+    if meta.is_dir() {
+        return Err(fail("is a directory".into()));
+    }
+    if meta.is_file() && meta.len() > MAX_DEMAND_BYTES {
+        return Err(fail(format!(
+            "{} bytes; at most {MAX_DEMAND_BYTES} are accepted",
+            meta.len()
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|e| fail(io_text(&e)))?;
+    parse(file, MAX_DEMAND_BYTES).map_err(fail)
+}
+
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Parses demand rows from `input`, reading at most `limit + 1` bytes.
+pub fn parse(input: impl Read, limit: u64) -> Result<Vec<f64>, String> {
+    let mut reader = BufReader::new(input.take(limit + 1));
+    let mut line = Vec::new();
+    let mut read: u64 = 0;
+    let mut number = 0usize;
+    // The demand column and the round column, once the first line is known.
+    let mut columns: Option<(usize, Option<usize>)> = None;
+    let mut values = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| format!("line {}: {e}", number + 1))?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        if read > limit {
+            return Err(format!("more than {limit} bytes"));
+        }
+        number += 1;
+        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+            return Err(format!("line {number}: longer than {MAX_LINE} bytes"));
+        }
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| format!("line {number}: not UTF-8 text"))?
+            .trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+        let (demand, round) = match columns {
+            Some(c) => c,
+            None => {
+                let c = header(&fields, number)?;
+                columns = Some(c.0);
+                if c.1 {
+                    continue; // the header row
+                }
+                c.0
+            }
+        };
+        let field = |i: usize| {
+            fields.get(i).copied().ok_or_else(|| {
+                format!(
+                    "line {number}: {} columns, the header has more",
+                    fields.len()
+                )
+            })
+        };
+        let d = field(demand)?;
+        let v: f64 = d
+            .parse()
+            .map_err(|_| format!("line {number}: not a number: '{}'", escape(d)))?;
+        if !v.is_finite() {
+            return Err(format!(
+                "line {number}: not a finite number: '{}'",
+                escape(d)
+            ));
+        }
+        if let Some(r) = round {
+            let r = field(r)?;
+            if r.parse::<u64>().ok() != Some(values.len() as u64) {
+                return Err(format!(
+                    "line {number}: round '{}' where round {} was expected",
+                    escape(r),
+                    values.len()
+                ));
+            }
+        }
+        if values.len() == MAX_DEMAND_ROWS {
+            return Err(format!("more than {MAX_DEMAND_ROWS} rows (rounds)"));
+        }
+        values.push(v);
+    }
+    if values.is_empty() {
+        return Err("no demand rows".into());
+    }
+    Ok(values)
+}
+
+/// Reads the first non-blank line: the demand and round columns, and whether it is a header.
+fn header(fields: &[&str], number: usize) -> Result<((usize, Option<usize>), bool), String> {
+    let numeric = fields.iter().all(|f| f.parse::<f64>().is_ok());
+    if numeric {
+        if fields.len() != 1 {
+            return Err(format!(
+                "line {number}: {} columns without a header (one column, or a header naming 'demand')",
+                fields.len()
+            ));
+        }
+        return Ok(((0, None), false));
+    }
+    let demand = match fields.iter().position(|f| *f == "demand") {
+        Some(i) => i,
+        None if fields.len() == 1 => 0,
+        None => {
+            return Err(format!(
+                "line {number}: the header names no 'demand' column"
+            ))
+        }
+    };
+    Ok(((demand, fields.iter().position(|f| *f == "round")), true))
+}
+
+/// Escapes control and invisible characters of a field quoted in an error.
+fn escape(s: &str) -> String {
+    let s: String = s.chars().take(40).collect();
+    s.escape_debug().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<f64>, String> {
+        parse(text.as_bytes(), MAX_DEMAND_BYTES)
+    }
+
+    #[test]
+    fn one_column_a_header_or_a_trace() {
+        assert_eq!(read("900\n919.5\n").unwrap(), [900.0, 919.5]);
+        assert_eq!(read("demand\r\n-3\r\n\r\n4\r\n").unwrap(), [-3.0, 4.0]);
+        assert_eq!(read("round,demand\n0,1\n1,2\n").unwrap(), [1.0, 2.0]);
+        assert_eq!(
+            read("round,demand,size\n0,5,1\n1,6,1\n").unwrap(),
+            [5.0, 6.0]
+        );
+    }
+
+    #[test]
+    fn bad_rows_name_their_line() {
+        let e = read("demand\n1\n2\nabc\n").unwrap_err();
+        assert_eq!(e, "line 4: not a number: 'abc'");
+        assert_eq!(
+            read("1,2\n").unwrap_err(),
+            "line 1: 2 columns without a header (one column, or a header naming 'demand')"
+        );
+        assert_eq!(
+            read("round,size\n0,1\n").unwrap_err(),
+            "line 1: the header names no 'demand' column"
+        );
+        assert_eq!(
+            read("round,demand\n0,1\n2,1\n").unwrap_err(),
+            "line 3: round '2' where round 1 was expected"
+        );
+        assert_eq!(
+            read("inf\n").unwrap_err(),
+            "line 1: not a number: 'inf'".replace("not a number", "not a finite number")
+        );
+        assert_eq!(read("\n\n").unwrap_err(), "no demand rows");
+        assert_eq!(
+            read("1\n\u{7}\n").unwrap_err(),
+            "line 2: not a number: '\\u{7}'"
+        );
+    }
+
+    #[test]
+    fn the_read_stops_at_its_limit() {
+        // 10 bytes accepted: the 11th ends the read, however long the input.
+        let long = std::io::repeat(b'1').take(1 << 30);
+        assert_eq!(parse(long, 10).unwrap_err(), "more than 10 bytes");
+        assert_eq!(
+            parse("1\n2\n3\n4\n5\n".as_bytes(), 10).unwrap(),
+            [1.0, 2.0, 3.0, 4.0, 5.0]
+        );
+        assert_eq!(
+            parse("1\n2\n3\n4\n5\n6".as_bytes(), 10).unwrap_err(),
+            "more than 10 bytes"
+        );
+    }
+}
