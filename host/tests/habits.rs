@@ -217,6 +217,7 @@ const AUTOSCALE_METRICS: [&str; 21] = [
     "evaluations",
     "failed_evaluations",
     "target_changes",
+    "clamped_rounds",
 ];
 
 #[test]
