@@ -195,7 +195,7 @@ fn lesson_without_a_name_lists_the_lessons() {
 }
 
 /// The autoscale table's metrics, as the README's glossary lists them.
-const AUTOSCALE_METRICS: [&str; 21] = [
+const AUTOSCALE_METRICS: [&str; 22] = [
     "min_size",
     "max_size",
     "max_launching",
