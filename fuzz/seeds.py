@@ -117,6 +117,14 @@ CORPUS = {
                     protected=256, reclaim="stop", restart_rounds=6, check_latency=7,
                     apply_delay=64),
     },
+    "formula_lifecycle": {
+        # which example formula, the evaluation interval (5 + n % 60), the group, its lifecycle
+        "demand-lesson-day": b"\x02" + b"\x0a\x00" + autoscale() + lifecycle(),
+        "zero-hooks-stop": b"\x0e" + b"\x00\x00" + autoscale()
+        + lifecycle(launch_hook=(3, "continue"), terminate_hook=(2, "continue"), reclaim="stop"),
+        "working-hours-stockout": b"\x0b" + b"\x3b\x00" + autoscale(rounds=400) + lifecycle(
+            stockout=(10, 60), protected=4, events=[(5, "standby", 2)], apply_delay=3),
+    },
     "bulkhead": {
         "lesson-shared-healthy": bulkhead(),
         "lesson-partitioned-slowdown": bulkhead(split=24, mode="slowdown"),

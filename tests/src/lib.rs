@@ -58,11 +58,52 @@ fn window(tape: &[RoundState], from: i64, to: i64, f: impl Fn(&RoundState) -> u3
         .sum()
 }
 
+/// Asserts that a successful run of `p` that gave `m` and reported `tape` (every round's
+/// snapshot) adds up, whatever drives it (the threshold policy or a formula): one snapshot
+/// a round, the state counts add up to the group, and the billed, idle, launched, restarted
+/// and failed-launch metrics are the per-round figures summed, the group's extremes and
+/// under-capacity rounds the rounds' own. The `formula_lifecycle` fuzz target's oracle, and
+/// part of [`check_lifecycle_run`]'s.
+pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
+    assert_eq!(tape.len(), p.rounds as usize, "{p:?}");
+    let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
+    for s in tape {
+        assert_eq!(s.counts.total(), s.size, "{p:?} round {}", s.round);
+        let b = s.size - s.counts.get(State::Stopped);
+        billed += u64::from(b);
+        idle += u64::from(b - s.counts.serving() + s.entered_service);
+        serving += u64::from(s.counts.serving());
+    }
+    assert_eq!(m.billed_rounds, billed, "{p:?}");
+    assert_eq!(m.idle_billed_rounds, idle, "{p:?}");
+    assert!(m.billed_rounds >= serving);
+    let sum = |f: fn(&RoundState) -> u64| tape.iter().map(f).sum::<u64>();
+    assert_eq!(
+        u64::from(m.launched),
+        sum(|s| u64::from(s.launched)),
+        "{p:?}"
+    );
+    assert_eq!(
+        u64::from(m.restarts_from_stopped),
+        sum(|s| u64::from(s.restarted))
+    );
+    assert_eq!(m.failed_launches, sum(|s| u64::from(s.failed)), "{p:?}");
+    let sizes = || tape.iter().map(|s| s.size);
+    assert_eq!(m.max_size, sizes().max().unwrap_or(0), "{p:?}");
+    // The lesson's minimum starts at `min_size_start` (99: it never exceeds 99).
+    assert_eq!(
+        Some(m.min_size),
+        sizes().chain([p.min_size_start]).min(),
+        "{p:?}"
+    );
+}
+
 /// Asserts the lifecycle's invariants on a successful run of `p` that gave `m` and reported
 /// `tape` (every round's snapshot): the state counts add up, hook waits end by their timeout,
 /// and the billing and counting metrics are the per-round figures summed. Shared by the
 /// random-parameter test (`tests/lifecycle.rs`) and the `lifecycle` fuzz target.
 pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
+    check_round_sums(p, tape, m);
     let l = &p.lifecycle;
     assert_eq!(tape.len(), p.rounds as usize, "{p:?}");
     let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
