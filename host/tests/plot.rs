@@ -536,19 +536,19 @@ fn a_failed_run_is_named_even_with_nothing_swept() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let path = dir.join("hook.svg");
     let p = path.to_str().unwrap();
-    // A 360-round launch hook outgrows the group's capacity in the lesson's run.
+    // Demand for 30,000 instances outgrows the host's group (16,384) in round 0.
     for args in [
-        vec!["plot", "autoscale", "--launch-hook", "360", "-o", p],
+        vec!["plot", "autoscale", "--demand-base", "3000000", "-o", p],
         vec![
             "plot",
             "autoscale",
-            "--launch-hook",
-            "360",
+            "--demand-base",
+            "3000000",
             "--summary",
             "-o",
             p,
         ],
-        vec!["autoscale", "--launch-hook", "360"],
+        vec!["autoscale", "--demand-base", "3000000"],
     ] {
         let err = one_line_error(&args);
         assert!(
@@ -559,8 +559,8 @@ fn a_failed_run_is_named_even_with_nothing_swept() {
     let err = one_line_error(&[
         "plot",
         "autoscale",
-        "--launch-hook",
-        "360",
+        "--demand-base",
+        "3000000",
         "--threshold",
         "2,5",
         "-o",
@@ -571,7 +571,7 @@ fn a_failed_run_is_named_even_with_nothing_swept() {
         "{err}"
     );
     // A trace is one run: its message needs no name, and has no empty one.
-    let err = one_line_error(&["trace", "autoscale", "--launch-hook", "360"]);
+    let err = one_line_error(&["trace", "autoscale", "--demand-base", "3000000"]);
     assert!(
         !err.starts_with("error: :") && !err.contains(": :"),
         "{err}"

@@ -187,7 +187,7 @@ fn a_failing_run_in_a_shard_is_reported_as_the_whole_grid_reports_it() {
         "--rounds",
         "1",
         "--capacity",
-        "100,1",
+        "100,0.01",
         "--seed",
         "1..=10",
         "--format",
@@ -197,7 +197,7 @@ fn a_failing_run_in_a_shard_is_reported_as_the_whole_grid_reports_it() {
     assert_eq!(whole.status.code(), Some(2));
     let whole_err = String::from_utf8(whole.stderr).unwrap();
     assert!(
-        whole_err.starts_with("error: run capacity=1 seed=1: "),
+        whole_err.starts_with("error: run capacity=0.01 seed=1: "),
         "{whole_err}"
     );
     let mut joined = Vec::new();
@@ -213,7 +213,10 @@ fn a_failing_run_in_a_shard_is_reported_as_the_whole_grid_reports_it() {
     assert_eq!(String::from_utf8(third.stderr).unwrap(), whole_err);
     // Shard 4 names its own first run, as the whole grid would had it got there.
     let err = one_line_error(&[&grid[..], &["--shard", "4/4"]].concat());
-    assert!(err.starts_with("error: run capacity=1 seed=6: "), "{err}");
+    assert!(
+        err.starts_with("error: run capacity=0.01 seed=6: "),
+        "{err}"
+    );
 }
 
 /// A bad parameter anywhere in the grid is refused by every shard before any output.

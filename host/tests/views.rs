@@ -68,6 +68,20 @@ fn autoscale_values(key: &str) -> Vec<String> {
                 .map(|f| formula(f))
                 .collect()
         }
+        "min_instances" => &["0", "10", "30"],
+        "max_instances" => &["0", "12", "18"],
+        "check_interval" => &["2", "10080"],
+        // `step` alone is an error (it needs `--steps`), so it is not a value to set alone.
+        "policy" => &["target-tracking"],
+        "target_utilization" => &["1", "80", "100"],
+        "disable_scale_in" => &["yes"],
+        "steps" => &["..40:-1/80..120:+2/120..:+30%", "..50:=3/50..:+100%"],
+        "demand_file" => {
+            return ["flash-crowd.csv", "slow-ramp.csv"]
+                .iter()
+                .map(|f| format!("{}/../examples/demand/{f}", env!("CARGO_MANIFEST_DIR")))
+                .collect()
+        }
         "evaluation_interval" => &["5", "10080"],
         "sample_delay" => &["0", "600"],
         "seed" => &["1", "2147483646"],
