@@ -8,7 +8,7 @@
 #   the firmware's and real boards' targets (thumbv7m-none-eabi, riscv32imac-unknown-none-elf);
 #   a nightly toolchain (minimal profile) for the fuzz targets.
 # - cargo tools: defmt-print (scripts/firmware-test.sh), cargo-fuzz.
-# - Debian packages, with apt-get (through sudo when not root):
+# - Debian packages, with apt-get (as root; some steps use sudo when not root):
 #   librsvg2-bin (rsvg-convert: the README's pictures);
 #   parallel, groff-base, zsh, fish (scripts/cli-test.sh: shards, man pages, completions);
 #   qemu-system-arm and qemu-system-misc, or qemu-system-riscv where it exists
