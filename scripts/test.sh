@@ -1,6 +1,21 @@
 #!/usr/bin/env bash
 # Runs every test and check capsim has, installing what it needs first.
 # This is the README's test command and what CI runs (.ci/run calls it).
+#
+# What it installs when missing, before the step that needs it:
+# - rustup components and targets: rustfmt, clippy, llvm-tools; thumbv7em-none-eabihf,
+#   thumbv6m-none-eabi, wasm32-unknown-unknown, wasm32-wasip1, s390x-unknown-linux-gnu and
+#   the firmware's and real boards' targets (thumbv7m-none-eabi, riscv32imac-unknown-none-elf);
+#   a nightly toolchain (minimal profile) for the fuzz targets.
+# - cargo tools: defmt-print (scripts/firmware-test.sh), cargo-fuzz.
+# - Debian packages, with apt-get (as root; some steps use sudo when not root):
+#   librsvg2-bin (rsvg-convert: the README's pictures);
+#   parallel, groff-base, zsh, fish (scripts/cli-test.sh: shards, man pages, completions);
+#   qemu-system-arm and qemu-system-misc, or qemu-system-riscv where it exists
+#   (scripts/firmware-test.sh; on Debian bookworm from bookworm-backports, whose apt source
+#   it adds);
+#   chromium (scripts/playground-test.sh; npm ci fetches playwright-core, no browser download);
+#   gcc-s390x-linux-gnu, libc6-dev-s390x-cross, qemu-user (scripts/cross-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
