@@ -1,4 +1,4 @@
-//! The evaluator: a [`Program`] over [`Inputs`] into an [`Outcome`].
+//! The evaluator: a [`Program`](super::Program) over [`Inputs`] into an [`Outcome`].
 
 use core::fmt;
 
