@@ -544,14 +544,17 @@ impl Progress for Bar {
             .with_style(style);
         // Ctrl-C clears the bar's line, then ends the command with status 130 (128 + SIGINT),
         // as the signal itself would; the rows of the windows written so far stay written.
-        static SHOWN: OnceLock<ProgressBar> = OnceLock::new();
-        if SHOWN.set(bar.clone()).is_ok() {
-            let _ = ctrlc::set_handler(|| {
-                if let Some(b) = SHOWN.get() {
-                    b.finish_and_clear();
-                }
-                std::process::exit(130);
-            });
+        #[cfg(not(target_os = "wasi"))]
+        {
+            static SHOWN: OnceLock<ProgressBar> = OnceLock::new();
+            if SHOWN.set(bar.clone()).is_ok() {
+                let _ = ctrlc::set_handler(|| {
+                    if let Some(b) = SHOWN.get() {
+                        b.finish_and_clear();
+                    }
+                    std::process::exit(130);
+                });
+            }
         }
         let _ = self.0.set(bar);
     }
