@@ -10,7 +10,7 @@ const path = require("node:path");
 const http = require("node:http");
 const { execFileSync } = require("node:child_process");
 const { chromium } = require("playwright-core");
-const { root, site, capsim, goldenLesson, goldenLessonEn, runCli, execFileSync } = require("./common.js");
+const { root, site, capsim, goldenLesson, goldenLessonEn, runCli } = require("./common.js");
 
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
 let server, base, browser, profile;

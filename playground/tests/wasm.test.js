@@ -48,7 +48,7 @@ test("wasm32: a grid of each model in each format equals the host's bytes", () =
 });
 
 test("wasm32: a failing run keeps the rows before it and ends with the CLI's error line", () => {
-  const pairs = [["model", "autoscale"], ["capacity", "100,1"], ["seed", "1..=3"], ["format", "csv"]];
+  const pairs = [["model", "autoscale"], ["capacity", "100,0.01"], ["seed", "1..=3"], ["format", "csv"]];
   const cli = runCli(pairs);
   assert.equal(cli.status, 2);
   const out = runner.run(pairs);
