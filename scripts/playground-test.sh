@@ -16,4 +16,25 @@ cargo build --release -p capsim --locked
 # The CLI for wasm32-wasip1: wasm.test.js runs scripts/cross-commands.txt with it under node's WASI.
 rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
 cargo build --release -p capsim --locked --target wasm32-wasip1
-(cd playground/tests && npm ci --no-audit --no-fund && node --test)
+cd playground/tests
+npm ci --no-audit --no-fund
+# Each test file on its own. node 20 itself sometimes dies of SIGSEGV while running
+# wasm.test.js (seen in 1 of 3 runs of a clean clone, with every assertion passing in the
+# others; not reproduced with --test-reporter=spec in 6 runs): a file whose process died of a
+# signal, with no failed assertion, runs once more, and says so. A failed assertion fails at
+# once, and a second crash fails too.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for file in *.test.js; do
+    if node --test "$file" >"$log" 2>&1; then
+        cat "$log"
+        continue
+    fi
+    cat "$log"
+    if grep -q "signal: 'SIGSEGV'" "$log" && ! grep -q "ERR_ASSERTION" "$log"; then
+        echo "# $file: node died of SIGSEGV with no failed assertion; running it once more"
+        node --test "$file"
+    else
+        exit 1
+    fi
+done
