@@ -80,6 +80,13 @@ pub trait Observer {
         let _ = state;
     }
 
+    /// Called in each round of an auto-scaling group driven by a formula in which the
+    /// formula was evaluated, just before that round's [`Observer::group_round`], with the
+    /// evaluation as Batch's `AutoScaleRun` records it.
+    fn formula_evaluation(&mut self, run: &formula::AutoScaleRun<'_>) {
+        let _ = run;
+    }
+
     /// Called after each round of a consumers run, just before `round_done`.
     fn consumers_round(&mut self, state: &consumers::RoundState) {
         let _ = state;
@@ -104,6 +111,10 @@ impl<O: Observer + ?Sized> Observer for &mut O {
 
     fn group_round(&mut self, state: &autoscale::RoundState) {
         (**self).group_round(state);
+    }
+
+    fn formula_evaluation(&mut self, run: &formula::AutoScaleRun<'_>) {
+        (**self).formula_evaluation(run);
     }
 
     fn consumers_round(&mut self, state: &consumers::RoundState) {

@@ -16,6 +16,12 @@ pub const AUTOSCALE_COLUMNS: [&str; 10] = [
     "removed",
 ];
 
+/// The columns a group driven by a formula adds after the lifecycle's states: the
+/// dedicated target after the round's decision, and whether the formula was evaluated (1)
+/// and failed (1) in the round.
+pub const AUTOSCALE_FORMULA_COLUMNS: [&str; 3] =
+    ["target_dedicated", "evaluated", "evaluation_failed"];
+
 /// The consumers columns.
 pub const CONSUMERS_COLUMNS: [&str; 5] = [
     "round",
@@ -65,15 +71,35 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
 
 /// Writes the autoscale header line (with its newline).
 pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
+    autoscale_header_for(out, false)
+}
+
+/// Writes the autoscale header line (with its newline); `formula` adds
+/// [`AUTOSCALE_FORMULA_COLUMNS`].
+pub fn autoscale_header_for<W: Write + ?Sized>(out: &mut W, formula: bool) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
     for s in State::ALL {
         write!(out, ",{}", state_column(s))?;
+    }
+    if formula {
+        out.write_char(',')?;
+        header(out, &AUTOSCALE_FORMULA_COLUMNS)?;
     }
     out.write_char('\n')
 }
 
 /// Writes one autoscale row (with its newline).
 pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
+    autoscale_row_for(out, s, false)
+}
+
+/// Writes one autoscale row (with its newline); `formula` adds
+/// [`AUTOSCALE_FORMULA_COLUMNS`].
+pub fn autoscale_row_for<W: Write + ?Sized>(
+    out: &mut W,
+    s: &autoscale::RoundState,
+    formula: bool,
+) -> fmt::Result {
     write!(out, "{},", s.round)?;
     write!(out, "{}", jsfmt::Num(s.demand))?;
     write!(
@@ -90,6 +116,15 @@ pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) 
     )?;
     for n in s.counts.0 {
         write!(out, ",{n}")?;
+    }
+    if formula {
+        write!(
+            out,
+            ",{},{},{}",
+            s.target_dedicated,
+            u8::from(s.evaluated),
+            u8::from(s.evaluation_failed)
+        )?;
     }
     out.write_char('\n')
 }
@@ -141,7 +176,8 @@ pub fn bulkhead_row<W: Write + ?Sized>(
 pub struct CsvTrace<W> {
     /// Where the rows go.
     pub out: W,
-    /// Whether a bulkhead run has a split layout (its per-pool columns).
+    /// Whether the run's layout has its extra columns: a split bulkhead's per-pool columns,
+    /// a formula group's [`AUTOSCALE_FORMULA_COLUMNS`].
     pub split: bool,
     /// The first write error, if any.
     pub result: fmt::Result,
@@ -166,7 +202,7 @@ impl<W: Write> CsvTrace<W> {
 
 impl<W: Write> crate::Observer for CsvTrace<W> {
     fn group_round(&mut self, s: &autoscale::RoundState) {
-        let r = autoscale_row(&mut self.out, s);
+        let r = autoscale_row_for(&mut self.out, s, self.split);
         self.keep(r);
     }
 

@@ -61,6 +61,108 @@ pub enum FormulaCommand {
     /// Evaluate a formula once and print the results string as Batch's EvaluateAutoScale does
     #[command(after_help = FORMULA_HELP)]
     Eval(EvalArgs),
+    /// What a group run supplies for each formula variable: sampled, read as a value, or set by the formula, with its unit
+    Variables,
+}
+
+/// How a formula meets a variable in a group run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Read-only, sampled twice a round (`$X.GetSample(…)`).
+    Sampled,
+    /// Read-only, read as a value (the pool's current count).
+    Value,
+    /// Assigned by the formula; the group applies it.
+    Set,
+    /// A flag of the run, not a variable.
+    Flag,
+}
+
+impl Kind {
+    /// The word `capsim formula variables` and the README print.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Kind::Sampled => "sampled",
+            Kind::Value => "value",
+            Kind::Set => "set",
+            Kind::Flag => "flag",
+        }
+    }
+}
+
+/// One row of the mapping from the simulator to the formula's variables.
+#[derive(Clone, Copy, Debug)]
+pub struct Variable {
+    /// The variable(s), or the flag.
+    pub name: &'static str,
+    /// How the formula meets it.
+    pub kind: Kind,
+    /// Its unit.
+    pub unit: &'static str,
+    /// What capsim supplies (or does with it).
+    pub supplied: &'static str,
+}
+
+/// The mapping from the simulator to the formula's variables (`capsim_core::autoscale`'s
+/// formula policy states each and why), in the order `capsim formula variables` and the
+/// README print it. `D` is the round's demand in requests (a negative demand read as 0), `C`
+/// the requests one instance serves in a round (`--capacity`), `R` the serving instances,
+/// `N` the nodes and `g` = ceil(D / C).
+pub const VARIABLES: &[Variable] = &[
+    Variable { name: "$CPUPercent", kind: Kind::Sampled, unit: "fraction 0-1", supplied: "min(1, D / (R·C)), the busy share of the serving instances, as Microsoft's formulas compare it (0.7, 0.2, not 70); missing when nothing serves" },
+    Variable { name: "$PendingTasks", kind: Kind::Sampled, unit: "tasks (one task = C requests)", supplied: "g, the instances the demand needs" },
+    Variable { name: "$RunningTasks, $ActiveTasks", kind: Kind::Sampled, unit: "tasks", supplied: "min(g, R), g − min(g, R)" },
+    Variable { name: "$SucceededTasks", kind: Kind::Sampled, unit: "tasks", supplied: "the round's running tasks" },
+    Variable { name: "$SampleNodeCount, $CurrentDedicatedNodes", kind: Kind::Sampled, unit: "nodes (instances)", supplied: "N = serving + booting + Standby (not leaving, not Stopped)" },
+    Variable { name: "$CurrentDedicatedNodes, $CurrentLowPriorityNodes", kind: Kind::Value, unit: "nodes", supplied: "read as a value: the current N, and 0 (--set in formula eval)" },
+    Variable { name: "$WallClockSeconds", kind: Kind::Sampled, unit: "seconds", supplied: "60·R" },
+    Variable { name: "$TaskSlotsPerNode", kind: Kind::Sampled, unit: "slots", supplied: "1" },
+    Variable { name: "every other sampled one", kind: Kind::Sampled, unit: "-", supplied: "0, not modelled: memory, disk, network, $FailedTasks, low-priority and preempted nodes" },
+    Variable { name: "$TargetDedicatedNodes", kind: Kind::Set, unit: "nodes", supplied: "the target the group is steered to every round (read: the current target); fractions truncated; a scale-out stops at the group's capacity (256 on a board, 16384 on the host) as at a pool's quota" },
+    Variable { name: "$NodeDeallocationOption", kind: Kind::Set, unit: "a word", supplied: "requeue or terminate: a removed node leaves at once; taskcompletion, retaineddata: drained one or two rounds (billed, not serving)" },
+    Variable { name: "$TargetLowPriorityNodes", kind: Kind::Set, unit: "nodes", supplied: "evaluated, not applied (one instance class)" },
+    Variable { name: "--evaluation-interval", kind: Kind::Flag, unit: "rounds (minutes)", supplied: "5 to 10080, default 15; the first evaluation in round 0, at 2026-10-01T00:00:00Z, one minute a round" },
+    Variable { name: "--sample-delay", kind: Kind::Flag, unit: "seconds", supplied: "0 to 600, default 60: a sample is available that long after it is recorded (twice a round, 30 s apart)" },
+];
+
+/// `capsim formula variables`: [`VARIABLES`] as an aligned table (variable, kind, unit,
+/// what capsim supplies).
+pub fn variables_text() -> String {
+    use std::fmt::Write as _;
+    let name_w = VARIABLES
+        .iter()
+        .map(|v| v.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let kind_w = "sampled".len() + 2;
+    let unit_w = VARIABLES
+        .iter()
+        .map(|v| v.unit.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}{}{}what capsim supplies",
+        pad("variable", name_w),
+        pad("kind", kind_w),
+        pad("unit", unit_w)
+    );
+    for v in VARIABLES {
+        let _ = writeln!(
+            out,
+            "{}{}{}{}",
+            pad(v.name, name_w),
+            pad(v.kind.word(), kind_w),
+            pad(v.unit, unit_w),
+            v.supplied
+        );
+    }
+    out.push_str("\nD: the round's demand in requests (negative read as 0); C: --capacity, requests per instance\nand round; R: serving instances; N: nodes; g = ceil(D / C). sampled: recorded twice a round,\n30 s apart (read with $X.GetSample(...)); value: read as a number; set: assigned by the formula.\n");
+    out
 }
 
 /// `capsim formula eval` flags.
@@ -111,6 +213,7 @@ pub fn run(cmd: &FormulaCommand) -> Result<String, Failure> {
             let src = read(&args.file)?;
             eval(&src, args)
         }
+        FormulaCommand::Variables => Ok(variables_text()),
     }
 }
 
@@ -245,5 +348,77 @@ fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<String, Fail
         let m = Metric::lookup(bare).ok_or_else(bad)?;
         inputs.current[m as usize] = Some(number()?);
         Ok(m.name().into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// README.md's "Formula variables and their units" table is [`VARIABLES`], row for row
+    /// (redo it from `capsim formula variables`).
+    #[test]
+    fn the_readme_variables_are_this_table() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+            .expect("README.md");
+        let rows: Vec<&str> = readme
+            .lines()
+            .skip_while(|l| *l != "| variable | kind | unit | what capsim supplies |")
+            .skip(2)
+            .take_while(|l| l.starts_with("| "))
+            .collect();
+        let want: Vec<String> = VARIABLES
+            .iter()
+            .map(|v| {
+                let name = if v.name.starts_with(['$', '-']) {
+                    format!("`{}`", v.name)
+                } else {
+                    v.name.to_string()
+                };
+                format!(
+                    "| {name} | {} | {} | {} |",
+                    v.kind.word(),
+                    v.unit,
+                    v.supplied
+                )
+            })
+            .collect();
+        assert_eq!(rows, want, "README.md's formula variables");
+    }
+
+    /// The command prints every row: its name, kind, unit and what is supplied, in order.
+    #[test]
+    fn the_command_prints_every_variable() {
+        let text = variables_text();
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("variable"));
+        for (v, line) in VARIABLES.iter().zip(lines) {
+            assert!(line.starts_with(v.name), "{line}");
+            let rest: Vec<&str> = line[v.name.len()..]
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            assert_eq!(rest, [v.kind.word(), v.unit, v.supplied], "{line}");
+        }
+        // Every read-only variable the evaluator knows that the group samples is listed by name.
+        for m in [
+            "$CPUPercent",
+            "$PendingTasks",
+            "$RunningTasks",
+            "$ActiveTasks",
+            "$SucceededTasks",
+            "$SampleNodeCount",
+            "$WallClockSeconds",
+            "$TaskSlotsPerNode",
+        ] {
+            assert!(
+                VARIABLES
+                    .iter()
+                    .any(|v| v.kind == Kind::Sampled && v.name.split(", ").any(|n| n == m)),
+                "{m}"
+            );
+            assert!(capsim_core::formula::Metric::lookup(m).is_some(), "{m}");
+        }
     }
 }

@@ -126,7 +126,9 @@ enum Command {
 const TRACE_HELP: &str = "\
 One run: every flag takes one value (a list or range of more is an error). One row per round,
 in round order. Columns: autoscale round demand required size ready booting broken launched
-replaced removed, then the instances per lifecycle state; consumers round applied reordered
+replaced removed, then the instances per lifecycle state (a --formula run adds target_dedicated
+evaluated evaluation_failed: the target after the round's decision, 1 in a round with an
+evaluation, 1 when it failed; --evaluations prints the evaluations instead); consumers round applied reordered
 busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
 event_busy for a split layout. Every format streams the rows: a table's widths are fixed by
@@ -142,6 +144,9 @@ enum TraceCommand {
         model: Flags<Autoscale>,
         #[command(flatten)]
         out: TraceArgs,
+        /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round":R,"timestamp":"...Z","results":"$TargetDedicatedNodes=...;...","error":null or "line L, col C: message"} (needs --formula; not with --format)
+        #[arg(long, conflicts_with = "format")]
+        evaluations: bool,
     },
     /// The consumers' rounds
     #[command(after_help = TRACE_HELP)]
@@ -414,7 +419,21 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         Command::Autoscale { model, run } => sweep(&model, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
-        Command::Trace(TraceCommand::Autoscale { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Autoscale {
+            model,
+            evaluations: true,
+            ..
+        }) => {
+            let p = capsim::trace::single(&model).map_err(Failure::Input)?;
+            (Autoscale::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
+            capsim::trace::write_evaluations(&p, out).map_err(|e| match e {
+                capsim::trace::Stop::Input(m) => Failure::Input(m),
+                capsim::trace::Stop::Io(e) => Failure::Io(e),
+            })
+        }
+        Command::Trace(TraceCommand::Autoscale { model, out: o, .. }) => {
+            trace(&model, o.format, out)
+        }
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
         Command::Plot(PlotCommand::Autoscale { model, out: o }) => {

@@ -6,10 +6,11 @@
 
 use std::fmt::Write as _;
 
+use capsim_core::formula::AutoScaleRun;
 use capsim_core::trace::{self, CsvTrace};
 use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
 
-use crate::models::{Autoscale, Bulkhead, Consumers, Flags, Grid, Model};
+use crate::models::{Autoscale, AutoscaleParams, Bulkhead, Consumers, Flags, Grid, Model};
 use crate::output::Format;
 
 /// A model whose single runs can be watched round by round.
@@ -25,6 +26,8 @@ pub trait Traced: Model {
 
 /// [`Observer`] behind a `dyn`: the three per-round methods.
 pub trait ObserverDyn {
+    /// See [`Observer::formula_evaluation`].
+    fn evaluation(&mut self, run: &AutoScaleRun<'_>);
     /// See [`Observer::group_round`].
     fn group(&mut self, s: &autoscale::RoundState);
     /// See [`Observer::consumers_round`].
@@ -34,6 +37,9 @@ pub trait ObserverDyn {
 }
 
 impl<O: Observer> ObserverDyn for O {
+    fn evaluation(&mut self, run: &AutoScaleRun<'_>) {
+        self.formula_evaluation(run);
+    }
     fn group(&mut self, s: &autoscale::RoundState) {
         self.group_round(s);
     }
@@ -49,6 +55,9 @@ impl<O: Observer> ObserverDyn for O {
 struct Forward<'a>(&'a mut dyn ObserverDyn);
 
 impl Observer for Forward<'_> {
+    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+        self.0.evaluation(run);
+    }
     fn group_round(&mut self, s: &autoscale::RoundState) {
         self.0.group(s);
     }
@@ -71,8 +80,12 @@ pub fn observe<M: Model>(
 }
 
 impl Traced for Autoscale {
-    fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header(out)
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        trace::autoscale_header_for(out, Self::split(p))
+    }
+    /// A formula run has the evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]).
+    fn split(p: &Self::Params) -> bool {
+        p.formula.0.is_some()
     }
 }
 
@@ -312,6 +325,60 @@ fn is_json_number(s: &str) -> bool {
         }
     }
     i == b.len()
+}
+
+/// One evaluation as a JSON Lines object, the fields of Batch's `AutoScaleRun`:
+/// `{"round":R,"timestamp":"…Z","results":"$TargetDedicatedNodes=…;…","error":null}`, the
+/// error (when it failed) as the evaluator writes it, `line L, col C: message`.
+pub fn evaluation_line(run: &AutoScaleRun<'_>) -> String {
+    let text = |s: String| serde_json::Value::String(s).to_string();
+    let timestamp = run
+        .timestamp
+        .map_or_else(|| "null".to_string(), |t| text(t.to_string()));
+    let error = match (&run.error, run.failed) {
+        (Some(e), _) => text(e.to_string()),
+        (None, true) => text("the evaluation time is past 9999-12-31".to_string()),
+        (None, false) => "null".to_string(),
+    };
+    format!(
+        "{{\"round\":{},\"timestamp\":{timestamp},\"results\":{},\"error\":{error}}}\n",
+        run.round,
+        text(run.results.to_string())
+    )
+}
+
+/// Writes each evaluation as it comes ([`evaluation_line`]), keeping the first I/O error.
+struct Evaluations<'a> {
+    out: &'a mut dyn std::io::Write,
+    error: Option<std::io::Error>,
+}
+
+impl Observer for Evaluations<'_> {
+    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(evaluation_line(run).as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// Runs `p` (a formula run: without a formula there are no evaluations, and this says so)
+/// and writes one JSON Lines object per evaluation ([`evaluation_line`]) as the run goes:
+/// the same run as its trace and its metrics row.
+pub fn write_evaluations(p: &AutoscaleParams, out: &mut dyn std::io::Write) -> Result<(), Stop> {
+    if p.formula.0.is_none() {
+        return Err(Stop::Input(
+            "--evaluations: needs --formula FILE (the lesson's policy evaluates no formula)"
+                .to_string(),
+        ));
+    }
+    let mut e = Evaluations { out, error: None };
+    let result = observe::<Autoscale>(p, &mut e);
+    if let Some(err) = e.error {
+        return Err(Stop::Io(err));
+    }
+    result.map(|_| ()).map_err(|e| Stop::Input(e.to_string()))
 }
 
 /// Re-shapes a CSV trace into `format` (CSV as it is).

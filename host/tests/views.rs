@@ -187,9 +187,11 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
         assert_eq!(s.counts.total(), s.size, "{what}");
     }
     let mut csv = String::new();
-    capsim_core::trace::autoscale_header(&mut csv).unwrap();
+    // A formula run adds the evaluation columns.
+    let formula = p.formula.0.is_some();
+    capsim_core::trace::autoscale_header_for(&mut csv, formula).unwrap();
     for s in t {
-        capsim_core::trace::autoscale_row(&mut csv, s).unwrap();
+        capsim_core::trace::autoscale_row_for(&mut csv, s, formula).unwrap();
     }
     assert_eq!(trace::csv::<Autoscale>(p).0, csv, "{what}");
 }

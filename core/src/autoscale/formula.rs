@@ -42,9 +42,11 @@
 //!   generator, so the lesson's draws are untouched.
 
 use crate::error::{Accepted, Error};
+use core::fmt;
+
 use crate::formula::{
-    evaluate, BoundedProgram, BoundedWorkspace, Deallocation, History, Inputs, Metric,
-    TimeInterval, Timestamp, DEFAULT_HISTORY, MAX_NODES, METRIC_COUNT, VECTOR_POOL,
+    evaluate, AutoScaleRun, BoundedProgram, BoundedWorkspace, Deallocation, FormulaError, History,
+    Inputs, Metric, TimeInterval, Timestamp, DEFAULT_HISTORY, MAX_NODES, METRIC_COUNT, VECTOR_POOL,
 };
 
 use super::policy::{ScalingPolicy, Signal};
@@ -78,6 +80,10 @@ pub fn check_interval(interval: u32) -> Result<(), Error> {
     }
 }
 
+/// The last evaluation of a [`FormulaPolicy`]: its round, its time and its outcome (the
+/// error, `None` when no time was left to evaluate at).
+type Last = (u32, Option<Timestamp>, Result<(), Option<FormulaError>>);
+
 /// A parsed formula driving the group. The program, history and workspace live in the
 /// caller's storage (about 205, 43 and 314 KB at the default capacities, which hold every
 /// formula within Batch's limits): a host boxes them, a board keeps smaller ones static
@@ -101,6 +107,8 @@ pub struct FormulaPolicy<
     pub failed_evaluations: u32,
     /// Successful evaluations that changed the dedicated target.
     pub target_changes: u32,
+    /// The last evaluation: its round, timestamp and error (`None` if it succeeded).
+    last: Option<Last>,
 }
 
 impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a, N, NODES, POOL> {
@@ -127,6 +135,7 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             evaluations: 0,
             failed_evaluations: 0,
             target_changes: 0,
+            last: None,
         })
     }
 
@@ -168,8 +177,8 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
         }
     }
 
-    /// Evaluates once at `now`; returns whether it succeeded.
-    fn evaluate(&mut self, now: Timestamp, nodes: u32, current: u32) -> bool {
+    /// Evaluates once at `now`; returns the error if it failed.
+    fn evaluate(&mut self, now: Timestamp, nodes: u32, current: u32) -> Result<(), FormulaError> {
         let mut inputs = Inputs::new(now, self.history);
         inputs.current[Metric::CurrentDedicatedNodes as usize] = Some(f64::from(nodes));
         inputs.current[Metric::CurrentLowPriorityNodes as usize] = Some(0.0);
@@ -184,9 +193,9 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
                     self.target = Some(n);
                 }
                 self.deallocation = out.deallocation;
-                true
+                Ok(())
             }
-            Err(_) => false,
+            Err(e) => Err(e),
         }
     }
 }
@@ -204,10 +213,14 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         }
         if s.round.is_multiple_of(self.interval) {
             self.evaluations += 1;
-            let ok = now.is_some_and(|now| self.evaluate(now, nodes, current));
-            if !ok {
+            let result = match now {
+                Some(now) => self.evaluate(now, nodes, current).map_err(Some),
+                None => Err(None),
+            };
+            if result.is_err() {
                 self.failed_evaluations += 1;
             }
+            self.last = Some((s.round, now, result));
         }
         let target = i64::from(self.target.unwrap_or(nodes));
         let have = i64::from(nodes) + i64::from(s.in_flight);
@@ -222,5 +235,32 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
             Deallocation::TaskCompletion => 1,
             Deallocation::RetainedData => 2,
         }
+    }
+
+    fn target_dedicated(&self) -> Option<u32> {
+        self.target
+    }
+
+    fn evaluation(&self, round: u32) -> Option<AutoScaleRun<'_>> {
+        let (r, timestamp, result) = self.last?;
+        (r == round).then_some(AutoScaleRun {
+            round,
+            timestamp,
+            error: result.err().flatten(),
+            failed: result.is_err(),
+            results: self,
+        })
+    }
+}
+
+impl<const N: usize, const NODES: usize, const POOL: usize> fmt::Display
+    for FormulaPolicy<'_, N, NODES, POOL>
+{
+    /// Writes the results string of the last evaluation (empty before the first).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.last.is_none() {
+            return Ok(());
+        }
+        self.ws.results(self.program).fmt(f)
     }
 }

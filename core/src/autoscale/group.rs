@@ -171,6 +171,12 @@ impl<'p> Group<'p> {
         if O::ROUNDS {
             // At most the capacity's records: fits.
             self.now.broken = self.instances.iter().filter(|o| o.broken).count() as u32;
+            self.now.target_dedicated = policy.target_dedicated().unwrap_or(0);
+            if let Some(run) = policy.evaluation(t) {
+                self.now.evaluated = true;
+                self.now.evaluation_failed = run.failed;
+                observer.formula_evaluation(&run);
+            }
         }
         observer.group_round(&self.now);
         observer.round_done(u64::from(t));

@@ -1,6 +1,7 @@
 //! The two seams a group's behaviour plugs into: the scaling policy and the health check.
 //! Their lesson implementations are [`LessonPolicy`] and [`LessonCheck`].
 
+use crate::formula::AutoScaleRun;
 use crate::rng::UnitRng;
 
 use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
@@ -41,6 +42,19 @@ pub trait ScalingPolicy {
     /// before it leaves, on top of any terminate hook; 0 (the lesson): it leaves at once.
     fn drain_rounds(&self) -> u32 {
         0
+    }
+
+    /// The dedicated target the policy steers the group to after this round's decision (a
+    /// formula policy's; `None` for a policy without one).
+    fn target_dedicated(&self) -> Option<u32> {
+        None
+    }
+
+    /// The evaluation the policy ran in `round`'s decision, if it ran one (a formula
+    /// policy's; `None` otherwise).
+    fn evaluation(&self, round: u32) -> Option<AutoScaleRun<'_>> {
+        let _ = round;
+        None
     }
 }
 

@@ -154,6 +154,13 @@ pub struct RoundState {
     /// launch-hook wait ended): counted serving in `counts`, they serve from the next round,
     /// so this round is still one of their idle billed rounds.
     pub entered_service: u32,
+    /// A formula policy's dedicated target after this round's decision (0 under any other
+    /// policy).
+    pub target_dedicated: u32,
+    /// Whether a formula was evaluated this round (see [`crate::Observer::formula_evaluation`]).
+    pub evaluated: bool,
+    /// Whether this round's evaluation failed (the group left unchanged).
+    pub evaluation_failed: bool,
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).

@@ -129,6 +129,7 @@ mod eval;
 mod history;
 mod lexer;
 mod program;
+mod run;
 mod time;
 
 use core::fmt;
@@ -137,6 +138,7 @@ pub use error::{ErrorKind, FormulaError, Snippet};
 pub use eval::{evaluate, BoundedWorkspace, Inputs, Outcome, Results, Workspace};
 pub use history::{History, DEFAULT_DELAY, DEFAULT_HISTORY, SAMPLE_PERIOD};
 pub use program::{BoundedProgram, Node, Program};
+pub use run::AutoScaleRun;
 pub use time::{TimeInterval, Timestamp, TICKS_PER_MS, TICKS_PER_SECOND};
 
 /// Batch's limit on the formula's length: 8 KB, read as 8192 bytes.
