@@ -5,12 +5,14 @@
 //! CSV of `capsim trace autoscale --format csv` feeds back in as printed. `-` reads stdin.
 //! Blank lines are skipped; `\r\n` line ends are accepted.
 //!
-//! The read is bounded: a regular file over [`MAX_DEMAND_BYTES`] is refused before it is
-//! opened for reading, and any input (stdin, a FIFO) stops at that many bytes plus one, or
-//! at [`MAX_DEMAND_ROWS`] rows plus one, whichever comes first. This is the demand file's
-//! own small reader; the formula files' bounded reader (`input.rs`) may absorb it.
+//! The read is bounded ([`crate::input::open`], [`crate::input::BoundedLines`]): a regular
+//! file over [`MAX_DEMAND_BYTES`] is refused before it is opened for reading, and any input
+//! (stdin, a character device) stops at that many bytes plus one, or at [`MAX_DEMAND_ROWS`]
+//! rows plus one, whichever comes first; a line is at most 4,096 bytes.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
+
+use crate::input::{self, BoundedLines};
 
 use capsim_core::autoscale::MAX_ROUNDS;
 
@@ -25,60 +27,18 @@ const MAX_LINE: usize = 4096;
 /// `--demand-file PATH: line L: what`.
 pub fn load(path: &str) -> Result<Vec<f64>, String> {
     let fail = |what: String| format!("--demand-file {path}: {what}");
-    if path == "-" {
-        return parse(std::io::stdin().lock(), MAX_DEMAND_BYTES).map_err(fail);
-    }
-    let meta = std::fs::metadata(path).map_err(|e| fail(io_text(&e)))?;
-    if meta.is_dir() {
-        return Err(fail("is a directory".into()));
-    }
-    if meta.is_file() && meta.len() > MAX_DEMAND_BYTES {
-        return Err(fail(format!(
-            "{} bytes; at most {MAX_DEMAND_BYTES} are accepted",
-            meta.len()
-        )));
-    }
-    let file = std::fs::File::open(path).map_err(|e| fail(io_text(&e)))?;
+    let file =
+        input::open(std::path::Path::new(path), MAX_DEMAND_BYTES).map_err(|e| fail(e.reason()))?;
     parse(file, MAX_DEMAND_BYTES).map_err(fail)
-}
-
-fn io_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// Parses demand rows from `input`, reading at most `limit + 1` bytes.
 pub fn parse(input: impl Read, limit: u64) -> Result<Vec<f64>, String> {
-    let mut reader = BufReader::new(input.take(limit + 1));
-    let mut line = Vec::new();
-    let mut read: u64 = 0;
-    let mut number = 0usize;
+    let mut lines = BoundedLines::new(input.take(limit + 1), limit, MAX_LINE);
     // The demand column and the round column, once the first line is known.
     let mut columns: Option<(usize, Option<usize>)> = None;
     let mut values = Vec::new();
-    loop {
-        line.clear();
-        let n = (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| format!("line {}: {e}", number + 1))?;
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        if read > limit {
-            return Err(format!("more than {limit} bytes"));
-        }
-        number += 1;
-        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            return Err(format!("line {number}: longer than {MAX_LINE} bytes"));
-        }
-        let text = std::str::from_utf8(&line)
-            .map_err(|_| format!("line {number}: not UTF-8 text"))?
-            .trim_end_matches(['\n', '\r']);
+    while let Some((number, text)) = lines.next_line().map_err(|e| e.to_string())? {
         if text.trim().is_empty() {
             continue;
         }

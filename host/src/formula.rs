@@ -6,9 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use capsim_core::formula::{
-    evaluate, Deallocation, History, Inputs, Metric, Program, TimeInterval, Timestamp, Workspace,
-    DEFAULT_HISTORY, MAX_HEIGHT, MAX_NESTING, MAX_NODES, MAX_PREFIX, MAX_SOURCE_BYTES,
-    MAX_STATEMENTS, MAX_VARIABLES, MAX_VECTOR_LITERAL, METRIC_COUNT, TICKS_PER_SECOND, VECTOR_POOL,
+    evaluate, Deallocation, FormulaError, History, Inputs, Metric, Program, TimeInterval,
+    Timestamp, Workspace, DEFAULT_HISTORY, MAX_HEIGHT, MAX_NESTING, MAX_NODES, MAX_PREFIX,
+    MAX_SOURCE_BYTES, MAX_STATEMENTS, MAX_VARIABLES, MAX_VECTOR_LITERAL, METRIC_COUNT,
+    TICKS_PER_SECOND, VECTOR_POOL,
 };
 
 use crate::input::{read_bounded, InputError};
@@ -29,11 +30,12 @@ samples (\"abc\" + 1, a string target), with its line and column.
 Values: $CPUPercent is a fraction from 0 to 1, as in every Microsoft example (their prose
 says \"70 percent\", their formulas compare with 0.7): a formula comparing it with 70 never
 scales out. time().weekday is ISO 8601's: 1 = Monday ... 7 = Sunday. time(\"\") is now.
-A formula that breaks the grammar or a limit exits with status 2 and one line: error: line L,
-col C: message. FILE must be a regular file (or a character device); a directory, a FIFO or a
-missing file is one line and status 2; at most 8193 bytes are read.
+A formula that breaks the grammar or a limit exits with status 2 and one line, as compilers
+print it: FILE:LINE:COL: error: message. FILE must be a regular file (or a character device),
+or - for standard input (<stdin>:LINE:COL in errors); a directory, a FIFO or a missing file is
+one line and status 2; at most 8193 bytes are read.
 eval: an evaluation that fails (e.g. insufficient sample data) exits with status 1 and one
-line; nothing is printed on stdout.";
+line, FILE:LINE:COL: error: message; nothing is printed on stdout.";
 
 /// The figures [`FORMULA_HELP`] states, in its order (checked against the text by tests).
 pub const FORMULA_HELP_FIGURES: [usize; 10] = [
@@ -55,7 +57,7 @@ pub enum FormulaCommand {
     /// Parse a formula file and check Batch's limits; silent on success
     #[command(after_help = FORMULA_HELP)]
     Check {
-        /// The formula file (UTF-8)
+        /// The formula file (UTF-8; - reads standard input)
         file: PathBuf,
     },
     /// Evaluate a formula once and print the results string as Batch's EvaluateAutoScale does
@@ -168,7 +170,7 @@ pub fn variables_text() -> String {
 /// `capsim formula eval` flags.
 #[derive(clap::Args, Debug)]
 pub struct EvalArgs {
-    /// The formula file (UTF-8)
+    /// The formula file (UTF-8; - reads standard input)
     pub file: PathBuf,
     /// The evaluation time, returned by time() and ending every sample window (RFC 3339, e.g. 2016-10-13T19:18:47.805Z, or RFC 1123)
     #[arg(long, value_name = "TIME", default_value = DEFAULT_AT)]
@@ -206,7 +208,7 @@ pub fn run(cmd: &FormulaCommand) -> Result<String, Failure> {
     match cmd {
         FormulaCommand::Check { file } => {
             let src = read(file)?;
-            parse(&src)?;
+            parse(file, &src)?;
             Ok(String::new())
         }
         FormulaCommand::Eval(args) => {
@@ -223,27 +225,51 @@ fn read(path: &Path) -> Result<String, Failure> {
         Failure::Input(match e {
             InputError::TooLong { .. } => format!(
                 "{}: the formula is longer than 8 KB ({MAX_SOURCE_BYTES} bytes), Batch's limit",
-                path.display()
+                crate::input::display_name(path)
             ),
             e => e.to_string(),
         })
     })
 }
 
-fn parse(src: &str) -> Result<Box<Program>, Failure> {
+fn parse(path: &Path, src: &str) -> Result<Box<Program>, Failure> {
     let mut program = Box::new(Program::new());
     // The core checks the 8 KB and 100-statement limits and names them in its error.
     program
         .parse(src)
-        .map_err(|e| Failure::Input(e.to_string()))?;
+        .map_err(|e| Failure::Input(located(path, &e)))?;
     Ok(program)
+}
+
+/// A formula's error as compilers print it, so that editors jump to it:
+/// `PATH:LINE:COL: error: message` (`<stdin>:4:24: error: …` for `-`), the whole line.
+pub fn located(path: &Path, e: &FormulaError) -> String {
+    format!(
+        "{}:{}:{}: error: {}",
+        crate::input::display_name(path),
+        e.line,
+        e.col,
+        e.kind
+    )
+}
+
+/// Returns whether `line` is an error as [`located`] writes it (`PATH:L:C: error: …`):
+/// printed as it is, without the `error: ` other messages start with.
+pub fn is_located(line: &str) -> bool {
+    let Some((head, _)) = line.split_once(": error: ") else {
+        return false;
+    };
+    let mut parts = head.rsplitn(3, ':');
+    let number =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    number(parts.next()) && number(parts.next()) && parts.next().is_some_and(|p| !p.is_empty())
 }
 
 const SAMPLE_ACCEPTED: &str = "NAME=V1:V2:... with NAME a read-only variable ($CPUPercent, $PendingTasks, ...) and at most 240 numbers";
 
 /// Evaluates `src` once with the flags' inputs.
 pub fn eval(src: &str, args: &EvalArgs) -> Result<String, Failure> {
-    let program = parse(src)?;
+    let program = parse(&args.file, src)?;
     let now = Timestamp::parse(&args.at).ok_or_else(|| {
         Failure::Input(format!(
             "--at: accepted values are RFC 3339 times such as 2016-10-13T19:18:47.805Z (or RFC 1123), got '{}'",
@@ -312,7 +338,7 @@ pub fn eval(src: &str, args: &EvalArgs) -> Result<String, Failure> {
     let mut ws = Box::new(Workspace::new(args.seed));
     match evaluate(&program, &inputs, &mut ws) {
         Ok(out) => Ok(format!("{out}\n")),
-        Err(e) => Err(Failure::Evaluation(e.to_string())),
+        Err(e) => Err(Failure::Evaluation(located(&args.file, &e))),
     }
 }
 
@@ -384,6 +410,26 @@ mod tests {
             })
             .collect();
         assert_eq!(rows, want, "README.md's formula variables");
+    }
+
+    #[test]
+    fn located_errors_are_recognised() {
+        for yes in [
+            "a.formula:4:24: error: x",
+            "<stdin>:1:1: error: y",
+            "C:/f:2:3: error: z",
+        ] {
+            assert!(is_located(yes), "{yes}");
+        }
+        for no in [
+            "error: a: line 1, col 2: x",
+            "a:4: error: x",
+            ":1:2: error: x",
+            "a:1:x: error: y",
+            "a:1:2: warning: y",
+        ] {
+            assert!(!is_located(no), "{no}");
+        }
     }
 
     /// The command prints every row: its name, kind, unit and what is supplied, in order.

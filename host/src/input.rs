@@ -1,9 +1,11 @@
 //! Input files read with a bound: at most the limit plus one byte, never the whole file.
 //!
 //! Every flag that takes a file (`capsim formula check|eval FILE`, `capsim autoscale
-//! --formula FILE`, and any later one such as a demand file) reads it through
-//! [`read_bounded`], so `/dev/zero` or a 1 GB file ends at once with one line, and a
-//! directory, a FIFO, a socket or a missing file is one clear line too. The caller turns the
+//! --formula FILE`, `--demand-file FILE`, `capsim summary FILE…`) reads it through
+//! [`read_bounded`] (a whole small file) or [`open`] and [`BoundedLines`] (a file read line
+//! by line), so `/dev/zero` or a 1 GB file ends at once with one line, and a directory, a
+//! FIFO, a socket or a missing file is one clear line too. `-` is standard input (read
+//! with the same bound; a pipe there is what `-` is for). The caller turns the
 //! [`InputError`] into its flag's message (its `Display` is `PATH: what went wrong`).
 //!
 //! ```
@@ -34,6 +36,15 @@ pub enum InputError {
         /// What it is instead, e.g. `a directory`.
         what: &'static str,
     },
+    /// A regular file of `len` bytes, over the `limit`: refused before it is read.
+    TooBig {
+        /// The path as given.
+        path: PathBuf,
+        /// The file's length.
+        len: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The file has more than `limit` bytes (only `limit + 1` were read).
     TooLong {
         /// The path as given.
@@ -55,24 +66,43 @@ pub enum InputError {
     },
 }
 
-impl fmt::Display for InputError {
-    /// Writes `PATH: reason`, one line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl InputError {
+    /// The path as given.
+    pub fn path(&self) -> &Path {
         match self {
-            InputError::Missing { path } => write!(f, "{}: no such file", path.display()),
-            InputError::NotAFile { path, what } => {
-                write!(f, "{}: is {what}, not a file", path.display())
-            }
-            InputError::TooLong { path, limit } => write!(
-                f,
-                "{}: longer than the limit of {limit} bytes",
-                path.display()
-            ),
-            InputError::NotUtf8 { path } => write!(f, "{}: not UTF-8 text", path.display()),
-            InputError::Io { path, error } => {
-                write!(f, "{}: cannot read: {error}", path.display())
-            }
+            InputError::Missing { path }
+            | InputError::NotAFile { path, .. }
+            | InputError::TooBig { path, .. }
+            | InputError::TooLong { path, .. }
+            | InputError::NotUtf8 { path }
+            | InputError::Io { path, .. } => path,
         }
+    }
+
+    /// What went wrong, without the path (`no such file`).
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Missing { .. } => "no such file".to_string(),
+            InputError::NotAFile { what, .. } => format!("is {what}, not a file"),
+            InputError::TooBig { len, limit, .. } => {
+                format!("{len} bytes; at most {limit} are accepted")
+            }
+            InputError::TooLong { limit, .. } => format!("longer than the limit of {limit} bytes"),
+            InputError::NotUtf8 { .. } => "not UTF-8 text".to_string(),
+            InputError::Io { error, .. }
+                if error.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                "permission denied".to_string()
+            }
+            InputError::Io { error, .. } => format!("cannot read: {error}"),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    /// Writes `PATH: reason`, one line (`<stdin>` for `-`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", display_name(self.path()), self.reason())
     }
 }
 
@@ -101,13 +131,49 @@ fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
     None
 }
 
-/// Reads the UTF-8 text of the file at `path`, reading at most `limit + 1` bytes.
+/// The name of standard input in messages, as compilers print it.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Returns whether `path` is `-`, standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Returns the name to print for `path`: [`STDIN_NAME`] for `-`, else the path as given.
+pub fn display_name(path: &Path) -> String {
+    if is_stdin(path) {
+        STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads the UTF-8 text of the file at `path` (`-`: standard input), reading at most
+/// `limit + 1` bytes.
 ///
 /// Refuses, before opening, a directory, a FIFO, a socket and a block device; reads
 /// regular files and character devices (`/dev/zero` ends after `limit + 1` bytes with
 /// [`InputError::TooLong`]). A file of exactly `limit` bytes is read whole.
 pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
     let owned = || path.to_path_buf();
+    if is_stdin(path) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|error| InputError::Io {
+                path: owned(),
+                error,
+            })?;
+        if bytes.len() > limit {
+            return Err(InputError::TooLong {
+                path: owned(),
+                limit,
+            });
+        }
+        return String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() });
+    }
     let meta = std::fs::metadata(path).map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => InputError::Missing { path: owned() },
         _ => InputError::Io {
@@ -139,4 +205,184 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
         });
     }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() })
+}
+
+/// Opens `path` (`-`: standard input) for a read of at most `limit` bytes: refuses a
+/// directory, a FIFO, a socket or a block device as [`read_bounded`] does, and a regular
+/// file longer than `limit` before reading it ([`InputError::TooBig`]); the reader returned
+/// stops after `limit + 1` bytes, so [`BoundedLines`] can tell an input over the limit.
+pub fn open(path: &Path, limit: u64) -> Result<Box<dyn Read>, InputError> {
+    let owned = || path.to_path_buf();
+    if is_stdin(path) {
+        return Ok(Box::new(std::io::stdin().take(limit.saturating_add(1))));
+    }
+    let meta = std::fs::metadata(path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => InputError::Missing { path: owned() },
+        _ => InputError::Io {
+            path: owned(),
+            error,
+        },
+    })?;
+    if let Some(what) = kind_of(&meta) {
+        return Err(InputError::NotAFile {
+            path: owned(),
+            what,
+        });
+    }
+    if meta.is_file() && meta.len() > limit {
+        return Err(InputError::TooBig {
+            path: owned(),
+            len: meta.len(),
+            limit,
+        });
+    }
+    let file = std::fs::File::open(path).map_err(|error| InputError::Io {
+        path: owned(),
+        error,
+    })?;
+    Ok(Box::new(file.take(limit.saturating_add(1))))
+}
+
+/// Why a line could not be read ([`BoundedLines`]); `Display` is `line N: what` (or the
+/// whole input's limit).
+#[derive(Debug)]
+pub enum LineError {
+    /// The input has more than `limit` bytes.
+    TooLong {
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Line `number` is longer than `max` bytes.
+    LineTooLong {
+        /// The 1-based line number.
+        number: usize,
+        /// The longest line accepted, in bytes.
+        max: usize,
+    },
+    /// Line `number` is not UTF-8.
+    NotUtf8 {
+        /// The 1-based line number.
+        number: usize,
+    },
+    /// Reading line `number` failed.
+    Io {
+        /// The 1-based line number.
+        number: usize,
+        /// The operating system's error.
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::TooLong { limit } => write!(f, "more than {limit} bytes"),
+            LineError::LineTooLong { number, max } => {
+                write!(f, "line {number}: longer than {max} bytes")
+            }
+            LineError::NotUtf8 { number } => write!(f, "line {number}: not UTF-8 text"),
+            LineError::Io { number, error } => write!(f, "line {number}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Lines of an input, read with two bounds: at most `limit` bytes in all (the input should
+/// stop after `limit + 1`, as [`open`]'s reader does) and `max_line` bytes a line; a line's
+/// end (`\n`, `\r\n`) is not part of it.
+pub struct BoundedLines<R> {
+    reader: std::io::BufReader<R>,
+    line: Vec<u8>,
+    read: u64,
+    limit: u64,
+    max_line: usize,
+    number: usize,
+}
+
+impl<R: Read> BoundedLines<R> {
+    /// Reads `input`'s lines, at most `limit` bytes in all and `max_line` bytes a line.
+    pub fn new(input: R, limit: u64, max_line: usize) -> Self {
+        Self {
+            reader: std::io::BufReader::new(input),
+            line: Vec::new(),
+            read: 0,
+            limit,
+            max_line,
+            number: 0,
+        }
+    }
+
+    /// Returns the next line and its 1-based number, or `None` at the end.
+    pub fn next_line(&mut self) -> Result<Option<(usize, &str)>, LineError> {
+        use std::io::BufRead;
+        self.line.clear();
+        let n = (&mut self.reader)
+            .take(self.max_line as u64 + 1)
+            .read_until(b'\n', &mut self.line)
+            .map_err(|error| LineError::Io {
+                number: self.number + 1,
+                error,
+            })?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.read += n as u64;
+        if self.read > self.limit {
+            return Err(LineError::TooLong { limit: self.limit });
+        }
+        self.number += 1;
+        let number = self.number;
+        if self.line.len() > self.max_line && !self.line.ends_with(b"\n") {
+            return Err(LineError::LineTooLong {
+                number,
+                max: self.max_line,
+            });
+        }
+        let text = std::str::from_utf8(&self.line)
+            .map_err(|_| LineError::NotUtf8 { number })?
+            .trim_end_matches(['\n', '\r']);
+        Ok(Some((number, text)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_stop_at_their_bounds() {
+        let mut l = BoundedLines::new("ab\r\ncd\n\nef".as_bytes(), 100, 8);
+        let mut got = Vec::new();
+        while let Some((n, t)) = l.next_line().unwrap() {
+            got.push((n, t.to_string()));
+        }
+        let want = [(1, "ab"), (2, "cd"), (3, ""), (4, "ef")];
+        assert_eq!(got, want.map(|(n, t)| (n, t.to_string())));
+        // 10 bytes accepted: the 11th ends the read, however long the input.
+        let long = std::io::repeat(b'1').take(1 << 30);
+        let mut l = BoundedLines::new(long, 10, 1 << 20);
+        assert_eq!(l.next_line().unwrap_err().to_string(), "more than 10 bytes");
+        // A line of exactly `max_line` bytes is read; one more is refused.
+        let mut l = BoundedLines::new("12345678\n123456789\n".as_bytes(), 100, 8);
+        assert_eq!(l.next_line().unwrap(), Some((1, "12345678")));
+        assert_eq!(
+            l.next_line().unwrap_err().to_string(),
+            "line 2: longer than 8 bytes"
+        );
+        let mut l = BoundedLines::new(&b"ok\n\xff\n"[..], 100, 8);
+        l.next_line().unwrap();
+        assert_eq!(
+            l.next_line().unwrap_err().to_string(),
+            "line 2: not UTF-8 text"
+        );
+    }
+
+    #[test]
+    fn stdin_is_named_as_compilers_name_it() {
+        assert!(is_stdin(Path::new("-")));
+        assert!(!is_stdin(Path::new("./-")));
+        assert_eq!(display_name(Path::new("-")), "<stdin>");
+        assert_eq!(display_name(Path::new("a/b.formula")), "a/b.formula");
+    }
 }

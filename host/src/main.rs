@@ -285,11 +285,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("{}", error_line(&msg));
             ExitCode::from(2)
         }
         Err(Failure::Evaluation(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("{}", error_line(&msg));
             ExitCode::from(1)
         }
         // A closed pipe (`capsim ... | head`) is not an error worth a message.
@@ -298,6 +298,16 @@ fn main() -> ExitCode {
             eprintln!("error: cannot write the output: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// The line an error prints: `error: message`, or a formula's located error as it is
+/// (`demand.formula:4:24: error: …`, as compilers print theirs).
+fn error_line(msg: &str) -> String {
+    if capsim::formula::is_located(msg) {
+        msg.to_string()
+    } else {
+        format!("error: {msg}")
     }
 }
 
@@ -314,7 +324,14 @@ fn clap_failure(e: clap::Error) -> ExitCode {
     }
     let text = e.render().to_string();
     // A value whose own message names its flag (`--demand-file d.csv: line 17: …`) is
-    // that message alone.
+    // that message alone; a formula's located error (`f.formula:4:24: error: …`) too.
+    if let Some((_, rest)) = text.split_once(" <LIST>': ") {
+        let first = rest.lines().next().unwrap_or(rest).trim();
+        if capsim::formula::is_located(first) {
+            eprintln!("{first}");
+            return ExitCode::from(2);
+        }
+    }
     if let Some((head, rest)) = text.split_once(" <LIST>': ") {
         if let Some(flag) = head.rsplit_once("'--").map(|(_, f)| f) {
             if rest.starts_with(&format!("--{flag} ")) {

@@ -54,7 +54,10 @@ fn check_rejects_the_documented_missing_semicolon() {
     assert_error(
         &["formula", "check", &example("cpu-400-as-printed.formula")],
         2,
-        "error: line 8, col 1: expected ';' before '$NodeDeallocationOption'",
+        &format!(
+            "{}:8:1: error: expected ';' before '$NodeDeallocationOption'",
+            example("cpu-400-as-printed.formula")
+        ),
     );
 }
 
@@ -82,7 +85,7 @@ fn check_names_the_limits() {
     assert_error(
         &["formula", "check", &many],
         2,
-        "error: line 101, col 1: more than 100 statements (the limit)",
+        &format!("{many}:101:1: error: more than 100 statements (the limit)"),
     );
     let bytes = temp_file("bytes.formula", b"x = 1;\xff");
     let out = capsim(&["formula", "check", &bytes]);
@@ -180,7 +183,7 @@ fn check_and_eval_follow_the_documented_language() {
     assert_error(
         &["formula", "check", &typed],
         2,
-        "error: line 1, col 31: operator '+' does not apply to string and double",
+        &format!("{typed}:1:31: error: operator '+' does not apply to string and double"),
     );
     // Sunday is 7.
     let day = temp_file("day.formula", b"d = time().weekday;");
@@ -193,13 +196,13 @@ fn check_and_eval_follow_the_documented_language() {
     assert_error(
         &["formula", "check", &bell],
         2,
-        "error: line 1, col 6: unexpected character '\\u{0007}'",
+        &format!("{bell}:1:6: error: unexpected character '\\u{{0007}}'"),
     );
     let cr = temp_file("cr.formula", b"x = 1;\ry = 2;\rz = ;");
     assert_error(
         &["formula", "check", &cr],
         2,
-        "error: line 3, col 5: expected a value before ';'",
+        &format!("{cr}:3:5: error: expected a value before ';'"),
     );
     let huge = temp_file(
         "huge.formula",
@@ -209,7 +212,7 @@ fn check_and_eval_follow_the_documented_language() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        err.starts_with("error: line 1, col 5: number '1111")
+        err.starts_with(&format!("{huge}:1:5: error: number '1111"))
             && err.ends_with("is beyond the largest double (about 1.8e308)\n"),
         "{err}"
     );
@@ -217,7 +220,7 @@ fn check_and_eval_follow_the_documented_language() {
     assert_error(
         &["formula", "eval", &pct],
         1,
-        "error: line 1, col 24: percentile takes p from 0 to 100, got 150",
+        &format!("{pct}:1:24: error: percentile takes p from 0 to 100, got 150"),
     );
 }
 
@@ -374,7 +377,10 @@ fn eval_failures_and_bad_flags() {
     assert_error(
         &["formula", "eval", &example("initial-size.formula"), "--at", "2026-10-01T00:30:00Z"],
         1,
-        "error: line 6, col 66: Insufficient data from data set: $RunningTasks wanted 50%, received 0%",
+        &format!(
+            "{}:6:66: error: Insufficient data from data set: $RunningTasks wanted 50%, received 0%",
+            example("initial-size.formula")
+        ),
     );
     let f = example("zero.formula");
     for (args, needle) in [
@@ -438,4 +444,91 @@ fn help_documents_the_limits() {
             at += found.unwrap() + 1;
         }
     }
+}
+
+/// Runs `capsim args` with `input` on standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // capsim may stop reading early (a bound), so a broken pipe here is fine.
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 25: `-` is standard input for `check` and `eval`, read with the same 8 KB bound,
+/// and an error in it is `<stdin>:L:C: error: …`.
+#[test]
+fn a_dash_reads_the_formula_from_stdin() {
+    let documented = std::fs::read(example("working-hours-evaluated.formula")).unwrap();
+    let out = with_stdin(
+        &["formula", "eval", "-", "--at", "2016-10-13T19:18:47.805Z"],
+        &documented,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // Microsoft's documented results string for this formula at that time.
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "$TargetDedicatedNodes=10;$NodeDeallocationOption=requeue;$curTime=2016-10-13T19:18:47.805Z;$isWeekday=1;$isWorkingWeekdayHour=0;$workHours=0\n"
+    );
+    let out = with_stdin(&["formula", "check", "-"], b"x = 1;\n\ny = ;\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "<stdin>:3:5: error: expected a value before ';'\n"
+    );
+    // The bound: 8192 bytes are read whole, one more is refused, from a pipe as from a file.
+    let fits = format!("x = 1;{}", " ".repeat(8192 - 6));
+    assert_eq!(
+        with_stdin(&["formula", "check", "-"], fits.as_bytes())
+            .status
+            .code(),
+        Some(0)
+    );
+    let long = vec![b' '; 1 << 20];
+    let out = with_stdin(&["formula", "check", "-"], &long);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: <stdin>: the formula is longer than 8 KB (8192 bytes), Batch's limit\n"
+    );
+    // A file called "-" in a directory is a file: ./- is not stdin.
+    let out = capsim(&["formula", "check", "./-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "error: ./-: no such file\n"
+    );
+}
+
+/// Issue 25: an error at a place in the formula is `FILE:LINE:COL: error: message`, one
+/// line, as compilers print it (the line and column counted here from the file).
+#[test]
+fn formula_errors_start_with_the_file_as_compilers_print_them() {
+    let path = example("cpu-400-as-printed.formula");
+    let src = std::fs::read_to_string(&path).unwrap();
+    // The `;` missing at the end of the statement before the line that starts with
+    // `$NodeDeallocationOption`: that line, column 1.
+    let line = src
+        .lines()
+        .position(|l| l.starts_with("$NodeDeallocationOption"))
+        .unwrap()
+        + 1;
+    assert_error(
+        &["formula", "check", &path],
+        2,
+        &format!("{path}:{line}:1: error: expected ';' before '$NodeDeallocationOption'"),
+    );
+    let busy = example("cpu-busy.formula");
+    assert_error(
+        &["formula", "eval", &busy],
+        1,
+        &format!("{busy}:4:24: error: Insufficient data from data set: $CPUPercent wanted 70%, received 0%"),
+    );
 }
