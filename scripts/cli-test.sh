@@ -4,6 +4,8 @@
 # - the README's GNU parallel line: shards 1..N of a grid, run by `parallel -k`, concatenated
 #   are the whole grid's bytes, for one grid per model (autoscale, consumers, bulkhead), CSV
 #   and JSON Lines;
+# - `capsim summary` of those shards' JSON rows, written by `parallel` one file a shard, is the
+#   whole grid's `--summary`, byte for byte, in every format, for one grid per model;
 # - the man pages render with groff, without warnings;
 # - the zsh and fish completion scripts parse (`zsh -n`, `fish -n`; bash's: host/tests/habits.rs).
 set -euo pipefail
@@ -45,6 +47,25 @@ for format in csv json; do
     check 9 "$format" bulkhead --split shared,28,24,20 --mode healthy,slowdown --seed 1..=5
     check 50 "$format" bulkhead --seed 1..=7
 done
+
+# capsim summary: the shards' JSON rows, one file a shard as a batch engine leaves them
+# (zero-padded, so the shell's glob lists them in shard order), merged into the whole grid's
+# --summary, in every format.
+merged() {
+    local n=$1
+    shift
+    rm -rf shards && mkdir shards
+    parallel capsim "$@" --format json --threads 1 --shard {}/"$n" '>' shards/{}.json ::: $(seq -f %03g "$n")
+    for format in table json csv; do
+        capsim summary --format "$format" shards/*.json >merged
+        capsim "$@" --summary --format "$format" >whole
+        cmp merged whole
+    done
+    echo "parallel: capsim summary of $1's $n shards: the whole grid's --summary (table, json, csv)"
+}
+merged 7 autoscale --threshold 1..=5 --cooldown 0..=3 --seed 1..=6 --rounds 300
+merged 5 consumers --consumers 1,2,3,4,6,8 --slots 2,4 --shipments 500 --seed 1..=4
+merged 9 bulkhead --split shared,28,24,20 --mode healthy,slowdown --seed 1..=5
 
 # Every man page renders, with groff's warnings turned on and made fatal.
 pages=("" autoscale consumers bulkhead lesson "trace autoscale" "plot bulkhead" "formula check" completions man)

@@ -13,6 +13,7 @@ pub mod formula;
 pub mod glossary;
 pub mod input;
 pub mod list;
+pub mod merge;
 pub mod models;
 pub mod output;
 pub mod plot;

@@ -115,6 +115,16 @@ enum Command {
         #[arg(value_name = "COMMAND")]
         command: Vec<String>,
     },
+    /// Merge the JSON rows of a grid's shards (--format json --shard K/N, in shard order) into the --summary of the whole grid
+    #[command(after_help = SUMMARY_HELP)]
+    Summary {
+        /// The shards' outputs, in shard order (- reads standard input, once)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<String>,
+        /// Output format, as --summary prints it: aligned table, JSON Lines or CSV
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
     /// What every metric of the rows means, and its unit
     Metrics {
         /// autoscale, consumers or bulkhead (default: all three)
@@ -122,6 +132,18 @@ enum Command {
         model: Option<String>,
     },
 }
+
+const SUMMARY_HELP: &str = "\
+capsim summary of the outputs of shards 1..N (each capsim MODEL ... --format json --shard K/N,
+given in shard order) prints the bytes --summary of the whole grid prints, in --format table,
+json or csv; a grid run with --columns LIST summarizes those metrics. The rows tell the model,
+the metrics and the combinations (consecutive rows sharing every parameter but the seed);
+every combination must have the first one's seeds in order, or the error names the file and
+line where a shard is missing or out of place (the combinations summarized before it are
+written, as a sweep writes the rows before a failing run). A table takes two passes over the rows, so it
+reads files, not - (standard input serves json and csv). Limits: a row is at most 1048576
+bytes, a file at most 4294967296 bytes, 1000000 rows in all (a grid's most runs). A grid
+whose lists repeat a value (--threshold 2,2) cannot be told apart by its rows.";
 
 const TRACE_HELP: &str = "\
 One run: every flag takes one value (a list or range of more is an error). One row per round,
@@ -462,6 +484,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         Command::Plot(PlotCommand::Bulkhead { model, out: o }) => {
             plot("bulkhead", &model, &o, "tracking_dropped", out)
         }
+        Command::Summary { files, format } => capsim::merge::merge(&files, format, out),
         Command::Metrics { model } => {
             let text = capsim::glossary::text(model.as_deref()).map_err(Failure::Input)?;
             Ok(out.write_all(text.as_bytes())?)

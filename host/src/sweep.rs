@@ -349,14 +349,7 @@ impl<'a, M: Model> Sink<'a, M> {
                 _model: std::marker::PhantomData,
             };
         }
-        let params: Vec<&'static str> = table_keys
-            .iter()
-            .copied()
-            .filter(|k| *k != "seed" && !metrics.contains(k))
-            .collect();
-        let mut keys = params.clone();
-        keys.extend(["seeds", "metric"]);
-        keys.extend(summary::STATS);
+        let (params, keys) = summary_keys(metrics, table_keys);
         let table = options.format == Format::Table;
         Self {
             // JSON and CSV show every key; only the table picks.
@@ -385,15 +378,51 @@ impl<'a, M: Model> Sink<'a, M> {
         let Some(done) = s.current.take() else {
             return Ok(());
         };
-        let row = done.finish(s.metrics);
-        match &s.table_params {
-            None => self.writer.push(out, row),
-            Some(params) => {
-                for line in summary::long_form(&[row], params, s.metrics) {
-                    self.writer.push(out, line)?;
-                }
-                Ok(())
+        write_combination(
+            &mut self.writer,
+            out,
+            done,
+            s.metrics,
+            s.table_params.as_deref(),
+        )
+    }
+}
+
+/// A summary's columns from a grid's table columns: the table's parameters (without the
+/// seed and the metrics), and every key a summary writer is given (those, `seeds`,
+/// `metric` and the statistics).
+pub fn summary_keys(
+    metrics: &[&'static str],
+    table_keys: &[&'static str],
+) -> (Vec<&'static str>, Vec<&'static str>) {
+    let params: Vec<&'static str> = table_keys
+        .iter()
+        .copied()
+        .filter(|k| *k != "seed" && !metrics.contains(k))
+        .collect();
+    let mut keys = params.clone();
+    keys.extend(["seeds", "metric"]);
+    keys.extend(summary::STATS);
+    (params, keys)
+}
+
+/// Writes one finished combination as `--summary` shows it: its row (JSON, CSV), or with
+/// `table_params` (a table) one line per metric.
+pub fn write_combination(
+    writer: &mut RowWriter,
+    out: &mut impl Write,
+    done: Combination,
+    metrics: &[&'static str],
+    table_params: Option<&[&'static str]>,
+) -> io::Result<()> {
+    let row = done.finish(metrics);
+    match table_params {
+        None => writer.push(out, row),
+        Some(params) => {
+            for line in summary::long_form(&[row], params, metrics) {
+                writer.push(out, line)?;
             }
+            Ok(())
         }
     }
 }

@@ -1,0 +1,244 @@
+//! `capsim summary FILE…`: the JSON rows of a grid's shards, merged, are the `--summary` of
+//! the whole grid, byte for byte, in every format.
+
+mod common;
+
+use common::{capsim, one_line_error, stdout_ok, temp_file};
+
+/// One grid per model, its combinations cut by the shard boundaries (3 shards).
+const GRIDS: [&[&str]; 3] = [
+    &[
+        "autoscale",
+        "--threshold",
+        "1..=5",
+        "--cooldown",
+        "0,3",
+        "--seed",
+        "1..=3",
+        "--rounds",
+        "200",
+    ],
+    &[
+        "consumers",
+        "--consumers",
+        "1,2,3,4,6",
+        "--slots",
+        "2,4",
+        "--shipments",
+        "200",
+        "--seed",
+        "1..=3",
+    ],
+    &[
+        "bulkhead",
+        "--split",
+        "shared,24",
+        "--mode",
+        "healthy,slowdown",
+        "--seed",
+        "1..=5",
+    ],
+];
+
+fn args<'a>(grid: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    grid.iter().chain(more).copied().collect()
+}
+
+/// Writes shards 1..n of `grid` (`--format json`) to files and returns their paths.
+fn shards(name: &str, grid: &[&str], n: usize, more: &[&str]) -> Vec<String> {
+    (1..=n)
+        .map(|k| {
+            let shard = format!("{k}/{n}");
+            let rows = stdout_ok(&args(
+                grid,
+                &[&["--format", "json", "--shard", &shard], more].concat(),
+            ));
+            temp_file(&format!("merge-{name}-{k}-of-{n}.json"), rows)
+        })
+        .collect()
+}
+
+fn summary(files: &[String], format: &str) -> String {
+    let mut a = vec!["summary", "--format", format];
+    a.extend(files.iter().map(String::as_str));
+    stdout_ok(&a)
+}
+
+/// The contract: `capsim summary` of shards 1..3 equals `--summary` of the whole
+/// grid, byte for byte, for each model and each format.
+#[test]
+fn three_shards_merge_into_the_whole_grids_summary() {
+    for grid in GRIDS {
+        let files = shards(grid[0], grid, 3, &[]);
+        // Each shard holds some rows, and a boundary cuts a combination (the seeds of one
+        // combination fall in two shards): the merge must join them.
+        let lens: Vec<usize> = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+            .collect();
+        let at = grid.iter().position(|a| *a == "--seed").unwrap() + 1;
+        let seeds: usize = grid[at].trim_start_matches("1..=").parse().unwrap();
+        assert!(lens.iter().all(|&l| l > 0), "{lens:?}");
+        assert!(!lens[0].is_multiple_of(seeds), "{}: {lens:?}", grid[0]);
+        for format in ["table", "json", "csv"] {
+            let whole = stdout_ok(&args(grid, &["--summary", "--format", format]));
+            assert_eq!(summary(&files, format), whole, "{} {format}", grid[0]);
+        }
+        // The default format is --summary's: a table.
+        assert_eq!(
+            summary(&files, "table"),
+            stdout_ok(
+                &[
+                    &["summary"][..],
+                    &files.iter().map(String::as_str).collect::<Vec<_>>()
+                ]
+                .concat()
+            )
+        );
+    }
+}
+
+/// The extremes: one shard (the whole grid's rows), and more shards than runs (empty
+/// shards among them); and a grid of one seed (every run its own combination).
+#[test]
+fn one_shard_many_shards_and_one_seed() {
+    let grid = GRIDS[2];
+    for format in ["table", "json", "csv"] {
+        let whole = stdout_ok(&args(grid, &["--summary", "--format", format]));
+        assert_eq!(summary(&shards("one", grid, 1, &[]), format), whole);
+        assert_eq!(summary(&shards("many", grid, 25, &[]), format), whole);
+    }
+    let single = ["autoscale", "--threshold", "2,3", "--cooldown", "0..=2"];
+    let files = shards("single", &single, 2, &[]);
+    for format in ["table", "json", "csv"] {
+        assert_eq!(
+            summary(&files, format),
+            stdout_ok(&args(&single, &["--summary", "--format", format]))
+        );
+    }
+}
+
+/// Shards printed with `--columns` merge into `--summary --columns` of the whole grid.
+#[test]
+fn chosen_columns_are_summarized_as_chosen() {
+    let grid = GRIDS[1];
+    let cols = ["--columns", "throughput,rounds"];
+    let files = shards("columns", grid, 3, &cols);
+    for format in ["table", "json", "csv"] {
+        let whole = stdout_ok(&args(
+            grid,
+            &[&["--summary", "--format", format][..], &cols].concat(),
+        ));
+        assert_eq!(summary(&files, format), whole, "{format}");
+    }
+}
+
+/// A table fixes its widths from the first window of 4096 runs, as `--summary` does: a
+/// grid of more than 4096 runs merges to the same bytes.
+#[test]
+fn a_grid_longer_than_a_window_merges_alike() {
+    let grid = ["bulkhead", "--split", "shared,24", "--seed", "1..=2100"];
+    let files = shards("long", &grid, 3, &[]);
+    let whole = stdout_ok(&args(&grid, &["--summary"]));
+    assert_eq!(summary(&files, "table"), whole);
+}
+
+/// `-` reads standard input (json and csv); a table needs files.
+#[test]
+fn a_dash_reads_standard_input() {
+    use std::io::Write;
+    let grid = GRIDS[2];
+    let files = shards("stdin", grid, 2, &[]);
+    let first = std::fs::read(&files[0]).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(["summary", "--format", "csv", "-", &files[1]])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        stdout_ok(&args(grid, &["--summary", "--format", "csv"]))
+    );
+    let e = one_line_error(&["summary", "-"]);
+    assert!(e.contains("not -"), "{e}");
+    let e = one_line_error(&["summary", "--format", "json", "-", "-"]);
+    assert!(e.contains("more than once"), "{e}");
+}
+
+/// A missing, repeated or misplaced shard, and input that is not capsim's rows, are one
+/// line naming the file and line.
+#[test]
+fn missing_or_misplaced_shards_are_one_line() {
+    let grid = GRIDS[0];
+    let f = shards("bad", grid, 3, &[]);
+    // One line on stderr, status 2; the combinations summarized before the error are
+    // written (as a sweep writes the rows before a failing run).
+    let json = |files: &[&String]| {
+        let mut a = vec!["summary", "--format", "json"];
+        a.extend(files.iter().map(|s| s.as_str()));
+        let out = capsim(&a);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: summary: "), "{err}");
+        err
+    };
+    // Shard 2 missing: the combination cut at the end of shard 1 stops short.
+    let e = json(&[&f[0], &f[2]]);
+    assert!(
+        e.contains(&format!("{}: line 1", f[2])) && e.contains("shard order"),
+        "{e}"
+    );
+    // Out of order.
+    let e = json(&[&f[1], &f[0], &f[2]]);
+    assert!(e.contains("shard order"), "{e}");
+    // The last shard missing.
+    let e = json(&[&f[0], &f[1]]);
+    assert!(e.contains("missing at the end"), "{e}");
+    // Not rows: CSV, a file of another grid's keys, nothing at all, no such file.
+    let csv = temp_file("merge.csv", stdout_ok(&args(grid, &["--format", "csv"])));
+    let e = json(&[&csv]);
+    assert!(e.contains(&format!("{csv}: line 1: not a row")), "{e}");
+    let other = temp_file(
+        "merge-other.json",
+        stdout_ok(&["bulkhead", "--format", "json"]),
+    );
+    let e = json(&[&f[0], &other]);
+    assert!(
+        e.contains(&format!(
+            "{other}: line 1: its keys are not the first row's"
+        )),
+        "{e}"
+    );
+    let empty = temp_file("merge-empty.json", "");
+    assert!(json(&[&empty]).contains("no rows"));
+    let e = one_line_error(&["summary", "/no/such/shard.json"]);
+    assert_eq!(e, "error: summary: /no/such/shard.json: no such file\n");
+    let junk = temp_file("merge-junk.json", "{\"threshold\":2}\n");
+    assert!(json(&[&junk]).contains("not a row of capsim"));
+    // No file at all is clap's usage error.
+    let out = capsim(&["summary"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// The help states the inputs, the limits and the contract.
+#[test]
+fn the_help_states_the_contract_and_the_limits() {
+    let help = stdout_ok(&["summary", "--help"]);
+    for needle in [
+        "--shard K/N",
+        "shard order",
+        "1048576",
+        "4294967296",
+        "1000000 rows",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+    assert_eq!(capsim::merge::MAX_LINE, 1_048_576);
+    assert_eq!(capsim::merge::MAX_FILE_BYTES, 4_294_967_296);
+    assert_eq!(capsim::models::MAX_RUNS, 1_000_000);
+}
