@@ -92,7 +92,7 @@ enum Command {
     /// One run per value of the listed flags, charted over the rounds as an SVG file
     #[command(subcommand)]
     Plot(PlotCommand),
-    /// Azure Batch autoscale formulas: check a formula file, or evaluate it once
+    /// Azure Batch autoscale formulas: check a formula file, evaluate it once, or list the variables a group supplies
     #[command(subcommand, after_help = capsim::formula::FORMULA_HELP)]
     Formula(capsim::formula::FormulaCommand),
     /// One shared slot pool vs. partitioned pools, healthy or with a slow dependency

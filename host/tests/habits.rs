@@ -9,7 +9,7 @@ use std::process::Command;
 use common::{capsim, one_line_error, stdout_ok, temp_file};
 
 /// The subcommands every completion script and the man page name.
-const COMMANDS: [&str; 9] = [
+const COMMANDS: [&str; 10] = [
     "lesson",
     "autoscale",
     "consumers",
@@ -19,6 +19,7 @@ const COMMANDS: [&str; 9] = [
     "formula",
     "completions",
     "man",
+    "summary",
 ];
 
 /// Model flags the command line builds from the models' parameter tables (not clap's
