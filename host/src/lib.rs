@@ -17,6 +17,7 @@ pub mod merge;
 pub mod models;
 pub mod output;
 pub mod plot;
+pub mod policy_flags;
 pub mod query;
 pub mod summary;
 pub mod sweep;
