@@ -10,12 +10,15 @@
 //! (`capsim_tests::check_round_sums`: states add up to the group; billed, idle, launched,
 //! restarted and failed launches are the per-round figures summed; the size extremes are the
 //! rounds'); and the formula is evaluated exactly in rounds 0, K, 2K, …
-//! (`ceil(rounds / K)` evaluations, the failed and the changing ones among them). Capped at
-//! 400 rounds.
+//! (`ceil(rounds / K)` evaluations, the failed and the changing ones among them), each
+//! reported to the observer (`Observer::formula_evaluation`) in its round, before that
+//! round's state, which marks it. Capped at 400 rounds.
 #![no_main]
 
 use capsim_core::autoscale::{self, FormulaPolicy, Lifecycle, Params};
-use capsim_core::formula::{BoundedProgram, BoundedWorkspace, History, DEFAULT_DELAY};
+use capsim_core::formula::{
+    AutoScaleRun, BoundedProgram, BoundedWorkspace, History, DEFAULT_DELAY,
+};
 use capsim_core::rng::GroupLcg;
 use capsim_core::{Error, Observer};
 use capsim_fuzz::same;
@@ -43,6 +46,26 @@ const FORMULAS: [&str; 15] = [
     include_str!("../../examples/formulas/working-hours.formula"),
     include_str!("../../examples/formulas/zero.formula"),
 ];
+
+/// Records every round's state and every evaluation (its round, whether it failed, whether
+/// it came before its round's state).
+#[derive(Default)]
+struct Record {
+    tape: GroupTape,
+    runs: Vec<(u32, bool, bool)>,
+}
+
+impl Observer for Record {
+    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+        let before = self.tape.0.len() == run.round as usize;
+        // A failure has an error unless the time ran out (never within 400 rounds).
+        assert_eq!(run.failed, run.error.is_some());
+        self.runs.push((run.round, run.failed, before));
+    }
+    fn group_round(&mut self, s: &autoscale::RoundState) {
+        self.tape.group_round(s);
+    }
+}
 
 /// Nodes and vector values: ample for the examples, small enough to build every input.
 const NODES: usize = 2048;
@@ -77,8 +100,9 @@ fuzz_target!(|input: (u8, u16, Params, Lifecycle)| {
         .unwrap_or_else(|e| panic!("an example formula does not parse: {e}"));
     let mut ws = Box::new(BoundedWorkspace::<POOL>::new(0));
     let result = run(&p, &program, &mut ws, interval, &mut ());
-    let mut tape = GroupTape::default();
-    let watched = run(&p, &program, &mut ws, interval, &mut tape);
+    let mut record = Record::default();
+    let watched = run(&p, &program, &mut ws, interval, &mut record);
+    let tape = record.tape;
     assert!(same(&result, &watched), "watching changed the run: {p:?}");
     if p.validate().is_err() {
         assert!(
@@ -101,6 +125,16 @@ fuzz_target!(|input: (u8, u16, Params, Lifecycle)| {
     );
     assert!(m.failed_evaluations <= m.evaluations);
     assert!(m.target_changes <= m.evaluations - m.failed_evaluations);
+    let expected: Vec<u32> = (0..p.rounds).step_by(interval as usize).collect();
+    let rounds: Vec<u32> = record.runs.iter().map(|r| r.0).collect();
+    assert_eq!(rounds, expected, "{p:?} every {interval}");
+    for &(round, failed, before) in &record.runs {
+        let s = &tape.0[round as usize];
+        assert!(
+            before && s.evaluated && s.evaluation_failed == failed,
+            "{p:?} round {round}"
+        );
+    }
     // The formula's run is the formula's: the lesson's threshold and cooldown scale nothing.
     assert!(m.max_size as usize <= autoscale::MAX_GROUP_SIZE);
 });

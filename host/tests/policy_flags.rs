@@ -12,12 +12,18 @@ const STEPS: &str = "..40:-1/80..:+2";
 
 /// Asserts one error line that names `flag` and the `--policy` it needs.
 fn needs(args: &[&str], flag: &str, policy: &str) {
-    for command in [&["autoscale"][..], &["trace", "autoscale"], &["plot", "autoscale", "-o", "-"]] {
+    for command in [
+        &["autoscale"][..],
+        &["trace", "autoscale"],
+        &["plot", "autoscale", "-o", "-"],
+    ] {
         let all: Vec<&str> = command.iter().chain(args).copied().collect();
         let e = one_line_error(&all);
         assert_eq!(
             e,
-            format!("error: {flag}: needs --policy {policy} (without it the flag would be ignored)\n"),
+            format!(
+                "error: {flag}: needs --policy {policy} (without it the flag would be ignored)\n"
+            ),
             "{all:?}"
         );
     }
@@ -25,21 +31,52 @@ fn needs(args: &[&str], flag: &str, policy: &str) {
 
 #[test]
 fn a_policys_flag_without_the_policy_is_one_line() {
-    needs(&["--target-utilization", "70"], "--target-utilization", "target-tracking");
-    needs(&["--disable-scale-in", "yes"], "--disable-scale-in", "target-tracking");
-    needs(&["--steps", STEPS], "--steps", "step");
-    // The other policy's flag is no more use.
     needs(
-        &["--policy", "step", "--steps", STEPS, "--target-utilization", "70"],
+        &["--target-utilization", "70"],
         "--target-utilization",
         "target-tracking",
     );
-    needs(&["--policy", "target-tracking", "--steps", STEPS], "--steps", "step");
+    needs(
+        &["--disable-scale-in", "yes"],
+        "--disable-scale-in",
+        "target-tracking",
+    );
+    needs(&["--steps", STEPS], "--steps", "step");
+    // The other policy's flag is no more use.
+    needs(
+        &[
+            "--policy",
+            "step",
+            "--steps",
+            STEPS,
+            "--target-utilization",
+            "70",
+        ],
+        "--target-utilization",
+        "target-tracking",
+    );
+    needs(
+        &["--policy", "target-tracking", "--steps", STEPS],
+        "--steps",
+        "step",
+    );
     // The extremes of the accepted range are values like any other.
-    needs(&["--target-utilization", "1"], "--target-utilization", "target-tracking");
-    needs(&["--target-utilization", "100"], "--target-utilization", "target-tracking");
+    needs(
+        &["--target-utilization", "1"],
+        "--target-utilization",
+        "target-tracking",
+    );
+    needs(
+        &["--target-utilization", "100"],
+        "--target-utilization",
+        "target-tracking",
+    );
     // A list with a value other than the default is a value other than the default.
-    needs(&["--target-utilization", "50,60"], "--target-utilization", "target-tracking");
+    needs(
+        &["--target-utilization", "50,60"],
+        "--target-utilization",
+        "target-tracking",
+    );
 }
 
 /// The defaults (`--target-utilization 50`, `--disable-scale-in no`, `--steps none`) change
@@ -76,7 +113,12 @@ fn a_grid_with_the_policy_takes_them() {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
     };
-    let mixed = rows(&["--policy", "lesson,target-tracking", "--target-utilization", "70"]);
+    let mixed = rows(&[
+        "--policy",
+        "lesson,target-tracking",
+        "--target-utilization",
+        "70",
+    ]);
     assert_eq!(mixed.len(), 2);
     let lesson = &rows(&[])[0];
     let tracking = &rows(&["--policy", "target-tracking", "--target-utilization", "70"])[0];

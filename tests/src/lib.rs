@@ -62,7 +62,8 @@ fn window(tape: &[RoundState], from: i64, to: i64, f: impl Fn(&RoundState) -> u3
 /// snapshot) adds up, whatever drives it (the threshold policy or a formula): one snapshot
 /// a round, the state counts add up to the group, and the billed, idle, launched, restarted
 /// and failed-launch metrics are the per-round figures summed, the group's extremes and
-/// under-capacity rounds the rounds' own. The `formula_lifecycle` fuzz target's oracle, and
+/// under-capacity rounds the rounds' own, the evaluations and failed ones the rounds marked
+/// so. The `formula_lifecycle` fuzz target's oracle, and
 /// part of [`check_lifecycle_run`]'s.
 pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
     assert_eq!(tape.len(), p.rounds as usize, "{p:?}");
@@ -88,6 +89,18 @@ pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
         sum(|s| u64::from(s.restarted))
     );
     assert_eq!(m.failed_launches, sum(|s| u64::from(s.failed)), "{p:?}");
+    // The evaluation record: a round marked evaluated per evaluation, failed per failure.
+    assert_eq!(
+        u64::from(m.evaluations),
+        sum(|s| u64::from(s.evaluated)),
+        "{p:?}"
+    );
+    assert_eq!(
+        u64::from(m.failed_evaluations),
+        sum(|s| u64::from(s.evaluation_failed)),
+        "{p:?}"
+    );
+    assert!(tape.iter().all(|s| s.evaluated || !s.evaluation_failed));
     let sizes = || tape.iter().map(|s| s.size);
     assert_eq!(m.max_size, sizes().max().unwrap_or(0), "{p:?}");
     // The lesson's minimum starts at `min_size_start` (99: it never exceeds 99).

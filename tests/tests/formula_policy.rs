@@ -268,3 +268,79 @@ fn the_group_follows_random_targets_within_its_capacity() {
         }
     }
 }
+
+/// Every evaluation on the record: the policy hands each one to the observer
+/// (`Observer::formula_evaluation`) in its round, before that round's state, which marks it
+/// (`evaluated`, `evaluation_failed`) and carries the target; they add up to the metrics.
+/// Microsoft's documented working-hours formula on the lesson's Thursday night: every
+/// evaluation gives the documented results string with its own time, and the target 10.
+#[test]
+fn every_evaluation_is_on_the_record() {
+    use capsim_core::formula::AutoScaleRun;
+    #[derive(Default)]
+    struct Record {
+        rounds: Vec<RoundState>,
+        runs: Vec<(u32, usize, String, Option<String>, bool)>,
+    }
+    impl Observer for Record {
+        fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+            self.runs.push((
+                run.round,
+                self.rounds.len(),
+                format!(
+                    "{}|{}",
+                    run.timestamp.map(|t| t.to_string()).unwrap_or_default(),
+                    run.results
+                ),
+                run.error.map(|e| e.to_string()),
+                run.failed,
+            ));
+        }
+        fn group_round(&mut self, s: &RoundState) {
+            self.rounds.push(*s);
+        }
+    }
+    let watch = |src: &str, interval: u32| {
+        let p = Params::default();
+        let mut s = storage(src);
+        let mut policy =
+            FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, interval, p.capacity)
+                .unwrap();
+        let mut r = Record::default();
+        let m =
+            autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut r).unwrap();
+        capsim_tests::check_round_sums(&p, &r.rounds, &m);
+        (m, r)
+    };
+    let documented = include_str!("../../examples/formulas/working-hours-evaluated.formula");
+    let (m, r) = watch(documented, 15);
+    assert_eq!(r.runs.len(), 16);
+    assert_eq!(m.evaluations, 16);
+    for (i, (round, seen, text, error, failed)) in r.runs.iter().enumerate() {
+        let t = i as u32 * 15;
+        assert_eq!((*round, *seen), (t, t as usize));
+        let at = format!("2026-10-01T{:02}:{:02}:00.000Z", t / 60, t % 60);
+        assert_eq!(
+            text,
+            &format!("{at}|$TargetDedicatedNodes=10;$NodeDeallocationOption=requeue;$curTime={at};$isWeekday=1;$isWorkingWeekdayHour=0;$workHours=0")
+        );
+        assert!(error.is_none() && !failed);
+    }
+    assert!(r.rounds.iter().all(|s| s.target_dedicated == 10));
+    // cpu-busy.formula fails at round 0 (nothing sampled): on the record with its error.
+    let busy = include_str!("../../examples/formulas/cpu-busy.formula");
+    let (m, r) = watch(busy, 5);
+    assert_eq!(r.runs.len(), 48);
+    assert_eq!(m.failed_evaluations, 1);
+    let (_, _, _, error, failed) = &r.runs[0];
+    assert!(failed);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "line 4, col 24: Insufficient data from data set: $CPUPercent wanted 70%, received 0%"
+        )
+    );
+    assert!(r.rounds[0].evaluated && r.rounds[0].evaluation_failed);
+    // Before any successful evaluation the target is the initial group (9 = 900 / 100).
+    assert_eq!(r.rounds[0].target_dedicated, 9);
+}
