@@ -242,27 +242,10 @@ fn parse(path: &Path, src: &str) -> Result<Box<Program>, Failure> {
 }
 
 /// A formula's error as compilers print it, so that editors jump to it:
-/// `PATH:LINE:COL: error: message` (`<stdin>:4:24: error: …` for `-`), the whole line.
+/// `PATH:LINE:COL: error: message` (`<stdin>:4:24: error: …` for `-`), the whole line
+/// ([`crate::input::located`]).
 pub fn located(path: &Path, e: &FormulaError) -> String {
-    format!(
-        "{}:{}:{}: error: {}",
-        crate::input::display_name(path),
-        e.line,
-        e.col,
-        e.kind
-    )
-}
-
-/// Returns whether `line` is an error as [`located`] writes it (`PATH:L:C: error: …`):
-/// printed as it is, without the `error: ` other messages start with.
-pub fn is_located(line: &str) -> bool {
-    let Some((head, _)) = line.split_once(": error: ") else {
-        return false;
-    };
-    let mut parts = head.rsplitn(3, ':');
-    let number =
-        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    number(parts.next()) && number(parts.next()) && parts.next().is_some_and(|p| !p.is_empty())
+    crate::input::located(path, e.line, e.col, &e.kind)
 }
 
 const SAMPLE_ACCEPTED: &str = "NAME=V1:V2:... with NAME a read-only variable ($CPUPercent, $PendingTasks, ...) and at most 240 numbers";
@@ -410,26 +393,6 @@ mod tests {
             })
             .collect();
         assert_eq!(rows, want, "README.md's formula variables");
-    }
-
-    #[test]
-    fn located_errors_are_recognised() {
-        for yes in [
-            "a.formula:4:24: error: x",
-            "<stdin>:1:1: error: y",
-            "C:/f:2:3: error: z",
-        ] {
-            assert!(is_located(yes), "{yes}");
-        }
-        for no in [
-            "error: a: line 1, col 2: x",
-            "a:4: error: x",
-            ":1:2: error: x",
-            "a:1:x: error: y",
-            "a:1:2: warning: y",
-        ] {
-            assert!(!is_located(no), "{no}");
-        }
     }
 
     /// The command prints every row: its name, kind, unit and what is supplied, in order.

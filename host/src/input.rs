@@ -148,6 +148,24 @@ pub fn display_name(path: &Path) -> String {
     }
 }
 
+/// An error at a place in a file, as compilers print it so that editors jump to it:
+/// `PATH:LINE:COL: error: message` ([`STDIN_NAME`] for `-`), the whole line (printed without
+/// the `error: ` other messages start with: see [`is_located`]).
+pub fn located(path: &Path, line: u32, col: u32, message: &dyn fmt::Display) -> String {
+    format!("{}:{line}:{col}: error: {message}", display_name(path))
+}
+
+/// Returns whether `line` is an error as [`located`] writes it (`PATH:L:C: error: …`).
+pub fn is_located(line: &str) -> bool {
+    let Some((head, _)) = line.split_once(": error: ") else {
+        return false;
+    };
+    let mut parts = head.rsplitn(3, ':');
+    let number =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    number(parts.next()) && number(parts.next()) && parts.next().is_some_and(|p| !p.is_empty())
+}
+
 /// Reads the UTF-8 text of the file at `path` (`-`: standard input), reading at most
 /// `limit + 1` bytes.
 ///
@@ -376,6 +394,26 @@ mod tests {
             l.next_line().unwrap_err().to_string(),
             "line 2: not UTF-8 text"
         );
+    }
+
+    #[test]
+    fn located_errors_are_recognised() {
+        for yes in [
+            "a.formula:4:24: error: x",
+            "<stdin>:1:1: error: y",
+            "C:/f:2:3: error: z",
+        ] {
+            assert!(is_located(yes), "{yes}");
+        }
+        for no in [
+            "error: a: line 1, col 2: x",
+            "a:4: error: x",
+            ":1:2: error: x",
+            "a:1:x: error: y",
+            "a:1:2: warning: y",
+        ] {
+            assert!(!is_located(no), "{no}");
+        }
     }
 
     #[test]

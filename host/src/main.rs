@@ -326,7 +326,7 @@ fn main() -> ExitCode {
 /// The line an error prints: `error: message`, or a formula's located error as it is
 /// (`demand.formula:4:24: error: …`, as compilers print theirs).
 fn error_line(msg: &str) -> String {
-    if capsim::formula::is_located(msg) {
+    if capsim::input::is_located(msg) {
         msg.to_string()
     } else {
         format!("error: {msg}")
@@ -349,7 +349,7 @@ fn clap_failure(e: clap::Error) -> ExitCode {
     // that message alone; a formula's located error (`f.formula:4:24: error: …`) too.
     if let Some((_, rest)) = text.split_once(" <LIST>': ") {
         let first = rest.lines().next().unwrap_or(rest).trim();
-        if capsim::formula::is_located(first) {
+        if capsim::input::is_located(first) {
             eprintln!("{first}");
             return ExitCode::from(2);
         }

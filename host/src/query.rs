@@ -72,7 +72,12 @@ pub struct Printed {
 pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> Printed {
     let mut printed = Printed::default();
     if let Err(e) = dispatch(pairs, max_runs, progress, &mut printed) {
-        printed.error = Some(format!("error: {e}"));
+        // As the binary prints it: a formula's located error as it is, else `error: …`.
+        printed.error = Some(if crate::input::is_located(&e) {
+            e
+        } else {
+            format!("error: {e}")
+        });
     }
     printed
 }
