@@ -10,7 +10,7 @@ use core::fmt;
 
 /// The results string of an evaluation: `$TargetDedicatedNodes=10;$NodeDeallocationOption=…`.
 ///
-/// From [`Outcome::results`] after success, or [`Workspace::results`] after a failure (the
+/// From [`Outcome::results`] after success, or [`super::Workspace::results`] after a failure (the
 /// variables assigned before the failing statement, as Batch reports next to an error).
 pub struct Results<'a, const NODES: usize = MAX_NODES, const POOL: usize = VECTOR_POOL> {
     program: &'a BoundedProgram<NODES>,
