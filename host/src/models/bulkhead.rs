@@ -132,18 +132,10 @@ mod tests {
     use super::super::*;
     use super::*;
     use capsim_core::bulkhead;
-    use clap::{Command, FromArgMatches};
+    use super::super::tests::grid;
 
     fn bulkhead_grid(args: &[&str]) -> Grid<Bulkhead> {
-        use clap::Args;
-        let cmd = Flags::<Bulkhead>::augment_args(Command::new("bulkhead"));
-        let matches = cmd
-            .try_get_matches_from([&["bulkhead"], args].concat())
-            .unwrap();
-        Flags::<Bulkhead>::from_arg_matches(&matches)
-            .unwrap()
-            .grid()
-            .unwrap()
+        grid::<Bulkhead>(args)
     }
 
     /// The core's split and mode read back what they write.
