@@ -161,7 +161,6 @@ impl Masks {
 
     /// Scale-in: the first `n` ready instances leave; steps beyond them cancel launches from
     /// the end (the lesson's `splice(-1, 1)`). Returns how many left.
-    #[inline]
     pub(super) fn scale_in(&mut self, n: u64) -> u32 {
         if self.top <= 64 {
             self.scale_in_words::<1>(n)
