@@ -129,10 +129,10 @@ fn run_bulkhead_batch(
 
 #[cfg(all(test, feature = "cli"))]
 mod tests {
+    use super::super::tests::grid;
     use super::super::*;
     use super::*;
     use capsim_core::bulkhead;
-    use super::super::tests::grid;
 
     fn bulkhead_grid(args: &[&str]) -> Grid<Bulkhead> {
         grid::<Bulkhead>(args)
