@@ -5,7 +5,8 @@
 //! [`read_bounded`] (a whole small file) or [`open`] and [`BoundedLines`] (a file read line
 //! by line), so `/dev/zero` or a 1 GB file ends at once with one line, and a directory, a
 //! FIFO, a socket or a missing file is one clear line too. `-` is standard input (read
-//! with the same bound; a pipe there is what `-` is for). The caller turns the
+//! with the same bound; a pipe there is what `-` is for), at most once a process: a second
+//! `-` is refused ([`InputError::StdinTaken`]) rather than read as an empty file. The caller turns the
 //! [`InputError`] into its flag's message (its `Display` is `PATH: what went wrong`).
 //!
 //! ```
@@ -57,6 +58,12 @@ pub enum InputError {
         /// The path as given.
         path: PathBuf,
     },
+    /// Standard input (`-`) was already read by an earlier `-` of the same process: a
+    /// command reads it once.
+    StdinTaken {
+        /// The path as given (`-`).
+        path: PathBuf,
+    },
     /// Opening or reading failed (permission denied, I/O error).
     Io {
         /// The path as given.
@@ -75,6 +82,7 @@ impl InputError {
             | InputError::TooBig { path, .. }
             | InputError::TooLong { path, .. }
             | InputError::NotUtf8 { path }
+            | InputError::StdinTaken { path }
             | InputError::Io { path, .. } => path,
         }
     }
@@ -89,6 +97,9 @@ impl InputError {
             }
             InputError::TooLong { limit, .. } => format!("longer than the limit of {limit} bytes"),
             InputError::NotUtf8 { .. } => "not UTF-8 text".to_string(),
+            InputError::StdinTaken { .. } => {
+                "standard input is read once, and an earlier - has read it".to_string()
+            }
             InputError::Io { error, .. }
                 if error.kind() == std::io::ErrorKind::PermissionDenied =>
             {
@@ -139,6 +150,20 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether a `-` of this process has read standard input (a second `-` would read nothing
+/// and could pass for an empty file, so it is refused).
+static STDIN_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Claims standard input for the `-` at `path`; refuses a second claim.
+fn claim_stdin(path: &Path) -> Result<(), InputError> {
+    if STDIN_TAKEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Err(InputError::StdinTaken {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 /// Returns the name to print for `path`: [`STDIN_NAME`] for `-`, else the path as given.
 pub fn display_name(path: &Path) -> String {
     if is_stdin(path) {
@@ -175,6 +200,7 @@ pub fn is_located(line: &str) -> bool {
 pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
     let owned = || path.to_path_buf();
     if is_stdin(path) {
+        claim_stdin(path)?;
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
@@ -232,6 +258,7 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
 pub fn open(path: &Path, limit: u64) -> Result<Box<dyn Read>, InputError> {
     let owned = || path.to_path_buf();
     if is_stdin(path) {
+        claim_stdin(path)?;
         return Ok(Box::new(std::io::stdin().take(limit.saturating_add(1))));
     }
     let meta = std::fs::metadata(path).map_err(|error| match error.kind() {

@@ -87,15 +87,79 @@ fn intervals_5_and_10080_are_accepted_and_others_refused() {
     }
 }
 
+/// Runs `capsim args` with `input` on standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+/// `--formula -` reads the formula from standard input, once: the same rows as the file;
+/// a second `-` (in the list, or for `--demand-file`) is one line, not an empty formula.
+#[test]
+fn a_dash_reads_the_formula_from_stdin() {
+    let f = example("demand.formula");
+    let src = std::fs::read(&f).unwrap();
+    let from_file = common::stdout_ok(&["autoscale", "--formula", &f, "--format", "csv"]);
+    let out = with_stdin(&["autoscale", "--formula", "-", "--format", "csv"], &src);
+    assert_eq!(out.status.code(), Some(0));
+    // The rows name the formula as given: the path, or -.
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        from_file.replace(&f, "-")
+    );
+    let trace = common::stdout_ok(&["trace", "autoscale", "--formula", &f, "--evaluations"]);
+    let out = with_stdin(
+        &["trace", "autoscale", "--formula", "-", "--evaluations"],
+        &src,
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), trace);
+    for args in [
+        vec!["autoscale", "--formula", "-,-"],
+        vec!["autoscale", "--formula", "-", "--demand-file", "-"],
+    ] {
+        let out = with_stdin(&args, &src);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.ends_with("standard input is read once, and an earlier - has read it\n"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn a_formula_that_does_not_parse_is_one_line_with_its_position() {
-    assert_error(
-        &[
-            "autoscale",
-            "--formula",
-            &example("cpu-400-as-printed.formula"),
-        ],
-        &["line 8, col 1", "expected ';'"],
+    // As compilers print it (issue 25): FILE:LINE:COL: error: message, one line, status 2,
+    // nothing on stdout; from every command that takes --formula, and from stdin.
+    let f = example("cpu-400-as-printed.formula");
+    let want = format!("{f}:8:1: error: expected ';' before '$NodeDeallocationOption'\n");
+    for args in [
+        vec!["autoscale", "--formula", &f],
+        vec!["autoscale", "--formula", &f, "--format", "json"],
+        vec!["trace", "autoscale", "--formula", &f],
+        vec!["trace", "autoscale", "--formula", &f, "--evaluations"],
+        vec!["plot", "autoscale", "--formula", &f, "-o", "-"],
+    ] {
+        let out = capsim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), want, "{args:?}");
+    }
+    let src = std::fs::read(&f).unwrap();
+    let out = with_stdin(&["autoscale", "--formula", "-"], &src);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "<stdin>:8:1: error: expected ';' before '$NodeDeallocationOption'\n"
     );
     assert_error(
         &["autoscale", "--formula", "/no/such/file.formula"],

@@ -40,19 +40,25 @@ impl std::fmt::Debug for LoadedFormula {
 }
 
 impl FormulaFile {
-    /// Reads (at most 8 KB and one byte, [`crate::input::read_bounded`]) and parses
-    /// `path`; the error is one line, `PATH: line L, col C: message` or `PATH: reason`.
+    /// Reads (at most 8 KB and one byte, [`crate::input::read_bounded`]; `-`: standard
+    /// input) and parses `path`; the error is one line: a formula's
+    /// `PATH:LINE:COL: error: message` as compilers print it ([`crate::input::located`];
+    /// `<stdin>` for `-`), or `PATH: reason`.
     pub fn load(path: &str) -> Result<Self, String> {
-        let src = crate::input::read_bounded(std::path::Path::new(path), formula::MAX_SOURCE_BYTES)
-            .map_err(|e| match e {
+        let file = std::path::Path::new(path);
+        let src =
+            crate::input::read_bounded(file, formula::MAX_SOURCE_BYTES).map_err(|e| match e {
                 crate::input::InputError::TooLong { .. } => format!(
-                    "{path}: the formula is longer than 8 KB ({} bytes), Batch's limit",
+                    "{}: the formula is longer than 8 KB ({} bytes), Batch's limit",
+                    crate::input::display_name(file),
                     formula::MAX_SOURCE_BYTES
                 ),
                 e => e.to_string(),
             })?;
         let mut program = Box::new(Program::new());
-        program.parse(&src).map_err(|e| format!("{path}: {e}"))?;
+        program
+            .parse(&src)
+            .map_err(|e| crate::input::located(file, e.line, e.col, &e.kind))?;
         Ok(Self(Some(Arc::new(LoadedFormula {
             path: path.to_string(),
             program,
@@ -668,6 +674,9 @@ impl Model for Autoscale {
         }
         Ok(())
     };
+    fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
+        crate::policy_flags::check(grid)
+    }
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
     const METRICS: &'static [Metric<autoscale::Metrics>] = &[

@@ -113,14 +113,16 @@ impl<M: Model> Flags<M> {
                 "the parameter lists make {len} runs; at most {MAX_RUNS} are accepted"
             ));
         }
-        Ok(Grid {
+        let grid = Grid {
             base: M::Params::default(),
             axes,
             len,
             stop: len,
             swept,
             _model: PhantomData,
-        })
+        };
+        M::check_grid(&grid)?;
+        Ok(grid)
     }
 }
 

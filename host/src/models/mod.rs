@@ -371,6 +371,13 @@ pub trait Model: Sized + Send + Sync + 'static {
     }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
+    /// Checks what one run's parameters cannot show: how the flags were given together
+    /// (autoscale: a policy's own flag needs that policy, [`crate::policy_flags`]); the
+    /// error is one line. Default: nothing to check.
+    fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
+        let _ = grid;
+        Ok(())
+    }
     /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
     /// returns their outcomes in grid order. `ahead` holds outcomes of later runs computed
     /// early (a model may batch runs across windows); `done` is called with each count of
