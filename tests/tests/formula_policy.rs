@@ -344,3 +344,37 @@ fn every_evaluation_is_on_the_record() {
     // Before any successful evaluation the target is the initial group (9 = 900 / 100).
     assert_eq!(r.rounds[0].target_dedicated, 9);
 }
+
+/// The results string of an evaluation that does not assign `$NodeDeallocationOption` shows
+/// the pool's option it read, as `capsim formula eval --set $NodeDeallocationOption=…`
+/// prints it: here the formula assigns `taskcompletion` in round 0 and stops before that
+/// statement from 00:15 on, so later records still show `taskcompletion`, not `requeue`.
+#[test]
+fn a_record_shows_the_pools_deallocation_when_the_formula_leaves_it() {
+    use capsim_core::formula::AutoScaleRun;
+    #[derive(Default)]
+    struct Results(Vec<String>);
+    impl Observer for Results {
+        fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+            self.0.push(run.results.to_string());
+        }
+    }
+    let src = "$TargetDedicatedNodes = 9;\nx = time() >= time(\"2026-10-01T00:15:00Z\") ? stop() : 1;\n$NodeDeallocationOption = taskcompletion;";
+    let p = Params {
+        rounds: 31,
+        ..Params::default()
+    };
+    let mut s = storage(src);
+    let mut policy =
+        FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, 15, p.capacity).unwrap();
+    let mut r = Results::default();
+    autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut r).unwrap();
+    assert_eq!(
+        r.0,
+        [
+            "$TargetDedicatedNodes=9;$NodeDeallocationOption=taskcompletion;x=1",
+            "$TargetDedicatedNodes=9;$NodeDeallocationOption=taskcompletion",
+            "$TargetDedicatedNodes=9;$NodeDeallocationOption=taskcompletion",
+        ]
+    );
+}

@@ -256,11 +256,13 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
 impl<const N: usize, const NODES: usize, const POOL: usize> fmt::Display
     for FormulaPolicy<'_, N, NODES, POOL>
 {
-    /// Writes the results string of the last evaluation (empty before the first).
+    /// Writes the results string of the last evaluation (empty before the first), with the
+    /// pool's deallocation option where the formula did not assign one, as the evaluation's
+    /// outcome prints it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.last.is_none() {
             return Ok(());
         }
-        self.ws.results(self.program).fmt(f)
+        self.ws.results_with(self.program, self.deallocation).fmt(f)
     }
 }

@@ -31,15 +31,27 @@ impl<const NODES: usize, const POOL: usize> Outcome<'_, NODES, POOL> {
 
 impl<const POOL: usize> BoundedWorkspace<POOL> {
     /// Returns the results string of the last evaluation of `program` in this workspace,
-    /// up to the statement that failed.
+    /// up to the statement that failed (`$NodeDeallocationOption=requeue` unless assigned).
     pub fn results<'a, const NODES: usize>(
         &'a self,
         program: &'a BoundedProgram<NODES>,
     ) -> Results<'a, NODES, POOL> {
+        self.results_with(program, Deallocation::Requeue)
+    }
+
+    /// Returns [`BoundedWorkspace::results`] with `current`, the deallocation option the
+    /// evaluation read ([`super::Inputs::deallocation`]), where the formula did not assign one: what
+    /// a successful evaluation's [`Outcome`] prints, and what a pool's evaluation record
+    /// shows after a failure.
+    pub fn results_with<'a, const NODES: usize>(
+        &'a self,
+        program: &'a BoundedProgram<NODES>,
+        current: Deallocation,
+    ) -> Results<'a, NODES, POOL> {
         let d = usize::from(DEALLOCATION_SLOT);
         let deallocation = match (self.assigned[d], self.values[d]) {
             (true, Value::Dealloc(x)) => x,
-            _ => Deallocation::Requeue,
+            _ => current,
         };
         Results {
             program,
