@@ -259,9 +259,15 @@ fn evaluations_need_a_formula_and_no_format() {
         "csv",
     ]);
     assert!(e.contains("--evaluations") && e.contains("--format"), "{e}");
-    // A formula that fails to parse is the usual one line.
+    // A formula that fails to parse is its one located line.
     let bad = temp_file("evaluations-bad.formula", "$TargetDedicatedNodes = ;\n");
-    one_line_error(&["trace", "autoscale", "--formula", &bad, "--evaluations"]);
+    let out = capsim(&["trace", "autoscale", "--formula", &bad, "--evaluations"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!("{bad}:1:25: error: expected a value before ';'\n")
+    );
     // With a formula it runs.
     let out = capsim(&["trace", "autoscale", "--formula", &f, "--evaluations"]);
     assert_eq!(out.status.code(), Some(0));

@@ -289,7 +289,23 @@ impl Pick {
     }
 }
 
-/// Every parameter alone (each of its test values), then `combos` random combinations of
+/// Adds to `pairs` the `--policy` a policy's own flag needs (`capsim::policy_flags::NEEDS`:
+/// without it the flag is an error), to the list if one is given.
+fn with_policy(pairs: &mut Vec<(String, String)>) {
+    for (key, policy) in capsim::policy_flags::NEEDS {
+        let flag = key.replace('_', "-");
+        if !pairs.iter().any(|(k, _)| *k == flag) {
+            continue;
+        }
+        match pairs.iter_mut().find(|(k, _)| k == "policy") {
+            Some((_, list)) if list.split(',').any(|p| p == policy) => {}
+            Some((_, list)) => *list = format!("{list},{policy}"),
+            None => pairs.push(("policy".to_string(), policy.to_string())),
+        }
+    }
+}
+
+/// Every parameter alone (each of its test values, with the policy it needs), then `combos` random combinations of
 /// two to six parameters on top of a list that makes a grid of several runs (`sweep`), plus
 /// `always` (a formula) in every second one.
 fn every_parameter<M: Model + Traced>(
@@ -310,7 +326,9 @@ fn every_parameter<M: Model + Traced>(
             q.key
         );
         for v in vs {
-            let ran = agree::<M>(&[(q.flag(), v.clone())], check);
+            let mut pairs = vec![(q.flag(), v.clone())];
+            with_policy(&mut pairs);
+            let ran = agree::<M>(&pairs, check);
             assert!(ran > 0, "{} {v}: nothing ran", q.key);
         }
     }
@@ -330,6 +348,7 @@ fn every_parameter<M: Model + Traced>(
             let vs = values(key);
             pairs.push((key.replace('_', "-"), vs[pick.below(vs.len())].clone()));
         }
+        with_policy(&mut pairs);
         ran += agree::<M>(&pairs, check);
     }
     assert!(ran >= combos, "{ran} runs of {combos} combinations");
