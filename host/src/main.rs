@@ -127,7 +127,8 @@ const TRACE_HELP: &str = "\
 One run: every flag takes one value (a list or range of more is an error). One row per round,
 in round order. Columns: autoscale round demand required size ready booting broken launched
 replaced removed, then the instances per lifecycle state; consumers round applied reordered
-busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
+busy_consumers queue_left (every round, the ones the engine skips included), and arrived
+dropped backlog with --arrival-rate, --outage, --buffer or --routing keyed; bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
 event_busy for a split layout. Every format streams the rows: a table's widths are fixed by
 its first 4096 rows (a later, wider cell widens its own line only).";
