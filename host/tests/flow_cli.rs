@@ -56,7 +56,10 @@ fn the_issue_buffer_drops_and_a_large_enough_one_does_not() {
     let mut large = ISSUE.to_vec();
     large[6] = &every_event;
     let big = one_row(&large);
-    assert_eq!((n(&big, "dropped_events"), n(&big, "dropped_shipments")), (0, 0));
+    assert_eq!(
+        (n(&big, "dropped_events"), n(&big, "dropped_shipments")),
+        (0, 0)
+    );
     // No drops: every event applied, so throughput · rounds is the 35,000 events.
     let applied = big["throughput"].as_f64().unwrap() * n(&big, "rounds") as f64;
     assert_eq!(applied.round(), 35_000.0);
@@ -89,7 +92,15 @@ fn keyed_routing_reorders_nothing_and_costs_rounds() {
     assert_eq!(keyed["routing"], "keyed");
     assert_eq!(n(keyed, "reordered_shipments"), 0, "{keyed}");
     assert_eq!(n(keyed, "wrong_final_state"), 0, "{keyed}");
-    let one = one_row(&["consumers", "--routing", "keyed", "--consumers", "8", "--slots", "2"]);
+    let one = one_row(&[
+        "consumers",
+        "--routing",
+        "keyed",
+        "--consumers",
+        "8",
+        "--slots",
+        "2",
+    ]);
     assert_eq!(&one, keyed);
 }
 
@@ -125,11 +136,18 @@ fn traces_and_plots_show_the_backlog_and_the_drops() {
         plain.lines().next(),
         Some("round,applied,reordered,busy_consumers,queue_left")
     );
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (flow_svg, plain_svg) = (dir.join("flow.svg"), dir.join("plain.svg"));
+    let (flow_svg, plain_svg) = (flow_svg.to_str().unwrap(), plain_svg.to_str().unwrap());
     let mut plot = vec!["plot"];
     plot.extend(&ISSUE);
-    let svg = stdout_ok(&plot);
+    plot.extend(["-o", flow_svg]);
+    stdout_ok(&plot);
+    let svg = std::fs::read_to_string(flow_svg).unwrap();
     assert!(svg.contains("queued after arrivals") && svg.contains("dropped so far"));
-    let plain = stdout_ok(&["plot", "consumers", "--shipments", "20"]);
+    stdout_ok(&["plot", "consumers", "--shipments", "20", "-o", plain_svg]);
+    let plain = std::fs::read_to_string(plain_svg).unwrap();
+    assert!(plain.contains("backlog"));
     assert!(!plain.contains("queued after arrivals") && !plain.contains("dropped so far"));
 }
 
@@ -190,9 +208,15 @@ fn the_ends_of_every_accepted_range_run() {
     assert_eq!(n(&fast, "dropped_events"), 0);
     let one = one_row(&["consumers", "--buffer", "1", "--shipments", "100"]);
     // The lesson's queue arrives whole in round 0: a buffer of 1 keeps one event of 700.
-    assert_eq!((n(&one, "max_backlog"), n(&one, "dropped_events")), (1, 699));
+    assert_eq!(
+        (n(&one, "max_backlog"), n(&one, "dropped_events")),
+        (1, 699)
+    );
     let most = one_row(&["consumers", "--buffer", "4294967295", "--shipments", "100"]);
-    assert_eq!((n(&most, "max_backlog"), n(&most, "dropped_events")), (700, 0));
+    assert_eq!(
+        (n(&most, "max_backlog"), n(&most, "dropped_events")),
+        (700, 0)
+    );
     for outage in ["0..1", "0..=4294967294", "4294967294..4294967295"] {
         let row = one_row(&[
             "consumers",
