@@ -416,13 +416,11 @@ impl Item for Option<f64> {
 impl Item for Routing {
     const WORDS: &'static [&'static str] = &["shared", "keyed"];
 
-    const NAMES_ITS_VALUES: bool = true;
-
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "shared" => Routing::Shared,
             "keyed" => Routing::Keyed,
-            _ => return Err(format!("'{s}' is not a routing (shared or keyed)")),
+            _ => return Err(format!("'{s}' is not a routing")),
         });
         Ok(())
     }

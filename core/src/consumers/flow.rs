@@ -325,8 +325,9 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
         };
         if observe {
             observer.consumers_round(&state);
-            observer.round_done(round);
         }
+        // Every round played is done, observed or not (see `crate::Observer`).
+        observer.round_done(round);
         let next_arrival = queue.next_arrival();
         if busy == 0 && queued == 0 && next_arrival.is_none() {
             break;
