@@ -66,7 +66,7 @@ fn an_outage_overflows_a_300_event_buffer_and_a_large_enough_one_drops_nothing()
     // Every shipment arrives once with its 7 events: no queue ever holds more than the
     // 35,000 events that arrive, so a buffer of 35,000 is never full.
     let p = Params::default();
-    let every_event = (p.shipments * p.events_per_shipment) as u32;
+    let every_event = p.shipments * p.events_per_shipment;
     let large = checked(&issue(Some(every_event)));
     assert_eq!((large.dropped_events, large.dropped_shipments), (0, 0));
     let unbounded = checked(&issue(None));

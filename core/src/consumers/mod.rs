@@ -441,7 +441,7 @@ where
             }
         }
         None => {
-            let total = room.len().min(usize::MAX);
+            let total = room.len();
             let events = usize::try_from(w.events()).unwrap_or(usize::MAX);
             let jobs = room.get_mut(..events).ok_or(Error::CapacityExceeded {
                 capacity: Capacity::QueuedEvents,
