@@ -49,10 +49,17 @@ def bulkhead(split="shared", mode="healthy", seed=L, total_slots=L, rounds_per_s
 
 
 def consumers(consumers=L, slots=L, shipments=L, events_per_shipment=L, queue_gap=L, seed=L,
-              final_event_rounds=L, event_rounds_min=L, event_rounds_spread=L):
-    return (u32(consumers) + u32(slots) + u32(shipments) + u32(events_per_shipment)
-            + b"\x01" + f64(queue_gap) + u32(seed) + u32(final_event_rounds) + u32(event_rounds_min)
-            + u32(event_rounds_spread))
+              final_event_rounds=L, event_rounds_min=L, event_rounds_spread=L,
+              arrival_rate=None, outage=None, buffer=None, keyed=False):
+    """The flow options (each `ratio(3, 4)`: byte 0 off, byte 3 on) take L for the fuzz
+    value the impl names (0.5 shipments a round, 1000..2200, 300 events)."""
+    out = (u32(consumers) + u32(slots) + u32(shipments) + u32(events_per_shipment)
+           + b"\x01" + f64(queue_gap) + u32(seed) + u32(final_event_rounds) + u32(event_rounds_min)
+           + u32(event_rounds_spread))
+    out += b"\x00" if arrival_rate is None else b"\x03" + f64(arrival_rate)
+    out += b"\x00" if outage is None else b"\x03" + u32(outage[0]) + u32(outage[1])
+    out += b"\x00" if buffer is None else b"\x03" + u32(buffer)
+    return out + (b"\x03" if keyed else b"\x00")
 
 
 def hook(h):
@@ -144,6 +151,11 @@ CORPUS = {
         "lesson-n6-s4": consumers(consumers=6, slots=4, shipments=500),
         "gap-zero": consumers(consumers=4, queue_gap=0.0, shipments=300),
         "slow-final": consumers(consumers=3, final_event_rounds=1_000_000, shipments=100),
+        # The lesson's next question: 0.5 shipments a round, an outage 1000..2200, 300 events.
+        "next-question": consumers(shipments=290, arrival_rate=L, outage=(L, L), buffer=L),
+        "next-question-keyed": consumers(consumers=8, shipments=290, arrival_rate=L,
+                                         outage=(L, L), buffer=L, keyed=True),
+        "keyed-lesson-queue": consumers(consumers=8, shipments=290, keyed=True),
     },
     "consumers_ties": {
         # then a table of 8 bytes, and its length less one

@@ -57,6 +57,9 @@ pub enum Capacity {
     ShipmentsInFlight,
     /// Shipments a consumers workspace holds (its `N`).
     WorkspaceShipments,
+    /// Events of the lesson's queue a consumers run with a buffer or keyed routing keeps in
+    /// arrival order (the sort's room: 4 bytes an event).
+    QueuedEvents,
     /// Configurations one batch can run: a consumers workspace's lanes (`R`), a bulkhead
     /// workspace's (`B`).
     BatchLanes,
@@ -74,6 +77,7 @@ impl Capacity {
             Capacity::ShipmentsInFlight => "shipments in flight",
             Capacity::WorkspaceShipments => "workspace shipments",
             Capacity::SampleHistory => "formula sample history",
+            Capacity::QueuedEvents => "queued events (the room lent to sort the queue)",
             Capacity::BatchLanes => "configurations in one batch (workspace lanes)",
         }
     }
@@ -143,6 +147,14 @@ pub enum Accepted {
     Steps {
         /// The most bands.
         max: u32,
+    },
+    /// Only the parameter's default: the engine asked (a board's small-memory consumers
+    /// engine) plays the lesson's queue only.
+    DefaultOnly,
+    /// `none` unless parameter `other` is given (an outage needs an arrival process).
+    OnlyWith {
+        /// The other parameter, spelled as its CLI flag.
+        other: &'static str,
     },
     /// Values not above parameter `other`'s (a group's minimum size and its maximum).
     NotAbove {
@@ -257,6 +269,10 @@ impl fmt::Display for Accepted {
                 "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
             ),
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
+            Accepted::DefaultOnly => {
+                f.write_str("only the default on this engine (it plays the lesson's queue)")
+            }
+            Accepted::OnlyWith { other } => write!(f, "'none' unless --{other} is given"),
         }
     }
 }

@@ -31,6 +31,11 @@ pub const CONSUMERS_COLUMNS: [&str; 5] = [
     "queue_left",
 ];
 
+/// The columns a consumers run with an arrival process, a buffer or keyed routing adds
+/// ([`consumers::Params::flows`]): events arrived and dropped this round, and the queue's
+/// backlog after the arrivals.
+pub const CONSUMERS_FLOW_COLUMNS: [&str; 3] = ["arrived", "dropped", "backlog"];
+
 /// The bulkhead columns; a split layout adds [`BULKHEAD_SPLIT_COLUMNS`].
 pub const BULKHEAD_COLUMNS: [&str; 6] = [
     "round",
@@ -137,11 +142,36 @@ pub fn consumers_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
 
 /// Writes one consumers row (with its newline).
 pub fn consumers_row<W: Write + ?Sized>(out: &mut W, s: &consumers::RoundState) -> fmt::Result {
-    writeln!(
+    consumers_row_with(out, s, false)
+}
+
+/// Writes the consumers header line (with its newline); `flow` adds
+/// [`CONSUMERS_FLOW_COLUMNS`] (a plain header is [`consumers_header`]'s, byte for byte).
+pub fn consumers_header_with<W: Write + ?Sized>(out: &mut W, flow: bool) -> fmt::Result {
+    header(out, &CONSUMERS_COLUMNS)?;
+    if flow {
+        out.write_char(',')?;
+        header(out, &CONSUMERS_FLOW_COLUMNS)?;
+    }
+    out.write_char('\n')
+}
+
+/// Writes one consumers row (with its newline); `flow` adds the
+/// [`CONSUMERS_FLOW_COLUMNS`].
+pub fn consumers_row_with<W: Write + ?Sized>(
+    out: &mut W,
+    s: &consumers::RoundState,
+    flow: bool,
+) -> fmt::Result {
+    write!(
         out,
         "{},{},{},{},{}",
         s.round, s.applied, s.reordered, s.busy_consumers, s.queue_left
-    )
+    )?;
+    if flow {
+        write!(out, ",{},{},{}", s.arrived, s.dropped, s.backlog)?;
+    }
+    out.write_char('\n')
 }
 
 /// Writes the bulkhead header line (with its newline); `split` adds the per-pool columns.
@@ -176,8 +206,9 @@ pub fn bulkhead_row<W: Write + ?Sized>(
 pub struct CsvTrace<W> {
     /// Where the rows go.
     pub out: W,
-    /// Whether the run's layout has its extra columns: a split bulkhead's per-pool columns,
-    /// a formula group's [`AUTOSCALE_FORMULA_COLUMNS`].
+    /// Whether the run has its model's extra columns: a split bulkhead's per-pool columns,
+    /// a formula group's [`AUTOSCALE_FORMULA_COLUMNS`], a consumers run's flow options
+    /// ([`CONSUMERS_FLOW_COLUMNS`]).
     pub split: bool,
     /// The first write error, if any.
     pub result: fmt::Result,
@@ -207,7 +238,7 @@ impl<W: Write> crate::Observer for CsvTrace<W> {
     }
 
     fn consumers_round(&mut self, s: &consumers::RoundState) {
-        let r = consumers_row(&mut self.out, s);
+        let r = consumers_row_with(&mut self.out, s, self.split);
         self.keep(r);
     }
 

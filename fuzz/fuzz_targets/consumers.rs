@@ -7,7 +7,9 @@
 //! the second reporting its rounds in order and the run's last round last; a successful run
 //! obeys the invariants below and equals the port's
 //! metrics; a workload-order error happens only when a shipment's events really arrive out of
-//! step order.
+//! step order. Parameters with a flow option (an arrival rate, an outage, a buffer, keyed
+//! routing: `Params`' `Arbitrary` turns each on 1 in 4) run on the flow engine and must
+//! equal `reference::consumers_flow` and obey `flow_invariants`.
 #![no_main]
 
 use capsim_core::consumers::{
@@ -37,23 +39,63 @@ fuzz_target!(|p: Params| {
     let mut rounds = Rounds::default();
     let mut sorted = Sorted::new();
     let again = consumers::run_with(&p, LessonDraws::new(&p), &mut sorted, &mut rounds);
-    // A sorted queue needs no in-flight capacity: only the merged one can run out of it.
-    if !matches!(
+    // Only a run on the lesson's queue with a flow option needs the room to keep it in
+    // arrival order, which the first workspace lacks.
+    let no_room = matches!(
         result,
         Err(Error::CapacityExceeded {
-            capacity: Capacity::ShipmentsInFlight,
+            capacity: Capacity::QueuedEvents,
             ..
         })
-    ) {
+    );
+    if no_room {
+        assert!(p.flows() && p.arrival_rate.is_none(), "{p:?}");
+    }
+    // A sorted queue needs no in-flight capacity: only the merged one can run out of it.
+    if !no_room
+        && !matches!(
+            result,
+            Err(Error::CapacityExceeded {
+                capacity: Capacity::ShipmentsInFlight,
+                ..
+            })
+        )
+    {
         assert!(same(&result, &again), "sorted differs: {p:?}");
     }
-    if let Ok(m) = &result {
+    if let Ok(m) = &again {
         assert_eq!(rounds.last, Some(m.rounds - 1), "{p:?}");
     }
     if p.validate().is_err() {
         assert!(
             matches!(result, Err(Error::OutOfRange { .. })),
             "{p:?}: {result:?}"
+        );
+        return;
+    }
+    // The flow engine (arrivals, outage, buffer, keyed routing) against its reference port,
+    // which skips idle and countdown-only rounds as the engine does.
+    if p.flows() {
+        let m = match again {
+            Ok(m) => m,
+            Err(Error::WorkloadOrder { shipment }) => {
+                let mut r = CounterHash::new(p.seed);
+                let workload = capsim_fuzz::consumers_workload(&p, |_, _| r.next_unit());
+                assert!(capsim_fuzz::out_of_order(&workload, shipment), "{p:?}");
+                return;
+            }
+            // The lesson's queue is generated through the in-flight heap.
+            Err(Error::CapacityExceeded {
+                capacity: Capacity::ShipmentsInFlight,
+                ..
+            }) if p.arrival_rate.is_none() => return,
+            Err(e) => panic!("{p:?}: {e:?}"),
+        };
+        capsim_fuzz::flow_invariants(&p, &m);
+        let expected = capsim_fuzz::consumers_flow(&p);
+        assert!(
+            same(&m, &expected),
+            "{p:?}\ncore      {m:?}\nreference {expected:?}"
         );
         return;
     }

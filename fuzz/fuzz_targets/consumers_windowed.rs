@@ -53,6 +53,20 @@ fn in_flight_full<T>(r: &Result<T, Error>) -> bool {
 
 fuzz_target!(|input: Input| {
     let mut p = input.params;
+    // The board engine plays the lesson's queue only: it refuses a valid flow option by name.
+    if p.validate().is_ok() {
+        if let Some(param) = p.first_flow_option() {
+            let mut small = windowed::Workspace::<{ windowed::words_for(SHIPMENTS) }, 16>::new();
+            assert_eq!(
+                windowed::run(&p, &mut small),
+                Err(Error::OutOfRange {
+                    param,
+                    accepted: capsim_core::Accepted::DefaultOnly,
+                })
+            );
+        }
+    }
+    capsim_fuzz::without_flow(&mut p);
     if (1..=MAX_SHIPMENTS as u32).contains(&p.shipments) && p.events_per_shipment >= 1 {
         let most = (MAX_EVENTS / p.events_per_shipment).max(1);
         if p.shipments > most {

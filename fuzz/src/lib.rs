@@ -15,9 +15,42 @@ use capsim_core::rng::{GroupLcg, UnitRng};
 /// The ports of the consumers and bulkhead lesson programs: the one oracle, shared with the
 /// cross-crate tests.
 pub use capsim_tests::reference::{
-    bulkhead, bulkhead_with, consumers, consumers_on, consumers_workload, out_of_order, Lesson,
-    QueuedEvent,
+    bulkhead, bulkhead_with, consumers, consumers_flow, consumers_on, consumers_workload,
+    out_of_order, Lesson, QueuedEvent,
 };
+
+/// Turns the consumers' flow options off (the lesson's queue, shared): for the targets
+/// that check the lesson's engines against each other; `consumers` fuzzes the flow engine.
+pub fn without_flow(p: &mut consumers::Params) {
+    p.arrival_rate = None;
+    p.outage = None;
+    p.buffer = None;
+    p.routing = consumers::Routing::Shared;
+}
+
+/// Invariants of a successful consumers run with flow options, whatever the port says.
+pub fn flow_invariants(p: &consumers::Params, m: &consumers::Metrics) {
+    let events = p.events();
+    assert!(m.dropped_events <= events, "{p:?} {m:?}");
+    assert!(m.dropped_shipments <= p.shipments, "{p:?} {m:?}");
+    assert!(
+        m.max_backlog <= events - m.dropped_events.min(events),
+        "{p:?} {m:?}"
+    );
+    if let Some(b) = p.buffer {
+        assert!(m.max_backlog <= u64::from(b), "{p:?} {m:?}");
+    }
+    if p.routing == consumers::Routing::Keyed {
+        assert_eq!(m.reordered_shipments, 0, "{p:?} {m:?}");
+    }
+    // Every admitted event is applied.
+    let applied = events - m.dropped_events;
+    assert_eq!(
+        m.throughput.to_bits(),
+        (applied as f64 / m.rounds as f64).to_bits(),
+        "{p:?} {m:?}"
+    );
+}
 
 /// Equal down to the bits (NaN equals NaN, 0 differs from -0): the `Debug` renderings, which
 /// print every field and every double's shortest round-trip form.

@@ -6,6 +6,7 @@ use capsim_core::autoscale::{
     Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS, OPEN,
 };
 use capsim_core::bulkhead::{Mode, Split};
+use capsim_core::consumers::{Outage, Routing};
 
 /// The most values one flag may expand to (ranges included).
 pub const MAX_LIST_LEN: usize = 1_000_000;
@@ -347,6 +348,25 @@ impl Item for Reclaim {
     }
 }
 
+/// A span of rounds `A..B` (B excluded) or `A..=B`, or `none`: `(start, end)`, `end` excluded.
+fn parse_span(s: &str) -> Result<Option<(u32, u32)>, String> {
+    if s == "none" {
+        return Ok(None);
+    }
+    let bad = || format!("'{s}' is not A..B, A..=B or 'none'");
+    let (start, end) = match s.split_once("..=") {
+        Some((a, b)) => (parse_u32(a)?, parse_u32(b)?.checked_add(1).ok_or_else(bad)?),
+        None => {
+            let (a, b) = s.split_once("..").ok_or_else(bad)?;
+            (parse_u32(a)?, parse_u32(b)?)
+        }
+    };
+    if start >= end {
+        return Err(format!("range '{s}' is empty"));
+    }
+    Ok(Some((start, end)))
+}
+
 /// Stockout rounds: `A..B` (B excluded), `A..=B`, or `none`.
 impl Item for Option<Stockout> {
     const WORDS: &'static [&'static str] = &["none"];
@@ -356,23 +376,80 @@ impl Item for Option<Stockout> {
     }
 
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(parse_span(s)?.map(|(start, end)| Stockout { start, end }));
+        Ok(())
+    }
+}
+
+/// Consumers outage rounds: `A..B` (B excluded), `A..=B`, or `none`.
+impl Item for Option<Outage> {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
+    }
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(parse_span(s)?.map(|(start, end)| Outage { start, end }));
+        Ok(())
+    }
+}
+
+/// An optional number: `none`, or a finite number.
+impl Item for Option<f64> {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "none" {
             out.push(None);
             return Ok(());
         }
-        let bad = || format!("'{s}' is not A..B, A..=B or 'none'");
-        let (start, end) = match s.split_once("..=") {
-            Some((a, b)) => (parse_u32(a)?, parse_u32(b)?.checked_add(1).ok_or_else(bad)?),
-            None => {
-                let (a, b) = s.split_once("..").ok_or_else(bad)?;
-                (parse_u32(a)?, parse_u32(b)?)
-            }
-        };
-        if start >= end {
-            return Err(format!("range '{s}' is empty"));
-        }
-        out.push(Some(Stockout { start, end }));
+        let mut values = Vec::new();
+        f64::parse_item(s, &mut values)
+            .map_err(|_| format!("'{s}' is not a finite number or 'none'"))?;
+        out.extend(values.into_iter().map(Some));
         Ok(())
+    }
+}
+
+/// The consumers' routing: `shared` or `keyed`.
+impl Item for Routing {
+    const WORDS: &'static [&'static str] = &["shared", "keyed"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "shared" => Routing::Shared,
+            "keyed" => Routing::Keyed,
+            _ => return Err(format!("'{s}' is not a routing")),
+        });
+        Ok(())
+    }
+}
+
+/// How a row shows the consumers' flow options (the JSON the core's serde derives write):
+/// `none` or the number, `[]` or `[A,B]` (`A..B` as text), the routing's name.
+mod flow_values {
+    use capsim_core::consumers::{Outage, Routing};
+
+    use crate::models::Value;
+    use crate::output::Cell;
+
+    impl Value for Option<f64> {
+        fn cell(&self) -> Cell {
+            self.map_or(Cell::Word("none"), Cell::Float)
+        }
+    }
+
+    impl Value for Option<Outage> {
+        fn cell(&self) -> Cell {
+            self.map_or(Cell::Ints(Vec::new()), |o| Cell::Span(o.start, o.end))
+        }
+    }
+
+    impl Value for Routing {
+        fn cell(&self) -> Cell {
+            Cell::Word(self.name())
+        }
     }
 }
 

@@ -151,7 +151,8 @@ in round order. Columns: autoscale round demand required size ready booting brok
 replaced removed, then the instances per lifecycle state (a --formula run adds target_dedicated
 evaluated evaluation_failed: the target after the round's decision, 1 in a round with an
 evaluation, 1 when it failed; --evaluations prints the evaluations instead); consumers round applied reordered
-busy_consumers queue_left (every round, the ones the engine skips included); bulkhead round
+busy_consumers queue_left (every round, the ones the engine skips included), and arrived
+dropped backlog with --arrival-rate, --outage, --buffer or --routing keyed; bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
 event_busy for a split layout. Every format streams the rows: a table's widths are fixed by
 its first 4096 rows (a later, wider cell widens its own line only).";

@@ -139,6 +139,9 @@ pub struct Lines {
     /// The series, in the order of the model's [`Plotted::SERIES`].
     pub series: Vec<Envelope>,
     dropped: [u64; 2],
+    /// Whether the run has its model's extra series ([`crate::trace::Traced::split`]): a
+    /// consumers run with a flow option draws its queue after arrivals and its drops too.
+    pub extra: bool,
 }
 
 impl Lines {
@@ -165,7 +168,13 @@ impl Observer for Lines {
     }
     fn consumers_round(&mut self, s: &consumers::RoundState) {
         let backlog = s.queue_left + u64::from(s.busy_consumers);
-        self.push(s.round as f64, &[backlog as f64]);
+        if self.extra {
+            self.dropped[0] += s.dropped;
+            let values = [backlog as f64, s.backlog as f64, self.dropped[0] as f64];
+            self.push(s.round as f64, &values);
+        } else {
+            self.push(s.round as f64, &[backlog as f64]);
+        }
     }
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
         self.dropped[0] += u64::from(s.tracking_dropped);
@@ -238,7 +247,8 @@ impl Plotted for Autoscale {
 impl Plotted for Consumers {
     const Y_LABEL: &'static str = "events not yet applied";
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperRight;
-    const SERIES: &'static [&'static str] = &["backlog"];
+    /// A plain run draws the first only; a run with a flow option all three.
+    const SERIES: &'static [&'static str] = &["backlog", "queued after arrivals", "dropped so far"];
 }
 
 impl Plotted for Bulkhead {
@@ -261,7 +271,10 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
         let p = grid.params(i);
         (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
         let name = values(grid, &p, true);
-        let mut lines = Lines::default();
+        let mut lines = Lines {
+            extra: M::split(&p),
+            ..Lines::default()
+        };
         crate::trace::observe::<M>(&p, &mut lines)
             .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
         series.extend(M::SERIES.iter().zip(&lines.series).map(|(what, e)| Series {

@@ -17,7 +17,8 @@ use crate::output::Format;
 pub trait Traced: Model {
     /// Writes the CSV header of a run with `p` (with its newline).
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
-    /// Whether a run with `p` has a split layout (bulkhead's per-pool columns).
+    /// Whether a run with `p` has its model's extra columns (bulkhead's per-pool columns in a
+    /// split layout, consumers' arrivals, drops and backlog with a flow option).
     fn split(p: &Self::Params) -> bool {
         let _ = p;
         false
@@ -90,8 +91,11 @@ impl Traced for Autoscale {
 }
 
 impl Traced for Consumers {
-    fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::consumers_header(out)
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        trace::consumers_header_with(out, Self::split(p))
+    }
+    fn split(p: &Self::Params) -> bool {
+        p.flows()
     }
 }
 

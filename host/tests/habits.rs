@@ -234,7 +234,10 @@ fn columns_help_lists_the_metrics() {
             "rounds",
             "reordered_shipments",
             "wrong_final_state",
-            "throughput"
+            "throughput",
+            "max_backlog",
+            "dropped_events",
+            "dropped_shipments"
         ]
     );
 }

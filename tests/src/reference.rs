@@ -229,6 +229,155 @@ pub fn consumers_on(p: &consumers::Params, mut queue: Vec<QueuedEvent>) -> consu
         reordered_shipments: reordered.iter().filter(|&&b| b).count() as u32,
         wrong_final_state: wrong as u32,
         throughput: queue.len() as f64 / round as f64,
+        // The lesson's queue holds every event from round 0.
+        max_backlog: queue.len() as u64,
+        dropped_events: 0,
+        dropped_shipments: 0,
+    }
+}
+
+/// The lesson's loop with the next question's queue, as `consumers::Params` documents the
+/// arrival process, the outage, the buffer and keyed routing (call only with parameters that
+/// `p.validate()` accepts; any parameters, with or without those options).
+///
+/// Written from the documented contract, not from the engine: a list of (round, event) in
+/// queue order (the lesson's sorted queue all in round 0, or shipment after shipment at the
+/// Poisson arrival rounds, a shipment's events in step order), a `VecDeque` per partition,
+/// and the lesson's countdown (`kalan`) per consumer. Stretches with an empty queue and idle
+/// consumers are jumped over (the lesson's loop would only count rounds).
+pub fn consumers_flow(p: &consumers::Params) -> consumers::Metrics {
+    use std::collections::VecDeque;
+    let mut r = CounterHash::new(p.seed);
+    let lesson = consumers_workload(p, |_, _| r.next_unit());
+    let mut arrivals: Vec<(u64, QueuedEvent)> = Vec::new();
+    match p.arrival_rate {
+        None => {
+            let mut queue = lesson.clone();
+            queue.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).expect("finite"));
+            arrivals.extend(queue.into_iter().map(|e| (0, e)));
+        }
+        Some(rate) => {
+            let stream = consumers::ArrivalStream::new(p.seed);
+            let mut time = 0.0f64;
+            for g in 0..p.shipments {
+                // An exponential gap of mean 1 / rate from the stream's draw g.
+                time += -libm::log1p(-stream.unit(g)) / rate;
+                let mut round = libm::floor(time) as u64;
+                if let Some(o) = p.outage {
+                    if u64::from(o.start) <= round && round < u64::from(o.end) {
+                        round = u64::from(o.end);
+                    }
+                }
+                let steps = p.events_per_shipment as usize;
+                for e in &lesson[g as usize * steps..(g as usize + 1) * steps] {
+                    arrivals.push((round, e.clone()));
+                }
+            }
+        }
+    }
+    let n = p.consumers as usize;
+    let keyed = p.routing == consumers::Routing::Keyed;
+    let mut parts: Vec<VecDeque<QueuedEvent>> = vec![VecDeque::new(); if keyed { n } else { 1 }];
+    let buffer = p.buffer.map_or(u64::MAX, u64::from);
+    let shipments = p.shipments as usize;
+    let mut held: Vec<Option<(QueuedEvent, u64)>> = vec![None; n];
+    let mut last: Vec<i64> = vec![-1; shipments];
+    let mut reordered = vec![false; shipments];
+    let mut dropped_shipment = vec![false; shipments];
+    let (mut next, mut round, mut applied, mut queued) = (0usize, 0u64, 0u64, 0u64);
+    let (mut max_backlog, mut dropped) = (0u64, 0u64);
+    loop {
+        // Nothing queued, nobody busy: the next round that matters is the next arrival's.
+        if queued == 0 && held.iter().all(Option::is_none) {
+            match arrivals.get(next) {
+                Some(&(t, _)) => round = round.max(t),
+                None => break,
+            }
+        }
+        // Rounds that would only count down (every consumer busy and not done, or free with
+        // an empty partition) up to the next arrival: skipped in one step, as in `consumers_on`.
+        let waiting = held.iter().enumerate().all(|(i, c)| match c {
+            Some((_, left)) => *left > 0,
+            None => parts[if keyed { i } else { 0 }].is_empty(),
+        });
+        if waiting {
+            let until_arrival = arrivals.get(next).map_or(u64::MAX, |&(t, _)| t - round);
+            let skip = held
+                .iter()
+                .flatten()
+                .map(|(_, left)| *left)
+                .min()
+                .unwrap_or(1)
+                .saturating_sub(1)
+                .min(until_arrival);
+            for (_, left) in held.iter_mut().flatten() {
+                *left -= skip;
+            }
+            round += skip;
+        }
+        while let Some((t, e)) = arrivals.get(next) {
+            if *t != round {
+                break;
+            }
+            if queued < buffer {
+                let part = if keyed { e.shipment as usize % n } else { 0 };
+                parts[part].push_back(e.clone());
+                queued += 1;
+            } else {
+                dropped += 1;
+                dropped_shipment[e.shipment as usize] = true;
+            }
+            next += 1;
+        }
+        max_backlog = max_backlog.max(queued);
+        for (_, left) in held.iter_mut().flatten() {
+            if *left > 0 {
+                *left -= 1;
+            }
+        }
+        let mut slots = p.slots;
+        for c in held.iter_mut() {
+            if let Some((e, 0)) = c {
+                if slots == 0 {
+                    continue;
+                }
+                slots -= 1;
+                let g = e.shipment as usize;
+                if i64::from(e.step) < last[g] {
+                    reordered[g] = true;
+                }
+                last[g] = i64::from(e.step);
+                applied += 1;
+                *c = None;
+            }
+        }
+        for (i, c) in held.iter_mut().enumerate() {
+            if c.is_none() {
+                let part = if keyed { i } else { 0 };
+                if let Some(e) = parts[part].pop_front() {
+                    queued -= 1;
+                    let rounds = e.rounds;
+                    *c = Some((e, rounds));
+                }
+            }
+        }
+        round += 1;
+        if next == arrivals.len() && queued == 0 && held.iter().all(Option::is_none) {
+            break;
+        }
+    }
+    let wrong = last
+        .iter()
+        .filter(|&&k| k != i64::from(p.events_per_shipment) - 1)
+        .count();
+    consumers::Metrics {
+        rounds: round,
+        reordered_shipments: reordered.iter().filter(|&&b| b).count() as u32,
+        wrong_final_state: wrong as u32,
+        throughput: applied as f64 / round as f64,
+        max_backlog,
+        dropped_events: dropped,
+        dropped_shipments: dropped_shipment.iter().filter(|&&b| b).count() as u32,
     }
 }
 

@@ -174,6 +174,7 @@ fn consumers_vectors<const N: usize, const F: usize, const Q: usize>(
             final_event_rounds: u(&p, "final_event_rounds"),
             event_rounds_min: u(&p, "event_rounds_min"),
             event_rounds_spread: u(&p, "event_rounds_spread"),
+            ..consumers::Params::default()
         };
         let m = consumers::run(&params, &mut ws).unwrap_or_else(|e| panic!("{p}: {e}"));
         assert_eq!(m.rounds, n(&want, "rounds"), "rounds for {p}");

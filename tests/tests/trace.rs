@@ -101,6 +101,8 @@ fn tick_by_tick_rows(p: &consumers::Params) -> Vec<consumers::RoundState> {
     let (mut next, mut round, mut applied) = (0usize, 0u64, 0usize);
     let mut rows = Vec::new();
     while applied < events.len() {
+        // The lesson's queue: every event arrives in round 0, and waits until taken.
+        let backlog = (events.len() - next) as u64;
         for (_, left) in held.iter_mut().flatten() {
             *left = left.saturating_sub(1);
         }
@@ -133,6 +135,9 @@ fn tick_by_tick_rows(p: &consumers::Params) -> Vec<consumers::RoundState> {
             reordered: newly,
             busy_consumers: held.iter().filter(|c| c.is_some()).count() as u32,
             queue_left: (events.len() - next) as u64,
+            arrived: if round == 0 { events.len() as u64 } else { 0 },
+            dropped: 0,
+            backlog,
         });
         round += 1;
     }
@@ -156,6 +161,7 @@ fn consumers_rounds_are_every_round_and_sum_to_the_metrics() {
             final_event_rounds: below(&mut r, 9),
             event_rounds_min: below(&mut r, 4),
             event_rounds_spread: below(&mut r, 12),
+            ..consumers::Params::default()
         };
         let mut tape = Tape::default();
         let m = consumers::run_with(&p, LessonDraws::new(&p), &mut ws, &mut tape).unwrap();

@@ -149,6 +149,7 @@ fn random_params(mix: &mut Mix, max_events: u32) -> Params {
         final_event_rounds: rounds(mix),
         event_rounds_min: rounds(mix),
         event_rounds_spread: rounds(mix),
+        ..Params::default()
     }
 }
 
@@ -368,6 +369,7 @@ fn matches_the_reference_vectors() {
             final_event_rounds: u(p, "final_event_rounds"),
             event_rounds_min: u(p, "event_rounds_min"),
             event_rounds_spread: u(p, "event_rounds_spread"),
+            ..Params::default()
         };
         let m = windowed::run(&params, &mut small).unwrap_or_else(|e| panic!("{p}: {e}"));
         assert_eq!(m.rounds, want["rounds"].as_u64().unwrap(), "{p}");

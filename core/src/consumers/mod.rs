@@ -72,6 +72,7 @@
 use crate::error::{Capacity, Error};
 use crate::Observer;
 
+mod flow;
 mod lanes;
 mod plan;
 mod queue;
@@ -88,11 +89,12 @@ pub use plan::{plan, Plan, WholeLane};
 use sorted::{sort_whole, SortedSpace};
 use store::REORDERED;
 
+pub use flow::ArrivalStream;
 pub use queue::{Event, Queue, QueueSpace, DEFAULT_IN_FLIGHT};
 pub(crate) use spec::report_skipped;
 pub use spec::{
-    LaneKey, Metrics, Params, RoundState, Workload, MAX_CONSUMERS, MAX_EVENTS_PER_SHIPMENT,
-    MAX_QUEUE_GAP, MAX_SHIPMENTS,
+    LaneKey, Metrics, Outage, Params, RoundState, Routing, Workload, MAX_ARRIVAL_RATE,
+    MAX_CONSUMERS, MAX_EVENTS_PER_SHIPMENT, MAX_QUEUE_GAP, MAX_SHIPMENTS, MIN_ARRIVAL_RATE,
 };
 pub use workload::{LessonDraws, SubstreamDraws, WorkloadDraws};
 
@@ -320,6 +322,26 @@ where
     };
     let sort_room = sort_keys.len().min(sort_events.len());
     let plan = plan::plan(&workload, observe, sort_room);
+    if plan == Plan::Flow {
+        let lanes = keys.iter().copied().zip(lane_stores);
+        flow_lanes(
+            &workload,
+            first,
+            draws,
+            space,
+            sort_events,
+            lanes,
+            observer,
+            observe,
+            &mut lane_metrics,
+        )?;
+        for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
+            if let Some(&lane_m) = lane_metrics.get(lane) {
+                *m = lane_m;
+            }
+        }
+        return Ok(());
+    }
     let sorted_events = match plan {
         Plan::SortedWhole { .. } => sort_whole(
             &workload,
@@ -328,7 +350,7 @@ where
             sort_keys,
             sort_events,
         ),
-        Plan::MergedWheel | Plan::MergedEvent => None,
+        Plan::MergedWheel | Plan::MergedEvent | Plan::Flow => None,
     };
     match (plan, sorted_events) {
         // The whole queue in one array: each lane plays it through.
@@ -346,6 +368,7 @@ where
                 let _ = lane_metrics.push(m);
             }
         }
+        (Plan::Flow, _) => {}
         (Plan::MergedEvent, _) => {
             let mut queue = Queue::new(first, draws, space)?;
             let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
@@ -374,6 +397,94 @@ where
     for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
         if let Some(&lane_m) = lane_metrics.get(lane) {
             *m = lane_m;
+        }
+    }
+    Ok(())
+}
+
+/// Plays each lane of a flow batch ([`Plan::Flow`]) with the flow engine, pushing each
+/// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
+/// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
+/// live in the queue's `order`).
+#[allow(clippy::too_many_arguments)]
+fn flow_lanes<'s, D, O, const N: usize, const F: usize, const R: usize>(
+    w: &Workload,
+    first: &Params,
+    mut draws: D,
+    space: &mut QueueSpace<N, F>,
+    room: &mut [u32],
+    lanes: impl Iterator<Item = (LaneKey, &'s mut [u8])>,
+    observer: &mut O,
+    observe: bool,
+    out: &mut heapless::Vec<Metrics, R>,
+) -> Result<(), Error>
+where
+    D: WorkloadDraws,
+    O: Observer,
+{
+    let shipments = w.shipments as usize;
+    match w.arrival_rate {
+        Some(rate) => {
+            for (key, store) in lanes {
+                store.fill(0);
+                let counts = space
+                    .order
+                    .get_mut(..shipments)
+                    .ok_or(Error::CapacityExceeded {
+                        capacity: Capacity::WorkspaceShipments,
+                        limit: N as u32,
+                    })?;
+                let mut queue = flow::ArrivalQueue::new(w, counts, rate);
+                let m =
+                    flow::play_flow(&mut queue, &mut draws, w, key, store, 0, observer, observe);
+                let _ = out.push(m);
+            }
+        }
+        None => {
+            let total = room.len();
+            let events = usize::try_from(w.events()).unwrap_or(usize::MAX);
+            let jobs = room.get_mut(..events).ok_or(Error::CapacityExceeded {
+                capacity: Capacity::QueuedEvents,
+                limit: u32::try_from(total).unwrap_or(u32::MAX),
+            })?;
+            let queue = Queue::new(first, &mut draws, space)?;
+            for (slot, event) in jobs.iter_mut().zip(queue) {
+                let event = event?;
+                *slot = event.shipment << 8 | event.step;
+            }
+            let jobs = &*jobs;
+            let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
+            // The shipments with a dropped event: marked once in `order` (free again).
+            let marks = space
+                .order
+                .get_mut(..shipments)
+                .ok_or(Error::CapacityExceeded {
+                    capacity: Capacity::WorkspaceShipments,
+                    limit: N as u32,
+                })?;
+            marks.fill(0);
+            let mut dropped_shipments = 0u32;
+            for &job in &jobs[admitted..] {
+                if let Some(mark) = marks.get_mut((job >> 8) as usize) {
+                    dropped_shipments += u32::from(*mark == 0);
+                    *mark = 1;
+                }
+            }
+            for (key, store) in lanes {
+                store.fill(0);
+                let mut queue = flow::LessonQueue::new(jobs, admitted);
+                let m = flow::play_flow(
+                    &mut queue,
+                    &mut draws,
+                    w,
+                    key,
+                    store,
+                    dropped_shipments,
+                    observer,
+                    observe,
+                );
+                let _ = out.push(m);
+            }
         }
     }
     Ok(())

@@ -26,6 +26,10 @@ pub enum Plan {
     /// The queue merged on the fly, each lane on the general event-driven engine (some
     /// processing time reaches 64 rounds).
     MergedEvent,
+    /// An arrival process, a buffer or keyed routing ([`Workload::flows`]): the flow engine
+    /// (`flow.rs`), round by round, on the lesson's queue kept in arrival order (in the
+    /// sort's room) or on the arrival process's. No other engine plays these.
+    Flow,
 }
 
 /// The engine an unobserved lane plays a queue sorted whole with.
@@ -60,6 +64,9 @@ impl WholeLane {
 /// Returns the plan for a batch on workload `w`: `observed` when its one configuration
 /// reports its rounds, `sort_room` the most events the caller's storage sorts whole.
 pub fn plan(w: &Workload, observed: bool, sort_room: usize) -> Plan {
+    if w.flows() {
+        return Plan::Flow;
+    }
     let fits = wheel_fits(w);
     let sortable = usize::try_from(w.events()).is_ok_and(|e| e > 0 && e <= sort_room);
     if fits && sortable {
@@ -123,6 +130,40 @@ mod tests {
             plan(&one.workload(), false, 1 << 20),
             Plan::SortedWhole { observed: false }
         );
+    }
+
+    #[test]
+    fn every_flow_option_goes_to_the_flow_engine() {
+        use crate::consumers::{Outage, Routing};
+        let lesson = Params::default();
+        let options = [
+            Params {
+                arrival_rate: Some(0.5),
+                ..lesson.clone()
+            },
+            Params {
+                arrival_rate: Some(0.5),
+                outage: Some(Outage { start: 0, end: 1 }),
+                ..lesson.clone()
+            },
+            Params {
+                buffer: Some(u32::MAX),
+                ..lesson.clone()
+            },
+            Params {
+                routing: Routing::Keyed,
+                ..lesson.clone()
+            },
+        ];
+        for p in &options {
+            assert!(p.flows());
+            for (observed, room) in [(false, 35_000), (true, 35_000), (false, 0)] {
+                assert_eq!(plan(&p.workload(), observed, room), Plan::Flow, "{p:?}");
+            }
+            // A flow option is part of the workload: batches never mix it with the lesson's.
+            assert!(lesson.workload().first_difference(&p.workload()).is_some());
+        }
+        assert!(!lesson.flows());
     }
 
     #[test]

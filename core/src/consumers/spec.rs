@@ -15,6 +15,61 @@ pub const MAX_CONSUMERS: usize = 64;
 /// The largest queue gap accepted.
 pub const MAX_QUEUE_GAP: f64 = 1e9;
 
+/// The smallest arrival rate accepted, in shipments per round (the last of
+/// [`MAX_SHIPMENTS`] shipments then arrives within about 2.4 · 10^12 rounds).
+pub const MIN_ARRIVAL_RATE: f64 = 1e-6;
+
+/// The largest arrival rate accepted, in shipments per round: every shipment of the
+/// largest workload in one round on average.
+pub const MAX_ARRIVAL_RATE: f64 = MAX_SHIPMENTS as f64;
+
+/// How the consumers reach the queued events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Routing {
+    /// One queue: a free consumer takes the next event, whatever its shipment (the lesson).
+    #[default]
+    Shared,
+    /// Same key, same partition: shipment `g`'s events go to partition `g mod N`, which
+    /// consumer `g mod N` alone takes from, in queue order. A shipment's events are then
+    /// applied in queue order, which is step order: no shipment is reordered.
+    Keyed,
+}
+
+impl Routing {
+    /// Returns the routing's name, as the CLI spells it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Routing::Shared => "shared",
+            Routing::Keyed => "keyed",
+        }
+    }
+}
+
+/// Rounds `start..end` (`end` excluded) in which nothing arrives: what would have arrived
+/// in them arrives at round `end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Outage {
+    /// First round without arrivals.
+    pub start: u32,
+    /// The round the held-back shipments arrive in; > `start`.
+    pub end: u32,
+}
+
+impl Outage {
+    /// Returns the round a shipment due in round `due` arrives in.
+    pub const fn delay(&self, due: u64) -> u64 {
+        if self.start as u64 <= due && due < self.end as u64 {
+            self.end as u64
+        } else {
+            due
+        }
+    }
+}
+
 /// One run's parameters; [`Default`] gives the lesson's constants (N = 1, S = 2).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -38,6 +93,26 @@ pub struct Params {
     pub event_rounds_min: u32,
     /// Other events take `event_rounds_min + floor(r · spread)` rounds.
     pub event_rounds_spread: u32,
+    /// Shipments arriving per round on average, [`MIN_ARRIVAL_RATE`] to
+    /// [`MAX_ARRIVAL_RATE`]: a Poisson process on a stream of its own (see
+    /// [`ArrivalStream`](super::ArrivalStream)) instead of the lesson's queue, filled before
+    /// round 0 (`None`, the lesson). Shipment `g` (in shipment order) arrives in round
+    /// `floor(T_g)`, `T_g` the sum of `g + 1` exponential gaps of mean `1 / rate`; its events
+    /// are the lesson's shipment `g`'s (same steps, same processing times), queued together
+    /// in step order, as a carrier delivers a shipment's scans in one transfer.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
+    pub arrival_rate: Option<f64>,
+    /// Rounds without arrivals (only with an arrival rate); `None`: none.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::span"))]
+    pub outage: Option<Outage>,
+    /// The most events the queue holds, ≥ 1: an event arriving at a full queue is dropped
+    /// (a round's arrivals are admitted in queue order while there is room). `None`: no
+    /// bound (the queue can hold every event). The buffer is a count, not storage: any
+    /// `u32` costs the same memory.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
+    pub buffer: Option<u32>,
+    /// How consumers reach the events: [`Routing::Shared`] (the lesson) or by key.
+    pub routing: Routing,
 }
 
 impl Default for Params {
@@ -52,6 +127,139 @@ impl Default for Params {
             final_event_rounds: 6,
             event_rounds_min: 1,
             event_rounds_spread: 3,
+            arrival_rate: None,
+            outage: None,
+            buffer: None,
+            routing: Routing::Shared,
+        }
+    }
+}
+
+/// Serde forms of the optional parameters as the CLI's rows write them: `"none"` or the
+/// number; `[]` or `[A,B]` for an outage.
+#[cfg(feature = "serde")]
+mod none_or {
+    use core::fmt;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::{SerializeSeq, Serializer};
+
+    /// A number a visitor can make from JSON's numbers.
+    pub(super) trait Number: Copy + serde::Serialize {
+        fn from_u64(v: u64) -> Option<Self>;
+        fn from_f64(v: f64) -> Option<Self>;
+    }
+
+    impl Number for u32 {
+        fn from_u64(v: u64) -> Option<Self> {
+            u32::try_from(v).ok()
+        }
+        fn from_f64(v: f64) -> Option<Self> {
+            let i = v as u32;
+            (f64::from(i) == v).then_some(i)
+        }
+    }
+
+    impl Number for f64 {
+        fn from_u64(v: u64) -> Option<Self> {
+            Some(v as f64)
+        }
+        fn from_f64(v: f64) -> Option<Self> {
+            Some(v)
+        }
+    }
+
+    pub(super) mod number {
+        use super::*;
+
+        pub(crate) fn serialize<S: Serializer, T: Number>(
+            v: &Option<T>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match v {
+                None => s.serialize_str("none"),
+                Some(x) => x.serialize(s),
+            }
+        }
+
+        struct V<T>(core::marker::PhantomData<T>);
+
+        impl<T: Number> Visitor<'_> for V<T> {
+            type Value = Option<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"none\" or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                if v == "none" {
+                    Ok(None)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                T::from_u64(v)
+                    .map(Some)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                let u = u64::try_from(v)
+                    .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))?;
+                self.visit_u64(u)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                T::from_f64(v)
+                    .map(Some)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Float(v), &self))
+            }
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>, T: Number>(
+            d: D,
+        ) -> Result<Option<T>, D::Error> {
+            d.deserialize_any(V(core::marker::PhantomData))
+        }
+    }
+
+    pub(super) mod span {
+        use super::super::Outage;
+        use super::*;
+
+        pub(crate) fn serialize<S: Serializer>(
+            v: &Option<Outage>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(if v.is_some() { 2 } else { 0 }))?;
+            if let Some(o) = v {
+                seq.serialize_element(&o.start)?;
+                seq.serialize_element(&o.end)?;
+            }
+            seq.end()
+        }
+
+        struct V;
+
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<Outage>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("[] or [start, end]")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let Some(start) = a.next_element::<u32>()? else {
+                    return Ok(None);
+                };
+                let end = a
+                    .next_element::<u32>()?
+                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                if a.next_element::<u32>()?.is_some() {
+                    return Err(de::Error::invalid_length(3, &self));
+                }
+                Ok(Some(Outage { start, end }))
+            }
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Outage>, D::Error> {
+            d.deserialize_seq(V)
         }
     }
 }
@@ -87,6 +295,29 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
             final_event_rounds: u32_field(u, lesson.final_event_rounds, 0..=20)?,
             event_rounds_min: u32_field(u, lesson.event_rounds_min, 0..=20)?,
             event_rounds_spread: u32_field(u, lesson.event_rounds_spread, 0..=20)?,
+            // Each option on 1 in 4 (an exhausted input leaves them off, the lesson).
+            arrival_rate: if u.ratio(3u8, 4)? {
+                None
+            } else {
+                Some(f64_field(u, 0.5, MIN_ARRIVAL_RATE, 4.0)?)
+            },
+            outage: if u.ratio(3u8, 4)? {
+                None
+            } else {
+                let start = u32_field(u, 1000, 0..=5000)?;
+                let end = start.saturating_add(u32_field(u, 1200, 0..=3000)?);
+                Some(Outage { start, end })
+            },
+            buffer: if u.ratio(3u8, 4)? {
+                None
+            } else {
+                Some(u32_field(u, 300, 1..=5000)?)
+            },
+            routing: if u.ratio(3u8, 4)? {
+                Routing::Shared
+            } else {
+                Routing::Keyed
+            },
         })
     }
 }
@@ -124,7 +355,49 @@ impl Params {
                 other: "event-rounds-min",
                 max: u64::from(u32::MAX),
             },
-        )
+        )?;
+        if let Some(rate) = self.arrival_rate {
+            ensure(
+                (MIN_ARRIVAL_RATE..=MAX_ARRIVAL_RATE).contains(&rate),
+                "arrival-rate",
+                Accepted::between(MIN_ARRIVAL_RATE, MAX_ARRIVAL_RATE),
+            )?;
+        }
+        if let Some(outage) = self.outage {
+            ensure(outage.start < outage.end, "outage", Accepted::RoundSpan)?;
+            ensure(
+                self.arrival_rate.is_some(),
+                "outage",
+                Accepted::OnlyWith {
+                    other: "arrival-rate",
+                },
+            )?;
+        }
+        if let Some(buffer) = self.buffer {
+            ensure(buffer >= 1, "buffer", Accepted::at_least(1))?;
+        }
+        Ok(())
+    }
+
+    /// Returns the flag of the first flow option that is on, if any (see [`Params::flows`]).
+    pub fn first_flow_option(&self) -> Option<&'static str> {
+        let on = [
+            self.arrival_rate.is_some(),
+            self.outage.is_some(),
+            self.buffer.is_some(),
+            self.routing != Routing::Shared,
+        ];
+        ["arrival-rate", "outage", "buffer", "routing"]
+            .into_iter()
+            .zip(on)
+            .find(|&(_, on)| on)
+            .map(|(flag, _)| flag)
+    }
+
+    /// Whether the run has an arrival process, a buffer or keyed routing: the flow
+    /// engine's runs (the lesson's engines run the others).
+    pub fn flows(&self) -> bool {
+        self.workload().flows()
     }
 
     /// Returns the number of events in the workload.
@@ -149,6 +422,10 @@ impl Params {
             final_event_rounds: self.final_event_rounds,
             event_rounds_min: self.event_rounds_min,
             event_rounds_spread: self.event_rounds_spread,
+            arrival_rate: self.arrival_rate,
+            outage: self.outage,
+            buffer: self.buffer,
+            routing: self.routing,
         }
     }
 
@@ -182,12 +459,20 @@ pub struct Workload {
     pub event_rounds_min: u32,
     /// See [`Params::event_rounds_spread`].
     pub event_rounds_spread: u32,
+    /// See [`Params::arrival_rate`].
+    pub arrival_rate: Option<f64>,
+    /// See [`Params::outage`].
+    pub outage: Option<Outage>,
+    /// See [`Params::buffer`].
+    pub buffer: Option<u32>,
+    /// See [`Params::routing`] (a lane's, but the flow engine's queue is the partitions).
+    pub routing: Routing,
 }
 
 impl Workload {
     /// The flags of the workload's fields, in the order [`Workload::first_difference`]
     /// checks them (the host batches grid runs that share these).
-    pub const FLAGS: [&'static str; 7] = [
+    pub const FLAGS: [&'static str; 11] = [
         "shipments",
         "events-per-shipment",
         "queue-gap",
@@ -195,10 +480,16 @@ impl Workload {
         "final-event-rounds",
         "event-rounds-min",
         "event-rounds-spread",
+        "arrival-rate",
+        "outage",
+        "buffer",
+        "routing",
     ];
 
-    /// Returns each field's bits, in the order of [`Workload::FLAGS`].
-    fn bits(&self) -> [u64; 7] {
+    /// Returns each field's bits, in the order of [`Workload::FLAGS`] (`None` as all ones,
+    /// which no value has: not a rate's bits, not an outage with `start < end`, above every
+    /// `u32`).
+    fn bits(&self) -> [u64; 11] {
         [
             self.shipments.into(),
             self.events_per_shipment.into(),
@@ -207,7 +498,21 @@ impl Workload {
             self.final_event_rounds.into(),
             self.event_rounds_min.into(),
             self.event_rounds_spread.into(),
+            self.arrival_rate.map_or(u64::MAX, f64::to_bits),
+            self.outage
+                .map_or(u64::MAX, |o| u64::from(o.start) << 32 | u64::from(o.end)),
+            self.buffer.map_or(u64::MAX, u64::from),
+            self.routing as u64,
         ]
+    }
+
+    /// Whether the workload has an arrival process, a buffer or keyed routing: what only
+    /// the flow engine plays (see [`Plan::Flow`](super::Plan::Flow)).
+    pub fn flows(&self) -> bool {
+        self.arrival_rate.is_some()
+            || self.outage.is_some()
+            || self.buffer.is_some()
+            || self.routing != Routing::Shared
     }
 
     /// Returns the flag of the first field in which `other` differs, if any (what
@@ -283,8 +588,16 @@ pub struct Metrics {
     /// Shipments whose last applied event is not their final one (`yanlisSon`), at most
     /// [`MAX_SHIPMENTS`].
     pub wrong_final_state: u32,
-    /// Events per round (`verim`).
+    /// Events per round (`verim`): events applied / rounds.
     pub throughput: f64,
+    /// The most events the queue held at once, counted after a round's arrivals are
+    /// admitted (the lesson's queue: every event, at round 0); at most the buffer. The
+    /// smallest buffer that drops nothing is this run's `max_backlog` without a buffer.
+    pub max_backlog: u64,
+    /// Events that arrived at a full queue and were dropped (never applied).
+    pub dropped_events: u64,
+    /// Shipments with at least one dropped event, at most [`MAX_SHIPMENTS`].
+    pub dropped_shipments: u32,
 }
 
 /// One round of a run, as [`crate::Observer::consumers_round`] sees it (every round from 0,
@@ -305,8 +618,16 @@ pub struct RoundState {
     pub reordered: u32,
     /// Consumers holding an event at the end of the round.
     pub busy_consumers: u32,
-    /// Events not yet taken from the queue at the end of the round.
+    /// Events not yet taken from the queue at the end of the round (arrived and not
+    /// dropped, with an arrival process).
     pub queue_left: u64,
+    /// Events that arrived this round (the lesson's queue: every event, in round 0).
+    pub arrived: u64,
+    /// Events that arrived this round at a full queue and were dropped.
+    pub dropped: u64,
+    /// Events in the queue after this round's arrivals, before consumers take any: what
+    /// the buffer must hold this round (`Metrics::max_backlog` is the largest).
+    pub backlog: u64,
 }
 
 /// What a lane had applied and reordered at the end of the last round it reported: what
@@ -315,6 +636,8 @@ pub struct RoundState {
 pub(crate) struct Reported {
     applied: u64,
     reordered: u32,
+    /// Events taken from the queue (applied or held).
+    taken: u64,
 }
 
 impl Reported {
@@ -322,6 +645,7 @@ impl Reported {
     pub(crate) const NONE: Reported = Reported {
         applied: 0,
         reordered: 0,
+        taken: 0,
     };
 
     /// Returns the state at the end of round `round` of a lane that has applied `applied`
@@ -344,8 +668,16 @@ impl Reported {
             busy_consumers: busy as u32,
             // Every event is applied, held, or still queued.
             queue_left: total - applied - busy,
+            // The lesson's queue: every event arrives in round 0.
+            arrived: if round == 0 { total } else { 0 },
+            dropped: 0,
+            backlog: total - self.taken,
         };
-        *self = Reported { applied, reordered };
+        *self = Reported {
+            applied,
+            reordered,
+            taken: applied + busy,
+        };
         state
     }
 }
@@ -358,10 +690,14 @@ pub(crate) fn report_skipped<O: Observer>(
     rounds: core::ops::Range<u64>,
 ) {
     for round in rounds {
+        // Nothing arrives or is taken: the queue holds what it held at the round's end.
         let skipped = RoundState {
             round,
             applied: 0,
             reordered: 0,
+            arrived: 0,
+            dropped: 0,
+            backlog: state.queue_left,
             ..*state
         };
         observer.consumers_round(&skipped);

@@ -28,8 +28,10 @@ pub(crate) fn newly_reordered(old: u8, new: u8) -> u32 {
     u32::from((new & !old) >> 7)
 }
 
-/// A lane's metrics once its last event is applied in round `last_round`: a shipment's
-/// final state is wrong when its store entry's last applied step is not the final one.
+/// A lane's metrics once its last event is applied in round `last_round`, having applied
+/// `total` events: a shipment's final state is wrong when its store entry's last applied
+/// step is not the final one. The backlog is the lesson queue's (`total` events at round 0,
+/// none dropped); the flow engine sets its own.
 pub(crate) fn lane_metrics(
     store: &[u8],
     w: &Workload,
@@ -48,6 +50,10 @@ pub(crate) fn lane_metrics(
         reordered_shipments: reordered,
         wrong_final_state: wrong,
         throughput: total as f64 / rounds as f64,
+        // The lesson's queue holds every event from round 0, and drops none.
+        max_backlog: total,
+        dropped_events: 0,
+        dropped_shipments: 0,
     }
 }
 

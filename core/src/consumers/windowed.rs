@@ -187,6 +187,12 @@ pub fn run_with<D: WindowDraws, O: Observer, const W: usize, const B: usize>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     params.validate()?;
+    if let Some(param) = params.first_flow_option() {
+        return Err(Error::OutOfRange {
+            param,
+            accepted: crate::error::Accepted::DefaultOnly,
+        });
+    }
     let shipments = params.shipments as usize;
     let Workspace {
         reordered,
@@ -621,6 +627,10 @@ impl<'s> Lane<'s> {
             reordered_shipments: self.reordered,
             wrong_final_state: self.wrong,
             throughput: self.total as f64 / rounds as f64,
+            // The lesson's queue: every event from round 0, none dropped.
+            max_backlog: self.total,
+            dropped_events: 0,
+            dropped_shipments: 0,
         })
     }
 

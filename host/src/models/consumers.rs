@@ -1,7 +1,7 @@
 //! The consumers command: its table of `Param`s and metrics, and its grid's runs batched
 //! on one queue per workload.
 
-use capsim_core::consumers::{self, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
+use capsim_core::consumers::{self, Outage, Routing, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::{Error, Observer};
 
 use super::batch::batched_window;
@@ -33,6 +33,23 @@ impl Model for Consumers {
         param!(event_rounds_spread: u32,
             "Other events take min + floor(r * spread) rounds",
             "0 to 4294967295 - event-rounds-min", "3"),
+        param!(arrival_rate: Option<f64>,
+            "Shipments arriving per round (Poisson, on a stream of its own seeded by --seed), \
+             each with its lesson events queued together; 'none': the lesson's queue, full \
+             before round 0",
+            "none, or 0.000001 to 65536", "none"),
+        param!(outage: Option<Outage>,
+            "Rounds A..B (B excluded) without arrivals, needs --arrival-rate: what they would \
+             bring arrives at round B",
+            "none, or A..B / A..=B with A < B, rounds up to 4294967295", "none"),
+        param!(buffer: Option<u32>,
+            "The most events the queue holds; an event arriving at a full queue is dropped. \
+             A count, not storage: any size costs the same memory; 'none': no bound",
+            "none, or 1 to 4294967295", "none"),
+        param!(routing: Routing,
+            "'shared': a free consumer takes the next event (the lesson); 'keyed': same key, \
+             same partition, shipment g's events to consumer g mod N, in queue order",
+            "shared, keyed", "shared"),
         param!(seed: u32,
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
@@ -44,6 +61,9 @@ impl Model for Consumers {
         metric!(reordered_shipments),
         metric!(wrong_final_state),
         metric!(throughput),
+        metric!(max_backlog),
+        metric!(dropped_events),
+        metric!(dropped_shipments),
     ];
 
     fn scratch() -> Self::Scratch {
@@ -55,8 +75,29 @@ impl Model for Consumers {
         scratch: &mut Self::Scratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics> {
-        let ws = scratch.single.get_or_insert_with(Default::default);
-        consumers::run_with(p, consumers::LessonDraws::new(p), ws, observer)
+        let ConsumersScratch { single, events, .. } = scratch;
+        let ws = single.get_or_insert_with(Default::default);
+        let draws = consumers::LessonDraws::new(p);
+        if p.flows() && p.arrival_rate.is_none() {
+            // The flow engine keeps the lesson's queue in arrival order: 4 bytes an event,
+            // lent here (a grid's batch lends its sort's room) once the size is known valid.
+            p.validate()?;
+            let room = usize::try_from(p.events()).unwrap_or(0);
+            events.resize(room, 0);
+            let mut out = [consumers::Metrics::default()];
+            let params = std::slice::from_ref(p);
+            consumers::run_batch_sorted_with(
+                params,
+                draws,
+                ws,
+                &mut [],
+                events,
+                observer,
+                &mut out,
+            )?;
+            return Ok(out[0]);
+        }
+        consumers::run_with(p, draws, ws, observer)
     }
 
     /// Runs the configurations that share a workload (they differ only in consumers and

@@ -526,7 +526,27 @@ mod tests {
         let (derived, from_row) = both_lines::<Consumers>(&c, &m);
         assert_eq!(derived, from_row);
         assert!(derived.contains(r#""queue_gap":2.5,"seed":20260731,"#));
-        assert!(derived.ends_with("\"wrong_final_state\":0,\"throughput\":0.1}\n"));
+        assert!(derived
+            .contains(r#""arrival_rate":"none","outage":[],"buffer":"none","routing":"shared","#));
+        assert!(derived.ends_with(
+            "\"wrong_final_state\":0,\"throughput\":0.1,\"max_backlog\":0,\"dropped_events\":0,\"dropped_shipments\":0}\n"
+        ));
+        // With the flow options on, too.
+        let flow = consumers::Params {
+            arrival_rate: Some(0.5),
+            outage: Some(consumers::Outage {
+                start: 1000,
+                end: 2200,
+            }),
+            buffer: Some(300),
+            routing: consumers::Routing::Keyed,
+            ..consumers::Params::default()
+        };
+        let (derived, from_row) = both_lines::<Consumers>(&flow, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(
+            r#""arrival_rate":0.5,"outage":[1000,2200],"buffer":300,"routing":"keyed","#
+        ));
 
         for (split, word) in [
             (Split::Shared, r#""shared""#),

@@ -1,0 +1,359 @@
+//! The flow engine: the runs with an arrival process, a bounded buffer or keyed routing
+//! (what [`Plan::Flow`](super::Plan::Flow) sends here; the lesson's engines never see them).
+//!
+//! Each round, in this order: the round's arrivals join the queue while it has room (the
+//! rest are dropped); up to S finished consumers, lowest index first, apply their events
+//! (the lesson's rule, `store::apply`); free consumers, lowest index first, take the next
+//! event of their partition (shared routing: the one queue). A consumer that takes an
+//! event of `s` rounds in round `t` may apply it from round `t + max(s, 1)`: the lesson's
+//! countdown. The run ends in the round the last admitted event is applied, once every
+//! shipment has arrived; `rounds` counts rounds 0 to that one. Rounds in which nothing
+//! arrives, applies or is taken are skipped in one step (and reported to an observer).
+//!
+//! Two queues, both held without storing an event's data (processing times come from the
+//! lesson's draws, [`WorkloadDraws`], when an event is taken):
+//! - the **lesson's queue** ([`LessonQueue`]): every event arrives in round 0, in the
+//!   lesson's arrival order, kept as packed jobs (`shipment << 8 | step`, 4 bytes an event,
+//!   in the room lent to sort the queue); a buffer admits the first `buffer` of them.
+//! - the **arrival process** ([`ArrivalQueue`]): shipments arrive in shipment order, so the
+//!   queue is shipment-major and needs one count per shipment (its events admitted, a
+//!   prefix of its steps: 2 bytes, the queue's `order` array).
+//!
+//! With keyed routing each consumer keeps a cursor into the queue that skips the other
+//! partitions' events. The buffer bounds all partitions together (one broker's memory).
+
+use super::spec::{Outage, Routing};
+use super::store::{self, lane_metrics, REORDERED};
+use super::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use crate::rng::splitmix64;
+use crate::Observer;
+
+/// A consumer holding no event.
+const IDLE: u64 = u64::MAX;
+
+/// Tags the arrival stream's seed, so that it is no stream of the lesson's generator.
+const ARRIVAL_STREAM: u64 = 0x6172_7269_7661_6c73; // "arrivals"
+
+/// The arrival process's own stream: draw `g` (shipment `g`'s gap before it) is the top 53
+/// bits of a SplitMix64 mix of the seed and `g`, a double in `[0, 1)`. It shares nothing
+/// with the lesson's [`CounterHash`](crate::rng::CounterHash): the workload's draws are the
+/// same with and without arrivals.
+#[derive(Clone, Copy, Debug)]
+pub struct ArrivalStream {
+    key: u64,
+}
+
+impl ArrivalStream {
+    /// Returns the stream of workload seed `seed`.
+    pub const fn new(seed: u32) -> Self {
+        Self {
+            key: splitmix64(ARRIVAL_STREAM ^ seed as u64),
+        }
+    }
+
+    /// Returns draw `shipment`, a double in `[0, 1)`.
+    pub fn unit(&self, shipment: u32) -> f64 {
+        (splitmix64(self.key ^ u64::from(shipment)) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    /// Returns the exponential gap before shipment `shipment` at `rate` shipments per
+    /// round: `-ln(1 - u) / rate`.
+    pub fn gap(&self, shipment: u32, rate: f64) -> f64 {
+        -libm::log1p(-self.unit(shipment)) / rate
+    }
+}
+
+/// What arrived in one round.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Arrived {
+    /// Events that arrived.
+    pub(crate) events: u64,
+    /// Events admitted (the rest were dropped).
+    pub(crate) admitted: u64,
+    /// Shipments with a dropped event.
+    pub(crate) dropped_shipments: u32,
+}
+
+/// A queue the flow engine plays.
+pub(crate) trait FlowQueue {
+    /// Admits round `round`'s arrivals while `room` events fit; called for every round
+    /// played (skipped rounds have none: see [`FlowQueue::next_arrival`]).
+    fn arrive(&mut self, round: u64, room: u64) -> Arrived;
+    /// The next round with arrivals, if any are left.
+    fn next_arrival(&self) -> Option<u64>;
+    /// Takes the next admitted event of partition `part` (of `parts`), as a job
+    /// `shipment << 8 | step`.
+    fn take(&mut self, part: usize, parts: u32) -> Option<u32>;
+}
+
+/// The lesson's queue: jobs in arrival order, all arriving in round 0.
+pub(crate) struct LessonQueue<'q> {
+    jobs: &'q [u32],
+    admitted: usize,
+    arrived: bool,
+    cursors: [u32; MAX_CONSUMERS],
+}
+
+impl<'q> LessonQueue<'q> {
+    /// The queue of `jobs` (in arrival order), of which the first `admitted` fit.
+    pub(crate) fn new(jobs: &'q [u32], admitted: usize) -> Self {
+        Self {
+            jobs,
+            admitted: admitted.min(jobs.len()),
+            arrived: false,
+            cursors: [0; MAX_CONSUMERS],
+        }
+    }
+}
+
+impl FlowQueue for LessonQueue<'_> {
+    fn arrive(&mut self, round: u64, _room: u64) -> Arrived {
+        if self.arrived || round != 0 {
+            return Arrived::default();
+        }
+        self.arrived = true;
+        // The shipments dropped are counted by the caller (it marks them once per batch).
+        Arrived {
+            events: self.jobs.len() as u64,
+            admitted: self.admitted as u64,
+            dropped_shipments: 0,
+        }
+    }
+
+    fn next_arrival(&self) -> Option<u64> {
+        (!self.arrived).then_some(0)
+    }
+
+    fn take(&mut self, part: usize, parts: u32) -> Option<u32> {
+        let cursor = self.cursors.get_mut(part)?;
+        let mut c = *cursor as usize;
+        let admitted = self.jobs.get(..self.admitted)?;
+        while let Some(&job) = admitted.get(c) {
+            c += 1;
+            if parts <= 1 || (job >> 8) % parts == part as u32 {
+                *cursor = c as u32;
+                return Some(job);
+            }
+        }
+        *cursor = c as u32;
+        None
+    }
+}
+
+/// The arrival process's queue: shipment `g` arrives in round [`ArrivalQueue::round_of`]
+/// its arrival time, and `admitted[g]` of its events (a prefix of its steps) fit.
+pub(crate) struct ArrivalQueue<'q> {
+    admitted: &'q mut [u16],
+    steps: u32,
+    stream: ArrivalStream,
+    rate: f64,
+    outage: Option<Outage>,
+    /// The first shipment not yet arrived, its arrival time and round.
+    next: u32,
+    time: f64,
+    next_round: u64,
+    /// Per partition, the next event to look at: (shipment, step).
+    cursors: [(u32, u32); MAX_CONSUMERS],
+}
+
+impl<'q> ArrivalQueue<'q> {
+    /// The queue of workload `w` (with an arrival rate), one count per shipment in
+    /// `admitted` (which must hold `w.shipments`).
+    pub(crate) fn new(w: &Workload, admitted: &'q mut [u16], rate: f64) -> Self {
+        let stream = ArrivalStream::new(w.seed);
+        let mut q = Self {
+            admitted,
+            steps: w.events_per_shipment,
+            stream,
+            rate,
+            outage: w.outage,
+            next: 0,
+            time: 0.0,
+            next_round: 0,
+            cursors: [(0, 0); MAX_CONSUMERS],
+        };
+        for (i, c) in q.cursors.iter_mut().enumerate() {
+            *c = (i as u32, 0);
+        }
+        q.time = stream.gap(0, rate);
+        q.next_round = q.round_of(q.time);
+        q
+    }
+
+    /// The round an arrival at `time` falls in, after the outage.
+    fn round_of(&self, time: f64) -> u64 {
+        // Times are finite and ≥ 0, below 2^42 for accepted rates: the conversion is floor.
+        let due = time as u64;
+        self.outage.map_or(due, |o| o.delay(due))
+    }
+
+    fn shipments(&self) -> u32 {
+        self.admitted.len() as u32
+    }
+}
+
+impl FlowQueue for ArrivalQueue<'_> {
+    fn arrive(&mut self, round: u64, room: u64) -> Arrived {
+        let mut a = Arrived::default();
+        let mut room = room;
+        let steps = u64::from(self.steps);
+        while self.next < self.shipments() && self.next_round == round {
+            let fit = room.min(steps);
+            room -= fit;
+            if let Some(count) = self.admitted.get_mut(self.next as usize) {
+                *count = fit as u16; // fit <= steps <= 126
+            }
+            a.events += steps;
+            a.admitted += fit;
+            a.dropped_shipments += u32::from(fit < steps);
+            self.next += 1;
+            self.time += self.stream.gap(self.next, self.rate);
+            self.next_round = self.round_of(self.time);
+        }
+        a
+    }
+
+    fn next_arrival(&self) -> Option<u64> {
+        (self.next < self.shipments()).then_some(self.next_round)
+    }
+
+    fn take(&mut self, part: usize, parts: u32) -> Option<u32> {
+        let stride = parts.max(1);
+        let (mut g, mut k) = *self.cursors.get(part)?;
+        let job = loop {
+            if g >= self.next {
+                break None;
+            }
+            let fit = u32::from(self.admitted.get(g as usize).copied().unwrap_or(0));
+            if k < fit {
+                let job = g << 8 | k;
+                k += 1;
+                if k == fit {
+                    (g, k) = (g.saturating_add(stride), 0);
+                }
+                break Some(job);
+            }
+            (g, k) = (g.saturating_add(stride), 0);
+        };
+        if let Some(c) = self.cursors.get_mut(part) {
+            *c = (g, k);
+        }
+        job
+    }
+}
+
+/// Plays `queue` with lane `key` (its consumers and binding slots) and `routing`, applying
+/// to `store` (one byte per shipment, zeroed), processing times from `draws`; `dropped_shipments`
+/// are the lesson queue's (counted by the caller), added to the queue's own. Reports every
+/// round to `observer` when `observe`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
+    queue: &mut Q,
+    draws: &mut D,
+    w: &Workload,
+    key: LaneKey,
+    store: &mut [u8],
+    dropped_shipments: u32,
+    observer: &mut O,
+    observe: bool,
+) -> Metrics {
+    let n = (key.consumers as usize).min(MAX_CONSUMERS);
+    let parts = match w.routing {
+        Routing::Shared => 1,
+        Routing::Keyed => key.consumers,
+    };
+    let buffer = w.buffer.map_or(u64::MAX, u64::from);
+    let mut ready = [IDLE; MAX_CONSUMERS];
+    let mut job = [0u32; MAX_CONSUMERS];
+    let (mut queued, mut busy, mut applied) = (0u64, 0u64, 0u64);
+    let (mut max_backlog, mut dropped, mut dropped_shipments) = (0u64, 0u64, dropped_shipments);
+    let mut reordered = 0u32;
+    let mut round = 0u64;
+    loop {
+        let a = queue.arrive(round, buffer - queued);
+        queued += a.admitted;
+        dropped += a.events - a.admitted;
+        dropped_shipments += a.dropped_shipments;
+        let backlog = queued;
+        max_backlog = max_backlog.max(backlog);
+        let (mut slots, mut applied_now, mut reordered_now) = (key.slots, 0u32, 0u32);
+        for (r, &j) in ready.iter_mut().zip(job.iter()).take(n) {
+            if slots == 0 {
+                break;
+            }
+            if *r <= round {
+                slots -= 1;
+                if let Some(state) = store.get_mut((j >> 8) as usize) {
+                    let old = *state;
+                    *state = store::apply(old, j as u8);
+                    reordered_now += store::newly_reordered(old, *state);
+                }
+                *r = IDLE;
+                busy -= 1;
+                applied_now += 1;
+            }
+        }
+        applied += u64::from(applied_now);
+        reordered += reordered_now;
+        for (i, (r, j)) in ready.iter_mut().zip(job.iter_mut()).take(n).enumerate() {
+            if *r != IDLE {
+                continue;
+            }
+            let part = if parts > 1 { i } else { 0 };
+            let Some(taken) = queue.take(part, parts) else {
+                if parts > 1 {
+                    continue;
+                }
+                break;
+            };
+            let (g, step) = (taken >> 8, taken & 0xff);
+            let rounds = w.rounds(step, || draws.draw(g, 2 + 2 * step));
+            *r = round + u64::from(rounds.max(1));
+            *j = taken;
+            queued -= 1;
+            busy += 1;
+        }
+        let state = RoundState {
+            round,
+            applied: applied_now,
+            reordered: reordered_now,
+            busy_consumers: busy as u32,
+            queue_left: queued,
+            arrived: a.events,
+            dropped: a.events - a.admitted,
+            backlog,
+        };
+        if observe {
+            observer.consumers_round(&state);
+        }
+        // Every round played is done, observed or not (see `crate::Observer`).
+        observer.round_done(round);
+        let next_arrival = queue.next_arrival();
+        if busy == 0 && queued == 0 && next_arrival.is_none() {
+            break;
+        }
+        // The next round in which something can happen: a consumer may apply, or events
+        // arrive (a free consumer found its partition empty, and only arrivals refill it).
+        let next_ready = ready.iter().take(n).copied().min().unwrap_or(IDLE);
+        let next = next_ready.min(next_arrival.unwrap_or(IDLE)).max(round + 1);
+        if next == IDLE {
+            // Unreachable: events queued wait for a busy consumer's partition.
+            break;
+        }
+        if observe {
+            super::report_skipped(observer, &state, round + 1..next);
+        }
+        round = next;
+    }
+    let wrong_and_rounds = lane_metrics(store, w, round, reordered, applied);
+    debug_assert_eq!(
+        reordered as usize,
+        store.iter().filter(|&&s| s & REORDERED != 0).count()
+    );
+    Metrics {
+        max_backlog,
+        dropped_events: dropped,
+        dropped_shipments,
+        ..wrong_and_rounds
+    }
+}
