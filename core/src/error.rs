@@ -154,6 +154,14 @@ pub enum Accepted {
         /// The grid step, in seconds.
         seconds: u32,
     },
+    /// The bulkhead's breaker: `none`, or `RATIO:WINDOW[:OPEN_ROUNDS]` with a ratio from 0
+    /// to 1, a window of 1 to `max_window` rounds and 1 to `max_open_rounds` rounds open.
+    Breaker {
+        /// The longest window.
+        max_window: u32,
+        /// The most rounds open.
+        max_open_rounds: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -257,6 +265,13 @@ impl fmt::Display for Accepted {
                 "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
             ),
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
+            Accepted::Breaker {
+                max_window,
+                max_open_rounds,
+            } => write!(
+                f,
+                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO from 0 to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
+            ),
         }
     }
 }
