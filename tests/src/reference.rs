@@ -73,7 +73,9 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
         for pool in yer.iter_mut() {
             pool.retain(|&x| x > t);
         }
-        ended.extend(out.iter().filter(|c| c.0 == t).map(|&(_, f)| (t, f)));
+        if p.breaker.is_some() {
+            ended.extend(out.iter().filter(|c| c.0 == t).map(|&(_, f)| (t, f)));
+        }
         out.retain(|c| c.0 > t);
         if let Some(b) = p.breaker {
             let open = |t: u32, m: &mut bulkhead::Metrics| {
@@ -102,6 +104,8 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
                     state = Breaker::HalfOpen { probe: None };
                 }
             }
+            // Calls ended before any window's first round are never read again.
+            ended.retain(|c| c.0 + b.window > t);
             if state == Breaker::Closed {
                 let low = (t + 1).saturating_sub(b.window).max(window_from);
                 let window: Vec<bool> = ended

@@ -312,3 +312,52 @@ fn bad_options_are_refused() {
         assert!(p.validate().is_ok(), "{p:?}");
     }
 }
+
+/// A trace with the options has their columns last; summed, the rounds give the run's
+/// metrics, and the breaker column turns 1 (open) at `breaker_opened_round`. Without the
+/// options the rows are the plain trace's.
+#[test]
+fn the_trace_shows_the_breaker_and_the_retries() {
+    use capsim_core::trace::{bulkhead_header_with, CsvTrace, BULKHEAD_OPTION_COLUMNS};
+    let p = Params {
+        breaker: breaker(0.5, 9),
+        retries: 2,
+        retry_backoff: 3,
+        failure_end: Some(2500),
+        ..slowdown()
+    };
+    let mut text = String::new();
+    bulkhead_header_with(&mut text, false, true).unwrap();
+    let mut t = CsvTrace::new(&mut text, false).with_options(true);
+    let m = bulkhead::run_observed(&p, &mut t).unwrap();
+    t.result.unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[header.len() - 4..], BULKHEAD_OPTION_COLUMNS);
+    let rows: Vec<Vec<u64>> = lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 4000);
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let sum = |name: &str| rows.iter().map(|r| r[col(name)]).sum::<u64>();
+    assert_eq!(sum("dependency_calls"), m.dependency_calls);
+    assert_eq!(sum("tracking_served"), m.tracking_served);
+    assert_eq!(sum("event_served"), m.event_served);
+    let opened = m.breaker_opened_round.unwrap() as usize;
+    let breaker_col = col("breaker");
+    assert!(rows[..opened].iter().all(|r| r[breaker_col] == 0));
+    assert_eq!(rows[opened][breaker_col], 1);
+    // Half-open (2) comes open_rounds later.
+    assert_eq!(rows[opened + 500][breaker_col], 2);
+    assert!(rows.iter().any(|r| r[col("retries_waiting")] > 0));
+    assert!(sum("rejected") > 0);
+
+    // The plain run's rows, with and without the option writer.
+    let mut plain = String::new();
+    let mut t = CsvTrace::new(&mut plain, true);
+    bulkhead::run_observed(&slowdown(), &mut t).unwrap();
+    let mut off = String::new();
+    let mut t = CsvTrace::new(&mut off, true).with_options(false);
+    bulkhead::run_observed(&slowdown(), &mut t).unwrap();
+    assert_eq!(plain, off);
+}
