@@ -1,6 +1,6 @@
 //! The readable engine: one request at a time, as the lesson program plays a round, with the
 //! options the lesson does not have — a slowdown that ends, a circuit breaker on the event
-//! requests' dependency calls and retries of event requests. [`super::plan`] sends every run
+//! requests' dependency calls and retries of event requests. [`super::plan()`] sends every run
 //! with one of them here; the lesson's runs play on the fast engine (`lane.rs`).
 //!
 //! It draws exactly the lesson's stream (the Poisson numbers and the shuffle, from the same

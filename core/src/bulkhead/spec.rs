@@ -225,7 +225,7 @@ impl BreakerState {
 }
 
 /// The options the lesson does not have: a slowdown that ends, a breaker and retries. Runs
-/// with any of them set play on the readable engine (`resilient.rs`, see [`super::plan`]).
+/// with any of them set play on the readable engine (`resilient.rs`, see [`super::plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Resilience {
