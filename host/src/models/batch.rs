@@ -131,7 +131,9 @@ mod tests {
     where
         M::Params: Clone + PartialEq + std::fmt::Debug,
     {
-        const CANDIDATES: [&str; 8] = ["2", "3", "24", "0.5", "17", "slowdown", "healthy", "16"];
+        const CANDIDATES: [&str; 9] = [
+            "2", "3", "24", "0.5", "17", "slowdown", "healthy", "16", "0.5:9",
+        ];
         M::PARAMS
             .iter()
             .map(|q| {

@@ -40,8 +40,6 @@ impl Model for Bulkhead {
             "Rounds an event request holds its slot", "1 to 127", "6"),
         param!(slow_hold: u32,
             "Rounds an event request holds its slot during the slowdown", "1 to 127", "22"),
-        param!(seed: u32,
-            "Arrival generator seed", "1 to 2147483646", "20260801"),
         param!(failure_end: Option<u32>,
             "Round the slowdown ends (excluded); 'none': it lasts to the horizon",
             "none, or a round after failure-start (up to 4294967295)", "none"),
@@ -53,6 +51,8 @@ impl Model for Bulkhead {
             "Retries of an event request whose try is dropped, rejected or fails", "0 to 10", "0"),
         param!(retry_backoff: u32,
             "Rounds waited after a try ends before its retry (0: the next round)", "0 to 500", "0"),
+        param!(seed: u32,
+            "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
     const SEED_AFTER: &'static str = "mode";
