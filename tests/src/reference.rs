@@ -64,8 +64,9 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
     // Every event call out: (end round, fails); every call ended: (round, failed).
     let mut out: Vec<(u32, bool)> = Vec::new();
     let mut ended: Vec<(u32, bool)> = Vec::new();
-    // Retries waiting: (due round, which retry).
-    let mut waiting: Vec<(u32, u32)> = Vec::new();
+    // Retries waiting: `waiting[round][k]`, the requests whose retry k is due then.
+    let last_due = p.horizon as usize + (bulkhead::MAX_HOLD + p.retry_backoff) as usize + 2;
+    let mut waiting: Vec<Vec<usize>> = vec![vec![0; p.retries as usize + 1]; last_due];
     let mut state = Breaker::Closed;
     let mut window_from = 0u32;
     let mut order = Vec::new();
@@ -135,10 +136,9 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
         // The retries due now, first retries first, then the new requests (try 0).
         let mut tries: Vec<(bool, u32)> = Vec::new();
         for k in 1..=p.retries {
-            let due = waiting.iter().filter(|w| **w == (t, k)).count();
+            let due = waiting[t as usize][k as usize];
             tries.extend(std::iter::repeat_n((false, k), due));
         }
-        waiting.retain(|w| w.0 != t);
         tries.extend(order.iter().map(|&is_tracking| (is_tracking, 0)));
         for (is_tracking, k) in tries {
             let pool = if is_tracking || sizes.len() == 1 {
@@ -184,7 +184,7 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
                 }
                 if fails && k < p.retries {
                     // It ends in round t + hold - 1: retried from the next on.
-                    waiting.push((t + hold + p.retry_backoff, k + 1));
+                    waiting[(t + hold + p.retry_backoff) as usize][k as usize + 1] += 1;
                 } else {
                     m.event_served += 1;
                 }
@@ -194,7 +194,7 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
                 m.idle_slots += idle(&yer);
             }
             if k < p.retries {
-                waiting.push((t + 1 + p.retry_backoff, k + 1));
+                waiting[(t + 1 + p.retry_backoff) as usize][k as usize + 1] += 1;
             } else {
                 m.event_dropped += 1;
             }

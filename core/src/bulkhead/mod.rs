@@ -23,6 +23,11 @@
 //! form of the shuffled order (`stream.rs`'s `Arrivals`, checked against the one-by-one
 //! scan), so a layout plays a round in O(1).
 //!
+//! A run with an option the lesson does not have (`failure_end`, `breaker`, `retries`: see
+//! [`Resilience`]) plays on the readable engine instead (`resilient.rs`): one request at a
+//! time, as the lesson program plays a round, on the same stream; [`plan()`] says so
+//! (`Plan::readable`), and without the options it computes the lesson's metrics.
+//!
 //! What it costs, with its figures, is in `host/benches/README.md`.
 //!
 //! ```

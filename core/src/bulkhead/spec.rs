@@ -583,16 +583,16 @@ pub struct Metrics {
     pub idle_slots: u64,
     /// Busy slots summed over rounds (`doluTur`).
     pub busy_slot_rounds: u64,
+    /// The first round the breaker opened; `None` without a breaker or if it never opened
+    /// (with `serde`: `"none"`).
+    #[cfg_attr(feature = "serde", serde(with = "text::round"))]
+    pub breaker_opened_round: Option<u32>,
     /// Event calls that reached the dependency (took a slot), retries included: without
     /// retries, `event_served`.
     pub dependency_calls: u64,
     /// Slot-rounds taken by calls to the broken dependency: each call made during the
     /// slowdown holds its slot `slow_hold` rounds (counted whole, also past the horizon).
     pub broken_slot_rounds: u64,
-    /// The first round the breaker opened; `None` without a breaker or if it never opened
-    /// (with `serde`: `"none"`).
-    #[cfg_attr(feature = "serde", serde(with = "text::round"))]
-    pub breaker_opened_round: Option<u32>,
 }
 
 /// One round of a run, as [`crate::Observer::bulkhead_round`] sees it.

@@ -64,9 +64,9 @@ impl Model for Bulkhead {
         metric!(event_dropped),
         metric!(idle_slots),
         metric!(busy_slot_rounds),
+        metric!(breaker_opened_round),
         metric!(dependency_calls),
         metric!(broken_slot_rounds),
-        metric!(breaker_opened_round),
     ];
 
     fn scratch() {}
