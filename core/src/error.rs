@@ -166,6 +166,14 @@ pub enum Accepted {
         /// The grid step, in seconds.
         seconds: u32,
     },
+    /// The bulkhead's breaker: `none`, or `RATIO:WINDOW[:OPEN_ROUNDS]` with a ratio from 0
+    /// to 1, a window of 1 to `max_window` rounds and 1 to `max_open_rounds` rounds open.
+    Breaker {
+        /// The longest window.
+        max_window: u32,
+        /// The most rounds open.
+        max_open_rounds: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -273,6 +281,13 @@ impl fmt::Display for Accepted {
                 f.write_str("only the default on this engine (it plays the lesson's queue)")
             }
             Accepted::OnlyWith { other } => write!(f, "'none' unless --{other} is given"),
+            Accepted::Breaker {
+                max_window,
+                max_open_rounds,
+            } => write!(
+                f,
+                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO from 0 to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
+            ),
         }
     }
 }

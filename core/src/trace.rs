@@ -49,6 +49,13 @@ pub const BULKHEAD_COLUMNS: [&str; 6] = [
 /// A split layout's per-pool busy columns.
 pub const BULKHEAD_SPLIT_COLUMNS: [&str; 2] = ["tracking_busy", "event_busy"];
 
+/// The columns of a run with the options the lesson does not have (`--failure-end`,
+/// `--breaker`, `--retries`), after the others: the breaker's state at the start of the round
+/// (0 closed or none, 1 open, 2 half-open), the retries waiting at its end, the round's
+/// dependency calls and the requests the breaker rejected.
+pub const BULKHEAD_OPTION_COLUMNS: [&str; 4] =
+    ["breaker", "retries_waiting", "dependency_calls", "rejected"];
+
 /// Returns the column name of a lifecycle state (lower case, `_` for `:`).
 pub const fn state_column(s: State) -> &'static str {
     match s {
@@ -176,10 +183,23 @@ pub fn consumers_row_with<W: Write + ?Sized>(
 
 /// Writes the bulkhead header line (with its newline); `split` adds the per-pool columns.
 pub fn bulkhead_header<W: Write + ?Sized>(out: &mut W, split: bool) -> fmt::Result {
+    bulkhead_header_with(out, split, false)
+}
+
+/// [`bulkhead_header`]; `options` adds [`BULKHEAD_OPTION_COLUMNS`] last.
+pub fn bulkhead_header_with<W: Write + ?Sized>(
+    out: &mut W,
+    split: bool,
+    options: bool,
+) -> fmt::Result {
     header(out, &BULKHEAD_COLUMNS)?;
     if split {
         out.write_char(',')?;
         header(out, &BULKHEAD_SPLIT_COLUMNS)?;
+    }
+    if options {
+        out.write_char(',')?;
+        header(out, &BULKHEAD_OPTION_COLUMNS)?;
     }
     out.write_char('\n')
 }
@@ -201,6 +221,36 @@ pub fn bulkhead_row<W: Write + ?Sized>(
     out.write_char('\n')
 }
 
+/// [`bulkhead_row`]; `options` adds [`BULKHEAD_OPTION_COLUMNS`] last.
+pub fn bulkhead_row_with<W: Write + ?Sized>(
+    out: &mut W,
+    s: &bulkhead::RoundState,
+    split: bool,
+    options: bool,
+) -> fmt::Result {
+    if !options {
+        return bulkhead_row(out, s, split);
+    }
+    write!(
+        out,
+        "{},{},{},{},{},{}",
+        s.round, s.busy, s.tracking_served, s.tracking_dropped, s.event_served, s.event_dropped
+    )?;
+    if split {
+        write!(out, ",{},{}", s.first_busy, s.second_busy)?;
+    }
+    let state = match s.breaker {
+        bulkhead::BreakerState::Closed => 0,
+        bulkhead::BreakerState::Open => 1,
+        bulkhead::BreakerState::HalfOpen => 2,
+    };
+    writeln!(
+        out,
+        ",{state},{},{},{}",
+        s.retries_waiting, s.dependency_calls, s.rejected
+    )
+}
+
 /// An observer that writes each round as a CSV row into `out`, keeping the first write error
 /// (the run goes on; check [`CsvTrace::result`] after it).
 pub struct CsvTrace<W> {
@@ -210,6 +260,8 @@ pub struct CsvTrace<W> {
     /// a formula group's [`AUTOSCALE_FORMULA_COLUMNS`], a consumers run's flow options
     /// ([`CONSUMERS_FLOW_COLUMNS`]).
     pub split: bool,
+    /// Whether a bulkhead run has the options the lesson does not have (their columns).
+    pub options: bool,
     /// The first write error, if any.
     pub result: fmt::Result,
 }
@@ -220,8 +272,15 @@ impl<W: Write> CsvTrace<W> {
         Self {
             out,
             split,
+            options: false,
             result: Ok(()),
         }
+    }
+
+    /// This trace with the option columns of a bulkhead run (see [`bulkhead_row_with`]).
+    pub const fn with_options(mut self, options: bool) -> Self {
+        self.options = options;
+        self
     }
 
     fn keep(&mut self, r: fmt::Result) {
@@ -243,7 +302,7 @@ impl<W: Write> crate::Observer for CsvTrace<W> {
     }
 
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        let r = bulkhead_row(&mut self.out, s, self.split);
+        let r = bulkhead_row_with(&mut self.out, s, self.split, self.options);
         self.keep(r);
     }
 }

@@ -102,6 +102,12 @@ pub const GLOSSARY: &[Entry] = &[
         "Free slots of the other pool at each drop, summed over every drop: capacity a partition kept idle"),
     entry("bulkhead", "busy_slot_rounds", "slot-rounds",
         "Busy slots summed over rounds (divided by the rounds: the mean busy slots)"),
+    entry("bulkhead", "breaker_opened_round", "round",
+        "The first round the --breaker opened ('none': no breaker, or it never opened)"),
+    entry("bulkhead", "dependency_calls", "calls",
+        "Event calls that reached the dependency (took a slot), retries included; without retries, event_served"),
+    entry("bulkhead", "broken_slot_rounds", "slot-rounds",
+        "Slot-rounds taken by calls to the broken dependency: slow-hold rounds for each call made during the slowdown"),
 ];
 
 /// Returns the metric keys each model's rows print, in order.

@@ -5,7 +5,7 @@ use capsim_core::autoscale::{
     Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy,
     Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS, OPEN,
 };
-use capsim_core::bulkhead::{Mode, Split};
+use capsim_core::bulkhead::{Breaker, Mode, Split};
 use capsim_core::consumers::{Outage, Routing};
 
 /// The most values one flag may expand to (ranges included).
@@ -243,6 +243,27 @@ impl Item for Split {
             .map_err(|_| format!("'{s}' is neither 'shared' nor a number of tracking slots"))?;
         out.extend(slots.into_iter().map(Split::Partitioned));
         Ok(())
+    }
+}
+
+/// `none`, or `RATIO:WINDOW[:OPEN_ROUNDS]` (the ranges are the core's `validate`'s).
+impl Item for Option<Breaker> {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        match Breaker::parse(s) {
+            Some(b) => {
+                out.push(Some(b));
+                Ok(())
+            }
+            None => Err(format!(
+                "'{s}' is not RATIO:WINDOW[:OPEN_ROUNDS] or 'none' (a number and one or two integers)"
+            )),
+        }
     }
 }
 

@@ -154,7 +154,8 @@ evaluation, 1 when it failed; --evaluations prints the evaluations instead); con
 busy_consumers queue_left (every round, the ones the engine skips included), and arrived
 dropped backlog with --arrival-rate, --outage, --buffer or --routing keyed; bulkhead round
 busy tracking_served tracking_dropped event_served event_dropped, and tracking_busy
-event_busy for a split layout. Every format streams the rows: a table's widths are fixed by
+event_busy for a split layout, then breaker (0 closed, 1 open, 2 half-open) retries_waiting
+dependency_calls rejected with --failure-end, --breaker or --retries. Every format streams the rows: a table's widths are fixed by
 its first 4096 rows (a later, wider cell widens its own line only).";
 
 /// `capsim trace <model>`.

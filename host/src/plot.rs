@@ -142,6 +142,7 @@ pub struct Lines {
     /// Whether the run has its model's extra series ([`crate::trace::Traced::split`]): a
     /// consumers run with a flow option draws its queue after arrivals and its drops too.
     pub extra: bool,
+    rejected: u64,
 }
 
 impl Lines {
@@ -179,9 +180,16 @@ impl Observer for Lines {
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
         self.dropped[0] += u64::from(s.tracking_dropped);
         self.dropped[1] += u64::from(s.event_dropped);
+        self.rejected += u64::from(s.rejected);
+        // The last two are the options' series (zero without them; drawn only with them).
         self.push(
             f64::from(s.round),
-            &[self.dropped[0] as f64, self.dropped[1] as f64],
+            &[
+                self.dropped[0] as f64,
+                self.dropped[1] as f64,
+                self.rejected as f64,
+                f64::from(s.retries_waiting),
+            ],
         );
     }
 }
@@ -194,6 +202,11 @@ pub trait Plotted: Traced {
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperLeft;
     /// What each of the run's series shows, in the order [`Lines`] keeps them.
     const SERIES: &'static [&'static str];
+    /// The series drawn for a run with `p`: [`Plotted::SERIES`], and those of its options.
+    fn series_of(p: &Self::Params) -> Vec<&'static str> {
+        let _ = p;
+        Self::SERIES.to_vec()
+    }
 }
 
 /// Draws a series that several of `runs` runs share once (the demand's required instances,
@@ -254,6 +267,15 @@ impl Plotted for Consumers {
 impl Plotted for Bulkhead {
     const Y_LABEL: &'static str = "requests dropped so far";
     const SERIES: &'static [&'static str] = &["tracking dropped", "event dropped"];
+    /// With `--breaker` or `--retries`: the requests the breaker rejected so far (rising
+    /// while it is open) and the retries waiting.
+    fn series_of(p: &Self::Params) -> Vec<&'static str> {
+        let mut names = Self::SERIES.to_vec();
+        if <Self as crate::trace::Traced>::options(p) {
+            names.extend(["rejected by the breaker so far", "retries waiting"]);
+        }
+        names
+    }
 }
 
 /// Runs every run of `grid` (at most [`MAX_SERIES_RUNS`]) and returns the series a plot
@@ -277,10 +299,15 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
         };
         crate::trace::observe::<M>(&p, &mut lines)
             .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
-        series.extend(M::SERIES.iter().zip(&lines.series).map(|(what, e)| Series {
-            label: named(&name, what),
-            points: e.points(),
-        }));
+        series.extend(
+            M::series_of(&p)
+                .iter()
+                .zip(&lines.series)
+                .map(|(what, e)| Series {
+                    label: named(&name, what),
+                    points: e.points(),
+                }),
+        );
     }
     Ok(series)
 }

@@ -23,6 +23,12 @@ pub trait Traced: Model {
         let _ = p;
         false
     }
+    /// Whether a run with `p` has options with columns of their own (bulkhead's breaker and
+    /// retries columns).
+    fn options(p: &Self::Params) -> bool {
+        let _ = p;
+        false
+    }
 }
 
 /// [`Observer`] behind a `dyn`: the three per-round methods.
@@ -101,10 +107,13 @@ impl Traced for Consumers {
 
 impl Traced for Bulkhead {
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::bulkhead_header(out, Self::split(p))
+        trace::bulkhead_header_with(out, Self::split(p), Self::options(p))
     }
     fn split(p: &Self::Params) -> bool {
         p.split != bulkhead::Split::Shared
+    }
+    fn options(p: &Self::Params) -> bool {
+        !p.resilience().is_lesson()
     }
 }
 
@@ -127,7 +136,7 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     let mut text = String::new();
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
-    let mut t = CsvTrace::new(&mut text, M::split(p));
+    let mut t = CsvTrace::new(&mut text, M::split(p)).with_options(M::options(p));
     let result = observe::<M>(p, &mut t);
     (text, result)
 }
@@ -202,7 +211,7 @@ pub fn write<M: Traced>(
             error: None,
         };
         let _ = M::header(p, &mut lines);
-        let mut t = CsvTrace::new(&mut lines, M::split(p));
+        let mut t = CsvTrace::new(&mut lines, M::split(p)).with_options(M::options(p));
         result = observe::<M>(p, &mut t);
         if let Some(e) = lines.error {
             return Err(Stop::Io(e));

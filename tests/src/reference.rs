@@ -21,9 +21,20 @@ pub enum Lesson<M> {
 }
 
 /// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters
-/// that `p.validate()` accepts).
+/// that `p.validate()` accepts), and the options the lesson does not have (a slowdown that
+/// ends, a breaker, retries) as the core's documentation states them, written here from that
+/// text alone with growable lists: the busy slots' end rounds (`yer`), every ended call's
+/// round and outcome, the retries waiting.
 pub fn bulkhead(p: &bulkhead::Params) -> Lesson<bulkhead::Metrics> {
     bulkhead_with(p, &mut ParkMiller::new(p.seed))
+}
+
+/// The breaker's state in [`bulkhead_with`].
+#[derive(Clone, Copy, PartialEq)]
+enum Breaker {
+    Closed,
+    Open { until: u32 },
+    HalfOpen { probe: Option<(u32, bool)> },
 }
 
 /// [`bulkhead()`] drawing its arrivals and shuffles from `r`.
@@ -40,23 +51,76 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
             }
         }
     };
-    // Per pool: its size, and how many of its slots end their hold at each round (`yer`).
     let sizes: Vec<u64> = match p.split {
         Split::Shared => vec![u64::from(p.total_slots)],
         Split::Partitioned(k) => vec![u64::from(k), u64::from(p.total_slots - k)],
     };
-    let calendar = p.horizon as usize + bulkhead::MAX_HOLD as usize + 1;
-    let mut ends: Vec<Vec<u64>> = sizes.iter().map(|_| vec![0; calendar]).collect();
-    let mut busy: Vec<u64> = vec![0; sizes.len()];
+    // Per pool, the end round of each busy slot (`yer`).
+    let mut yer: Vec<Vec<u32>> = sizes.iter().map(|_| Vec::new()).collect();
     let mut m = bulkhead::Metrics::default();
+    let broken = |t: u32| {
+        p.mode == Mode::Slowdown && t >= p.failure_start && p.failure_end.is_none_or(|e| t < e)
+    };
+    // Every event call out: (end round, fails); every call ended: (round, failed).
+    let mut out: Vec<(u32, bool)> = Vec::new();
+    let mut ended: Vec<(u32, bool)> = Vec::new();
+    // Retries waiting: `waiting[round][k]`, the requests whose retry k is due then.
+    let last_due = p.horizon as usize + (bulkhead::MAX_HOLD + p.retry_backoff) as usize + 2;
+    let mut waiting: Vec<Vec<usize>> = vec![vec![0; p.retries as usize + 1]; last_due];
+    let mut state = Breaker::Closed;
+    let mut window_from = 0u32;
     let mut order = Vec::new();
     for t in 0..p.horizon {
-        // `yer[h].filter((x) => x > t)`: every hold is at least a round, so what ends at
-        // `t` is all that goes.
-        for (pool, ends) in ends.iter_mut().enumerate() {
-            busy[pool] -= ends[t as usize];
+        for pool in yer.iter_mut() {
+            pool.retain(|&x| x > t);
         }
-        m.busy_slot_rounds += busy.iter().sum::<u64>();
+        if p.breaker.is_some() {
+            ended.extend(out.iter().filter(|c| c.0 == t).map(|&(_, f)| (t, f)));
+        }
+        out.retain(|c| c.0 > t);
+        if let Some(b) = p.breaker {
+            let open = |t: u32, m: &mut bulkhead::Metrics| {
+                if m.breaker_opened_round.is_none() {
+                    m.breaker_opened_round = Some(t);
+                }
+                Breaker::Open {
+                    until: t + b.open_rounds,
+                }
+            };
+            if let Breaker::HalfOpen {
+                probe: Some((end, fails)),
+            } = state
+            {
+                if end == t {
+                    if fails {
+                        state = open(t, &mut m);
+                    } else {
+                        state = Breaker::Closed;
+                        window_from = t + 1;
+                    }
+                }
+            }
+            if let Breaker::Open { until } = state {
+                if t >= until {
+                    state = Breaker::HalfOpen { probe: None };
+                }
+            }
+            // Calls ended before any window's first round are never read again.
+            ended.retain(|c| c.0 + b.window > t);
+            if state == Breaker::Closed {
+                let low = (t + 1).saturating_sub(b.window).max(window_from);
+                let window: Vec<bool> = ended
+                    .iter()
+                    .filter(|c| c.0 >= low && c.0 <= t)
+                    .map(|c| c.1)
+                    .collect();
+                let failed = window.iter().filter(|&&f| f).count() as f64;
+                if !window.is_empty() && failed >= b.ratio * window.len() as f64 {
+                    state = open(t, &mut m);
+                }
+            }
+        }
+        m.busy_slot_rounds += yer.iter().map(|x| x.len() as u64).sum::<u64>();
         order.clear();
         let tracking = poisson(r, p.tracking_rate / p.rounds_per_second);
         let events = poisson(r, p.event_rate / p.rounds_per_second);
@@ -69,38 +133,70 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
             let j = libm::floor(r.next_unit() * (i + 1) as f64) as usize;
             order.swap(i, j);
         }
-        for &is_tracking in &order {
+        // The retries due now, first retries first, then the new requests (try 0).
+        let mut tries: Vec<(bool, u32)> = Vec::new();
+        for k in 1..=p.retries {
+            let due = waiting[t as usize][k as usize];
+            tries.extend(std::iter::repeat_n((false, k), due));
+        }
+        tries.extend(order.iter().map(|&is_tracking| (is_tracking, 0)));
+        for (is_tracking, k) in tries {
             let pool = if is_tracking || sizes.len() == 1 {
                 0
             } else {
                 1
             };
-            let hold = if !is_tracking && p.mode == Mode::Slowdown && t >= p.failure_start {
-                p.slow_hold
-            } else if is_tracking {
-                p.tracking_hold
-            } else {
-                p.event_hold
+            let idle = |yer: &Vec<Vec<u32>>| -> u64 {
+                (0..sizes.len())
+                    .filter(|&o| o != pool)
+                    .map(|o| sizes[o] - yer[o].len() as u64)
+                    .sum()
             };
-            if busy[pool] < sizes[pool] {
-                busy[pool] += 1;
-                ends[pool][(t + hold) as usize] += 1;
-                if is_tracking {
+            if is_tracking {
+                if (yer[0].len() as u64) < sizes[0] {
+                    yer[0].push(t + p.tracking_hold);
                     m.tracking_served += 1;
+                } else {
+                    m.tracking_dropped += 1;
+                    m.idle_slots += idle(&yer);
+                }
+                continue;
+            }
+            let permitted = match state {
+                Breaker::Closed => true,
+                Breaker::Open { .. } => false,
+                Breaker::HalfOpen { probe } => probe.is_none(),
+            };
+            let fails = broken(t);
+            let hold = if fails { p.slow_hold } else { p.event_hold };
+            let took = permitted && (yer[pool].len() as u64) < sizes[pool];
+            if took {
+                yer[pool].push(t + hold);
+                out.push((t + hold, fails));
+                m.dependency_calls += 1;
+                if fails {
+                    m.broken_slot_rounds += u64::from(p.slow_hold);
+                }
+                if let Breaker::HalfOpen { probe: None } = state {
+                    state = Breaker::HalfOpen {
+                        probe: Some((t + hold, fails)),
+                    };
+                }
+                if fails && k < p.retries {
+                    // It ends in round t + hold - 1: retried from the next on.
+                    waiting[(t + hold + p.retry_backoff) as usize][k as usize + 1] += 1;
                 } else {
                     m.event_served += 1;
                 }
                 continue;
             }
-            if is_tracking {
-                m.tracking_dropped += 1;
+            if permitted {
+                m.idle_slots += idle(&yer);
+            }
+            if k < p.retries {
+                waiting[(t + 1 + p.retry_backoff) as usize][k as usize + 1] += 1;
             } else {
                 m.event_dropped += 1;
-            }
-            for other in 0..sizes.len() {
-                if other != pool {
-                    m.idle_slots += sizes[other] - busy[other];
-                }
             }
         }
     }

@@ -217,6 +217,7 @@ fn bulkhead_matches_the_reference() {
             tracking_hold: u(&p, "tracking_hold"),
             event_hold: u(&p, "event_hold"),
             slow_hold: u(&p, "slow_hold"),
+            ..bulkhead::Params::default()
         };
         if let Some(name) = expected_error(&want) {
             assert_capacity_error(bulkhead::run(&params), name, &p);

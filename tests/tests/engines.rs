@@ -264,3 +264,70 @@ fn every_bulkhead_path_equals_the_reference() {
     };
     assert_eq!(bulkhead::run(&wide).unwrap(), want(&wide), "wide rounds");
 }
+
+/// The readable engine (`bulkhead/resilient.rs`): every run with an option the lesson does
+/// not have goes there (the plan says so), alone or in a batch, and equals the reference.
+#[test]
+fn the_readable_bulkhead_engine_equals_the_reference() {
+    use bulkhead::{Breaker, Mode, Params, Split};
+    let want = |p: &Params| match reference::bulkhead(p) {
+        reference::Lesson::Metrics(m) => m,
+        reference::Lesson::OverCapacity => panic!("{p:?} is over capacity"),
+    };
+    let breaker = |ratio, window, open_rounds| {
+        Some(Breaker {
+            ratio,
+            window,
+            open_rounds,
+        })
+    };
+    let base = Params {
+        mode: Mode::Slowdown,
+        horizon: 1600,
+        failure_start: 400,
+        ..Params::default()
+    };
+    let cases = [
+        Params {
+            failure_end: Some(900),
+            ..base.clone()
+        },
+        Params {
+            breaker: breaker(0.5, 9, 100),
+            failure_end: Some(900),
+            ..base.clone()
+        },
+        Params {
+            retries: 2,
+            retry_backoff: 3,
+            ..base.clone()
+        },
+        Params {
+            split: Split::Partitioned(24),
+            breaker: breaker(0.5, 9, 50),
+            retries: 3,
+            failure_end: Some(1000),
+            ..base.clone()
+        },
+        Params {
+            split: Split::Partitioned(28),
+            mode: Mode::Healthy,
+            breaker: breaker(0.0, 1, 1),
+            retries: 1,
+            ..base.clone()
+        },
+    ];
+    for p in &cases {
+        let plan = bulkhead::plan::<1>(core::slice::from_ref(p));
+        assert!(plan.readable, "{p:?}");
+        assert_eq!(bulkhead::run(p).unwrap(), want(p), "alone: {p:?}");
+    }
+    // In a batch with a lesson layout: each as its own run.
+    let batch = [base.clone(), cases[1].clone(), cases[3].clone()];
+    let mut ws = bulkhead::Workspace::<3>::new();
+    let mut out = [bulkhead::Metrics::default(); 3];
+    bulkhead::run_batch(&batch, &mut ws, &mut out).unwrap();
+    for (p, got) in batch.iter().zip(&out) {
+        assert_eq!(*got, want(p), "batch: {p:?}");
+    }
+}

@@ -3,6 +3,17 @@
 use super::stream::Arrivals;
 use super::{Metrics, Params, Pools, RoundState, Slowdown, Split, MAX_TOTAL_SLOTS};
 
+/// What a lane counts as it plays; its [`Metrics`] at the end of the run ([`Lane::metrics`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Counts {
+    tracking_served: u64,
+    event_served: u64,
+    idle_slots: u64,
+    busy_slot_rounds: u64,
+    /// Event requests served during the slowdown: each a call to the broken dependency.
+    slow_served: u64,
+}
+
 /// Release calendar length: one more than the longest hold, rounded up to a power of two.
 pub(crate) const CALENDAR: usize = 128;
 
@@ -76,7 +87,7 @@ pub(crate) struct Lane {
     slow_hold: u32,
     /// First round of the slowdown, `u32::MAX` for a healthy run.
     slow_from: u32,
-    pub(crate) m: Metrics,
+    c: Counts,
 }
 
 impl Lane {
@@ -89,13 +100,12 @@ impl Lane {
         event_hold: 0,
         slow_hold: 0,
         slow_from: 0,
-        m: Metrics {
+        c: Counts {
             tracking_served: 0,
-            tracking_dropped: 0,
             event_served: 0,
-            event_dropped: 0,
             idle_slots: 0,
             busy_slot_rounds: 0,
+            slow_served: 0,
         },
     };
 
@@ -119,7 +129,25 @@ impl Lane {
         self.event_hold = p.event_hold;
         self.slow_hold = slowdown.hold;
         self.slow_from = slowdown.from;
-        self.m = Metrics::default();
+        self.c = Counts::default();
+    }
+
+    /// Returns the run's metrics, given the stream's arrivals of each kind: the drops are
+    /// those less what this lane served; every served event request was one dependency call,
+    /// and each served during the slowdown held its slot `slow_hold` rounds.
+    pub(crate) fn metrics(&self, tracking_total: u64, events_total: u64) -> Metrics {
+        let c = &self.c;
+        Metrics {
+            tracking_served: c.tracking_served,
+            tracking_dropped: tracking_total - c.tracking_served,
+            event_served: c.event_served,
+            event_dropped: events_total - c.event_served,
+            idle_slots: c.idle_slots,
+            busy_slot_rounds: c.busy_slot_rounds,
+            dependency_calls: c.event_served,
+            broken_slot_rounds: c.slow_served * u64::from(self.slow_hold),
+            breaker_opened_round: None,
+        }
     }
 
     /// Takes `leader`'s pools and metrics: this layout has played the same rounds.
@@ -128,7 +156,7 @@ impl Lane {
         if let (Some(own), Some(theirs)) = (self.second.as_mut(), leader.second.as_ref()) {
             own.copy(theirs);
         }
-        self.m = leader.m;
+        self.c = leader.c;
     }
 
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the
@@ -153,8 +181,9 @@ impl Lane {
         }
         let second_busy = self.second.as_ref().map_or(0, |p| p.busy);
         let busy = self.first.busy + second_busy;
-        self.m.busy_slot_rounds += u64::from(busy);
-        let event_hold = if t >= self.slow_from {
+        self.c.busy_slot_rounds += u64::from(busy);
+        let slow = t >= self.slow_from;
+        let event_hold = if slow {
             self.slow_hold
         } else {
             self.event_hold
@@ -180,15 +209,16 @@ impl Lane {
                 let e_served = event_free.min(events);
                 if t_served < tracking || e_served < events {
                     let idle = arrivals.idle_slots(t_served, e_served, tracking_free, event_free);
-                    self.m.idle_slots += idle;
+                    self.c.idle_slots += idle;
                 }
                 self.first.take(t, self.tracking_hold, t_served);
                 event_pool.take(t, event_hold, e_served);
                 (t_served, e_served)
             }
         };
-        self.m.tracking_served += u64::from(tracking_served);
-        self.m.event_served += u64::from(event_served);
+        self.c.tracking_served += u64::from(tracking_served);
+        self.c.event_served += u64::from(event_served);
+        self.c.slow_served += if slow { u64::from(event_served) } else { 0 };
         if !OBSERVE {
             return RoundState::default();
         }
@@ -201,6 +231,8 @@ impl Lane {
             tracking_dropped: tracking - tracking_served,
             event_served,
             event_dropped: events - event_served,
+            dependency_calls: event_served,
+            ..RoundState::default()
         }
     }
 }

@@ -23,6 +23,11 @@
 //! form of the shuffled order (`stream.rs`'s `Arrivals`, checked against the one-by-one
 //! scan), so a layout plays a round in O(1).
 //!
+//! A run with an option the lesson does not have (`failure_end`, `breaker`, `retries`: see
+//! [`Resilience`]) plays on the readable engine instead (`resilient.rs`): one request at a
+//! time, as the lesson program plays a round, on the same stream; [`plan()`] says so
+//! (`Plan::readable`), and without the options it computes the lesson's metrics.
+//!
 //! What it costs, with its figures, is in `host/benches/README.md`.
 //!
 //! ```
@@ -37,6 +42,7 @@ use crate::Observer;
 
 mod lane;
 mod plan;
+mod resilient;
 mod spec;
 mod stream;
 
@@ -45,8 +51,9 @@ pub use plan::{plan, Plan};
 use stream::{poisson, Arrivals, Draws, TOO_MANY_ARRIVALS, WORD};
 
 pub use spec::{
-    Metrics, Mode, Params, Pools, RoundState, Slowdown, Split, Stream, MAX_ARRIVALS_PER_ROUND,
-    MAX_ARRIVALS_PER_ROUND_MEAN, MAX_HOLD, MAX_HORIZON, MAX_TOTAL_SLOTS,
+    Breaker, BreakerState, Metrics, Mode, Params, Pools, Resilience, RoundState, Slowdown, Split,
+    Stream, DEFAULT_OPEN_ROUNDS, MAX_ARRIVALS_PER_ROUND, MAX_ARRIVALS_PER_ROUND_MEAN, MAX_HOLD,
+    MAX_HORIZON, MAX_RETRIES, MAX_RETRY_BACKOFF, MAX_TOTAL_SLOTS, MAX_WINDOW,
 };
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
@@ -136,12 +143,31 @@ pub fn run_batch<const B: usize>(
     let Some(first) = params.first() else {
         return Ok(());
     };
+    if plan::<B>(params).readable && params.len() > 1 {
+        // The readable engine plays one layout at a time: each draws its own copy of the
+        // stream, as its own run would.
+        if params.len() > B || out.len() < params.len() {
+            return Err(Error::CapacityExceeded {
+                capacity: Capacity::BatchLanes,
+                limit: B as u32,
+            });
+        }
+        for (p, m) in params.iter().zip(out.iter_mut()) {
+            *m = run(p)?;
+        }
+        return Ok(());
+    }
     run_batch_with(params, &mut Draws::new(first.seed), ws, &mut (), out)
 }
 
 /// [`run_batch`] drawing from `rng` (the seeds are not used), calling `observer` after every
 /// round (with one layout, its [`RoundState`] too; several layouts report no state: see
 /// [`crate::Observer`]).
+///
+/// A batch whose [`plan()`] is `readable` (a layout has an option the lesson does not have)
+/// plays on the readable engine, which takes one layout: more return
+/// [`Error::CapacityExceeded`] for [`Capacity::BatchLanes`] with a limit of 1 (one stream
+/// from `rng` cannot be replayed; [`run_batch`] plays them one by one).
 pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     params: &[Params],
     rng: &mut R,
@@ -175,7 +201,18 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         leaders,
         leader,
         join,
+        readable,
     } = plan::<B>(params);
+    if readable {
+        if layouts > 1 {
+            return Err(Error::CapacityExceeded {
+                capacity: Capacity::BatchLanes,
+                limit: 1,
+            });
+        }
+        out[0] = resilient::run_with(first, rng, observer)?;
+        return Ok(());
+    }
     let lanes = &mut ws.lanes[..layouts];
     for (lane, &i) in lanes.iter_mut().zip(&order[..layouts]) {
         lane.set(&params[i].pools(), params[i].slowdown());
@@ -253,11 +290,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         active += 1;
     }
     for (lane, &i) in lanes.iter().zip(&order[..layouts]) {
-        out[i] = Metrics {
-            tracking_dropped: tracking_total - lane.m.tracking_served,
-            event_dropped: events_total - lane.m.event_served,
-            ..lane.m
-        };
+        out[i] = lane.metrics(tracking_total, events_total);
     }
     Ok(())
 }

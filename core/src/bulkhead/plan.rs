@@ -21,6 +21,12 @@ pub struct Plan<const B: usize> {
     pub leader: [usize; B],
     /// ...at the start of round `join[k]` (the horizon: it never plays a round itself).
     pub join: [u32; B],
+    /// Some layout has an option the lesson does not have (an ended slowdown, a breaker,
+    /// retries: [`Resilience`]): the batch plays on the readable engine (`resilient.rs`), one
+    /// layout at a time, and the fields above are not used.
+    ///
+    /// [`Resilience`]: super::Resilience
+    pub readable: bool,
 }
 
 /// Returns the plan for the first `B` layouts of `params` (one stream, see [`Stream`]).
@@ -29,6 +35,9 @@ pub struct Plan<const B: usize> {
 #[inline(always)]
 pub fn plan<const B: usize>(params: &[Params]) -> Plan<B> {
     let layouts = params.len().min(B);
+    let readable = params[..layouts]
+        .iter()
+        .any(|p| !p.resilience().is_lesson());
     let mut follows: [Option<(usize, u32)>; B] = [None; B];
     for i in 0..layouts {
         follows[i] = (0..i)
@@ -62,6 +71,7 @@ pub fn plan<const B: usize>(params: &[Params]) -> Plan<B> {
         leaders,
         leader,
         join,
+        readable,
     }
 }
 
@@ -96,6 +106,7 @@ mod tests {
                 leaders: 2,
                 leader: [0, 0, 0, 1],
                 join: [0, 0, 1000, 1000],
+                readable: false,
             }
         );
     }
@@ -119,5 +130,29 @@ mod tests {
         // More layouts than lanes: the first B are planned.
         let got = plan::<1>(&[Params::default(), other_hold]);
         assert_eq!((got.order, got.leaders), ([0], 1));
+    }
+
+    /// Each option the lesson does not have sends the batch to the readable engine; a backoff
+    /// without retries, or the lesson's values, do not.
+    #[test]
+    fn the_options_go_to_the_readable_engine() {
+        use crate::bulkhead::Breaker;
+        let lesson = Params::default();
+        let with = |f: fn(&mut Params)| {
+            let mut p = Params::default();
+            f(&mut p);
+            plan::<2>(&[lesson.clone(), p]).readable
+        };
+        assert!(!plan::<1>(core::slice::from_ref(&lesson)).readable);
+        assert!(!with(|p| p.retry_backoff = 5));
+        assert!(with(|p| p.failure_end = Some(2000)));
+        assert!(with(|p| p.retries = 1));
+        assert!(with(|p| {
+            p.breaker = Some(Breaker {
+                ratio: 0.5,
+                window: 9,
+                open_rounds: 500,
+            })
+        }));
     }
 }

@@ -19,6 +19,23 @@ pub const MAX_ARRIVALS_PER_ROUND_MEAN: f64 = 64.0;
 /// The longest horizon, in rounds.
 pub const MAX_HORIZON: u32 = 100_000_000;
 
+/// The longest breaker window, in rounds (`--breaker RATIO:WINDOW`): 100 s at the lesson's
+/// 100 rounds a second, resilience4j's default time-based window (100 s) and more than
+/// Polly's default sampling duration (30 s).
+pub const MAX_WINDOW: u32 = 10_000;
+
+/// Rounds an open breaker waits before it lets a probe through, when `--breaker` names none:
+/// Polly's default break duration (5 s) at the lesson's 100 rounds a second.
+pub const DEFAULT_OPEN_ROUNDS: u32 = 500;
+
+/// The most retries of one event request (`--retries`): Polly's and resilience4j's default
+/// is 3 (resilience4j counts the first call among its 3 attempts).
+pub const MAX_RETRIES: u32 = 10;
+
+/// The longest wait before a retry, in rounds (`--retry-backoff`): 5 s at the lesson's 100
+/// rounds a second (Polly's default delay is 2 s, resilience4j's wait 0.5 s).
+pub const MAX_RETRY_BACKOFF: u32 = 500;
+
 /// How the slots are laid out. With the `serde` feature it is written as the CLI writes it:
 /// `"shared"`, or the tracking pool's slots as a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +151,108 @@ pub struct Params {
     /// Rounds an event request holds its slot during the slowdown (`YAVAS`), 1 to
     /// [`MAX_HOLD`].
     pub slow_hold: u32,
+    /// The round the slowdown ends (excluded), after `failure_start`; `None` (the lesson): it
+    /// lasts to the horizon. With `serde`: `"none"` or the round.
+    #[cfg_attr(feature = "serde", serde(default, with = "text::round"))]
+    pub failure_end: Option<u32>,
+    /// A circuit breaker on the event requests' dependency calls; `None` (the lesson): none.
+    /// With `serde`: `"none"` or `"RATIO:WINDOW:OPEN_ROUNDS"`.
+    #[cfg_attr(feature = "serde", serde(default, with = "text::breaker"))]
+    pub breaker: Option<Breaker>,
+    /// Retries of an event request whose call is dropped, rejected or fails, 0 (the lesson) to
+    /// [`MAX_RETRIES`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub retries: u32,
+    /// Rounds waited after a try ends before its retry, 0 to [`MAX_RETRY_BACKOFF`] (0: the
+    /// next round; a call ends in the last round of its hold, so a failed call's retry with
+    /// 0 comes in the round its slot frees).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub retry_backoff: u32,
+}
+
+/// A circuit breaker on the event requests' calls to the dependency (`--breaker
+/// RATIO:WINDOW[:OPEN_ROUNDS]`), as resilience4j's time-based sliding window and Polly's
+/// circuit breaker describe theirs.
+///
+/// Closed, it records the outcome of each call when the call ends (a call to the broken
+/// dependency fails when its slow hold ends: it is known to be slow only then, as
+/// resilience4j records a slow call on completion) and opens, at the start of a round, when
+/// the calls that ended in the last `window` rounds (this one included) are at least one and
+/// their failed share is at least `ratio` (resilience4j's `failureRateThreshold`, "equal or
+/// greater"; a minimum of one call, resilience4j's smallest `minimumNumberOfCalls`). Open, it
+/// rejects every call for `open_rounds` rounds (`waitDurationInOpenState`, Polly's
+/// `BreakDuration`), then half-open lets one call through as a probe (Polly's one trial
+/// call; resilience4j's `permittedNumberOfCallsInHalfOpenState` = 1) and rejects the others
+/// while it runs: the probe's success closes the breaker with an empty window, its failure
+/// opens it again for `open_rounds`. Requests dropped for want of a slot never reach the
+/// dependency and are not recorded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Breaker {
+    /// The failed share of the window's calls that opens the breaker, 0 to 1.
+    pub ratio: f64,
+    /// The window, in rounds: 1 to [`MAX_WINDOW`].
+    pub window: u32,
+    /// Rounds open before the probe, 1 to [`MAX_HORIZON`].
+    pub open_rounds: u32,
+}
+
+/// A breaker's state at the start of a round, after that round's ended calls are recorded
+/// (what a trace shows: 0 closed, 1 open, 2 half-open).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum BreakerState {
+    /// Calls go through and are recorded (also: no breaker).
+    #[default]
+    Closed,
+    /// Calls are rejected.
+    Open,
+    /// One probe may go through; the others are rejected.
+    HalfOpen,
+}
+
+impl BreakerState {
+    /// Returns the state's name as a trace writes it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open => "open",
+            BreakerState::HalfOpen => "half-open",
+        }
+    }
+}
+
+/// The options the lesson does not have: a slowdown that ends, a breaker and retries. Runs
+/// with any of them set play on the readable engine (`resilient.rs`, see [`super::plan()`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Resilience {
+    /// See [`Params::failure_end`].
+    pub failure_end: Option<u32>,
+    /// See [`Params::breaker`].
+    pub breaker: Option<Breaker>,
+    /// See [`Params::retries`].
+    pub retries: u32,
+    /// See [`Params::retry_backoff`].
+    pub retry_backoff: u32,
+}
+
+impl Resilience {
+    /// The lesson's: none of the options.
+    pub const LESSON: Resilience = Resilience {
+        failure_end: None,
+        breaker: None,
+        retries: 0,
+        retry_backoff: 0,
+    };
+
+    /// Whether the run needs the readable engine: an ended slowdown, a breaker or retries
+    /// (a backoff without retries changes nothing).
+    pub fn is_lesson(&self) -> bool {
+        self.failure_end.is_none() && self.breaker.is_none() && self.retries == 0
+    }
 }
 
 impl Default for Params {
@@ -151,6 +270,10 @@ impl Default for Params {
             tracking_hold: 4,
             event_hold: 6,
             slow_hold: 22,
+            failure_end: None,
+            breaker: None,
+            retries: 0,
+            retry_backoff: 0,
         }
     }
 }
@@ -178,23 +301,54 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
         let horizon = u32_field(u, lesson.horizon, 1..=5000)?;
         let max_rate = rounds_per_second * MAX_ARRIVALS_PER_ROUND_MEAN;
         let hold = |u: &mut arbitrary::Unstructured<'a>, lesson| u32_field(u, lesson, 1..=MAX_HOLD);
+        let seed = u32_field(
+            u,
+            lesson.seed,
+            *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+        )?;
+        let failure_start = u32_field(u, lesson.failure_start, 0..=horizon)?;
+        let tracking_rate = f64_field(u, lesson.tracking_rate, 0.0, max_rate)?;
+        let event_rate = f64_field(u, lesson.event_rate, 0.0, max_rate)?;
+        let tracking_hold = hold(u, lesson.tracking_hold)?;
+        let event_hold = hold(u, lesson.event_hold)?;
+        let slow_hold = hold(u, lesson.slow_hold)?;
+        // The options after the lesson's fields, each off when the input runs out.
+        let failure_end = if u.arbitrary::<bool>()? {
+            let start = failure_start.saturating_add(1);
+            Some(u32_field(
+                u,
+                start,
+                start..=horizon.saturating_add(1).max(start),
+            )?)
+        } else {
+            None
+        };
+        let breaker = if u.arbitrary::<bool>()? {
+            Some(Breaker {
+                ratio: f64_field(u, 0.5, 0.0, 1.0)?,
+                window: u32_field(u, 9, 1..=MAX_WINDOW)?,
+                open_rounds: u32_field(u, DEFAULT_OPEN_ROUNDS, 1..=horizon.max(1))?,
+            })
+        } else {
+            None
+        };
         Ok(Self {
             split,
             mode,
-            seed: u32_field(
-                u,
-                lesson.seed,
-                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
-            )?,
+            seed,
             total_slots,
             rounds_per_second,
             horizon,
-            failure_start: u32_field(u, lesson.failure_start, 0..=horizon)?,
-            tracking_rate: f64_field(u, lesson.tracking_rate, 0.0, max_rate)?,
-            event_rate: f64_field(u, lesson.event_rate, 0.0, max_rate)?,
-            tracking_hold: hold(u, lesson.tracking_hold)?,
-            event_hold: hold(u, lesson.event_hold)?,
-            slow_hold: hold(u, lesson.slow_hold)?,
+            failure_start,
+            tracking_rate,
+            event_rate,
+            tracking_hold,
+            event_hold,
+            slow_hold,
+            failure_end,
+            breaker,
+            retries: u32_field(u, 0, 0..=MAX_RETRIES)?,
+            retry_backoff: u32_field(u, 0, 0..=MAX_RETRY_BACKOFF)?,
         })
     }
 }
@@ -238,6 +392,24 @@ impl Params {
         }
     }
 
+    /// Returns the options the lesson does not have.
+    #[inline(always)]
+    pub fn resilience(&self) -> Resilience {
+        Resilience {
+            failure_end: self.failure_end,
+            breaker: self.breaker,
+            retries: self.retries,
+            retry_backoff: self.retry_backoff,
+        }
+    }
+
+    /// Whether the event dependency is broken (slow, and failing) for a call made at round `t`.
+    pub fn broken_at(&self, t: u32) -> bool {
+        self.mode == Mode::Slowdown
+            && t >= self.failure_start
+            && self.failure_end.is_none_or(|end| t < end)
+    }
+
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         check_seed(self.seed)?;
@@ -276,7 +448,41 @@ impl Params {
         let hold_ok = |h: u32| (1..=MAX_HOLD).contains(&h);
         ensure(hold_ok(self.tracking_hold), "tracking-hold", HOLD_ACCEPTED)?;
         ensure(hold_ok(self.event_hold), "event-hold", HOLD_ACCEPTED)?;
-        ensure(hold_ok(self.slow_hold), "slow-hold", HOLD_ACCEPTED)
+        ensure(hold_ok(self.slow_hold), "slow-hold", HOLD_ACCEPTED)?;
+        if let Some(end) = self.failure_end {
+            ensure(
+                end > self.failure_start,
+                "failure-end",
+                Accepted::Integers {
+                    min: u64::from(self.failure_start) + 1,
+                    max: Some(u64::from(u32::MAX)),
+                },
+            )?;
+        }
+        if let Some(b) = self.breaker {
+            let ok = b.ratio >= 0.0
+                && b.ratio <= 1.0
+                && (1..=MAX_WINDOW).contains(&b.window)
+                && (1..=MAX_HORIZON).contains(&b.open_rounds);
+            ensure(
+                ok,
+                "breaker",
+                Accepted::Breaker {
+                    max_window: MAX_WINDOW,
+                    max_open_rounds: MAX_HORIZON,
+                },
+            )?;
+        }
+        ensure(
+            self.retries <= MAX_RETRIES,
+            "retries",
+            Accepted::integers(0, u64::from(MAX_RETRIES)),
+        )?;
+        ensure(
+            self.retry_backoff <= MAX_RETRY_BACKOFF,
+            "retry-backoff",
+            Accepted::integers(0, u64::from(MAX_RETRY_BACKOFF)),
+        )
     }
 }
 
@@ -345,7 +551,8 @@ pub struct Pools {
 }
 
 /// When event requests slow down and how much: from round `from` (`u32::MAX` for a healthy
-/// run, which never slows down, and then `hold` is 0) they hold their slot `hold` rounds.
+/// run, which never slows down, and then `hold` is 0) they hold their slot `hold` rounds, to
+/// the horizon (the fast engine's slowdown: an ended one is [`Resilience`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Slowdown {
@@ -376,6 +583,16 @@ pub struct Metrics {
     pub idle_slots: u64,
     /// Busy slots summed over rounds (`doluTur`).
     pub busy_slot_rounds: u64,
+    /// The first round the breaker opened; `None` without a breaker or if it never opened
+    /// (with `serde`: `"none"`).
+    #[cfg_attr(feature = "serde", serde(with = "text::round"))]
+    pub breaker_opened_round: Option<u32>,
+    /// Event calls that reached the dependency (took a slot), retries included: without
+    /// retries, `event_served`.
+    pub dependency_calls: u64,
+    /// Slot-rounds taken by calls to the broken dependency: each call made during the
+    /// slowdown holds its slot `slow_hold` rounds (counted whole, also past the horizon).
+    pub broken_slot_rounds: u64,
 }
 
 /// One round of a run, as [`crate::Observer::bulkhead_round`] sees it.
@@ -402,4 +619,130 @@ pub struct RoundState {
     pub event_served: u32,
     /// Event requests dropped this round.
     pub event_dropped: u32,
+    /// The breaker's state at the start of the round (closed without a breaker).
+    pub breaker: BreakerState,
+    /// Retries waiting for a later round at the end of this one.
+    pub retries_waiting: u32,
+    /// Event calls that reached the dependency this round, retries included.
+    pub dependency_calls: u32,
+    /// Event requests (new or retried) that the breaker rejected this round.
+    pub rejected: u32,
+}
+
+/// `serde` as the CLI writes these fields: `"none"` or the value as its flag takes it.
+#[cfg(feature = "serde")]
+mod text {
+    use core::fmt;
+    use serde::de::{Error, Unexpected, Visitor};
+
+    /// `Option<u32>`: `"none"` or the number.
+    pub(super) mod round {
+        use super::*;
+
+        pub(crate) fn serialize<S: serde::Serializer>(
+            v: &Option<u32>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match v {
+                None => s.serialize_str("none"),
+                Some(r) => s.serialize_u32(*r),
+            }
+        }
+
+        pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<u32>, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Option<u32>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("\"none\" or a round")
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Option<u32>, E> {
+                    match v {
+                        "none" => Ok(None),
+                        _ => Err(E::invalid_value(Unexpected::Str(v), &self)),
+                    }
+                }
+                fn visit_u64<E: Error>(self, v: u64) -> Result<Option<u32>, E> {
+                    u32::try_from(v)
+                        .map(Some)
+                        .map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &self))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// `Option<Breaker>`: `"none"` or `"RATIO:WINDOW:OPEN_ROUNDS"`.
+    pub(super) mod breaker {
+        use super::super::Breaker;
+        use super::*;
+
+        pub(crate) fn serialize<S: serde::Serializer>(
+            v: &Option<Breaker>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match v {
+                None => s.serialize_str("none"),
+                Some(b) => s.collect_str(b),
+            }
+        }
+
+        pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Breaker>, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Option<Breaker>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("\"none\" or \"RATIO:WINDOW:OPEN_ROUNDS\"")
+                }
+                fn visit_str<E: Error>(self, v: &str) -> Result<Option<Breaker>, E> {
+                    if v == "none" {
+                        return Ok(None);
+                    }
+                    Breaker::parse(v)
+                        .ok_or_else(|| E::invalid_value(Unexpected::Str(v), &self))
+                        .map(Some)
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+}
+
+impl Breaker {
+    /// Parses `RATIO:WINDOW[:OPEN_ROUNDS]` (no range checks: [`Params::validate`] makes
+    /// them); `OPEN_ROUNDS` defaults to [`DEFAULT_OPEN_ROUNDS`].
+    pub fn parse(s: &str) -> Option<Breaker> {
+        let mut parts = s.split(':');
+        let ratio: f64 = parts.next()?.trim().parse().ok()?;
+        let window: u32 = parts.next()?.trim().parse().ok()?;
+        let open_rounds = match parts.next() {
+            None => DEFAULT_OPEN_ROUNDS,
+            Some(o) => o.trim().parse().ok()?,
+        };
+        if parts.next().is_some() || !ratio.is_finite() {
+            return None;
+        }
+        Some(Breaker {
+            ratio,
+            window,
+            open_rounds,
+        })
+    }
+}
+
+impl fmt::Display for Breaker {
+    /// `RATIO:WINDOW:OPEN_ROUNDS`, the ratio as JavaScript prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}",
+            crate::jsfmt::Num(self.ratio),
+            self.window,
+            self.open_rounds
+        )
+    }
 }

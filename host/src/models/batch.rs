@@ -131,8 +131,8 @@ mod tests {
     where
         M::Params: Clone + PartialEq + std::fmt::Debug,
     {
-        const CANDIDATES: [&str; 10] = [
-            "2", "3", "24", "0.5", "17", "slowdown", "healthy", "16", "keyed", "0..5",
+        const CANDIDATES: [&str; 11] = [
+            "2", "3", "24", "0.5", "17", "slowdown", "healthy", "16", "keyed", "0..5", "0.5:9",
         ];
         M::PARAMS
             .iter()

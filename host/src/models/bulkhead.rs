@@ -1,7 +1,7 @@
 //! The bulkhead command: its table of `Param`s and metrics, and its grid's runs batched
 //! on one arrival stream per seed.
 
-use capsim_core::bulkhead::{self, Mode, Split};
+use capsim_core::bulkhead::{self, Breaker, Mode, Split};
 use capsim_core::{Error, Observer};
 
 use super::batch::batched_window;
@@ -40,6 +40,17 @@ impl Model for Bulkhead {
             "Rounds an event request holds its slot", "1 to 127", "6"),
         param!(slow_hold: u32,
             "Rounds an event request holds its slot during the slowdown", "1 to 127", "22"),
+        param!(failure_end: Option<u32>,
+            "Round the slowdown ends (excluded); 'none': it lasts to the horizon",
+            "none, or a round after failure-start (up to 4294967295)", "none"),
+        param!(breaker: Option<Breaker>,
+            "Circuit breaker on the event calls: opens when the failed share of the calls ended in the last WINDOW rounds reaches RATIO, rejects for OPEN_ROUNDS (default 500), then lets one probe through",
+            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO 0 to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
+            "none"),
+        param!(retries: u32,
+            "Retries of an event request whose try is dropped, rejected or fails", "0 to 10", "0"),
+        param!(retry_backoff: u32,
+            "Rounds waited after a try ends before its retry (0: the next round)", "0 to 500", "0"),
         param!(seed: u32,
             "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
@@ -53,6 +64,9 @@ impl Model for Bulkhead {
         metric!(event_dropped),
         metric!(idle_slots),
         metric!(busy_slot_rounds),
+        metric!(breaker_opened_round),
+        metric!(dependency_calls),
+        metric!(broken_slot_rounds),
     ];
 
     fn scratch() {}
@@ -101,10 +115,38 @@ fn bulkhead_batches(
     batches(grid, runs, limit, ahead, &bulkhead::Stream::FLAGS, 8)
 }
 
+/// `none`, or `RATIO:WINDOW:OPEN_ROUNDS`.
+impl Value for Option<Breaker> {
+    fn cell(&self) -> super::Cell {
+        self.map_or(super::Cell::Word("none"), |b| {
+            super::Cell::Text(b.to_string())
+        })
+    }
+}
+
 /// Runs `batch` (runs of `grid`, all on one arrival stream, at most [`BULKHEAD_LANES`]) on
 /// one stream; when the batch fails, runs each on its own so that every run gets its own
-/// outcome.
+/// outcome. Runs with the options the lesson does not have (the readable engine's, see
+/// `bulkhead::plan`) run on their own.
 fn run_bulkhead_batch(
+    grid: &Grid<Bulkhead>,
+    batch: &[u64],
+) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
+    let (lesson, own): (Vec<u64>, Vec<u64>) = batch
+        .iter()
+        .partition(|&&i| grid.params(i).resilience().is_lesson());
+    let mut outcomes: Vec<(u64, Outcome<bulkhead::Metrics>)> = own
+        .iter()
+        .map(|&i| (i, bulkhead::run(&grid.params(i))))
+        .collect();
+    if !lesson.is_empty() {
+        outcomes.extend(run_lesson_batch(grid, &lesson));
+    }
+    outcomes
+}
+
+/// [`run_bulkhead_batch`] for runs of the lesson's engine.
+fn run_lesson_batch(
     grid: &Grid<Bulkhead>,
     batch: &[u64],
 ) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
