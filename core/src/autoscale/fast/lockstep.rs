@@ -6,12 +6,13 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{needed_ahead, Run, AHEAD};
+use crate::autoscale::plan::LessonGroup;
 use crate::autoscale::{Metrics, Params};
 use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream};
 
-/// Runs `params` (validated, [`super::applies`] true, sharing rounds, capacity and `demand`; the
-/// stream's seed) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
+/// Runs `params` (valid, the fast engines apply to each, sharing their `Shared` part, `demand`
+/// and the stream's seed: [`super::super::plan`] says [`super::super::Engine::Lockstep`]) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
 /// block. Within a block a run keeps its state at hand (no per-round switch between runs),
 /// and after each round the stream computes up to two draws ahead, so its generator's
 /// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
@@ -23,15 +24,22 @@ pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
     let demand0 = demand(0);
-    let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
+    let mut runs: [Result<Run, Error>; N] =
+        core::array::from_fn(|i| Run::new(&LessonGroup::of(&params[i]).0, demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     // Runs that are an earlier run's until it first replaces an instance ([`follows`]): they
     // wait, and take its state from before the block in which it did.
     let mut leader: [Option<usize>; N] = [None; N];
     for j in 0..N {
-        leader[j] = (0..j)
-            .find(|&i| leader[i].is_none() && runs[i].is_ok() && follows(&params[i], &params[j]));
+        leader[j] = (0..j).find(|&i| {
+            leader[i].is_none()
+                && runs[i].is_ok()
+                && follows(
+                    &LessonGroup::of(&params[i]).0,
+                    &LessonGroup::of(&params[j]).0,
+                )
+        });
     }
     let mut snapshot: Option<(Run, (usize, GroupLcg))> = None;
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
@@ -92,15 +100,10 @@ pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N
 }
 
 /// Returns whether a run of `b` is the run of `a` until `a` first replaces an instance (the
-/// fields the lockstep shares aside): they differ only in the threshold, both 3 or more and
-/// `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
+/// `Shared` part is the lockstep's): they have the same `Course` and differ only in the
+/// threshold, both 3 or more and `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
 /// same way whatever the threshold, and nothing else reads it: the same groups, the same
 /// draws, the same metrics.
-fn follows(a: &Params, b: &Params) -> bool {
-    3 <= a.threshold
-        && a.threshold < b.threshold
-        && a.cooldown == b.cooldown
-        && a.boot_rounds == b.boot_rounds
-        && a.min_size_start == b.min_size_start
-        && a.failure_rounds == b.failure_rounds
+fn follows(a: &LessonGroup<'_>, b: &LessonGroup<'_>) -> bool {
+    3 <= a.threshold && a.threshold < b.threshold && a.course == b.course
 }

@@ -57,7 +57,7 @@
 //!   stream's reader and position are spilled, and the generator's conversion back to an
 //!   integer saturates (5 of its ≈ 13 instructions).
 //!
-//! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
+//! Used when [`super::plan`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`]; bit-identical to
 //! the general path on every input (a property test and the fuzz target compare them).
 
 // Word-parallel code indexes several masks by the same word.
@@ -67,8 +67,8 @@ use crate::error::Error;
 use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
-use super::lifecycle::Lifecycle;
-use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::plan::{LessonGroup, Shared};
+use super::{Metrics, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 mod lockstep;
 mod masks;
@@ -85,44 +85,6 @@ pub(super) const AHEAD: usize = 32;
 
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
 pub(super) const RING: usize = 8;
-
-/// Returns whether the fast path computes `params` exactly: the lesson's policy and check
-/// with every lifecycle option as the lesson has it, a boot that fits the ring and a
-/// threshold a byte holds.
-///
-/// Derived, not listed: the lifecycle must equal the lesson's [`Lifecycle::default`] (a new
-/// option, off by default, leaves the fast path whenever it is on), and every field of
-/// [`Params`] is named below, so a new one does not compile until it is sorted into "read
-/// here for any value" or "only the lesson's value takes the fast path".
-pub(super) fn applies(params: &Params) -> bool {
-    let Params {
-        // Read by the fast path, for any value.
-        threshold,
-        cooldown: _,
-        seed: _,
-        rounds: _,
-        capacity: _,
-        boot_rounds,
-        transient_failure: _,
-        failure_rounds: _,
-        demand_base: _,
-        demand_amplitude: _,
-        demand_period: _,
-        surge_start: _,
-        surge_end: _,
-        surge: _,
-        min_size_start: _,
-        // The lesson's only.
-        lifecycle,
-    } = params;
-    // `restart_rounds` is read only when a Stopped instance restarts, and the lesson's
-    // release (which the comparison demands) never stops one.
-    let lesson = Lifecycle {
-        restart_rounds: lifecycle.restart_rounds,
-        ..Lifecycle::default()
-    };
-    *lifecycle == lesson && *boot_rounds <= RING as u32 && *threshold <= u32::from(u8::MAX)
-}
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
 /// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).
@@ -187,10 +149,16 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// Returns the initial group for `params` (validated, [`applies`] true) and the round-0
-    /// demand `demand0`.
-    pub(super) fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
-        let initial = params.required_for(demand0);
+    /// Returns the initial group for `group` (of valid parameters the fast engines apply
+    /// to, [`super::plan`]) and the round-0 demand `demand0`.
+    pub(super) fn new(group: &LessonGroup<'_>, demand0: f64) -> Result<Self, Error> {
+        let LessonGroup {
+            threshold,
+            shared,
+            course,
+        } = group;
+        // `Params::required_for`.
+        let initial = libm::ceil(demand0 / shared.capacity);
         if initial > MAX_GROUP_SIZE as f64 {
             return Err(GROUP_FULL);
         }
@@ -216,7 +184,7 @@ impl Run {
         g.ready = g.alive;
         let mut failures = [u32::MAX; MAX_FAILURE_ROUNDS];
         let mut nf = 0;
-        for &r in &params.failure_rounds {
+        for &r in course.failure_rounds {
             if !failures[..nf].contains(&r) {
                 // Insertion: a few rounds (a library sort costs more than the run's rounds).
                 let mut i = nf;
@@ -229,23 +197,23 @@ impl Run {
             }
         }
         Ok(Self {
-            threshold: params.threshold,
-            p: params.transient_failure,
-            cooldown: i64::from(params.cooldown),
-            boot_delay: params.boot_rounds.max(1) - 1,
+            threshold: *threshold,
+            p: shared.transient_failure,
+            cooldown: i64::from(course.cooldown),
+            boot_delay: course.boot_rounds.max(1) - 1,
             g,
             m: Metrics {
-                min_size: params.min_size_start,
+                min_size: course.min_size_start,
                 ..Metrics::default()
             },
             failures,
             next_failure: 0,
             failure_at: failures[0],
-            last_action: -i64::from(params.cooldown),
+            last_action: -i64::from(course.cooldown),
             share_num: 0,
             share_den: 1,
             empty_seen: false,
-            initial: (params.rounds > 0).then_some(initial as u32),
+            initial: (shared.rounds > 0).then_some(initial as u32),
         })
     }
 
@@ -531,28 +499,31 @@ pub(super) fn needed_ahead(
     }
 }
 
-/// Runs the model (already validated, [`applies`] true) the general path's way, round for
-/// round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
+/// Runs `group` (of valid parameters the fast engines apply to) the general path's way,
+/// round for round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
 /// general path's never coexist on a board's stack.
 #[inline(never)]
 pub(super) fn run<R: UnitRng, O: Observer>(
-    params: &Params,
+    group: &LessonGroup<'_>,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut run = Run::new(params, demand(0))?;
+    let mut run = Run::new(group, demand(0))?;
+    let Shared {
+        rounds, capacity, ..
+    } = group.shared;
     let mut checks = Unit {
         rng,
-        p: params.transient_failure,
+        p: group.shared.transient_failure,
     };
     // The instances each round needs, computed ahead for a block of rounds: a division
     // and a conversion that the round's decisions would otherwise wait for.
     let mut ahead = [0i64; AHEAD];
     let mut t0 = 0;
-    while t0 < params.rounds {
-        needed_ahead(&mut ahead, t0, params.rounds, params.capacity, &demand);
-        let t1 = params.rounds.min(t0.saturating_add(AHEAD as u32));
+    while t0 < rounds {
+        needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
+        let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
         // Round by round, so that the observer hears each as it ends.
         let mut t = t0;
         run.rounds(t0, t1, &ahead, &mut checks, |_| {
@@ -607,54 +578,5 @@ mod tests {
         for q in cases {
             assert_eq!(super::ceil_count(q), libm::ceil(q) as i64, "{q:e}");
         }
-    }
-
-    /// Any lifecycle option away from the lesson's value takes the general path; only the
-    /// restart time of a release (never read) does not.
-    #[test]
-    fn the_fast_path_takes_the_lessons_lifecycle_only() {
-        use super::super::lifecycle::{Action, Event, Hook, HookResult, Reclaim, Stockout};
-        use super::super::{Lifecycle, Params, RemovalPolicy};
-        let lesson = Params::default();
-        assert!(super::applies(&lesson));
-        let with = |f: &dyn Fn(&mut Lifecycle)| {
-            let mut p = lesson.clone();
-            f(&mut p.lifecycle);
-            super::applies(&p)
-        };
-        assert!(with(&|l| l.restart_rounds = 7));
-        let hook = Some(Hook {
-            rounds: 1,
-            result: HookResult::Continue,
-        });
-        let options: [&dyn Fn(&mut Lifecycle); 10] = [
-            &|l| l.launch_hook = hook,
-            &|l| l.terminate_hook = hook,
-            &|l| l.count_pending = true,
-            &|l| l.protected = 1,
-            &|l| l.removal_policy = RemovalPolicy::Oldest,
-            &|l| l.reclaim = Reclaim::Stop,
-            &|l| l.check_latency = 1,
-            &|l| l.apply_delay = 1,
-            &|l| l.stockout = Some(Stockout { start: 5, end: 6 }),
-            &|l| {
-                let _ = l.events.push(Event {
-                    round: 1_000_000,
-                    action: Action::EnterStandby,
-                    count: 1,
-                });
-            },
-        ];
-        for (i, option) in options.iter().enumerate() {
-            assert!(!with(*option), "option {i}");
-        }
-        assert!(!super::applies(&Params {
-            boot_rounds: super::RING as u32 + 1,
-            ..lesson.clone()
-        }));
-        assert!(!super::applies(&Params {
-            threshold: 256,
-            ..lesson
-        }));
     }
 }
