@@ -136,8 +136,8 @@ pub use policy::{
 };
 pub(crate) use spec::{group_full, in_flight_full, js_max, required_count, GROUP_FULL};
 pub use spec::{
-    Curve, Demand, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE,
-    MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
+    Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
+    MAX_GROUP_SIZE, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
 };
 pub use state::{RoundState, State, StateCounts};
 
