@@ -2,8 +2,7 @@
 //! policy and check and every lifecycle option off, in a fraction of the time.
 //!
 //! The general path walks 16-byte records and branches per instance on its state, its health
-//! and its result (≈ 18–21 µs a run of the lesson from a cached stream, one core of this
-//! 2-core AMD EPYC). Here an instance is a bit position (storage order) in a few 256-bit
+//! and its result. Here an instance is a bit position (storage order) in a few 256-bit
 //! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
 //!   ([`Checks`]: a cached stream's reader fixed to the run's threshold answers with two
@@ -25,40 +24,11 @@
 //! when a group that fits the first word with room to spare would leave it: a round of a
 //! group within one word (the lesson's) is straight-line code on one word per mask.
 //!
-//! # What bounds it (measured: minimum of batches, `taskset -c 0`, a busy machine)
+//! Why it is fast, and what bounds it (measured), is in `host/benches/README.md`.
 //!
-//! - **The simulation** (from a cached stream, the CLI grid's case): ≈ 4.5–5 µs a run
-//!   (rotating seeds; was ≈ 21 µs), ≈ 250 instructions a round at ≈ 4 a cycle (callgrind
-//!   and the timings): bound by instruction throughput, about 1.4 mispredicted branches a
-//!   round (the number of failures and the scaling decisions follow the draws). Making the
-//!   scaling branch-free was measured slower (5.7 µs): the branches mostly predict.
-//! - **[`super::run`]** (its own generator): ≈ 25 µs a run (was ≈ 35), of which the
-//!   generator's dependent chain is ≈ 17 µs (≈ 20 cycles, 6.4 ns a draw, 2,659 draws; the
-//!   float-domain formulation with a portable floor measured the same 20 cycles, only an
-//!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
-//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
-//!   rounds a run): ≈ 321k instructions a render (callgrind; was 438k before the items
-//!   below, ≈ 730k round by round on multi-word masks), ≈ 155 a run and round with the
-//!   stream's answers and its chain (was ≈ 203). Runs that differ only in a higher threshold
-//!   of 3 or more wait for the lower one's first replacement and take its state from before
-//!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
-//!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
-//!   ≈ 459k instructions (was ≈ 615k, then 470k): the lockstep 321k, the demand table
-//!   ≈ 46k (240 `sin` 21.5k, the stream's first 960 draws between them), the stream's
-//!   answers 13k (two draws a `u64`, one add and one mask for both; was 19.5k), scale-in
-//!   and launches 17.5k, the table's text ≈ 24k (a row built in a buffer of spaces and
-//!   written once; was ≈ 48k), and ≈ 22k counted for moving the nine runs into place and
-//!   zeroing the stream's 12 KiB (callgrind counts a byte of `rep movs`/`rep stos` as an
-//!   instruction: a few hundred cycles in fact; keeping the errors beside the runs instead
-//!   of a `Result` each did not remove the move and added 5k). Side by side (old and new binary alternated on
-//!   `taskset -c 0`, a busy machine, minimum of 25 batches): ≈ 43 µs a render, was ≈ 53.
-//!   Still bound by instruction throughput spread over every phase: the round's state goes
-//!   through memory around the out-of-line calls (failure, scale-in, launches), the
-//!   stream's reader and position are spilled, and the generator's conversion back to an
-//!   integer saturates (5 of its ≈ 13 instructions).
-//!
-//! Used when [`super::plan`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`]; bit-identical to
-//! the general path on every input (a property test and the fuzz target compare them).
+//! Used when [`super::plan`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`];
+//! bit-identical to the general path on every input (`tests/tests/engines.rs`, a property
+//! test and the fuzz target compare them).
 
 // Word-parallel code indexes several masks by the same word.
 #![allow(clippy::needless_range_loop)]
