@@ -33,7 +33,7 @@
 //! one to read first beside the lesson's program. Unobserved runs (an [`Observer`] without
 //! [`Observer::ROUNDS`]) of the lesson's policy with every lifecycle option off take the fast
 //! engine that keeps the group as bit masks (`fast/`, bit-identical), and [`run_sweep`]'s
-//! runs go on it in lockstep. Which engine runs is chosen in one place, [`plan`]; the fast
+//! runs go on it in lockstep. Which engine runs is chosen in one place, [`plan()`]; the fast
 //! engines read a parameter set only through the part the plan compares
 //! (`plan.rs`).
 //!

@@ -1,4 +1,4 @@
-//! Which engine computes which input: the one choice, [`plan`].
+//! Which engine computes which input: the one choice, [`plan()`].
 //!
 //! Three engines compute the same metrics, bit for bit:
 //! - [`Engine::General`], the reference: [`super::Group`] (`group.rs`), instance records
@@ -17,7 +17,7 @@
 use super::lifecycle::Lifecycle;
 use super::{FailureRounds, Params};
 
-/// The engine that computes an input ([`plan`]).
+/// The engine that computes an input ([`plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// The reference group ([`super::Group`]): every input.
@@ -27,11 +27,11 @@ pub enum Engine {
     /// A sweep's runs in lockstep on bit masks ([`super::run_sweep`]).
     Lockstep,
     /// A sweep whose runs cannot go in lockstep: each runs alone, on the engine
-    /// [`plan`] gives it as [`Runs::One`].
+    /// [`plan()`] gives it as [`Runs::One`].
     Alone,
 }
 
-/// What [`plan`] chooses for.
+/// What [`plan()`] chooses for.
 #[derive(Clone, Copy, Debug)]
 pub enum Runs<'a> {
     /// One run; `observed` when its observer wants every round's state
@@ -52,7 +52,8 @@ pub enum Runs<'a> {
 ///   (the lesson's lifecycle, a boot that fits the booting ring, a threshold a byte holds),
 ///   else [`Engine::General`].
 /// - A sweep: [`Engine::Lockstep`] when it has runs, every one valid and one the fast
-///   engines apply to, and they share their [`Shared`] part; else [`Engine::Alone`].
+///   engines apply to, and they share their rounds, capacity and failure probability (by bits,
+///   the `Shared` part of what the fast engines read); else [`Engine::Alone`].
 pub fn plan(runs: Runs<'_>) -> Engine {
     match runs {
         Runs::One { params, observed } => {

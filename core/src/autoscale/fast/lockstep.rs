@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream};
 
 /// Runs `params` (valid, the fast engines apply to each, sharing their `Shared` part, `demand`
-/// and the stream's seed: [`super::super::plan`] says [`super::super::Engine::Lockstep`]) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
+/// and the stream's seed: [`super::super::plan()`] says [`super::super::Engine::Lockstep`]) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
 /// block. Within a block a run keeps its state at hand (no per-round switch between runs),
 /// and after each round the stream computes up to two draws ahead, so its generator's
 /// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:

@@ -26,7 +26,7 @@
 //!
 //! Why it is fast, and what bounds it (measured), is in `host/benches/README.md`.
 //!
-//! Used when [`super::plan`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`];
+//! Used when [`super::plan()`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`];
 //! bit-identical to the general path on every input (`tests/tests/engines.rs`, a property
 //! test and the fuzz target compare them).
 
@@ -120,7 +120,7 @@ pub(super) struct Run {
 
 impl Run {
     /// Returns the initial group for `group` (of valid parameters the fast engines apply
-    /// to, [`super::plan`]) and the round-0 demand `demand0`.
+    /// to, [`super::plan()`]) and the round-0 demand `demand0`.
     pub(super) fn new(group: &LessonGroup<'_>, demand0: f64) -> Result<Self, Error> {
         let LessonGroup {
             threshold,
