@@ -696,29 +696,17 @@ impl Model for Autoscale {
         scratch.run_general(p, observer)
     }
 
-    /// Runs the combinations that differ only in threshold and cooldown (one seed, one
-    /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on one
-    /// stream. See `batched_window`.
-    fn run_window(
-        grid: &Grid<Self>,
-        runs: std::ops::Range<u64>,
-        ahead: &mut Ahead<Self::Metrics>,
-        done: &(dyn Fn(u64) + Sync),
-    ) -> Vec<Outcome<Self::Metrics>> {
-        let shared: Vec<&str> = Self::PARAMS
+    batched_run_window! {
+        /// Runs the combinations that differ only in threshold and cooldown (one seed, one
+        /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on
+        /// one stream. See `batched_window`.
+        stream: &Self::PARAMS
             .iter()
             .map(|q| q.key)
             .filter(|k| !AUTOSCALE_FREE.contains(k))
-            .collect();
-        batched_window(
-            grid,
-            runs,
-            ahead,
-            done,
-            &shared,
-            AUTOSCALE_LANES,
-            |scratch, batch| run_autoscale_batch(grid, batch, scratch),
-        )
+            .collect::<Vec<&str>>(),
+        lanes: AUTOSCALE_LANES,
+        |grid, scratch, batch| run_autoscale_batch(grid, batch, scratch)
     }
 }
 
