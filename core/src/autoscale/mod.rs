@@ -201,7 +201,7 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
 
 /// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
 /// curve computes it once (see `lesson`).
-pub(crate) fn simulate<R: UnitRng, O: Observer>(
+fn simulate<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
