@@ -181,15 +181,21 @@ impl Params {
         self.lifecycle.validate()
     }
 
-    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does (by
-    /// [`DemandCurve::at`]: the demand reads the parameters only through their curve).
+    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does. It reads
+    /// the fields of [`Params::demand_curve`], below: a field read here belongs there.
     pub fn demand(&self, t: u32) -> f64 {
-        self.demand_curve().at(t)
+        let t = f64::from(t);
+        let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
+        let surge = if t >= f64::from(self.surge_start) && t < f64::from(self.surge_end) {
+            self.surge
+        } else {
+            0.0
+        };
+        self.demand_base + self.demand_amplitude * wave + surge
     }
 
     /// Returns the demand curve's part of the parameters: what [`Params::demand`] reads,
     /// and the rounds it is read for.
-    #[inline(always)]
     pub fn demand_curve(&self) -> DemandCurve {
         DemandCurve {
             rounds: self.rounds,
@@ -213,10 +219,11 @@ impl Params {
     }
 }
 
-/// The demand curve's part of [`Params`] ([`Params::demand_curve`]): every field the demand
-/// reads, and the rounds a run reads it for. Equality is by bits (0 differs from -0), so a
-/// table of one curve's demand by round serves exactly the runs of that curve; a field that
-/// changes the demand belongs here, since [`Params::demand`] reads only this part.
+/// The demand curve's part of [`Params`] ([`Params::demand_curve`]): every field
+/// [`Params::demand`] reads, and the rounds a run reads it for. Equality is by bits (0
+/// differs from -0), so a table of one curve's demand by round serves exactly the runs of
+/// that curve (the host's grids tabulate it once). `demand_curve` is written beside
+/// `demand`, and a test checks that the other fields leave the demand as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct DemandCurve {
     /// The rounds the curve is read for ([`Params::rounds`]).
@@ -233,22 +240,6 @@ pub struct DemandCurve {
     pub surge_end: u32,
     /// [`Params::surge`].
     pub surge: f64,
-}
-
-impl DemandCurve {
-    /// Returns the demand in round `t`, evaluated as the lesson does: `base + amplitude ·
-    /// sin(2πt / period)`, plus the surge in rounds `surge_start..surge_end`.
-    #[inline(always)]
-    pub fn at(&self, t: u32) -> f64 {
-        let t = f64::from(t);
-        let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
-        let surge = if t >= f64::from(self.surge_start) && t < f64::from(self.surge_end) {
-            self.surge
-        } else {
-            0.0
-        };
-        self.demand_base + self.demand_amplitude * wave + surge
-    }
 }
 
 impl PartialEq for DemandCurve {
