@@ -215,7 +215,7 @@ fn simulate<R: UnitRng, O: Observer>(
     }) == Engine::Masks
     {
         params.validate()?;
-        return fast::run(&plan::LessonGroup::of(params).0, demand, rng, observer);
+        return fast::run(params, demand, rng, observer);
     }
     simulate_general(params, demand, rng, observer)
 }

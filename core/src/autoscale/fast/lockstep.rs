@@ -24,22 +24,15 @@ pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
     let demand0 = demand(0);
-    let mut runs: [Result<Run, Error>; N] =
-        core::array::from_fn(|i| Run::new(&LessonGroup::of(&params[i]).0, demand0));
+    let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
     let seed = stream.seed();
     let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
     // Runs that are an earlier run's until it first replaces an instance ([`follows`]): they
     // wait, and take its state from before the block in which it did.
     let mut leader: [Option<usize>; N] = [None; N];
     for j in 0..N {
-        leader[j] = (0..j).find(|&i| {
-            leader[i].is_none()
-                && runs[i].is_ok()
-                && follows(
-                    &LessonGroup::of(&params[i]).0,
-                    &LessonGroup::of(&params[j]).0,
-                )
-        });
+        leader[j] = (0..j)
+            .find(|&i| leader[i].is_none() && runs[i].is_ok() && follows(&params[i], &params[j]));
     }
     let mut snapshot: Option<(Run, (usize, GroupLcg))> = None;
     let (rounds, capacity) = (params[0].rounds, params[0].capacity);
@@ -104,6 +97,7 @@ pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N
 /// threshold, both 3 or more and `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
 /// same way whatever the threshold, and nothing else reads it: the same groups, the same
 /// draws, the same metrics.
-fn follows(a: &LessonGroup<'_>, b: &LessonGroup<'_>) -> bool {
+fn follows(a: &Params, b: &Params) -> bool {
+    let (a, b) = (LessonGroup::of(a).0, LessonGroup::of(b).0);
     3 <= a.threshold && a.threshold < b.threshold && a.course == b.course
 }

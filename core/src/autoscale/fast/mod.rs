@@ -38,7 +38,7 @@ use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
 use super::plan::{LessonGroup, Shared};
-use super::{Metrics, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 mod lockstep;
 mod masks;
@@ -119,14 +119,18 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// Returns the initial group for `group` (of valid parameters the fast engines apply
-    /// to, [`super::plan()`]) and the round-0 demand `demand0`.
-    pub(super) fn new(group: &LessonGroup<'_>, demand0: f64) -> Result<Self, Error> {
-        let LessonGroup {
-            threshold,
-            shared,
-            course,
-        } = group;
+    /// Returns the initial group for `params` (valid, and the fast engines apply to them:
+    /// [`super::plan()`]; read through their `LessonGroup`) and the round-0 demand
+    /// `demand0`.
+    pub(super) fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
+        let (
+            LessonGroup {
+                threshold,
+                shared,
+                course,
+            },
+            _,
+        ) = LessonGroup::of(params);
         // `Params::required_for`.
         let initial = libm::ceil(demand0 / shared.capacity);
         if initial > MAX_GROUP_SIZE as f64 {
@@ -167,7 +171,7 @@ impl Run {
             }
         }
         Ok(Self {
-            threshold: *threshold,
+            threshold,
             p: shared.transient_failure,
             cooldown: i64::from(course.cooldown),
             boot_delay: course.boot_rounds.max(1) - 1,
@@ -469,17 +473,18 @@ pub(super) fn needed_ahead(
     }
 }
 
-/// Runs `group` (of valid parameters the fast engines apply to) the general path's way,
+/// Runs `params` (valid, the fast engines apply to them) the general path's way,
 /// round for round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
 /// general path's never coexist on a board's stack.
 #[inline(never)]
 pub(super) fn run<R: UnitRng, O: Observer>(
-    group: &LessonGroup<'_>,
+    params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut run = Run::new(group, demand(0))?;
+    let (group, _) = LessonGroup::of(params);
+    let mut run = Run::new(params, demand(0))?;
     let Shared {
         rounds, capacity, ..
     } = group.shared;
