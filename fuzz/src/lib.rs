@@ -1,6 +1,6 @@
 //! What the fuzz targets share: straight ports of the lesson programs (the specification) to
-//! compare the core against, and a bitwise comparison of metrics. The consumers and bulkhead
-//! ports live in `capsim_tests::reference` (re-exported here), the one oracle the tests share.
+//! compare the core against, and a bitwise comparison of metrics. The ports live in
+//! `capsim_tests::reference` (re-exported here), the one oracle the tests share.
 //!
 //! The ports follow the JavaScript line by line with growable vectors and no fixed capacity,
 //! so they are slow but obviously the lesson's semantics; they reuse only the core's random
@@ -8,15 +8,13 @@
 //! `Params::required` (the demand formula, likewise). Each returns what the lesson would
 //! compute, or says why the core may legitimately refuse the run (a documented capacity).
 
-use capsim_core::autoscale;
 use capsim_core::consumers;
-use capsim_core::rng::{GroupLcg, UnitRng};
+use capsim_core::rng::UnitRng;
 
-/// The ports of the consumers and bulkhead lesson programs: the one oracle, shared with the
-/// cross-crate tests.
+/// The ports of the lesson programs: the one oracle, shared with the cross-crate tests.
 pub use capsim_tests::reference::{
-    bulkhead, bulkhead_with, consumers, consumers_flow, consumers_on, consumers_workload,
-    out_of_order, Lesson, QueuedEvent,
+    autoscale, autoscale_with, bulkhead, bulkhead_with, consumers, consumers_flow, consumers_on,
+    consumers_workload, out_of_order, Lesson, QueuedEvent,
 };
 
 /// Turns the consumers' flow options off (the lesson's queue, shared): for the targets
@@ -56,144 +54,6 @@ pub fn flow_invariants(p: &consumers::Params, m: &consumers::Metrics) {
 /// print every field and every double's shortest round-trip form.
 pub fn same<T: core::fmt::Debug>(a: &T, b: &T) -> bool {
     format!("{a:?}") == format!("{b:?}")
-}
-
-/// `olcum-agi/grup.mjs`'s `kosum`, with every constant taken from `p` (call only with
-/// parameters that `p.validate()` accepts).
-pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
-    autoscale_with(p, &mut GroupLcg::new(p.seed))
-}
-
-/// [`autoscale`] drawing its health checks from `r`.
-pub fn autoscale_with(p: &autoscale::Params, r: &mut impl UnitRng) -> Lesson<autoscale::Metrics> {
-    #[derive(Clone)]
-    struct Instance {
-        ready: bool,
-        left: i64,
-        failures: u32,
-        broken: bool,
-    }
-    let booting = |boot: u32| Instance {
-        ready: false,
-        left: i64::from(boot),
-        failures: 0,
-        broken: false,
-    };
-    let max = autoscale::MAX_GROUP_SIZE as f64;
-    // `Array.from({ length: gerekli(0) })`: ToLength clamps negative lengths to 0.
-    let initial = p.required(0);
-    if initial > max {
-        return Lesson::OverCapacity;
-    }
-    let initial = if initial > 0.0 { initial as usize } else { 0 };
-    let mut group = vec![
-        Instance {
-            ready: true,
-            left: 0,
-            failures: 0,
-            broken: false
-        };
-        initial
-    ];
-    let mut m = autoscale::Metrics {
-        min_size: 99,
-        ..Default::default()
-    };
-    let cooldown = f64::from(p.cooldown);
-    let mut last_action = -cooldown;
-    for t in 0..p.rounds {
-        let g = p.required(t);
-        if p.failure_rounds.contains(&t) {
-            if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
-                victim.broken = true;
-            }
-        }
-        let mut kept = Vec::with_capacity(group.len());
-        for mut o in group {
-            if !o.ready {
-                kept.push(o);
-                continue;
-            }
-            if o.broken {
-                m.broken_rounds += 1;
-            }
-            let passed = !o.broken && r.next_unit() >= p.transient_failure;
-            o.failures = if passed { 0 } else { o.failures + 1 };
-            if o.failures >= p.threshold {
-                m.replacements += 1;
-                if !o.broken {
-                    m.false_replacements += 1;
-                }
-                kept.push(booting(p.boot_rounds));
-                m.launched += 1;
-            } else {
-                kept.push(o);
-            }
-        }
-        group = kept;
-        let ready = group.iter().filter(|o| o.ready).count() as f64;
-        if f64::from(t) - last_action >= cooldown {
-            if ready < g {
-                let add = g - ready;
-                if group.len() as f64 + add > max {
-                    return Lesson::OverCapacity;
-                }
-                for _ in 0..add as usize {
-                    group.push(booting(p.boot_rounds));
-                }
-                m.launched += add as u32;
-                m.scaling_actions += 1;
-                last_action = f64::from(t);
-            } else if ready > g + 1.0 {
-                // `for (i = 0; i < hazir - g - 1; i++) grup.splice(findIndex(hazir), 1)`:
-                // removes a ready instance, or the last one (`splice(-1, 1)`), while any is
-                // left; later passes change nothing. (Past 2^53 passes JavaScript's `i++` stops
-                // counting and the loop never ends; capsim, like tests/tools/gen_vectors.py,
-                // takes the answer the loop reaches once the group is empty.)
-                let removals = ((ready - g - 1.0) as usize).min(group.len());
-                for _ in 0..removals {
-                    match group.iter().position(|o| o.ready) {
-                        Some(i) => group.remove(i),
-                        None => group.pop().expect("removals <= len"),
-                    };
-                }
-                m.scaling_actions += 1;
-                last_action = f64::from(t);
-            }
-        }
-        for o in group.iter_mut() {
-            if !o.ready {
-                o.left -= 1;
-                if o.left <= 0 {
-                    o.ready = true;
-                }
-            }
-        }
-        let size = group.len() as u32;
-        let launching = group.iter().filter(|o| !o.ready).count() as u32;
-        m.min_size = m.min_size.min(size);
-        m.max_size = m.max_size.max(size);
-        m.max_launching = m.max_launching.max(launching);
-        m.max_launching_ratio = js_max(
-            m.max_launching_ratio,
-            f64::from(launching) / f64::from(size),
-        );
-        if (group.iter().filter(|o| o.ready).count() as f64) < g {
-            m.under_capacity_rounds += 1;
-        }
-    }
-    Lesson::Metrics(m)
-}
-
-/// `Math.max` of two numbers: NaN if either is.
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if b > a {
-        b
-    } else {
-        a
-    }
 }
 
 /// Workload draws from a short table of bytes (`byte / 256`): coarse values that tie often,

@@ -1,15 +1,18 @@
-//! The reference oracle: straight ports of the consumers and bulkhead lesson programs (the
-//! specification), shared by the cross-crate tests, the host's tests and the fuzz targets.
+//! The reference oracle: straight ports of the auto-scaling, consumers and bulkhead lesson
+//! programs (the specification), shared by the cross-crate tests, the host's tests and the
+//! fuzz targets.
 //!
 //! The ports follow the JavaScript line by line with growable vectors and no fixed capacity,
 //! so they are slow but obviously the lesson's semantics; they reuse only the core's random
-//! generators (checked against the lessons' outputs by the golden and differential tests).
+//! generators (checked against the lessons' outputs by the golden and differential tests) and
+//! the auto-scaling `Params::required` (the demand formula, likewise).
 //! Each returns what the lesson would compute, or says why the core may legitimately refuse
 //! the run (a documented capacity).
 
+use capsim_core::autoscale;
 use capsim_core::bulkhead::{self, Mode, Split};
 use capsim_core::consumers;
-use capsim_core::rng::{CounterHash, ParkMiller, UnitRng};
+use capsim_core::rng::{CounterHash, GroupLcg, ParkMiller, UnitRng};
 
 /// What a lesson program does with some parameters.
 #[derive(Debug)]
@@ -18,6 +21,162 @@ pub enum Lesson<M> {
     Metrics(M),
     /// It needs more room than the core's documented fixed capacity (the core must refuse).
     OverCapacity,
+}
+
+/// `olcum-agi/grup.mjs`'s `kosum`, with every constant taken from `p` (call only with
+/// parameters that `p.validate()` accepts).
+pub fn autoscale(p: &autoscale::Params) -> Lesson<autoscale::Metrics> {
+    autoscale_with(p, &mut GroupLcg::new(p.seed))
+}
+
+/// [`autoscale()`] drawing its health checks from `r`.
+pub fn autoscale_with(p: &autoscale::Params, r: &mut impl UnitRng) -> Lesson<autoscale::Metrics> {
+    #[derive(Clone)]
+    struct Instance {
+        ready: bool,
+        left: i64,
+        failures: u32,
+        broken: bool,
+    }
+    let booting = |boot: u32| Instance {
+        ready: false,
+        left: i64::from(boot),
+        failures: 0,
+        broken: false,
+    };
+    let max = autoscale::MAX_GROUP_SIZE as f64;
+    // `Array.from({ length: gerekli(0) })`: ToLength clamps negative lengths to 0.
+    let initial = p.required(0);
+    if initial > max {
+        return Lesson::OverCapacity;
+    }
+    let initial = if initial > 0.0 { initial as usize } else { 0 };
+    let mut group = vec![
+        Instance {
+            ready: true,
+            left: 0,
+            failures: 0,
+            broken: false
+        };
+        initial
+    ];
+    let mut m = autoscale::Metrics {
+        min_size: 99,
+        ..Default::default()
+    };
+    let cooldown = f64::from(p.cooldown);
+    let mut last_action = -cooldown;
+    for t in 0..p.rounds {
+        let g = p.required(t);
+        if p.failure_rounds.contains(&t) {
+            if let Some(victim) = group.iter_mut().find(|o| o.ready && !o.broken) {
+                victim.broken = true;
+            }
+        }
+        let mut kept = Vec::with_capacity(group.len());
+        for mut o in group {
+            if !o.ready {
+                kept.push(o);
+                continue;
+            }
+            if o.broken {
+                m.broken_rounds += 1;
+            }
+            let passed = !o.broken && r.next_unit() >= p.transient_failure;
+            o.failures = if passed { 0 } else { o.failures + 1 };
+            if o.failures >= p.threshold {
+                m.replacements += 1;
+                if !o.broken {
+                    m.false_replacements += 1;
+                }
+                kept.push(booting(p.boot_rounds));
+                m.launched += 1;
+            } else {
+                kept.push(o);
+            }
+        }
+        group = kept;
+        let ready = group.iter().filter(|o| o.ready).count() as f64;
+        if f64::from(t) - last_action >= cooldown {
+            if ready < g {
+                let add = g - ready;
+                if group.len() as f64 + add > max {
+                    return Lesson::OverCapacity;
+                }
+                for _ in 0..add as usize {
+                    group.push(booting(p.boot_rounds));
+                }
+                m.launched += add as u32;
+                m.scaling_actions += 1;
+                last_action = f64::from(t);
+            } else if ready > g + 1.0 {
+                // `for (i = 0; i < hazir - g - 1; i++) grup.splice(findIndex(hazir), 1)`:
+                // removes a ready instance, or the last one (`splice(-1, 1)`), while any is
+                // left; later passes change nothing. (Past 2^53 passes JavaScript's `i++` stops
+                // counting and the loop never ends; capsim, like tests/tools/gen_vectors.py,
+                // takes the answer the loop reaches once the group is empty.)
+                let removals = ((ready - g - 1.0) as usize).min(group.len());
+                for _ in 0..removals {
+                    match group.iter().position(|o| o.ready) {
+                        Some(i) => group.remove(i),
+                        None => group.pop().expect("removals <= len"),
+                    };
+                }
+                m.scaling_actions += 1;
+                last_action = f64::from(t);
+            }
+        }
+        for o in group.iter_mut() {
+            if !o.ready {
+                o.left -= 1;
+                if o.left <= 0 {
+                    o.ready = true;
+                }
+            }
+        }
+        let size = group.len() as u32;
+        let launching = group.iter().filter(|o| !o.ready).count() as u32;
+        m.min_size = m.min_size.min(size);
+        m.max_size = m.max_size.max(size);
+        m.max_launching = m.max_launching.max(launching);
+        m.max_launching_ratio = js_max(
+            m.max_launching_ratio,
+            f64::from(launching) / f64::from(size),
+        );
+        if (group.iter().filter(|o| o.ready).count() as f64) < g {
+            m.under_capacity_rounds += 1;
+        }
+    }
+    Lesson::Metrics(m)
+}
+
+/// `Math.max` of two numbers: NaN if either is.
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The ten metrics of `m` that the lesson program computes ([`autoscale()`] leaves the others
+/// at their defaults): what a core run is compared with the port on.
+pub fn autoscale_lesson_part(m: &autoscale::Metrics) -> autoscale::Metrics {
+    autoscale::Metrics {
+        min_size: m.min_size,
+        max_size: m.max_size,
+        max_launching: m.max_launching,
+        max_launching_ratio: m.max_launching_ratio,
+        under_capacity_rounds: m.under_capacity_rounds,
+        launched: m.launched,
+        false_replacements: m.false_replacements,
+        broken_rounds: m.broken_rounds,
+        scaling_actions: m.scaling_actions,
+        replacements: m.replacements,
+        ..Default::default()
+    }
 }
 
 /// `bolme/kosum.mjs`'s `kosum`, with every constant taken from `p` (call only with parameters

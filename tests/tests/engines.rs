@@ -331,3 +331,84 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
         assert_eq!(*got, want(p), "batch: {p:?}");
     }
 }
+
+/// Observes every autoscale round (and so asks for the reference group).
+struct EveryRound;
+
+impl Observer for EveryRound {
+    fn group_round(&mut self, _: &capsim_core::autoscale::RoundState) {}
+}
+
+/// The autoscale plan's engines: the reference group (an observed run), the bit masks (the
+/// same runs unobserved), a sweep in lockstep (the lesson's nine pairs, whose (5, c) runs
+/// follow (3, c) until its first replacement) and a sweep whose runs go alone; each equal
+/// to the port of `grup.mjs` on the lesson's metrics, bit for bit.
+#[test]
+fn every_autoscale_engine_equals_the_reference() {
+    use capsim_core::autoscale::{self, plan, Engine, Params, Runs};
+    use capsim_core::rng::{GroupLcg, GroupStream};
+    let want = |p: &Params| match reference::autoscale(p) {
+        reference::Lesson::Metrics(m) => m,
+        reference::Lesson::OverCapacity => panic!("{p:?} is over capacity"),
+    };
+    let got = |m: &autoscale::Metrics| reference::autoscale_lesson_part(m);
+    let lesson = Params::default();
+    let runs = [
+        lesson.clone(),
+        Params {
+            threshold: 1,
+            ..lesson.clone()
+        },
+        Params {
+            threshold: 255,
+            cooldown: 0,
+            boot_rounds: 8,
+            ..lesson.clone()
+        },
+        Params {
+            boot_rounds: 0,
+            transient_failure: 0.4,
+            failure_rounds: autoscale::FailureRounds::new(),
+            rounds: 600,
+            ..lesson.clone()
+        },
+        Params {
+            transient_failure: 1.0,
+            demand_base: -500.0,
+            ..lesson.clone()
+        },
+    ];
+    for p in &runs {
+        let observed = Runs::One {
+            params: p,
+            observed: true,
+        };
+        assert_eq!(plan(observed), Engine::General, "{p:?}");
+        let m = autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut EveryRound).unwrap();
+        assert!(same(&got(&m), &want(p)), "general: {p:?}");
+        let alone = Runs::One {
+            params: p,
+            observed: false,
+        };
+        assert_eq!(plan(alone), Engine::Masks, "{p:?}");
+        let m = autoscale::run(p).unwrap();
+        assert!(same(&got(&m), &want(p)), "masks: {p:?}");
+    }
+    let pairs: [Params; 9] = core::array::from_fn(|i| Params {
+        threshold: [2, 3, 5][i / 3],
+        cooldown: [0, 3, 8][i % 3],
+        ..lesson.clone()
+    });
+    let mut sweeps = [pairs.clone(), pairs];
+    // Other rounds for one run: the sweep's runs go alone.
+    sweeps[1][4].rounds = 300;
+    for (sweep, engine) in sweeps.iter().zip([Engine::Lockstep, Engine::Alone]) {
+        assert_eq!(plan(Runs::Sweep(sweep)), engine);
+        let mut stream = GroupStream::new(lesson.seed, [0u32; 3072]);
+        let results = autoscale::run_sweep(sweep, |t| lesson.demand(t), &mut stream);
+        for (p, m) in sweep.iter().zip(&results) {
+            let m = m.as_ref().unwrap();
+            assert!(same(&got(m), &want(p)), "{engine:?}: {p:?}");
+        }
+    }
+}

@@ -5,9 +5,9 @@ use capsim_core::autoscale::{
     self, Action, Event, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy,
     Stockout,
 };
-use capsim_core::rng::{GroupLcg, UnitRng};
+use capsim_core::rng::GroupLcg;
 use capsim_core::Error;
-use capsim_tests::{check_lifecycle_run, GroupTape};
+use capsim_tests::{check_lifecycle_run, reference, GroupTape};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
@@ -175,128 +175,7 @@ fn time_to_in_service_is_boot_plus_hook_wait() {
     );
 }
 
-// ---------------------------------------------------------------- the lesson, ported again
-
-/// `grup.mjs`'s instance record.
-#[derive(Clone, Copy)]
-struct Js {
-    hazir: bool,
-    kalan: i64,
-    ardisik: u32,
-    bozuk: bool,
-}
-
-/// JavaScript's `Math.max` of two numbers (NaN wins).
-fn js_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// A line-by-line port of `kosum` in `reference/olcum-agi/grup.mjs` (arrays, `splice`,
-/// doubles), independent of the phased model; `None` where the group would outgrow 256.
-fn lesson_reference(p: &Params) -> Option<Metrics> {
-    let mut r = GroupLcg::new(p.seed);
-    let booting = || Js {
-        hazir: false,
-        kalan: i64::from(p.boot_rounds),
-        ardisik: 0,
-        bozuk: false,
-    };
-    let g0 = p.required(0);
-    if g0 > 256.0 {
-        return None;
-    }
-    let mut grup: Vec<Js> = (0..g0.max(0.0) as usize)
-        .map(|_| Js {
-            hazir: true,
-            kalan: 0,
-            ardisik: 0,
-            bozuk: false,
-        })
-        .collect();
-    let mut m = Metrics {
-        min_size: 99,
-        ..Metrics::default()
-    };
-    let mut son_eylem = -i64::from(p.cooldown);
-    for t in 0..p.rounds {
-        let g = p.required(t);
-        if p.failure_rounds.contains(&t) {
-            if let Some(k) = grup.iter_mut().find(|o| o.hazir && !o.bozuk) {
-                k.bozuk = true;
-            }
-        }
-        let mut kalan = Vec::new();
-        for mut o in grup {
-            if !o.hazir {
-                kalan.push(o);
-                continue;
-            }
-            if o.bozuk {
-                m.broken_rounds += 1;
-            }
-            let gecti = !o.bozuk && r.next_unit() >= p.transient_failure;
-            o.ardisik = if gecti { 0 } else { o.ardisik + 1 };
-            if o.ardisik >= p.threshold {
-                m.replacements += 1;
-                if !o.bozuk {
-                    m.false_replacements += 1;
-                }
-                kalan.push(booting());
-                m.launched += 1;
-            } else {
-                kalan.push(o);
-            }
-        }
-        grup = kalan;
-        let hazir = grup.iter().filter(|o| o.hazir).count() as f64;
-        if i64::from(t) - son_eylem >= i64::from(p.cooldown) {
-            if hazir < g {
-                if g - hazir > (256 - grup.len()) as f64 {
-                    return None;
-                }
-                for _ in 0..(g - hazir) as usize {
-                    grup.push(booting());
-                }
-                m.launched += (g - hazir) as u32;
-                m.scaling_actions += 1;
-                son_eylem = i64::from(t);
-            } else if hazir > g + 1.0 {
-                let steps = hazir - g - 1.0;
-                let mut i = 0.0;
-                // Steps past the group's size splice an empty array: nothing happens.
-                while i < steps && !grup.is_empty() {
-                    match grup.iter().position(|o| o.hazir) {
-                        Some(k) => grup.remove(k),
-                        None => grup.pop().unwrap(), // splice(-1, 1)
-                    };
-                    i += 1.0;
-                }
-                m.scaling_actions += 1;
-                son_eylem = i64::from(t);
-            }
-        }
-        for o in grup.iter_mut().filter(|o| !o.hazir) {
-            o.kalan -= 1;
-            if o.kalan <= 0 {
-                o.hazir = true;
-            }
-        }
-        let acilan = grup.iter().filter(|o| !o.hazir).count() as u32;
-        let n = grup.len() as u32;
-        m.min_size = m.min_size.min(n);
-        m.max_size = m.max_size.max(n);
-        m.max_launching = m.max_launching.max(acilan);
-        m.max_launching_ratio = js_max(m.max_launching_ratio, f64::from(acilan) / f64::from(n));
-        if ((n - acilan) as f64) < g {
-            m.under_capacity_rounds += 1;
-        }
-    }
-    Some(m)
-}
+// ---------------------------------------------------------------- the lesson
 
 /// The lesson's ten metrics (the lifecycle ones are not the reference's).
 fn lesson_part(m: &Metrics) -> [u64; 10] {
@@ -320,7 +199,7 @@ fn with_every_option_off_the_group_is_the_lesson() {
     let mut compared = 0;
     for _ in 0..800 {
         let p = random_params(&mut r);
-        let Some(want) = lesson_reference(&p) else {
+        let reference::Lesson::Metrics(want) = reference::autoscale(&p) else {
             assert!(matches!(
                 autoscale::run(&p),
                 Err(Error::CapacityExceeded { .. })
@@ -333,7 +212,9 @@ fn with_every_option_off_the_group_is_the_lesson() {
     }
     assert!(compared > 600, "only {compared} runs compared");
     // And the lesson's own numbers, from its text: "esik 2, soguma 0" 7-24, 46 launched.
-    let m = lesson_reference(&Params::default()).unwrap();
+    let reference::Lesson::Metrics(m) = reference::autoscale(&Params::default()) else {
+        panic!("the lesson fits its group");
+    };
     assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
 }
 

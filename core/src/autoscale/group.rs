@@ -1,4 +1,5 @@
-//! The group and its round, phase by phase.
+//! The group and its round, phase by phase: the reference engine ([`super::Engine::General`]),
+//! which computes every input; the fast engines (`fast/`) must equal it bit for bit.
 //!
 //! Each phase is a method of [`Group`] named for what it does; [`Group::round`] runs them in
 //! order (only whole rounds are public, so a round's snapshot is always complete). A phase

@@ -27,9 +27,15 @@
 //! scale-in of an empty group that still counts as an action. New randomness would need a
 //! generator of its own: no option draws from the lesson's.
 //!
-//! Unobserved runs (an [`Observer`] without [`Observer::ROUNDS`]) of the lesson's policy with
-//! every lifecycle option off take a fast path that keeps the group as bit masks
-//! (`autoscale/fast.rs`, bit-identical, ≈ 4× faster), as do the runs of [`run_sweep`].
+//! # Engines
+//!
+//! [`Group`] (`group.rs`) is the reference engine: every input, phase by phase as above, the
+//! one to read first beside the lesson's program. Unobserved runs (an [`Observer`] without
+//! [`Observer::ROUNDS`]) of the lesson's policy with every lifecycle option off take the fast
+//! engine that keeps the group as bit masks (`fast/`, bit-identical), and [`run_sweep`]'s
+//! runs go on it in lockstep. Which engine runs is chosen in one place, [`plan()`]; the fast
+//! engines read a parameter set only through the part the plan compares
+//! (`plan.rs`).
 //!
 //! Storage is a fixed-capacity group of instance records in every state (Stopped ones
 //! included), 16 bytes each, in a [`GroupStorage`] the caller provides (a run holds one copy
@@ -108,6 +114,7 @@ mod fast;
 mod formula;
 mod group;
 mod lifecycle;
+mod plan;
 mod policy;
 mod spec;
 mod state;
@@ -122,14 +129,15 @@ pub use lifecycle::{
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
     MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, TARGET_TRACKING_SCALE_IN_ROUNDS,
 };
+pub use plan::{plan, Engine, Runs};
 pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,
 };
 pub(crate) use spec::{group_full, in_flight_full, js_max, required_count, GROUP_FULL};
 pub use spec::{
-    Curve, Demand, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE,
-    MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
+    Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
+    MAX_GROUP_SIZE, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
 };
 pub use state::{RoundState, State, StateCounts};
 
@@ -185,15 +193,7 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     demand: impl Fn(u32) -> f64,
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
-    let together = params.iter().all(|p| {
-        let first = &params[0];
-        p.validate().is_ok()
-            && fast::applies(p)
-            && p.rounds == first.rounds
-            && p.capacity.to_bits() == first.capacity.to_bits()
-            && p.transient_failure.to_bits() == first.transient_failure.to_bits()
-    });
-    if together && N > 0 {
+    if plan(Runs::Sweep(params)) == Engine::Lockstep {
         return fast::run_lockstep(params, demand, stream);
     }
     core::array::from_fn(|i| run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ()))
@@ -201,7 +201,7 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
 
 /// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
 /// curve computes it once (see `lesson`).
-pub(crate) fn simulate<R: UnitRng, O: Observer>(
+fn simulate<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
@@ -209,7 +209,11 @@ pub(crate) fn simulate<R: UnitRng, O: Observer>(
 ) -> Result<Metrics, Error> {
     // The lesson's group as bit masks, when nothing needs the general path: no lifecycle
     // option, and no per-round states to report.
-    if !O::ROUNDS && fast::applies(params) {
+    if plan(Runs::One {
+        params,
+        observed: O::ROUNDS,
+    }) == Engine::Masks
+    {
         params.validate()?;
         return fast::run(params, demand, rng, observer);
     }

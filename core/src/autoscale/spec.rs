@@ -181,7 +181,8 @@ impl Params {
         self.lifecycle.validate()
     }
 
-    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
+    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does. It reads
+    /// the fields of [`Params::demand_curve`], below: a field read here belongs there.
     pub fn demand(&self, t: u32) -> f64 {
         let t = f64::from(t);
         let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
@@ -193,6 +194,20 @@ impl Params {
         self.demand_base + self.demand_amplitude * wave + surge
     }
 
+    /// Returns the demand curve's part of the parameters: what [`Params::demand`] reads,
+    /// and the rounds it is read for.
+    pub fn demand_curve(&self) -> DemandCurve {
+        DemandCurve {
+            rounds: self.rounds,
+            demand_base: self.demand_base,
+            demand_amplitude: self.demand_amplitude,
+            demand_period: self.demand_period,
+            surge_start: self.surge_start,
+            surge_end: self.surge_end,
+            surge: self.surge,
+        }
+    }
+
     /// Returns the instances needed in round `t` (`gerekli`): `ceil(demand / capacity)`.
     pub fn required(&self, t: u32) -> f64 {
         self.required_for(self.demand(t))
@@ -201,6 +216,41 @@ impl Params {
     /// Returns the instances needed for `demand`: `ceil(demand / capacity)`.
     pub fn required_for(&self, demand: f64) -> f64 {
         libm::ceil(demand / self.capacity)
+    }
+}
+
+/// The demand curve's part of [`Params`] ([`Params::demand_curve`]): every field
+/// [`Params::demand`] reads, and the rounds a run reads it for. Equality is by bits (0
+/// differs from -0), so a table of one curve's demand by round serves exactly the runs of
+/// that curve (the host's grids tabulate it once). `demand_curve` is written beside
+/// `demand`, and a test checks that the other fields leave the demand as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct DemandCurve {
+    /// The rounds the curve is read for ([`Params::rounds`]).
+    pub rounds: u32,
+    /// [`Params::demand_base`].
+    pub demand_base: f64,
+    /// [`Params::demand_amplitude`].
+    pub demand_amplitude: f64,
+    /// [`Params::demand_period`].
+    pub demand_period: f64,
+    /// [`Params::surge_start`].
+    pub surge_start: u32,
+    /// [`Params::surge_end`].
+    pub surge_end: u32,
+    /// [`Params::surge`].
+    pub surge: f64,
+}
+
+impl PartialEq for DemandCurve {
+    fn eq(&self, other: &Self) -> bool {
+        self.rounds == other.rounds
+            && self.demand_base.to_bits() == other.demand_base.to_bits()
+            && self.demand_amplitude.to_bits() == other.demand_amplitude.to_bits()
+            && self.demand_period.to_bits() == other.demand_period.to_bits()
+            && self.surge_start == other.surge_start
+            && self.surge_end == other.surge_end
+            && self.surge.to_bits() == other.surge.to_bits()
     }
 }
 
@@ -366,7 +416,50 @@ impl<F: Fn(u32) -> f64> Demand for F {
 
 #[cfg(test)]
 mod tests {
-    use super::js_max;
+    use super::{js_max, Params};
+
+    /// The curve changes exactly with the fields the demand reads (and the rounds), by bits.
+    #[test]
+    fn the_demand_curve_is_what_the_demand_reads() {
+        let lesson = Params::default();
+        let curve: [fn(&mut Params); 8] = [
+            |p| p.rounds = 1,
+            |p| p.demand_base = -0.0,
+            |p| p.demand_amplitude = 0.0,
+            |p| p.demand_period = 1.0,
+            |p| p.surge_start = 0,
+            |p| p.surge_end = u32::MAX,
+            |p| p.surge = -1e300,
+            |p| p.demand_base = 0.0,
+        ];
+        let not_curve: [fn(&mut Params); 5] = [
+            |p| p.threshold = 1,
+            |p| p.capacity = 1.0,
+            |p| p.seed = 7,
+            |p| p.transient_failure = 1.0,
+            |p| p.lifecycle.count_pending = true,
+        ];
+        let demand = |p: &Params| {
+            (0..240)
+                .map(|t| p.demand(t).to_bits())
+                .collect::<heapless::Vec<u64, 240>>()
+        };
+        for (i, change) in curve.iter().enumerate() {
+            let mut p = lesson.clone();
+            change(&mut p);
+            assert!(p.demand_curve() != lesson.demand_curve(), "curve field {i}");
+        }
+        let (mut zero, mut minus) = (lesson.clone(), lesson.clone());
+        zero.demand_base = 0.0;
+        minus.demand_base = -0.0;
+        assert!(zero.demand_curve() != minus.demand_curve());
+        for (i, change) in not_curve.iter().enumerate() {
+            let mut p = lesson.clone();
+            change(&mut p);
+            assert!(p.demand_curve() == lesson.demand_curve(), "field {i}");
+            assert_eq!(demand(&p), demand(&lesson), "field {i}");
+        }
+    }
 
     /// `Math.max` as ECMA-262 defines it: any NaN gives NaN, and +0 is larger than -0.
     #[test]

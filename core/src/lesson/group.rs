@@ -108,7 +108,7 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let metrics = autoscale::simulate(&params, demand, rng, observer)?;
+        let metrics = autoscale::run_with_demand(&params, demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 

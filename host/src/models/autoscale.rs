@@ -305,32 +305,14 @@ pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 #[derive(Default)]
 pub struct AutoscaleScratch {
     formula: FormulaScratch,
-    /// The demand curve of the last runs' demand parameters, by round.
-    demand: Option<(DemandKey, Vec<f64>)>,
+    /// The demand of the last runs' curve, by round.
+    demand: Option<(autoscale::DemandCurve, Vec<f64>)>,
     /// Each seed's generator stream (the grid's pairs of one seed draw the same numbers).
     streams: HashMap<u32, GroupStream<Box<[u32]>>>,
     /// A batch's stream: one seed's runs in lockstep (`autoscale::run_sweep`), then the next.
     batch_stream: Option<GroupStream<Box<[u32]>>>,
     /// A group of up to [`HOST_GROUP_SIZE`] instances, for runs that outgrow a board's.
     group: Option<HostGroup>,
-}
-
-/// The parameters `autoscale::Params::demand` reads, compared bit for bit.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct DemandKey([u64; 7]);
-
-impl DemandKey {
-    fn of(p: &autoscale::Params) -> Self {
-        Self([
-            u64::from(p.rounds),
-            p.demand_base.to_bits(),
-            p.demand_amplitude.to_bits(),
-            p.demand_period.to_bits(),
-            u64::from(p.surge_start),
-            u64::from(p.surge_end),
-            p.surge.to_bits(),
-        ])
-    }
 }
 
 /// The most rounds whose demand a thread tabulates (8 bytes each).
@@ -343,7 +325,7 @@ const MAX_STREAMS: usize = 1024;
 impl AutoscaleScratch {
     /// Returns `p`'s demand curve by round, tabulated once per demand parameters.
     fn demand_table(&mut self, p: &autoscale::Params) -> &[f64] {
-        let key = DemandKey::of(p);
+        let key = p.demand_curve();
         if self.demand.as_ref().is_none_or(|(k, _)| *k != key) {
             let table = (0..p.rounds).map(|t| p.demand(t)).collect();
             self.demand = Some((key, table));
@@ -723,29 +705,17 @@ impl Model for Autoscale {
         scratch.run_general(p, observer)
     }
 
-    /// Runs the combinations that differ only in threshold and cooldown (one seed, one
-    /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on one
-    /// stream. See `batched_window`.
-    fn run_window(
-        grid: &Grid<Self>,
-        runs: std::ops::Range<u64>,
-        ahead: &mut Ahead<Self::Metrics>,
-        done: &(dyn Fn(u64) + Sync),
-    ) -> Vec<Outcome<Self::Metrics>> {
-        let shared: Vec<&str> = Self::PARAMS
+    batched_run_window! {
+        /// Runs the combinations that differ only in threshold and cooldown (one seed, one
+        /// demand curve) together, up to `AUTOSCALE_LANES` (16) at a time, in lockstep on
+        /// one stream. See `batched_window`.
+        stream: &Self::PARAMS
             .iter()
             .map(|q| q.key)
             .filter(|k| !AUTOSCALE_FREE.contains(k))
-            .collect();
-        batched_window(
-            grid,
-            runs,
-            ahead,
-            done,
-            &shared,
-            AUTOSCALE_LANES,
-            |scratch, batch| run_autoscale_batch(grid, batch, scratch),
-        )
+            .collect::<Vec<&str>>(),
+        lanes: AUTOSCALE_LANES,
+        |grid, scratch, batch| run_autoscale_batch(grid, batch, scratch)
     }
 }
 

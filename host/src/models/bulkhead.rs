@@ -79,24 +79,13 @@ impl Model for Bulkhead {
         bulkhead::run_observed(p, observer)
     }
 
-    /// Runs the combinations that share an arrival stream (they differ only in flags that
-    /// do not shape the stream) together, up to `BULKHEAD_LANES` (16) at a time: the stream
-    /// is drawn once per batch. See `batched_window`.
-    fn run_window(
-        grid: &Grid<Self>,
-        runs: std::ops::Range<u64>,
-        ahead: &mut Ahead<Self::Metrics>,
-        done: &(dyn Fn(u64) + Sync),
-    ) -> Vec<Outcome<Self::Metrics>> {
-        batched_window(
-            grid,
-            runs,
-            ahead,
-            done,
-            &bulkhead::Stream::FLAGS,
-            BULKHEAD_LANES,
-            |_: &mut (), batch| run_bulkhead_batch(grid, batch),
-        )
+    batched_run_window! {
+        /// Runs the combinations that share an arrival stream (they differ only in flags
+        /// that do not shape the stream) together, up to `BULKHEAD_LANES` (16) at a time:
+        /// the stream is drawn once per batch. See `batched_window`.
+        stream: &bulkhead::Stream::FLAGS,
+        lanes: BULKHEAD_LANES,
+        |grid, _, batch| run_bulkhead_batch(grid, batch)
     }
 }
 

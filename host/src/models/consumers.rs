@@ -100,24 +100,13 @@ impl Model for Consumers {
         consumers::run_with(p, draws, ws, observer)
     }
 
-    /// Runs the configurations that share a workload (they differ only in consumers and
-    /// slots) together, up to `CONSUMERS_LANES` (16) at a time: the queue is generated once
-    /// per batch, not once per configuration. See `batched_window`.
-    fn run_window(
-        grid: &Grid<Self>,
-        runs: std::ops::Range<u64>,
-        ahead: &mut Ahead<Self::Metrics>,
-        done: &(dyn Fn(u64) + Sync),
-    ) -> Vec<Outcome<Self::Metrics>> {
-        batched_window(
-            grid,
-            runs,
-            ahead,
-            done,
-            &consumers::Workload::FLAGS,
-            CONSUMERS_LANES,
-            |scratch, batch| run_consumers_batch(grid, batch, scratch),
-        )
+    batched_run_window! {
+        /// Runs the configurations that share a workload (they differ only in consumers and
+        /// slots) together, up to `CONSUMERS_LANES` (16) at a time: the queue is generated
+        /// once per batch, not once per configuration. See `batched_window`.
+        stream: &consumers::Workload::FLAGS,
+        lanes: CONSUMERS_LANES,
+        |grid, scratch, batch| run_consumers_batch(grid, batch, scratch)
     }
 }
 

@@ -335,6 +335,24 @@ macro_rules! metric {
     };
 }
 
+/// Implements [`Model::run_window`] by `batch::batched_window`: the runs that share the
+/// values of the `stream` flags go together, up to `lanes` a batch, each batch run by
+/// `|grid, scratch, batch| run` (the thread's scratch, the batch's run indices).
+macro_rules! batched_run_window {
+    ($(#[$doc:meta])* stream: $stream:expr, lanes: $lanes:expr,
+        |$grid:ident, $scratch:tt, $batch:ident| $run:expr) => {
+        $(#[$doc])*
+        fn run_window(
+            $grid: &Grid<Self>,
+            runs: std::ops::Range<u64>,
+            ahead: &mut Ahead<Self::Metrics>,
+            done: &(dyn Fn(u64) + Sync),
+        ) -> Vec<Outcome<Self::Metrics>> {
+            batched_window($grid, runs, ahead, done, $stream, $lanes, |$scratch, $batch| $run)
+        }
+    };
+}
+
 /// A model the CLI can sweep.
 pub trait Model: Sized + Send + Sync + 'static {
     /// One run's parameters; [`Default`] gives the lesson's.

@@ -6,12 +6,13 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{needed_ahead, Run, AHEAD};
+use crate::autoscale::plan::LessonGroup;
 use crate::autoscale::{Metrics, Params};
 use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream};
 
-/// Runs `params` (validated, [`super::applies`] true, sharing rounds, capacity and `demand`; the
-/// stream's seed) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
+/// Runs `params` (valid, the fast engines apply to each, sharing their `Shared` part, `demand`
+/// and the stream's seed: [`super::super::plan()`] says [`super::super::Engine::Lockstep`]) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
 /// block. Within a block a run keeps its state at hand (no per-round switch between runs),
 /// and after each round the stream computes up to two draws ahead, so its generator's
 /// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
@@ -92,15 +93,11 @@ pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N
 }
 
 /// Returns whether a run of `b` is the run of `a` until `a` first replaces an instance (the
-/// fields the lockstep shares aside): they differ only in the threshold, both 3 or more and
-/// `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
+/// `Shared` part is the lockstep's): they have the same `Course` and differ only in the
+/// threshold, both 3 or more and `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
 /// same way whatever the threshold, and nothing else reads it: the same groups, the same
 /// draws, the same metrics.
 fn follows(a: &Params, b: &Params) -> bool {
-    3 <= a.threshold
-        && a.threshold < b.threshold
-        && a.cooldown == b.cooldown
-        && a.boot_rounds == b.boot_rounds
-        && a.min_size_start == b.min_size_start
-        && a.failure_rounds == b.failure_rounds
+    let (a, b) = (LessonGroup::of(a).0, LessonGroup::of(b).0);
+    3 <= a.threshold && a.threshold < b.threshold && a.course == b.course
 }

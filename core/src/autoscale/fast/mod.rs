@@ -2,8 +2,7 @@
 //! policy and check and every lifecycle option off, in a fraction of the time.
 //!
 //! The general path walks 16-byte records and branches per instance on its state, its health
-//! and its result (≈ 18–21 µs a run of the lesson from a cached stream, one core of this
-//! 2-core AMD EPYC). Here an instance is a bit position (storage order) in a few 256-bit
+//! and its result. Here an instance is a bit position (storage order) in a few 256-bit
 //! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
 //!   ([`Checks`]: a cached stream's reader fixed to the run's threshold answers with two
@@ -25,40 +24,11 @@
 //! when a group that fits the first word with room to spare would leave it: a round of a
 //! group within one word (the lesson's) is straight-line code on one word per mask.
 //!
-//! # What bounds it (measured: minimum of batches, `taskset -c 0`, a busy machine)
+//! Why it is fast, and what bounds it (measured), is in `host/benches/README.md`.
 //!
-//! - **The simulation** (from a cached stream, the CLI grid's case): ≈ 4.5–5 µs a run
-//!   (rotating seeds; was ≈ 21 µs), ≈ 250 instructions a round at ≈ 4 a cycle (callgrind
-//!   and the timings): bound by instruction throughput, about 1.4 mispredicted branches a
-//!   round (the number of failures and the scaling decisions follow the draws). Making the
-//!   scaling branch-free was measured slower (5.7 µs): the branches mostly predict.
-//! - **[`super::run`]** (its own generator): ≈ 25 µs a run (was ≈ 35), of which the
-//!   generator's dependent chain is ≈ 17 µs (≈ 20 cycles, 6.4 ns a draw, 2,659 draws; the
-//!   float-domain formulation with a portable floor measured the same 20 cycles, only an
-//!   SSE4.1 `roundsd` gets 12) and the demand's 240 `sin` ≈ 6 µs: within ≈ 10 % of its bound.
-//! - **A sweep in lockstep** ([`run_lockstep`], the lesson's nine pairs, by blocks of 32
-//!   rounds a run): ≈ 321k instructions a render (callgrind; was 438k before the items
-//!   below, ≈ 730k round by round on multi-word masks), ≈ 155 a run and round with the
-//!   stream's answers and its chain (was ≈ 203). Runs that differ only in a higher threshold
-//!   of 3 or more wait for the lower one's first replacement and take its state from before
-//!   that block (the lesson's (5, c) runs skip their first block of (3, c)'s 42 shared
-//!   rounds: 96 of 2,160 run-rounds). The rendered sweep (`sweep_timing group_sweep`) is
-//!   ≈ 459k instructions (was ≈ 615k, then 470k): the lockstep 321k, the demand table
-//!   ≈ 46k (240 `sin` 21.5k, the stream's first 960 draws between them), the stream's
-//!   answers 13k (two draws a `u64`, one add and one mask for both; was 19.5k), scale-in
-//!   and launches 17.5k, the table's text ≈ 24k (a row built in a buffer of spaces and
-//!   written once; was ≈ 48k), and ≈ 22k counted for moving the nine runs into place and
-//!   zeroing the stream's 12 KiB (callgrind counts a byte of `rep movs`/`rep stos` as an
-//!   instruction: a few hundred cycles in fact; keeping the errors beside the runs instead
-//!   of a `Result` each did not remove the move and added 5k). Side by side (old and new binary alternated on
-//!   `taskset -c 0`, a busy machine, minimum of 25 batches): ≈ 43 µs a render, was ≈ 53.
-//!   Still bound by instruction throughput spread over every phase: the round's state goes
-//!   through memory around the out-of-line calls (failure, scale-in, launches), the
-//!   stream's reader and position are spilled, and the generator's conversion back to an
-//!   integer saturates (5 of its ≈ 13 instructions).
-//!
-//! Used when [`applies`] holds and the observer wants no per-round states; bit-identical to
-//! the general path on every input (a property test and the fuzz target compare them).
+//! Used when [`super::plan()`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`];
+//! bit-identical to the general path on every input (`tests/tests/engines.rs`, a property
+//! test and the fuzz target compare them).
 
 // Word-parallel code indexes several masks by the same word.
 #![allow(clippy::needless_range_loop)]
@@ -67,7 +37,7 @@ use crate::error::Error;
 use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
-use super::lifecycle::Lifecycle;
+use super::plan::{LessonGroup, Shared};
 use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 mod lockstep;
@@ -85,44 +55,6 @@ pub(super) const AHEAD: usize = 32;
 
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
 pub(super) const RING: usize = 8;
-
-/// Returns whether the fast path computes `params` exactly: the lesson's policy and check
-/// with every lifecycle option as the lesson has it, a boot that fits the ring and a
-/// threshold a byte holds.
-///
-/// Derived, not listed: the lifecycle must equal the lesson's [`Lifecycle::default`] (a new
-/// option, off by default, leaves the fast path whenever it is on), and every field of
-/// [`Params`] is named below, so a new one does not compile until it is sorted into "read
-/// here for any value" or "only the lesson's value takes the fast path".
-pub(super) fn applies(params: &Params) -> bool {
-    let Params {
-        // Read by the fast path, for any value.
-        threshold,
-        cooldown: _,
-        seed: _,
-        rounds: _,
-        capacity: _,
-        boot_rounds,
-        transient_failure: _,
-        failure_rounds: _,
-        demand_base: _,
-        demand_amplitude: _,
-        demand_period: _,
-        surge_start: _,
-        surge_end: _,
-        surge: _,
-        min_size_start: _,
-        // The lesson's only.
-        lifecycle,
-    } = params;
-    // `restart_rounds` is read only when a Stopped instance restarts, and the lesson's
-    // release (which the comparison demands) never stops one.
-    let lesson = Lifecycle {
-        restart_rounds: lifecycle.restart_rounds,
-        ..Lifecycle::default()
-    };
-    *lifecycle == lesson && *boot_rounds <= RING as u32 && *threshold <= u32::from(u8::MAX)
-}
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
 /// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).
@@ -187,10 +119,20 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// Returns the initial group for `params` (validated, [`applies`] true) and the round-0
-    /// demand `demand0`.
+    /// Returns the initial group for `params` (valid, and the fast engines apply to them:
+    /// [`super::plan()`]; read through their `LessonGroup`) and the round-0 demand
+    /// `demand0`.
     pub(super) fn new(params: &Params, demand0: f64) -> Result<Self, Error> {
-        let initial = params.required_for(demand0);
+        let (
+            LessonGroup {
+                threshold,
+                shared,
+                course,
+            },
+            _,
+        ) = LessonGroup::of(params);
+        // `Params::required_for`.
+        let initial = libm::ceil(demand0 / shared.capacity);
         if initial > MAX_GROUP_SIZE as f64 {
             return Err(GROUP_FULL);
         }
@@ -216,7 +158,7 @@ impl Run {
         g.ready = g.alive;
         let mut failures = [u32::MAX; MAX_FAILURE_ROUNDS];
         let mut nf = 0;
-        for &r in &params.failure_rounds {
+        for &r in course.failure_rounds {
             if !failures[..nf].contains(&r) {
                 // Insertion: a few rounds (a library sort costs more than the run's rounds).
                 let mut i = nf;
@@ -229,23 +171,23 @@ impl Run {
             }
         }
         Ok(Self {
-            threshold: params.threshold,
-            p: params.transient_failure,
-            cooldown: i64::from(params.cooldown),
-            boot_delay: params.boot_rounds.max(1) - 1,
+            threshold,
+            p: shared.transient_failure,
+            cooldown: i64::from(course.cooldown),
+            boot_delay: course.boot_rounds.max(1) - 1,
             g,
             m: Metrics {
-                min_size: params.min_size_start,
+                min_size: course.min_size_start,
                 ..Metrics::default()
             },
             failures,
             next_failure: 0,
             failure_at: failures[0],
-            last_action: -i64::from(params.cooldown),
+            last_action: -i64::from(course.cooldown),
             share_num: 0,
             share_den: 1,
             empty_seen: false,
-            initial: (params.rounds > 0).then_some(initial as u32),
+            initial: (shared.rounds > 0).then_some(initial as u32),
         })
     }
 
@@ -531,8 +473,8 @@ pub(super) fn needed_ahead(
     }
 }
 
-/// Runs the model (already validated, [`applies`] true) the general path's way, round for
-/// round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
+/// Runs `params` (valid, the fast engines apply to them) the general path's way,
+/// round for round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
 /// general path's never coexist on a board's stack.
 #[inline(never)]
 pub(super) fn run<R: UnitRng, O: Observer>(
@@ -541,18 +483,22 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
+    let (group, _) = LessonGroup::of(params);
     let mut run = Run::new(params, demand(0))?;
+    let Shared {
+        rounds, capacity, ..
+    } = group.shared;
     let mut checks = Unit {
         rng,
-        p: params.transient_failure,
+        p: group.shared.transient_failure,
     };
     // The instances each round needs, computed ahead for a block of rounds: a division
     // and a conversion that the round's decisions would otherwise wait for.
     let mut ahead = [0i64; AHEAD];
     let mut t0 = 0;
-    while t0 < params.rounds {
-        needed_ahead(&mut ahead, t0, params.rounds, params.capacity, &demand);
-        let t1 = params.rounds.min(t0.saturating_add(AHEAD as u32));
+    while t0 < rounds {
+        needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
+        let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
         // Round by round, so that the observer hears each as it ends.
         let mut t = t0;
         run.rounds(t0, t1, &ahead, &mut checks, |_| {
@@ -607,54 +553,5 @@ mod tests {
         for q in cases {
             assert_eq!(super::ceil_count(q), libm::ceil(q) as i64, "{q:e}");
         }
-    }
-
-    /// Any lifecycle option away from the lesson's value takes the general path; only the
-    /// restart time of a release (never read) does not.
-    #[test]
-    fn the_fast_path_takes_the_lessons_lifecycle_only() {
-        use super::super::lifecycle::{Action, Event, Hook, HookResult, Reclaim, Stockout};
-        use super::super::{Lifecycle, Params, RemovalPolicy};
-        let lesson = Params::default();
-        assert!(super::applies(&lesson));
-        let with = |f: &dyn Fn(&mut Lifecycle)| {
-            let mut p = lesson.clone();
-            f(&mut p.lifecycle);
-            super::applies(&p)
-        };
-        assert!(with(&|l| l.restart_rounds = 7));
-        let hook = Some(Hook {
-            rounds: 1,
-            result: HookResult::Continue,
-        });
-        let options: [&dyn Fn(&mut Lifecycle); 10] = [
-            &|l| l.launch_hook = hook,
-            &|l| l.terminate_hook = hook,
-            &|l| l.count_pending = true,
-            &|l| l.protected = 1,
-            &|l| l.removal_policy = RemovalPolicy::Oldest,
-            &|l| l.reclaim = Reclaim::Stop,
-            &|l| l.check_latency = 1,
-            &|l| l.apply_delay = 1,
-            &|l| l.stockout = Some(Stockout { start: 5, end: 6 }),
-            &|l| {
-                let _ = l.events.push(Event {
-                    round: 1_000_000,
-                    action: Action::EnterStandby,
-                    count: 1,
-                });
-            },
-        ];
-        for (i, option) in options.iter().enumerate() {
-            assert!(!with(*option), "option {i}");
-        }
-        assert!(!super::applies(&Params {
-            boot_rounds: super::RING as u32 + 1,
-            ..lesson.clone()
-        }));
-        assert!(!super::applies(&Params {
-            threshold: 256,
-            ..lesson
-        }));
     }
 }
