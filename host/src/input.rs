@@ -14,6 +14,7 @@
 //! assert!(e.to_string().ends_with("is a directory, not a file"));
 //! ```
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,15 @@ fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
 /// [`InputError::TooLong`]). A file of exactly `limit` bytes is read whole.
 pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
     let owned = || path.to_path_buf();
+    if let Some(text) = given(path) {
+        if text.len() > limit {
+            return Err(InputError::TooLong {
+                path: owned(),
+                limit,
+            });
+        }
+        return Ok(text);
+    }
     let meta = std::fs::metadata(path).map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => InputError::Missing { path: owned() },
         _ => InputError::Io {
@@ -139,4 +149,46 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
         });
     }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() })
+}
+
+thread_local! {
+    /// The texts [`with_file`] gives, by path (innermost last).
+    static GIVEN: RefCell<Vec<(PathBuf, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Returns the text [`with_file`] gives for `path`, if it gives one on this thread.
+fn given(path: &Path) -> Option<String> {
+    GIVEN.with(|g| {
+        g.borrow()
+            .iter()
+            .rev()
+            .find(|(p, _)| p == path)
+            .map(|(_, t)| t.clone())
+    })
+}
+
+/// Runs `f` with a file at `path` holding `text`: while it runs, [`read_bounded`] of that
+/// exact path on this thread reads `text` (with the same limit and errors as a file of those
+/// bytes) instead of the file system. The playground's `formula-text` is such a file, so a
+/// text in the address bar is read, parsed and named exactly as a file of that text is by
+/// the command line.
+///
+/// ```
+/// use capsim::input::{read_bounded, with_file};
+/// let path = std::path::Path::new("no/such/dir/editor.formula");
+/// let read = with_file(path, "$TargetDedicatedNodes = 1;", || read_bounded(path, 8192));
+/// assert_eq!(read.unwrap(), "$TargetDedicatedNodes = 1;");
+/// assert!(read_bounded(path, 8192).is_err());
+/// ```
+pub fn with_file<R>(path: &Path, text: &str, f: impl FnOnce() -> R) -> R {
+    /// Takes the text away again, even if `f` unwinds.
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            GIVEN.with(|g| g.borrow_mut().pop());
+        }
+    }
+    GIVEN.with(|g| g.borrow_mut().push((path.to_path_buf(), text.to_string())));
+    let _pop = Pop;
+    f()
 }

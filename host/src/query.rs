@@ -12,6 +12,7 @@ use crate::models::{self, Autoscale, Bulkhead, Consumers, Flags, Model, Param, M
 use crate::output::Format;
 use crate::plot::{self, Plotted};
 use crate::sweep::{self, Failure, Options, Progress};
+use crate::trace::Traced;
 
 /// The most runs a browser page runs: a page that computes for minutes looks broken.
 pub const BROWSER_MAX_RUNS: u64 = 100_000;
@@ -83,22 +84,73 @@ fn dispatch(
     progress: &impl Progress,
     printed: &mut Printed,
 ) -> Result<(), String> {
-    let command = pairs
+    let found = pairs
         .iter()
-        .position(|(k, _)| *k == "lesson" || *k == "model");
-    let Some(at) = command else {
-        return Err("a command is required: lesson=NAME or model=NAME".to_string());
+        .position(|(k, _)| matches!(*k, "lesson" | "model" | "trace"))
+        // `formula` is also autoscale's flag: it is the command only when no other is given.
+        .or_else(|| pairs.iter().position(|(k, _)| *k == "formula"));
+    let Some(at) = found else {
+        return Err(
+            "a command is required: lesson=NAME, model=NAME, trace=NAME or formula=check|eval"
+                .to_string(),
+        );
     };
     let (kind, name) = pairs[at];
-    let rest: Vec<(&str, &str)> = pairs
+    let mut rest: Vec<(&str, &str)> = pairs
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != at)
         .map(|(_, p)| *p)
         .collect();
+    if kind != "lesson" {
+        if let Some(i) = rest.iter().position(|(k, _)| *k == "formula-text") {
+            let (_, text) = rest.remove(i);
+            if rest.iter().any(|(k, _)| *k == "formula-text") {
+                return Err("the argument 'formula-text' cannot be used multiple times".into());
+            }
+            if kind != "formula" {
+                if rest.iter().any(|(k, _)| *k == "formula") {
+                    return Err(format!(
+                        "formula-text and formula cannot both be given (formula-text is the file {FORMULA_TEXT_FILE})"
+                    ));
+                }
+                rest.push(("formula", FORMULA_TEXT_FILE));
+            }
+            let path = std::path::Path::new(FORMULA_TEXT_FILE);
+            return crate::input::with_file(path, text, || {
+                command(kind, name, &rest, max_runs, progress, printed)
+            });
+        }
+    }
+    command(kind, name, &rest, max_runs, progress, printed)
+}
+
+/// Runs the command `kind=name` with the other pairs `rest`.
+fn command(
+    kind: &str,
+    name: &str,
+    rest: &[(&str, &str)],
+    max_runs: u64,
+    progress: &impl Progress,
+    printed: &mut Printed,
+) -> Result<(), String> {
+    if kind == "formula" {
+        return formula(name, rest, &mut printed.stdout);
+    }
+    if kind == "trace" {
+        return match name {
+            "autoscale" => trace::<Autoscale>(rest, &mut printed.stdout),
+            "consumers" => trace::<Consumers>(rest, &mut printed.stdout),
+            "bulkhead" => trace::<Bulkhead>(rest, &mut printed.stdout),
+            _ => Err(format!(
+                "unrecognized subcommand '{name}'{}",
+                did_you_mean(name, &MODELS)
+            )),
+        };
+    }
     if kind == "lesson" {
         let mut lang = Lang::Tr;
-        for (k, v) in rest {
+        for &(k, v) in rest {
             match (k, Lang::from_name(v)) {
                 ("lang", Some(l)) => lang = l,
                 ("lang", None) => {
@@ -112,13 +164,121 @@ fn dispatch(
         return lessons(name, lang, &mut printed.stdout);
     }
     match name {
-        "autoscale" => model::<Autoscale>(name, &rest, max_runs, progress, printed),
-        "consumers" => model::<Consumers>(name, &rest, max_runs, progress, printed),
-        "bulkhead" => model::<Bulkhead>(name, &rest, max_runs, progress, printed),
+        "autoscale" => model::<Autoscale>(name, rest, max_runs, progress, printed),
+        "consumers" => model::<Consumers>(name, rest, max_runs, progress, printed),
+        "bulkhead" => model::<Bulkhead>(name, rest, max_runs, progress, printed),
         _ => Err(format!(
             "unrecognized subcommand '{name}'{}",
             did_you_mean(name, &MODELS)
         )),
+    }
+}
+
+/// The file a `formula-text` pair is: `formula-text=TEXT` reads, parses and names TEXT
+/// exactly as the command line does a file of this name holding TEXT
+/// ([`crate::input::with_file`]); with a model or trace it is `--formula editor.formula`,
+/// with `formula=check|eval` the command's FILE.
+pub const FORMULA_TEXT_FILE: &str = "editor.formula";
+
+/// `capsim trace MODEL [flags] [--format F]`.
+fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut format = Format::Table;
+    let mut flags = Vec::new();
+    let mut seen = false;
+    for &(k, v) in pairs {
+        if k != "format" {
+            flags.push((k, v));
+            continue;
+        }
+        if std::mem::replace(&mut seen, true) {
+            return Err("the argument '--format <FORMAT>' cannot be used multiple times".into());
+        }
+        format = Format::from_name(v).ok_or_else(|| {
+            let hint = did_you_mean(v, &["table", "json", "csv"]);
+            format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
+        })?;
+    }
+    let flags = Flags::<M>::from_pairs(flags)?;
+    let p = crate::trace::single(&flags)?;
+    (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    crate::trace::write::<M>(&p, format, out).map_err(|e| match e {
+        crate::trace::Stop::Input(m) => m,
+        crate::trace::Stop::Io(e) => format!("cannot write the output: {e}"),
+    })
+}
+
+/// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...
+/// [--set S]... [--delay N] [--seed N]`; FILE is the `file` pair (or `formula-text`'s
+/// [`FORMULA_TEXT_FILE`]).
+fn formula(name: &str, pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+    use crate::formula::{EvalArgs, Failure, FormulaCommand, DEFAULT_AT};
+    let mut file = FORMULA_TEXT_FILE.to_string();
+    let mut args = EvalArgs {
+        file: std::path::PathBuf::new(),
+        at: DEFAULT_AT.to_string(),
+        sample: Vec::new(),
+        set: Vec::new(),
+        delay: 60,
+        seed: 1,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for &(k, v) in pairs {
+        let once = matches!(k, "file" | "at" | "delay" | "seed");
+        if once && seen.contains(&k) {
+            let value = match k {
+                "file" => return Err(format!("unexpected argument '{v}' found")),
+                "at" => "TIME",
+                "delay" => "SECONDS",
+                _ => "N",
+            };
+            return Err(format!(
+                "the argument '--{k} <{value}>' cannot be used multiple times"
+            ));
+        }
+        seen.push(k);
+        match (name, k) {
+            (_, "file") => file = v.to_string(),
+            ("eval", "at") => args.at = v.to_string(),
+            ("eval", "sample") => args.sample.push(v.to_string()),
+            ("eval", "set") => args.set.push(v.to_string()),
+            ("eval", "delay") => {
+                args.delay = match v.parse::<i64>() {
+                    Ok(n) if (0..=86_400).contains(&n) => n as u32,
+                    Ok(n) => {
+                        return Err(format!(
+                            "invalid value '{v}' for '--delay <SECONDS>': {n} is not in 0..=86400"
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(format!("invalid value '{v}' for '--delay <SECONDS>': {e}"))
+                    }
+                }
+            }
+            ("eval", "seed") => {
+                args.seed = v
+                    .parse()
+                    .map_err(|e| format!("invalid value '{v}' for '--seed <N>': {e}"))?
+            }
+            _ => return Err(format!("unexpected argument '--{k}' found")),
+        }
+    }
+    args.file = file.into();
+    let cmd = match name {
+        "check" => FormulaCommand::Check { file: args.file },
+        "eval" => FormulaCommand::Eval(args),
+        _ => {
+            return Err(format!(
+                "unrecognized subcommand '{name}'{}",
+                did_you_mean(name, &["check", "eval"])
+            ))
+        }
+    };
+    match crate::formula::run(&cmd) {
+        Ok(text) => {
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+        Err(Failure::Input(m) | Failure::Evaluation(m)) => Err(m),
     }
 }
 
