@@ -212,3 +212,139 @@ test("a long grid runs in the worker and reports its progress", async () => {
   assert.equal(progress.total, 400);
   await page.close();
 });
+
+// ---------------------------------------------------------------- the formula editor
+
+const formulas = path.join(root, "examples", "formulas");
+
+// The command line on a file editor.formula holding `text`, in a directory of its own.
+function cliOnFile(text, args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "capsim-formula-"));
+  fs.writeFileSync(path.join(dir, "editor.formula"), text);
+  const { spawnSync } = require("node:child_process");
+  const r = spawnSync(capsim, args, { cwd: dir, encoding: "utf8" });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const formulaUrl = (text, extra = []) =>
+  base + "?model=autoscale&formula-text=" + encodeURIComponent(text) + extra.map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
+
+async function mark(page) {
+  return page.evaluate(() => {
+    const box = document.getElementById("formula-mark");
+    const ta = document.getElementById("formula-text");
+    return {
+      hidden: box.hidden,
+      line: box.dataset.line,
+      col: box.dataset.col,
+      marked: box.querySelector("mark")?.textContent,
+      selected: ta.value.slice(ta.selectionStart, ta.selectionEnd),
+      check: document.getElementById("formula-check").textContent,
+    };
+  });
+}
+
+test("formula-text in the URL shows what capsim autoscale --formula FILE --format json prints", async () => {
+  const page = await browser.newPage();
+  for (const name of ["demand.formula", "cpu-busy.formula", "working-hours.formula", "zero.formula"]) {
+    const text = fs.readFileSync(path.join(formulas, name), "utf8");
+    const cli = cliOnFile(text, ["autoscale", "--formula", "editor.formula", "--format", "json"]);
+    assert.equal(cli.status, 0, cli.stderr);
+    await page.goto(formulaUrl(text, [["format", "json"]]));
+    await done(page);
+    const { output, error } = await shown(page);
+    assert.equal(error, "");
+    assert.equal(output, cli.stdout, name);
+    assert.equal(await page.inputValue("#formula-text"), text);
+    assert.ok(await page.evaluate(() => document.getElementById("formula-editor").open));
+    assert.equal(
+      await page.evaluate(() => document.getElementById("command").textContent),
+      "$ capsim autoscale --formula editor.formula --format json   # editor.formula: the editor's text"
+    );
+    // The chart is capsim plot's for the same text.
+    const chart = await page.evaluate(() => document.getElementById("chart").outerHTML);
+    assert.match(chart, /^<svg id="chart"/);
+  }
+  await page.close();
+});
+
+test("a bad formula shows the command line's one-line error, its line and column marked", async () => {
+  const page = await browser.newPage();
+  const cases = [
+    // The documented CPU formula as printed: the ';' missing at the end of line 7.
+    [fs.readFileSync(path.join(formulas, "cpu-400-as-printed.formula"), "utf8"), 8, 1, "$"],
+    ["$TargetDedicatedNodes = 2;\n$x = max(1, ;\n", 2, 13, ";"],
+    ["$x = \"ü\";\r\n$y = ü;", 2, 6, "ü"],
+  ];
+  for (const [text, line, col, char] of cases) {
+    const cli = cliOnFile(text, ["autoscale", "--formula", "editor.formula", "--format", "json"]);
+    assert.equal(cli.status, 2);
+    await page.goto(formulaUrl(text, [["format", "json"]]));
+    await done(page);
+    const { output, error } = await shown(page);
+    assert.equal(error + "\n", cli.stderr);
+    assert.equal(output, "");
+    await page.waitForFunction(() => document.getElementById("formula-check").textContent !== "");
+    const m = await mark(page);
+    assert.equal(m.hidden, false);
+    assert.equal([m.line, m.col].join(":"), `${line}:${col}`);
+    assert.equal(m.marked, char);
+    assert.equal(m.selected, char);
+    // The live check is capsim formula check's line.
+    const check = cliOnFile(text, ["formula", "check", "editor.formula"]);
+    assert.equal(m.check + "\n", check.stderr);
+  }
+  await page.close();
+});
+
+test("the formula editor: an example one click away, live check, eval with samples and time, the evaluation log", async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(base + "?model=autoscale&formula-text=");
+  await done(page);
+  // Every example of examples/formulas/ is a button.
+  const files = fs.readdirSync(formulas).filter((f) => f.endsWith(".formula")).sort();
+  await page.waitForFunction((n) => document.querySelectorAll("#formula-examples button").length === n, files.length);
+  const demand = fs.readFileSync(path.join(formulas, "demand.formula"), "utf8");
+  await page.click('#formula-examples button[data-file="demand.formula"]');
+  await page.waitForFunction(
+    (q) => location.search === q && document.body.dataset.state === "done",
+    "?model=autoscale&formula-text=" + encodeURIComponent(demand)
+  );
+  assert.equal((await shown(page)).output, cliOnFile(demand, ["autoscale", "--formula", "editor.formula"]).stdout);
+  await page.waitForFunction(() => document.getElementById("formula-check").textContent.startsWith("ok"));
+  // Typing a mistake: the live check marks it.
+  await page.fill("#formula-text", demand.replace("min(256, $peak + 1)", "min(256, $peak + )"));
+  await page.waitForFunction(() => !document.getElementById("formula-mark").hidden);
+  const m = await mark(page);
+  const bad = cliOnFile(demand.replace("min(256, $peak + 1)", "min(256, $peak + )"), ["formula", "check", "editor.formula"]);
+  assert.equal(m.check + "\n", bad.stderr);
+  assert.equal(m.marked, ")");
+  // Back to the example; eval with the panel's samples and time.
+  await page.click('#formula-examples button[data-file="demand.formula"]');
+  await done(page);
+  await page.click("#formula-eval summary");
+  await page.fill("#eval-at", "2026-10-05T09:30:00Z");
+  await page.fill("#eval-samples", "$PendingTasks=8:9:10:11:12:12:13:14:15:15");
+  await page.fill("#eval-sets", "$CurrentDedicatedNodes=9");
+  await page.click("#eval-run");
+  await page.waitForFunction(() => document.body.dataset.eval === "done");
+  const evalCli = cliOnFile(demand, [
+    "formula", "eval", "editor.formula", "--at", "2026-10-05T09:30:00Z",
+    "--sample", "$PendingTasks=8:9:10:11:12:12:13:14:15:15", "--set", "$CurrentDedicatedNodes=9",
+  ]);
+  assert.equal(evalCli.status, 0, evalCli.stderr);
+  assert.equal(await page.evaluate(() => document.getElementById("eval-output").textContent), evalCli.stdout);
+  assert.match(evalCli.stdout, /\$TargetDedicatedNodes=16;/);
+  // The log: one row per evaluation, round 0 and every 15 rounds (240 rounds: 16, the
+  // metrics' `evaluations`).
+  await page.waitForFunction(() => document.body.dataset.log === "done");
+  const rounds = await page.$$eval("#evaluation-table tbody tr", (trs) => trs.map((tr) => Number(tr.cells[0].textContent)));
+  const metrics = JSON.parse(cliOnFile(demand, ["autoscale", "--formula", "editor.formula", "--format", "json"]).stdout);
+  assert.equal(rounds.length, metrics.evaluations);
+  assert.deepEqual(rounds, Array.from({ length: 16 }, (_, i) => 15 * i));
+  fs.mkdirSync(path.join(__dirname, "screenshots"), { recursive: true });
+  await page.screenshot({ path: path.join(__dirname, "screenshots", "formula-1280x800.png"), fullPage: true });
+  await page.close();
+});

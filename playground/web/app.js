@@ -9,6 +9,11 @@ let worker = null;
 let workerReady = null;
 let busy = false;
 let jobId = 0;
+// Quick commands (a formula's check or eval, the evaluation log's trace), answered by id.
+let askId = 0;
+const asked = new Map();
+// The file a formula-text is, as the command line sees it (capsim::query::FORMULA_TEXT_FILE).
+const FORMULA_FILE = "editor.formula";
 // For the tests: when the first output appeared, and the progress reports of the last run.
 window.capsimTimings = {};
 window.capsimProgress = { reports: 0, done: 0, total: 0 };
@@ -22,9 +27,24 @@ function startWorker() {
       else if (m.type === "failed") reject(new Error(m.message));
       else if (m.type === "progress" && m.id === jobId) showProgress(m.done, m.total);
       else if (m.type === "result" && m.id === jobId) showResult(m);
+      else if (m.type === "result" && asked.has(m.id)) {
+        asked.get(m.id).resolve(m);
+        asked.delete(m.id);
+      }
     };
   });
   return workerReady;
+}
+
+// Runs a quick command in the worker (after any command before it); resolves to
+// {stdout, error, chart}. A worker restarted under it rejects it.
+function ask(pairs) {
+  askId -= 1; // negative: never a run's jobId
+  const id = askId;
+  return new Promise((resolve, reject) => {
+    asked.set(id, { resolve, reject });
+    worker.postMessage({ id, pairs });
+  });
 }
 
 // The query's pairs, in order, exactly as given.
@@ -88,6 +108,12 @@ function fillForm(pairs) {
     const input = $("f-" + k);
     if (input) input.value = v;
   }
+  const text = get("formula-text");
+  const editing = name === "autoscale" && !!text;
+  $("formula-editor").hidden = name !== "autoscale";
+  $("formula-editor").open = editing;
+  if (editing) $("formula-text").value = text[1];
+  formulaField();
   const format = get("format");
   $("format").value = format && defs.formats.includes(format[1]) ? format[1] : "table";
   $("summary").checked = !!get("summary");
@@ -108,12 +134,16 @@ function langLinks() {
   }
 }
 
-// The form's command as pairs: the model, every non-empty field, the format and summary.
+// The form's command as pairs: the model, every non-empty field, the editor's formula text
+// (when the editor is open), the format and summary.
 function formPairs() {
   const pairs = [["model", $("model").value]];
+  const editing = editorOpen();
   for (const input of $("fields").querySelectorAll("input")) {
+    if (editing && input.name === "formula") continue;
     if (input.value !== "") pairs.push([input.name, input.value]);
   }
+  if (editing) pairs.push(["formula-text", $("formula-text").value]);
   if ($("format").value !== "table") pairs.push(["format", $("format").value]);
   if ($("summary").checked) pairs.push(["summary", ""]);
   return pairs;
@@ -130,14 +160,19 @@ function showCommand(pairs) {
     cmd += " " + quote(model[1]);
     for (const [k, v] of pairs) {
       if (k === "model") continue;
-      cmd += " --" + k + (k === "summary" && v === "" ? "" : " " + quote(v));
+      if (k === "formula-text") cmd += " --formula " + FORMULA_FILE;
+      else cmd += " --" + k + (k === "summary" && v === "" ? "" : " " + quote(v));
     }
+    if (pairs.some(([k]) => k === "formula-text")) cmd += "   # " + FORMULA_FILE + ": the editor's text";
   }
   $("command").textContent = "$ " + cmd;
 }
 
 function setUrl(pairs) {
-  const q = new URLSearchParams(pairs).toString().replace(/=(?=&|$)/g, "");
+  // A flag without a value is written bare (summary); an empty formula text keeps its `=`.
+  const q = pairs
+    .map(([k, v]) => encodeURIComponent(k) + (v === "" && k !== "formula-text" ? "" : "=" + encodeURIComponent(v)))
+    .join("&");
   history.replaceState(null, "", q ? "?" + q : location.pathname);
 }
 
@@ -146,8 +181,10 @@ async function run(pairs) {
   document.body.dataset.state = "running";
   showCommand(pairs);
   if (busy) {
-    // A long grid is still running: drop it.
+    // A long grid is still running: drop it (and the quick commands queued behind it).
     worker.terminate();
+    for (const a of asked.values()) a.reject(new Error("the worker restarted"));
+    asked.clear();
     await startWorker();
   }
   busy = true;
@@ -170,6 +207,11 @@ function showProgress(done, total) {
 
 function showResult(m) {
   busy = false;
+  const pairs = urlPairs();
+  if (editorOpen()) {
+    if (m.error) markFormula(m.error);
+    evaluationLog(pairs, m);
+  } else $("evaluation-log").hidden = true;
   $("output").textContent = m.stdout;
   $("error").textContent = m.error;
   $("error").hidden = m.error === "";
@@ -190,6 +232,187 @@ function onEdit() {
   run(pairs);
 }
 
+// ---------------------------------------------------------------- the formula editor
+
+function editorOpen() {
+  return $("model").value === "autoscale" && $("formula-editor").open;
+}
+
+// The --formula field gives way to the editor's text while the editor is open.
+function formulaField() {
+  const input = $("f-formula");
+  if (input) {
+    input.disabled = editorOpen();
+    input.title = input.disabled ? "the formula editor's text is the formula (close the editor to give a file)" : "";
+  }
+}
+
+// Where a formula error points: the command line's `line L, col C: ` (or a compiler's
+// `FILE:L:C: error: `), 1-based, columns in characters. null when it names no place.
+function errorPlace(error) {
+  const m = /line (\d+), col (\d+): /.exec(error) || /:(\d+):(\d+): error: /.exec(error);
+  return m ? { line: Number(m[1]), col: Number(m[2]) } : null;
+}
+
+// Marks the place an error names in the text: #formula-mark shows the line with the
+// character (or the line's end) in a <mark>, and the text area selects it.
+function markFormula(error) {
+  const box = $("formula-mark");
+  const place = error ? errorPlace(error) : null;
+  box.textContent = "";
+  box.hidden = !place;
+  if (!place) return;
+  const text = $("formula-text").value;
+  // Lines end at \n, \r\n and a lone \r, as the formula lexer counts them.
+  const lines = text.split(/\r\n|\r|\n/);
+  const chars = Array.from(lines[place.line - 1] ?? "");
+  const at = Math.min(Math.max(place.col - 1, 0), chars.length);
+  const head = document.createElement("span");
+  head.className = "place";
+  head.textContent = `line ${place.line}, col ${place.col}: `;
+  const mark = document.createElement("mark");
+  mark.textContent = chars[at] ?? " ";
+  box.dataset.line = place.line;
+  box.dataset.col = place.col;
+  box.append(head, chars.slice(0, at).join(""), mark, chars.slice(at + 1).join(""));
+  // The same place in the text area (its offsets count UTF-16 units).
+  let offset = 0;
+  let seen = 0;
+  const breaks = /\r\n|\r|\n/g;
+  while (seen < place.line - 1 && breaks.exec(text)) {
+    seen += 1;
+    offset = breaks.lastIndex;
+  }
+  offset += chars.slice(0, at).join("").length;
+  $("formula-text").setSelectionRange(offset, offset + (chars[at] ?? "").length);
+}
+
+// The live check: `capsim formula check editor.formula` on the text.
+async function checkFormula() {
+  const text = $("formula-text").value;
+  let m;
+  try {
+    m = await ask([["formula", "check"], ["formula-text", text]]);
+  } catch {
+    return; // a newer run restarted the worker; its own check follows
+  }
+  if ($("formula-text").value !== text) return;
+  const line = $("formula-check");
+  line.textContent = m.error || "ok: capsim formula check " + FORMULA_FILE + " accepts it";
+  line.className = "check " + (m.error ? "bad" : "good");
+  markFormula(m.error);
+}
+
+// `capsim formula eval editor.formula` with the panel's time, samples and values.
+async function evalFormula() {
+  const pairs = [["formula", "eval"], ["formula-text", $("formula-text").value]];
+  const flags = [];
+  const add = (k, v) => {
+    pairs.push([k, v]);
+    flags.push("--" + k + " '" + v.replace(/'/g, "'\\''") + "'");
+  };
+  if ($("eval-at").value.trim() !== "") add("at", $("eval-at").value.trim());
+  for (const id of ["eval-samples", "eval-sets"]) {
+    for (const line of $(id).value.split("\n")) {
+      if (line.trim() !== "") add(id === "eval-samples" ? "sample" : "set", line.trim());
+    }
+  }
+  if ($("eval-delay").value.trim() !== "") add("delay", $("eval-delay").value.trim());
+  if ($("eval-seed").value.trim() !== "") add("seed", $("eval-seed").value.trim());
+  $("eval-command").textContent = "$ capsim formula eval " + FORMULA_FILE + " " + flags.join(" ");
+  const m = await ask(pairs);
+  $("eval-output").textContent = m.error || m.stdout;
+  $("eval-output").classList.toggle("bad", !!m.error);
+  if (m.error) markFormula(m.error);
+  document.body.dataset.eval = "done";
+}
+
+// The evaluation log under the chart: one row per evaluation (round, results string, error).
+// Every record of it comes from this one function, so it can switch to the per-evaluation
+// records of `capsim trace autoscale --formula F --evaluations` (JSON lines with round,
+// results and error) when the library has them: today it asks for the run's trace and lists
+// the evaluation rounds (round 0, then every --evaluation-interval rounds), each with what the
+// trace shows the group doing over the interval after it.
+async function evaluationLog(pairs, m) {
+  const box = $("evaluation-log");
+  const body = $("evaluation-table").querySelector("tbody");
+  body.textContent = "";
+  box.hidden = false;
+  document.body.dataset.log = "running";
+  const note = $("evaluation-note");
+  note.textContent = "";
+  const settle = (text) => {
+    note.textContent = text;
+    document.body.dataset.log = "done";
+  };
+  if (m.error) return settle("No run, so no evaluations: " + m.error);
+  const model = pairs.filter(([k]) => !["model", "format", "summary", "threads", "columns", "shard"].includes(k));
+  let trace;
+  try {
+    trace = await ask([["trace", "autoscale"], ...model, ["format", "csv"]]);
+  } catch {
+    return;
+  }
+  if (trace.error) return settle("The log is of one run: " + trace.error.replace(/^error: a trace is one run: /, ""));
+  const rows = trace.stdout.trimEnd().split("\n");
+  const keys = rows.shift().split(",");
+  const col = (k) => keys.indexOf(k);
+  const value = (pair, fallback) => Number((pairs.find(([k]) => k === pair) || [0, fallback])[1]);
+  const interval = value("evaluation-interval", 15);
+  const records = [];
+  for (let r = 0; r < rows.length; r += interval) {
+    const now = rows[r].split(",");
+    const next = rows[Math.min(r + interval, rows.length) - 1].split(",");
+    records.push({
+      round: Number(now[col("round")]),
+      results: null,
+      error: null,
+      seen: `size ${now[col("size")]} (required ${now[col("required")]}) → ${next[col("size")]} by round ${next[col("round")]}`,
+    });
+  }
+  for (const e of records) {
+    const tr = document.createElement("tr");
+    for (const cell of [e.round, e.results ?? e.seen, e.error ?? "—"]) {
+      const td = document.createElement("td");
+      td.textContent = cell;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  settle(
+    `${records.length} evaluations, every ${interval} rounds from round 0 (capsim trace autoscale --formula ` +
+    `${FORMULA_FILE} --format csv). The results strings and errors are not in the trace yet: until they are, ` +
+    "the second column is what the trace shows the group doing after each evaluation."
+  );
+}
+
+// Loads the examples' names (examples/formulas/, copied beside the page by playground.sh).
+async function formulaExamples() {
+  let names = [];
+  try {
+    const r = await fetch("formulas/index.txt");
+    if (r.ok) names = (await r.text()).split("\n").filter((n) => n.endsWith(".formula"));
+  } catch {}
+  const box = $("formula-examples");
+  for (const name of names) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = name.replace(/\.formula$/, "");
+    b.dataset.file = name;
+    b.addEventListener("click", async () => {
+      const r = await fetch("formulas/" + name);
+      $("formula-text").value = await r.text();
+      formulaEdited();
+    });
+    box.append(b);
+  }
+}
+
+function formulaEdited() {
+  checkFormula();
+  onEdit();
+}
+
 async function main() {
   try {
     defs = await startWorker();
@@ -202,6 +425,21 @@ async function main() {
   $("max-runs").textContent = defs.max_runs.toLocaleString("en");
   const pairs = urlPairs();
   fillForm(pairs);
+  formulaExamples();
+  let typing = 0;
+  $("formula-text").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(formulaEdited, 300);
+  });
+  $("formula-editor").addEventListener("toggle", () => {
+    formulaField();
+    const open = $("formula-editor").open;
+    if (open !== urlPairs().some(([k]) => k === "formula-text")) {
+      if (open) checkFormula();
+      onEdit();
+    }
+  });
+  $("eval-run").addEventListener("click", evalFormula);
   $("lang").addEventListener("change", () => {
     langLinks();
     const lesson = urlPairs().find(([k]) => k === "lesson");
@@ -213,6 +451,8 @@ async function main() {
   });
   $("model").addEventListener("change", () => {
     buildFields($("model").value);
+    $("formula-editor").hidden = $("model").value !== "autoscale";
+    formulaField();
     onEdit();
   });
   let timer = 0;
@@ -227,6 +467,7 @@ async function main() {
     onEdit();
   });
   run(pairs);
+  if (editorOpen()) checkFormula();
 }
 
 main();
