@@ -170,8 +170,10 @@ struct TraceArgs {
 }
 
 const PLOT_HELP: &str = "\
-Every combination of the flags' values is one run (at most 8, of any number of rounds); each
-run draws its series, labelled by its values of the listed flags. autoscale: group size, ready
+Every combination of the flags' values is one run (at most 8 in one chart, of any number of
+rounds); each run draws its series, labelled by its values of the listed flags. 9 to 36 runs
+(the lesson's 3 x 3 sweep, say) are drawn as small multiples: a panel per run, captioned by
+its values, every panel on the same axes. autoscale: group size, ready
 and required instances; consumers: events not yet applied; bulkhead: tracking and event
 requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the

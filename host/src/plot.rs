@@ -12,8 +12,12 @@ use capsim_core::{autoscale, bulkhead, consumers, Observer};
 use crate::models::{Autoscale, Bulkhead, Consumers, Flags, Grid, Model};
 use crate::trace::Traced;
 
-/// The most runs one chart draws (each is one or more series).
+/// The most runs one chart draws (each is one or more series); a grid of more runs, up to
+/// [`MAX_MULTIPLES_RUNS`], is drawn as small multiples, a panel per run.
 pub const MAX_SERIES_RUNS: u64 = 8;
+
+/// The most runs a plot draws as small multiples (a 6 × 6 grid of panels).
+pub const MAX_MULTIPLES_RUNS: u64 = 36;
 
 /// The chart's size in pixels.
 pub const SIZE: (u32, u32) = (960, 540);
@@ -258,18 +262,44 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
     }
     let mut series = Vec::new();
     for i in 0..grid.len() {
-        let p = grid.params(i);
-        (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-        let name = values(grid, &p, true);
-        let mut lines = Lines::default();
-        crate::trace::observe::<M>(&p, &mut lines)
-            .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
-        series.extend(M::SERIES.iter().zip(&lines.series).map(|(what, e)| Series {
-            label: named(&name, what),
-            points: e.points(),
+        let (name, run) = run_series(grid, i)?;
+        series.extend(run.into_iter().map(|mut s| {
+            s.label = named(&name, &s.label);
+            s
         }));
     }
     Ok(series)
+}
+
+/// Runs run `i` of `grid` and returns its values of the listed flags and its series, each
+/// labelled by what it shows ([`Plotted::SERIES`]).
+fn run_series<M: Plotted>(grid: &Grid<M>, i: u64) -> Result<(String, Vec<Series>), String> {
+    let p = grid.params(i);
+    (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    let name = values(grid, &p, true);
+    let mut lines = Lines::default();
+    crate::trace::observe::<M>(&p, &mut lines).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
+    let series = M::SERIES
+        .iter()
+        .zip(&lines.series)
+        .map(|(what, e)| Series {
+            label: what.to_string(),
+            points: e.points(),
+        })
+        .collect();
+    Ok((name, series))
+}
+
+/// Runs every run of `grid` (more than [`MAX_SERIES_RUNS`], at most [`MAX_MULTIPLES_RUNS`])
+/// and returns each run's values of the listed flags and its series, for small multiples.
+pub fn panels<M: Plotted>(grid: &Grid<M>) -> Result<Vec<(String, Vec<Series>)>, String> {
+    if grid.len() > MAX_MULTIPLES_RUNS {
+        return Err(format!(
+            "a plot draws at most {MAX_SERIES_RUNS} runs in one chart, or up to {MAX_MULTIPLES_RUNS} as small multiples; the lists make {}",
+            grid.len()
+        ));
+    }
+    (0..grid.len()).map(|i| run_series(grid, i)).collect()
 }
 
 /// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`]) and charts them: one
@@ -278,14 +308,109 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
 /// (see [`Envelope`]).
 pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
     let grid: Grid<M> = flags.grid()?;
-    let series = series(&grid)?;
     let shared = values(&grid, &grid.params(0), false);
     let title = if shared.is_empty() {
         format!("capsim {model}")
     } else {
         format!("capsim {model}: {shared}")
     };
+    if grid.len() > MAX_SERIES_RUNS {
+        return multiples(&title, M::Y_LABEL, &panels(&grid)?);
+    }
+    let series = series(&grid)?;
     chart(&title, M::Y_LABEL, &dedup(series, grid.len()), M::LEGEND)
+}
+
+/// Small multiples: one panel per run (captioned by its values of the listed flags), in grid
+/// order, row by row, every panel on the same axes; one legend of what the series show.
+pub fn multiples(
+    title: &str,
+    y_label: &str,
+    panels: &[(String, Vec<Series>)],
+) -> Result<String, String> {
+    let n = panels.len().max(1);
+    let cols = (1..=n).find(|c| c * c >= n).unwrap_or(n);
+    let rows = n.div_ceil(cols);
+    let panel_h: u32 = if cols <= 3 { 200 } else { 150 };
+    let size = (SIZE.0, MULTIPLES_TOP + rows as u32 * panel_h + 8);
+    let mut svg = String::new();
+    {
+        let root = Svg::with_string(&mut svg, size).into_drawing_area();
+        draw_multiples(&root, title, y_label, panels, (rows, cols))
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// The pixels above the panels of [`multiples`]: the title and the legend line.
+const MULTIPLES_TOP: u32 = 64;
+
+fn draw_multiples(
+    root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    title: &str,
+    y_label: &str,
+    panels: &[(String, Vec<Series>)],
+    (rows, cols): (usize, usize),
+) -> Result<(), Failed> {
+    root.fill(&WHITE)?;
+    let (width, _) = root.dim_in_pixel();
+    let centred = |text: &str, size: f64| (width as i32 - text_size(size, text).0 as i32) / 2;
+    let font = |size: f64| -> TextStyle { ("sans-serif", size).into_font().into() };
+    root.draw(&Text::new(title, (centred(title, 20.0), 8), font(20.0)))?;
+    // The legend, one line: each series' swatch and name, then the axes' meaning.
+    let names: Vec<&str> = panels
+        .first()
+        .map(|(_, s)| s.iter().map(|s| s.label.as_str()).collect())
+        .unwrap_or_default();
+    let axes = format!("each panel: {y_label} over round (1 min)");
+    let widths: i32 = names
+        .iter()
+        .map(|n| 28 + text_size(14.0, n).0 as i32 + 16)
+        .sum::<i32>()
+        + text_size(14.0, &axes).0 as i32;
+    let mut x = (width as i32 - widths) / 2;
+    for (i, name) in names.iter().enumerate() {
+        let (colour, dash) = style_of(i);
+        draw_dashed(root, &[(x, 44), (x + 22, 44)], colour, dash)?;
+        x += 28;
+        root.draw(&Text::new(*name, (x, 36), font(14.0)))?;
+        x += text_size(14.0, name).0 as i32 + 16;
+    }
+    root.draw(&Text::new(axes.as_str(), (x, 36), font(14.0)))?;
+    let body = root.margin(MULTIPLES_TOP, 8, 8, 8);
+    let points = panels
+        .iter()
+        .flat_map(|(_, s)| s.iter().flat_map(|s| s.points.iter()));
+    let x_max = points.clone().map(|p| p.0).fold(1.0, f64::max);
+    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * 1.08;
+    for ((name, series), area) in panels.iter().zip(body.split_evenly((rows, cols))) {
+        let mut chart = ChartBuilder::on(&area)
+            .caption(name, ("sans-serif", 13))
+            .margin(4)
+            .x_label_area_size(20)
+            .y_label_area_size(34)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart
+            .configure_mesh()
+            .x_labels(5)
+            .y_labels(4)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .label_style(("sans-serif", 11))
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()?;
+        let plot = chart.plotting_area();
+        for (i, s) in series.iter().enumerate() {
+            let (colour, dash) = style_of(i);
+            let pixels: Vec<BackendCoord> =
+                s.points.iter().map(|&p| plot.map_coordinate(&p)).collect();
+            // map_coordinate gives the root's pixels.
+            draw_dashed(root, &pixels, colour, dash)?;
+        }
+    }
+    Ok(())
 }
 
 /// A run's values of the listed flags (`swept`), or of the headline flags not listed.
@@ -318,6 +443,70 @@ const COLOURS: [RGBColor; 9] = [
     RGBColor(127, 127, 127),
     RGBColor(23, 190, 207),
 ];
+
+/// Series `i`'s colour and dash pattern (pixels on, off; `None`: solid), so that series that
+/// overlap stay apart in grey too.
+fn style_of(i: usize) -> (RGBColor, Option<(i32, i32)>) {
+    let dash = match i % 3 {
+        0 => None,
+        1 => Some((8, 4)),
+        _ => Some((2, 3)),
+    };
+    (COLOURS[i % COLOURS.len()], dash)
+}
+
+/// Draws a polyline through `pixels`, solid or dashed.
+fn draw_dashed(
+    area: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    pixels: &[BackendCoord],
+    colour: RGBColor,
+    dash: Option<(i32, i32)>,
+) -> Result<(), Failed> {
+    let style = colour.stroke_width(2);
+    match dash {
+        None => area.draw(&PathElement::new(pixels.to_vec(), style))?,
+        Some((on, off)) => {
+            // Walks the line and cuts it into `on`-pixel dashes `off` pixels apart.
+            let mut dashes: Vec<Vec<BackendCoord>> = Vec::new();
+            let mut current: Vec<BackendCoord> = Vec::new();
+            let (mut drawing, mut left) = (true, f64::from(on));
+            for w in pixels.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+                let length = (dx * dx + dy * dy).sqrt();
+                let mut at = 0.0;
+                let point = |t: f64| (a.0 + (dx * t).round() as i32, a.1 + (dy * t).round() as i32);
+                if drawing && current.is_empty() {
+                    current.push(a);
+                }
+                while length - at > left {
+                    at += left;
+                    let p = point(at / length);
+                    if drawing {
+                        current.push(p);
+                        dashes.push(std::mem::take(&mut current));
+                        left = f64::from(off);
+                    } else {
+                        current.push(p);
+                        left = f64::from(on);
+                    }
+                    drawing = !drawing;
+                }
+                left -= length - at;
+                if drawing {
+                    current.push(b);
+                }
+            }
+            if current.len() > 1 {
+                dashes.push(current);
+            }
+            for d in dashes {
+                area.draw(&PathElement::new(d, style))?;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Draws `series` as lines over rounds, with a title, labelled axes and a legend.
 pub fn chart(

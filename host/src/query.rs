@@ -63,7 +63,7 @@ pub struct Printed {
     /// The one line the command line writes to stderr, if any, without its newline.
     pub error: Option<String>,
     /// What `capsim plot` draws for the same flags, as an `<svg id="chart">`; or, for a grid
-    /// it does not draw (more than [`plot::MAX_SERIES_RUNS`] runs), a one-line
+    /// it does not draw (more than [`plot::MAX_MULTIPLES_RUNS`] runs), a one-line
     /// `<p id="chart-note">` saying why.
     pub chart: Option<String>,
 }
@@ -527,13 +527,18 @@ mod tests {
         let chart = p.chart.unwrap();
         assert!(chart.starts_with("<svg id=\"chart\" "));
         assert_eq!(chart.replacen(" id=\"chart\"", "", 1), svg);
-        // 3 × 3 runs: more than a plot draws (8), so a note, and the table still printed.
+        // 3 × 3 runs: more than one chart draws (8), so small multiples, capsim plot's.
+        let pairs = [("threshold", "2,3,5"), ("cooldown", "0,3,8")];
+        let mut all = vec![("model", "autoscale")];
+        all.extend(pairs);
+        let p = run(&all, BROWSER_MAX_RUNS, &());
+        assert!(p.error.is_none() && !p.stdout.is_empty());
+        let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let svg = plot::plot("autoscale", &flags).unwrap();
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+        // Beyond 36 runs, a note, and the table still printed.
         let p = run(
-            &[
-                ("model", "autoscale"),
-                ("threshold", "2,3,5"),
-                ("cooldown", "0,3,8"),
-            ],
+            &[("model", "autoscale"), ("threshold", "1..=37")],
             BROWSER_MAX_RUNS,
             &(),
         );
@@ -541,7 +546,7 @@ mod tests {
         assert_eq!(
             p.chart.as_deref(),
             Some(
-                "<p id=\"chart-note\">No chart: a plot draws at most 8 runs; the lists make 9.</p>"
+                "<p id=\"chart-note\">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>"
             )
         );
     }

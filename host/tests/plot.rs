@@ -595,3 +595,105 @@ fn a_failed_run_is_named_even_with_nothing_swept() {
     ];
     assert_eq!(names, ["seed=20261001", "seed=20260731", "seed=20260801"]);
 }
+
+/// The lesson's 3 × 3 sweep (threshold 2, 3, 5 × cooldown 0, 3, 8) is drawn as 9 panels in
+/// grid order, each captioned by its run, each group-size line peaking at the run's own
+/// `max_size` (read from the sweep's CSV), every panel's series the run's own rounds.
+#[test]
+fn the_lessons_3x3_sweep_is_drawn_as_small_multiples() {
+    let args = ["--threshold", "2,3,5", "--cooldown", "0,3,8"];
+    let mut csv_args = vec!["autoscale"];
+    csv_args.extend(args);
+    let max_size = sweep_column(&csv_args, "max_size");
+    assert_eq!(max_size.len(), 9);
+    let flags =
+        Flags::<Autoscale>::from_pairs([("threshold", "2,3,5"), ("cooldown", "0,3,8")]).unwrap();
+    let panels = plot::panels(&flags.grid().unwrap()).unwrap();
+    let mut names = Vec::new();
+    for t in [2, 3, 5] {
+        for c in [0, 3, 8] {
+            names.push(format!("threshold={t} cooldown={c}"));
+        }
+    }
+    assert_eq!(
+        panels.iter().map(|p| p.0.clone()).collect::<Vec<_>>(),
+        names
+    );
+    for ((name, series), max_size) in panels.iter().zip(&max_size) {
+        let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["group size", "ready", "required"], "{name}");
+        assert_eq!(
+            max(series[0].points.iter().map(|p| p.1)),
+            *max_size,
+            "{name}"
+        );
+        // The same rounds as the run drawn alone.
+        let pairs: Vec<(&str, &str)> = name
+            .split(' ')
+            .map(|kv| kv.split_once('=').unwrap())
+            .collect();
+        let alone = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let alone = plot::series(&alone.grid().unwrap()).unwrap();
+        for (a, b) in alone.iter().zip(series) {
+            assert_eq!(a.points, b.points, "{name}");
+        }
+    }
+    // The SVG: the 9 captions in order, below the title and the legend of the 3 series.
+    let mut plot_args = vec!["plot", "autoscale"];
+    plot_args.extend(args);
+    plot_args.extend(["-o", "-"]);
+    let svg = stdout_ok(&plot_args);
+    let texts: Vec<&str> = elements(&svg, "text").into_iter().map(|(_, t)| t).collect();
+    let captions: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| t.starts_with("threshold="))
+        .collect();
+    assert_eq!(captions, names);
+    assert_eq!(texts[0], "capsim autoscale: seed=20261001");
+    for label in [
+        "group size",
+        "ready",
+        "required",
+        "each panel: instances over round (1 min)",
+    ] {
+        assert!(texts.contains(&label), "{label}");
+    }
+    let height = num(elements(&svg, "svg")[0].0, "height");
+    assert_eq!(height, 64.0 + 3.0 * 200.0 + 8.0);
+}
+
+#[test]
+fn small_multiples_stop_at_36_runs() {
+    let svg = stdout_ok(&[
+        "plot",
+        "consumers",
+        "--consumers",
+        "1..=6",
+        "--slots",
+        "1..=6",
+        "-o",
+        "-",
+    ]);
+    let captions = elements(&svg, "text")
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("consumers="))
+        .count();
+    assert_eq!(captions, 36);
+    let e = one_line_error(&[
+        "plot",
+        "consumers",
+        "--consumers",
+        "1..=6",
+        "--slots",
+        "1..=6",
+        "--seed",
+        "1,2",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(
+        e.trim_end(),
+        "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 72"
+    );
+}
