@@ -420,13 +420,13 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
         Command::Plot(PlotCommand::Autoscale { model, out: o }) => {
-            plot("autoscale", &model, &o, "launched", out)
+            plot("autoscale", &model, &o, summary_metric("autoscale"), out)
         }
         Command::Plot(PlotCommand::Consumers { model, out: o }) => {
-            plot("consumers", &model, &o, "rounds", out)
+            plot("consumers", &model, &o, summary_metric("consumers"), out)
         }
         Command::Plot(PlotCommand::Bulkhead { model, out: o }) => {
-            plot("bulkhead", &model, &o, "tracking_dropped", out)
+            plot("bulkhead", &model, &o, summary_metric("bulkhead"), out)
         }
         Command::Metrics { model } => {
             let text = capsim::glossary::text(model.as_deref()).map_err(Failure::Input)?;
@@ -583,6 +583,14 @@ fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> R
         capsim::trace::Stop::Input(m) => Failure::Input(m),
         capsim::trace::Stop::Io(e) => Failure::Io(e),
     })
+}
+
+/// The metric `capsim plot MODEL --summary` draws without `--metric`.
+fn summary_metric(model: &str) -> &'static str {
+    capsim::plot::SUMMARY_METRIC
+        .iter()
+        .find(|(m, _)| *m == model)
+        .map_or("", |(_, k)| *k)
 }
 
 /// `capsim plot`: checks the output target, draws the runs, then writes the SVG to the file

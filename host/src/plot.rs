@@ -720,6 +720,13 @@ fn draw(
     self::legend(&chart.plotting_area().strip_coord_spec(), series, legend)
 }
 
+/// The metric `capsim plot MODEL --summary` draws without `--metric`, per model.
+pub const SUMMARY_METRIC: [(&str, &str); 3] = [
+    ("autoscale", "launched"),
+    ("consumers", "rounds"),
+    ("bulkhead", "tracking_dropped"),
+];
+
 /// The most runs a histogram takes (every run's metric is held).
 pub const MAX_HISTOGRAM_RUNS: u64 = 100_000;
 

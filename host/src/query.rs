@@ -311,7 +311,12 @@ fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
 
 /// `capsim plot`'s SVG for `flags`, its root given `id="chart"`, or a note saying why not.
 fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
-    match plot::plot(name, flags) {
+    note_or_svg(plot::plot(name, flags))
+}
+
+/// The SVG with `id="chart"`, or the error as a one-line note.
+fn note_or_svg(drawn: Result<String, String>) -> String {
+    match drawn {
         Ok(svg) => svg.replacen("<svg ", "<svg id=\"chart\" ", 1),
         Err(e) => {
             let e = e
@@ -321,6 +326,16 @@ fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
             format!("<p id=\"chart-note\">No chart: {e}.</p>")
         }
     }
+}
+
+/// `capsim plot MODEL --summary`'s histogram of the model's default metric (see
+/// [`plot::SUMMARY_METRIC`]) for `flags`, its root given `id="chart"`, or a note saying why not.
+fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
+    let metric = plot::SUMMARY_METRIC
+        .iter()
+        .find(|(m, _)| *m == name)
+        .map_or("", |(_, k)| *k);
+    note_or_svg(plot::histogram(name, flags, metric))
 }
 
 /// The flags every model command takes besides its parameters.
@@ -412,9 +427,14 @@ fn model<M: Plotted>(
             grid.len()
         ));
     }
+    let summary = options.summary;
     let result = sweep::sweep_grid(grid, &options, &mut printed.stdout, progress);
     if result.is_ok() {
-        printed.chart = Some(chart(name, &flags));
+        printed.chart = Some(if summary {
+            histogram(name, &flags)
+        } else {
+            chart(name, &flags)
+        });
     }
     match result {
         Ok(()) => Ok(()),
@@ -549,6 +569,19 @@ mod tests {
                 "<p id=\"chart-note\">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>"
             )
         );
+    }
+
+    #[test]
+    fn a_summarys_chart_is_capsim_plots_histogram() {
+        let pairs = [("threshold", "2,3,5"), ("seed", "1..=40")];
+        let mut all = vec![("model", "autoscale"), ("summary", "")];
+        all.extend(pairs);
+        let p = run(&all, BROWSER_MAX_RUNS, &());
+        assert!(p.error.is_none(), "{:?}", p.error);
+        let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let svg = plot::histogram("autoscale", &flags, "launched").unwrap();
+        assert!(svg.contains("launched over 120 runs"));
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
     }
 
     #[test]

@@ -97,6 +97,19 @@ test("wasm32: the lesson's 3 x 3 sweep is capsim plot's small multiples; beyond 
   assert.equal(cli.stderr, "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37\n");
 });
 
+test("wasm32: a summary's chart is capsim plot --summary's histogram", () => {
+  for (const pairs of [
+    [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"], ["seed", "1..=20"], ["summary", ""]],
+    [["model", "bulkhead"], ["split", "shared,24"], ["seed", "1..=30"], ["summary", ""]],
+  ]) {
+    const out = runner.run(pairs);
+    assert.equal(out.error, "");
+    assert.equal(out.stdout, runCli(pairs).stdout);
+    assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(pairs));
+    assert.match(out.chart, / over (180|60) runs/);
+  }
+});
+
 // The command lines every determinism target runs (scripts/cross-commands.txt): a line with
 // {formula} once for each example formula. Returns each line's argv.
 function crossCommands() {
