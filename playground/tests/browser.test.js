@@ -348,3 +348,98 @@ test("the formula editor: an example one click away, live check, eval with sampl
   await page.screenshot({ path: path.join(__dirname, "screenshots", "formula-1280x800.png"), fullPage: true });
   await page.close();
 });
+
+// ---------------------------------------------------------------- the lesson pages
+
+const shots = path.join(__dirname, "screenshots");
+const SIZES = [[1280, 800], [390, 844]];
+const PAGES = {
+  group: { pairs: [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"], ["columns", "under_capacity_rounds,false_replacements,launched,max_size,idle_billed_rounds"]], controls: ["threshold", "cooldown"], panels: 9 },
+  consumers: { pairs: [["model", "consumers"], ["consumers", "1,2,4,8"], ["slots", "2"], ["columns", "throughput,reordered_shipments,wrong_final_state,rounds"]], controls: ["consumers", "slots"], panels: 0 },
+  bulkhead: { pairs: [["model", "bulkhead"], ["split", "shared,24"], ["mode", "healthy,slowdown"], ["columns", "tracking_dropped,event_dropped,idle_slots"]], controls: ["split", "mode"], panels: 0 },
+};
+
+// The boxes of the chart and the table, and the viewport's height.
+async function fold(page) {
+  return page.evaluate(() => {
+    const box = (id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height };
+    };
+    return { chart: box("chart"), table: box("output"), height: innerHeight, width: innerWidth, scroll: scrollY };
+  });
+}
+
+for (const [name, want] of Object.entries(PAGES)) {
+  for (const [width, height] of SIZES) {
+    test(`the ${name} lesson page at ${width} x ${height}: story, its controls, chart and table above the fold`, async () => {
+      const page = await browser.newPage();
+      await page.setViewportSize({ width, height });
+      // From the lesson-page link, as a class would come to it.
+      await page.goto(base);
+      await done(page);
+      await page.click(`#pages a[data-page="${name}"]`);
+      await done(page);
+      const pairs = [["page", name], ...want.pairs];
+      assert.equal(await page.evaluate(() => location.search), query(pairs));
+      const cli = runCli(want.pairs);
+      assert.equal(cli.status, 0, cli.stderr);
+      const { output, error, chart } = await shown(page);
+      assert.equal(error, "");
+      assert.equal(output, cli.stdout);
+      assert.match(chart, /^<svg id="chart"/);
+      if (want.panels) {
+        // The lesson's 3 x 3 sweep, as small multiples: one caption per run.
+        const captions = await page.$$eval("#chart text", (ts) => ts.map((t) => t.textContent.trim()).filter((t) => /^threshold=\d cooldown=\d$/.test(t)));
+        assert.equal(captions.length, want.panels);
+      }
+      // The story in Turkish (the default) and the two controls; the advanced form closed.
+      const story = await page.textContent("#story");
+      assert.ok(story.length > 100 && story.split(". ").length >= 2, story);
+      assert.equal(await page.evaluate(() => document.getElementById("advanced").open), false);
+      for (const flag of want.controls) assert.ok(await page.isVisible(`#c-${flag}`), flag);
+      assert.ok(await page.isVisible("#lang"), "the language switch");
+      const f = await fold(page);
+      await page.screenshot({ path: path.join(shots, `${name}-${width}x${height}.png`) });
+      assert.equal(f.scroll, 0);
+      assert.ok(f.chart.top >= 0 && f.chart.top < f.height, JSON.stringify(f));
+      assert.ok(f.table.top > 0 && f.table.top < f.height, JSON.stringify(f));
+      // The whole chart is in view and inside the page's width (no sideways scroll for it).
+      assert.ok(f.chart.bottom <= f.height, JSON.stringify(f));
+      assert.ok(f.chart.left >= 0 && f.chart.right <= f.width, JSON.stringify(f));
+      // Its first rows are above the fold too: the header and at least one row.
+      assert.ok(f.table.top + 40 < f.height, JSON.stringify(f));
+      await page.close();
+    });
+  }
+}
+
+test("a lesson page's controls and language are in the URL, and a reload shows the same", async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(base + query([["page", "group"], ...PAGES.group.pairs]));
+  await done(page);
+  await page.selectOption("#c-threshold", "3");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("threshold") === "3" && document.body.dataset.state === "done");
+  await page.selectOption("#lang", "en");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("lang") === "en");
+  const story = await page.textContent("#story");
+  assert.match(story, /^An auto-scaling group/);
+  const expected = [["model", "autoscale"], ["threshold", "3"], ["cooldown", "0,3,8"], ["columns", PAGES.group.pairs[3][1]]];
+  assert.equal(await page.evaluate(() => location.search), query([["page", "group"], ...expected, ["lang", "en"]]));
+  const before = await shown(page);
+  assert.equal(before.output, runCli(expected).stdout);
+  // An advanced flag, from the collapsed section.
+  await page.click("#advanced-summary");
+  await page.fill("#f-rounds", "120");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("rounds") === "120" && document.body.dataset.state === "done");
+  const after = await shown(page);
+  assert.equal(after.output, runCli([...expected.slice(0, 3), ["rounds", "120"], expected[3]]).stdout);
+  await page.reload();
+  await done(page);
+  assert.deepEqual(await shown(page), after);
+  assert.equal(await page.inputValue("#c-threshold"), "3");
+  assert.match(await page.textContent("#story"), /^An auto-scaling group/);
+  await page.close();
+});

@@ -47,6 +47,98 @@ function ask(pairs) {
   });
 }
 
+// ---------------------------------------------------------------- the lesson pages
+
+// Each lesson's page: its story (English and Turkish), the model, the two controls that matter
+// (each a select of the lesson's values, one at a time or all of them) and the table's columns.
+const PAGES = {
+  group: {
+    model: "autoscale",
+    story: {
+      en: "An auto-scaling group follows a demand that rises and falls over 240 minutes, with a surge from minute 150 to 190, while its health check now and then takes a healthy instance for a broken one. The threshold is how many failed checks in a row replace an instance; the cooldown is how many minutes the group waits after it scales. Change them and watch the rounds under capacity and the false replacements.",
+      tr: "Bir otomatik ölçekleme grubu 240 dakika boyunca inip çıkan talebi izler (150. ile 190. dakikalar arasında ani bir artış var); sağlık kontrolü ise arada bir sağlam bir sunucuyu bozuk sanır. Eşik, bir sunucunun değiştirilmesi için art arda kaç kontrolün başarısız olması gerektiğidir; soğuma, grubun ölçeklendikten sonra kaç dakika beklediğidir. Bunları değiştirin ve kapasite altı turlara ve yanlış değiştirmelere bakın.",
+    },
+    controls: [["threshold", ["2", "3", "5"]], ["cooldown", ["0", "3", "8"]]],
+    start: [["threshold", "2,3,5"], ["cooldown", "0,3,8"]],
+    columns: "under_capacity_rounds,false_replacements,launched,max_size,idle_billed_rounds",
+  },
+  consumers: {
+    model: "consumers",
+    story: {
+      en: "N competing consumers take the events of 5,000 shipments from one queue and apply them to a store that takes at most S events a round. More consumers drain the queue sooner only until the store's S slots are the limit, and they apply more events out of order. Change the consumers and the slots and watch the throughput and the reordered shipments.",
+      tr: "N rakip tüketici, 5.000 gönderinin olaylarını tek bir kuyruktan alır ve onları bir turda en çok S olay işleyen bir depoya uygular. Daha çok tüketici kuyruğu ancak deponun S yuvası sınır olana kadar daha hızlı boşaltır ve daha çok olayı sırasız uygular. Tüketici ve yuva sayısını değiştirin, verime ve sırası bozulan gönderilere bakın.",
+    },
+    controls: [["consumers", ["1", "2", "3", "4", "6", "8"]], ["slots", ["2", "4"]]],
+    start: [["consumers", "1,2,4,8"], ["slots", "2"]],
+    columns: "throughput,reordered_shipments,wrong_final_state,rounds",
+  },
+  bulkhead: {
+    model: "bulkhead",
+    story: {
+      en: "Tracking and event requests share a pool of slots. When the event service slows down, its requests hold their slots longer and, in a shared pool, crowd out the tracking requests; a bulkhead splits the pool so that tracking keeps its own slots. Change the split and the mode and watch who is dropped.",
+      tr: "Takip ve olay istekleri bir yuva havuzunu paylaşır. Olay servisi yavaşladığında istekleri yuvalarını daha uzun tutar ve paylaşılan havuzda takip isteklerini dışarıda bırakır; bölme (bulkhead) havuzu ayırır, böylece takibin kendi yuvaları kalır. Bölmeyi ve kipi değiştirin, kimin düşürüldüğüne bakın.",
+    },
+    controls: [["split", ["shared", "24"]], ["mode", ["healthy", "slowdown"]]],
+    start: [["split", "shared,24"], ["mode", "healthy,slowdown"]],
+    columns: "tracking_dropped,event_dropped,idle_slots",
+  },
+};
+
+// The page's own pairs (not the command's): which lesson page, and its story's language.
+const PAGE_KEYS = ["page", "lang"];
+let page = null; // the lesson page shown, or null
+
+// A lesson page's first URL: its model, controls and columns.
+function pageUrl(name) {
+  const p = PAGES[name];
+  const pairs = [["page", name], ["model", p.model], ...p.start, ["columns", p.columns]];
+  if ($("lang").value !== "tr") pairs.push(["lang", $("lang").value]);
+  return "?" + pairs.map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
+}
+
+// Shows the lesson page `name` (or none): its story in the chosen language and its controls,
+// each bound to the form field of the same flag.
+function showPage(name, opening = true) {
+  page = PAGES[name] ? name : null;
+  document.body.classList.toggle("lesson-page", !!page);
+  $("lesson-page").hidden = !page;
+  if (opening) $("advanced").open = !page;
+  for (const a of document.querySelectorAll("#pages a")) {
+    a.classList.toggle("current", a.dataset.page === page);
+    a.setAttribute("href", pageUrl(a.dataset.page));
+  }
+  if (!page) return;
+  const p = PAGES[page];
+  $("story").textContent = p.story[$("lang").value] || p.story.en;
+  $("story").lang = $("lang").value;
+  const box = $("controls");
+  box.textContent = "";
+  for (const [flag, values] of p.controls) {
+    const field = $("f-" + flag);
+    const label = document.createElement("label");
+    label.textContent = flag + " ";
+    const select = document.createElement("select");
+    select.id = "c-" + flag;
+    select.title = modelDefs(p.model).params.find((q) => q.flag === flag)?.help || "";
+    const options = [...values.map((v) => [v, v]), [values.join(","), "all: " + values.join(", ")]];
+    const current = field.value || field.placeholder;
+    if (!options.some(([v]) => v === current)) options.push([current, current]);
+    for (const [v, text] of options) {
+      const o = document.createElement("option");
+      o.value = v;
+      o.textContent = text;
+      select.append(o);
+    }
+    select.value = current;
+    select.addEventListener("change", () => {
+      field.value = select.value;
+      onEdit();
+    });
+    label.append(select);
+    box.append(label);
+  }
+}
+
 // The query's pairs, in order, exactly as given.
 function urlPairs() {
   return [...new URLSearchParams(location.search)];
@@ -117,9 +209,12 @@ function fillForm(pairs) {
   const format = get("format");
   $("format").value = format && defs.formats.includes(format[1]) ? format[1] : "table";
   $("summary").checked = !!get("summary");
+  $("columns").value = get("columns") ? get("columns")[1] : "";
   const lang = get("lang");
   $("lang").value = lang && defs.langs.includes(lang[1]) ? lang[1] : "tr";
   langLinks();
+  const shown = get("page");
+  showPage(shown && PAGES[shown[1]]?.model === name ? shown[1] : null);
   for (const a of document.querySelectorAll("#lessons a")) {
     a.classList.toggle("current", !!lesson && a.dataset.lesson === lesson[1]);
   }
@@ -134,10 +229,13 @@ function langLinks() {
   }
 }
 
-// The form's command as pairs: the model, every non-empty field, the editor's formula text
-// (when the editor is open), the format and summary.
+// The form's command as pairs: the lesson page (if any), the model, every non-empty field,
+// the editor's formula text (when the editor is open), the format, summary and columns, and
+// the page's language.
 function formPairs() {
-  const pairs = [["model", $("model").value]];
+  const pairs = page && PAGES[page].model === $("model").value ? [["page", page]] : [];
+  if (pairs.length === 0) page = null;
+  pairs.push(["model", $("model").value]);
   const editing = editorOpen();
   for (const input of $("fields").querySelectorAll("input")) {
     if (editing && input.name === "formula") continue;
@@ -146,10 +244,13 @@ function formPairs() {
   if (editing) pairs.push(["formula-text", $("formula-text").value]);
   if ($("format").value !== "table") pairs.push(["format", $("format").value]);
   if ($("summary").checked) pairs.push(["summary", ""]);
+  if ($("columns").value !== "") pairs.push(["columns", $("columns").value]);
+  if (page && $("lang").value !== "tr") pairs.push(["lang", $("lang").value]);
   return pairs;
 }
 
 function showCommand(pairs) {
+  if (pairs.some(([k]) => k === "page")) pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k));
   const lesson = pairs.find(([k]) => k === "lesson");
   const model = pairs.find(([k]) => k === "model");
   const quote = (v) => (/^[\w.,:=+-]+$/.test(v) ? v : "'" + v.replace(/'/g, "'\\''") + "'");
@@ -187,6 +288,8 @@ async function run(pairs) {
     asked.clear();
     await startWorker();
   }
+  // A lesson page's own pairs are the page's, not the command's.
+  if (pairs.some(([k]) => k === "page")) pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k));
   busy = true;
   jobId += 1;
   window.capsimProgress = { reports: 0, done: 0, total: 0 };
@@ -227,6 +330,7 @@ function showResult(m) {
 
 function onEdit() {
   const pairs = formPairs();
+  if (page) showPage(page, false); // the controls show the fields' values
   setUrl(pairs);
   for (const a of document.querySelectorAll("#lessons a")) a.classList.remove("current");
   run(pairs);
@@ -346,7 +450,7 @@ async function evaluationLog(pairs, m) {
     document.body.dataset.log = "done";
   };
   if (m.error) return settle("No run, so no evaluations: " + m.error);
-  const model = pairs.filter(([k]) => !["model", "format", "summary", "threads", "columns", "shard"].includes(k));
+  const model = pairs.filter(([k]) => !["page", "lang", "model", "format", "summary", "threads", "columns", "shard"].includes(k));
   let trace;
   try {
     trace = await ask([["trace", "autoscale"], ...model, ["format", "csv"]]);
@@ -442,6 +546,11 @@ async function main() {
   $("eval-run").addEventListener("click", evalFormula);
   $("lang").addEventListener("change", () => {
     langLinks();
+    showPage(page, false);
+    if (page) {
+      setUrl(formPairs());
+      return;
+    }
     const lesson = urlPairs().find(([k]) => k === "lesson");
     if (!lesson) return;
     const next = [["lesson", lesson[1]]];
@@ -451,6 +560,7 @@ async function main() {
   });
   $("model").addEventListener("change", () => {
     buildFields($("model").value);
+    if (page && PAGES[page].model !== $("model").value) showPage(null, false);
     $("formula-editor").hidden = $("model").value !== "autoscale";
     formulaField();
     onEdit();
