@@ -160,16 +160,23 @@ test("the chart is capsim plot's svg#chart: one non-empty line per series, a leg
     return {
       width: box.width,
       height: box.height,
-      lines: [...svg.querySelectorAll('polyline[stroke-width="2"]')].map((p) => p.getTotalLength()),
+      // Each series' drawn length (a dashed one is many pieces), by its colour.
+      lines: Object.values(
+        [...svg.querySelectorAll('polyline[stroke-width="2"]')].reduce((by, p) => {
+          const c = p.getAttribute("stroke");
+          by[c] = (by[c] || 0) + p.getTotalLength();
+          return by;
+        }, {})
+      ),
       texts: [...svg.querySelectorAll("text")].map((t) => t.textContent.trim()),
     };
   });
   assert.ok(info.width > 300 && info.height > 150);
-  // threshold=2 and 5: group size and ready each, and the one required line they share;
-  // each drawn over the rounds and as a 20-pixel legend swatch.
-  assert.equal(info.lines.length, 10);
-  assert.equal(info.lines.filter((len) => len > 50).length, 5, JSON.stringify(info.lines));
-  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round", "instances", "threshold=2: group size", "threshold=5: ready", "required"]) {
+  // threshold=2 and 5: group size and ready each, and the one required line they share
+  // (5 colours), and the failure rounds' rules; each drawn over the rounds.
+  assert.equal(info.lines.length, 6, JSON.stringify(info.lines));
+  assert.equal(info.lines.filter((len) => len > 300).length, 6, JSON.stringify(info.lines));
+  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round (1 min)", "instances", "surge (rounds 150 to 189)", "threshold=2: group size", "threshold=5: ready", "required"]) {
     assert.ok(info.texts.includes(label), label);
   }
   const shot = path.join(root, "target", "playground-screenshot.png");

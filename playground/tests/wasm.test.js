@@ -85,7 +85,7 @@ test("wasm32: the lesson's 3 x 3 sweep is capsim plot's small multiples; beyond 
   assert.equal(out.error, "");
   assert.equal(out.stdout, runCli(pairs).stdout);
   assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(pairs));
-  assert.equal((out.chart.match(/>threshold=\d cooldown=\d</g) || []).length, 9);
+  assert.equal((out.chart.match(/>\s*threshold=\d cooldown=\d\s*</g) || []).length, 9);
   const many = [["model", "autoscale"], ["threshold", "1..=37"]];
   const big = runner.run(many);
   assert.equal(big.stdout, runCli(many).stdout);
