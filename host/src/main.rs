@@ -213,7 +213,7 @@ enum PlotCommand {
 /// `capsim plot`'s output flag.
 #[derive(clap::Args, Debug)]
 struct PlotArgs {
-    /// The SVG file to write, or - for stdout [SVG only: another extension than .svg is refused]
+    /// The SVG file to write, or - for stdout; FILE.png writes the same chart as PNG in a build with the png feature [another extension than .svg (or .png) is refused]
     #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
     output: std::path::PathBuf,
     /// Instead of the rounds, a histogram of --metric across every run (e.g. --seed 1..=500) [at most 100000 runs]
@@ -603,13 +603,24 @@ fn plot<M: Plotted>(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let stdout = args.output.as_os_str() == "-";
+    let png = args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
     if let Some(ext) = args
         .output
         .extension()
-        .filter(|e| !e.eq_ignore_ascii_case("svg"))
+        .filter(|e| !e.eq_ignore_ascii_case("svg") && !(png && cfg!(feature = "png")))
     {
+        let also = if png {
+            ", or PNG when built with --features png"
+        } else if cfg!(feature = "png") {
+            " or PNG"
+        } else {
+            ""
+        };
         return Err(Failure::Input(format!(
-            "-o {}: capsim plot writes SVG only, not .{} (write FILE.svg and convert it, e.g. rsvg-convert -o FILE.png FILE.svg)",
+            "-o {}: capsim plot writes SVG{also}, not .{} (write FILE.svg and convert it, e.g. rsvg-convert -o FILE.png FILE.svg)",
             args.output.display(),
             ext.to_string_lossy()
         )));
@@ -623,6 +634,12 @@ fn plot<M: Plotted>(
     .map_err(Failure::Input)?;
     if stdout {
         return Ok(out.write_all(svg.as_bytes())?);
+    }
+    #[cfg(feature = "png")]
+    if png {
+        let bytes = capsim::plot::png(&svg).map_err(Failure::Input)?;
+        return std::fs::write(&args.output, bytes)
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())));
     }
     std::fs::write(&args.output, svg)
         .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))

@@ -519,11 +519,23 @@ fn dash_writes_the_svg_to_stdout() {
 #[test]
 fn other_image_types_are_refused_in_one_line() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    for name in ["x.png", "x.PNG", "x.jpg", "x.pdf"] {
+    // A build without the png feature refuses .png too, and says which build writes it.
+    let refused: &[&str] = if cfg!(feature = "png") {
+        &["x.jpg", "x.pdf"]
+    } else {
+        &["x.png", "x.PNG", "x.jpg", "x.pdf"]
+    };
+    for name in refused {
         let path = dir.join(name);
         let p = path.to_str().unwrap();
         let err = one_line_error(&["plot", "autoscale", "-o", p]);
-        assert!(err.contains("SVG only"), "{err}");
+        let png = name.eq_ignore_ascii_case("x.png");
+        let says = match (cfg!(feature = "png"), png) {
+            (false, true) => "writes SVG, or PNG when built with --features png, not .",
+            (false, false) => "writes SVG, not .",
+            (true, _) => "writes SVG or PNG, not .",
+        };
+        assert!(err.contains(says), "{err}");
         assert!(!path.exists(), "{name} not written");
     }
     let path = dir.join("upper.SVG");
@@ -944,4 +956,61 @@ fn the_bulkhead_chart_marks_the_slowdown() {
         !texts(&late).iter().any(|x| x.starts_with("slowdown")),
         "a slowdown after the horizon"
     );
+}
+
+/// `-o FILE.png` (the png feature): a PNG (its signature, and an IHDR of the SVG's size) of
+/// exactly the SVG that `-o FILE.svg` writes for the same flags, rasterised with its text.
+#[cfg(feature = "png")]
+#[test]
+fn png_is_the_svg_rasterised() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (args, size) in [
+        (&["autoscale", "--threshold", "2,5"][..], (960u32, 540u32)),
+        (
+            &["autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8"],
+            (960, 672),
+        ),
+        (&["bulkhead", "--seed", "1..=50", "--summary"], (960, 540)),
+    ] {
+        let svg_path = dir.join("same.svg");
+        let png_path = dir.join("same.PNG");
+        let mut a = vec!["plot"];
+        a.extend(args);
+        let mut with_svg = a.clone();
+        with_svg.extend(["-o", svg_path.to_str().unwrap()]);
+        stdout_ok(&with_svg);
+        let mut with_png = a.clone();
+        with_png.extend(["-o", png_path.to_str().unwrap()]);
+        stdout_ok(&with_png);
+        let png = std::fs::read(&png_path).unwrap();
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        // The PNG signature, then the IHDR chunk: width and height, big-endian.
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[12..16], b"IHDR");
+        let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!((be(&png[16..20]), be(&png[20..24])), size, "{args:?}");
+        assert_eq!(
+            png,
+            plot::png(&svg).unwrap(),
+            "{args:?}: the SVG file's rasterisation"
+        );
+        // The text is drawn: the same SVG without its <text> elements gives other pixels.
+        let mut bare = String::new();
+        let mut rest = svg.as_str();
+        while let Some(at) = rest.find("<text") {
+            bare.push_str(&rest[..at]);
+            let end = rest[at..].find("</text>").unwrap() + at + "</text>".len();
+            rest = &rest[end..];
+        }
+        bare.push_str(rest);
+        let decode = |b: &[u8]| resvg::tiny_skia::Pixmap::decode_png(b).unwrap();
+        let (full, plain) = (decode(&png), decode(&plot::png(&bare).unwrap()));
+        let differ = full
+            .pixels()
+            .iter()
+            .zip(plain.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(differ > 2000, "{args:?}: {differ} pixels of text");
+    }
 }
