@@ -607,11 +607,9 @@ fn plot<M: Plotted>(
         .output
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("png"));
-    if let Some(ext) = args
-        .output
-        .extension()
-        .filter(|e| !e.eq_ignore_ascii_case("svg") && !(png && cfg!(feature = "png")))
-    {
+    let written =
+        |e: &std::ffi::OsStr| e.eq_ignore_ascii_case("svg") || (png && cfg!(feature = "png"));
+    if let Some(ext) = args.output.extension().filter(|e| !written(e)) {
         let also = if png {
             ", or PNG when built with --features png"
         } else if cfg!(feature = "png") {

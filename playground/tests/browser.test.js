@@ -314,6 +314,10 @@ test("the formula editor: an example one click away, live check, eval with sampl
   const files = fs.readdirSync(formulas).filter((f) => f.endsWith(".formula")).sort();
   await page.waitForFunction((n) => document.querySelectorAll("#formula-examples button").length === n, files.length);
   const demand = fs.readFileSync(path.join(formulas, "demand.formula"), "utf8");
+  // The nav's "formula editor" link opens on the demand-driven example.
+  await page.waitForFunction(() => document.getElementById("formula-page").getAttribute("href").length > 40);
+  const href = await page.getAttribute("#formula-page", "href");
+  assert.equal(new URLSearchParams(href.slice(1)).get("formula-text"), demand);
   await page.click('#formula-examples button[data-file="demand.formula"]');
   await page.waitForFunction(
     (q) => location.search === q && document.body.dataset.state === "done",

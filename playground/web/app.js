@@ -497,6 +497,13 @@ async function formulaExamples() {
     const r = await fetch("formulas/index.txt");
     if (r.ok) names = (await r.text()).split("\n").filter((n) => n.endsWith(".formula"));
   } catch {}
+  // The "formula editor" link opens on the demand-driven example.
+  if (names.includes("demand.formula")) {
+    fetch("formulas/demand.formula")
+      .then((r) => (r.ok ? r.text() : Promise.reject()))
+      .then((text) => $("formula-page").setAttribute("href", "?model=autoscale&formula-text=" + encodeURIComponent(text)))
+      .catch(() => {});
+  }
   const box = $("formula-examples");
   for (const name of names) {
     const b = document.createElement("button");
