@@ -278,6 +278,12 @@ pub trait Plotted: Traced {
     /// The round axis' label, with the round's length where the model fixes it.
     const X_LABEL: &'static str = "round";
 
+    /// The round axis' label for run `p` (a round's length may be a parameter).
+    fn x_label(p: &Self::Params) -> String {
+        let _ = p;
+        Self::X_LABEL.to_string()
+    }
+
     /// What the chart marks for run `p` (its rounds observed in `lines`): the failure
     /// rounds, the surge, the slowdown, formula evaluations, hook waits.
     fn marks(p: &Self::Params, lines: &Lines) -> Marks {
@@ -386,6 +392,11 @@ impl Plotted for Bulkhead {
     const Y_LABEL: &'static str = "requests dropped so far";
     const SERIES: &'static [&'static str] = &["tracking dropped", "event dropped"];
 
+    /// A round is 1 / `--rounds-per-second` seconds.
+    fn x_label(p: &bulkhead::Params) -> String {
+        format!("round (1/{} s)", p.rounds_per_second)
+    }
+
     fn marks(p: &bulkhead::Params, _: &Lines) -> Marks {
         let mut marks = Marks::default();
         if p.mode == bulkhead::Mode::Slowdown && p.failure_start < p.horizon {
@@ -490,13 +501,20 @@ pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String>
     } else {
         format!("capsim {model}: {shared}")
     };
+    // The runs' round length, if they share one.
+    let x_label = M::x_label(&grid.params(0));
+    let x_label = if (1..grid.len()).all(|i| M::x_label(&grid.params(i)) == x_label) {
+        x_label
+    } else {
+        M::X_LABEL.to_string()
+    };
     if grid.len() > MAX_SERIES_RUNS {
-        return multiples(&title, M::Y_LABEL, M::X_LABEL, &panels(&grid)?);
+        return multiples(&title, M::Y_LABEL, &x_label, &panels(&grid)?);
     }
     let (series, marks) = series_and_marks(&grid)?;
     chart(
         &title,
-        (M::X_LABEL, M::Y_LABEL),
+        (&x_label, M::Y_LABEL),
         &dedup(series, grid.len()),
         &marks,
         M::LEGEND,

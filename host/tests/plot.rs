@@ -930,6 +930,20 @@ fn the_bulkhead_chart_marks_the_slowdown() {
     assert!(texts(&svg)
         .iter()
         .any(|x| x == "slowdown (from round 1000)"));
+    // A round is 1 / --rounds-per-second s (the lesson's 100); runs of different lengths
+    // share the bare "round".
+    assert!(texts(&svg).iter().any(|x| x == "round (1/100 s)"));
+    let mixed = stdout_ok(&[
+        "plot",
+        "bulkhead",
+        "--rounds-per-second",
+        "100,250",
+        "-o",
+        "-",
+    ]);
+    assert!(texts(&mixed).iter().any(|x| x == "round"));
+    let slow = stdout_ok(&["plot", "bulkhead", "--rounds-per-second", "12.5", "-o", "-"]);
+    assert!(texts(&slow).iter().any(|x| x == "round (1/12.5 s)"));
     let round = round_at(&svg);
     let window: Vec<&str> = elements(&svg, "rect")
         .into_iter()
