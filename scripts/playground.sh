@@ -16,6 +16,10 @@ build)
     cp playground/web/index.html playground/web/style.css playground/web/app.js \
         playground/web/worker.js playground/web/capsim.js "$out/"
     cp target/wasm32-unknown-unknown/wasm/capsim_playground.wasm "$out/capsim.wasm"
+    # The formula editor's examples: examples/formulas/*.formula and their names.
+    mkdir -p "$out/formulas"
+    cp examples/formulas/*.formula "$out/formulas/"
+    (cd examples/formulas && ls -1 -- *.formula) >"$out/formulas/index.txt"
     printf 'built %s (capsim.wasm: %s bytes, %s gzipped)\n' "$out" \
         "$(wc -c <"$out/capsim.wasm")" "$(gzip -9c "$out/capsim.wasm" | wc -c)"
     ;;

@@ -70,6 +70,10 @@ step "the capsim library without its cli feature (std only), and the playground 
 cargo clippy -p capsim --no-default-features --locked -- -D warnings
 cargo clippy -p capsim-playground --target wasm32-unknown-unknown --locked -- -D warnings
 
+step "capsim plot -o FILE.png (the png feature, off by default: resvg and its crates)"
+cargo clippy -p capsim --features png --all-targets --locked -- -D warnings
+cargo test -p capsim --features png --locked --test plot
+
 step "docs, private items included (warnings are errors: broken links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --locked
 

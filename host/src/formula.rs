@@ -52,16 +52,17 @@ pub const FORMULA_HELP_FIGURES: [usize; 10] = [
 ];
 
 /// The formula subcommands.
-#[derive(clap::Subcommand, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Subcommand))]
+#[derive(Debug)]
 pub enum FormulaCommand {
     /// Parse a formula file and check Batch's limits; silent on success
-    #[command(after_help = FORMULA_HELP)]
+    #[cfg_attr(feature = "cli", command(after_help = FORMULA_HELP))]
     Check {
         /// The formula file (UTF-8; - reads standard input)
         file: PathBuf,
     },
     /// Evaluate a formula once and print the results string as Batch's EvaluateAutoScale does
-    #[command(after_help = FORMULA_HELP)]
+    #[cfg_attr(feature = "cli", command(after_help = FORMULA_HELP))]
     Eval(EvalArgs),
     /// What a group run supplies for each formula variable: sampled, read as a value, or set by the formula, with its unit
     Variables,
@@ -168,28 +169,32 @@ pub fn variables_text() -> String {
 }
 
 /// `capsim formula eval` flags.
-#[derive(clap::Args, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[derive(Debug)]
 pub struct EvalArgs {
     /// The formula file (UTF-8; - reads standard input)
     pub file: PathBuf,
     /// The evaluation time, returned by time() and ending every sample window (RFC 3339, e.g. 2016-10-13T19:18:47.805Z, or RFC 1123)
-    #[arg(long, value_name = "TIME", default_value = DEFAULT_AT)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TIME", default_value = DEFAULT_AT))]
     pub at: String,
     /// Samples of a read-only variable, oldest first, 30 s apart; the last is the newest available one (recorded at or before --at minus --delay); an empty field is a missing sample; at most 240 values. Repeatable. Without it a variable has no samples
-    #[arg(long, value_name = "NAME=V1:V2:...")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME=V1:V2:..."))]
     pub sample: Vec<String>,
     /// A current value: $CurrentDedicatedNodes=10 (read as a value, not sampled), $TargetDedicatedNodes=8 (the pool's current target, read before the formula assigns it), $NodeDeallocationOption=taskcompletion. Repeatable
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME=VALUE"))]
     pub set: Vec<String>,
     /// Seconds between a sample's recording and its availability to the formula (Batch: about a minute); 0 to 86400
-    #[arg(long, value_name = "SECONDS", default_value_t = 60, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=86_400))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "SECONDS", default_value_t = 60, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=86_400)))]
     pub delay: u32,
     /// Seed of the rand() stream, 0 to 18446744073709551615
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 1,
-        allow_negative_numbers = true
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "N",
+            default_value_t = 1,
+            allow_negative_numbers = true
+        )
     )]
     pub seed: u64,
 }

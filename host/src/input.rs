@@ -17,6 +17,7 @@
 //! assert!(e.to_string().ends_with("is a directory, not a file"));
 //! ```
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -199,6 +200,15 @@ pub fn is_located(line: &str) -> bool {
 /// [`InputError::TooLong`]). A file of exactly `limit` bytes is read whole.
 pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
     let owned = || path.to_path_buf();
+    if let Some(text) = given(path) {
+        if text.len() > limit {
+            return Err(InputError::TooLong {
+                path: owned(),
+                limit,
+            });
+        }
+        return Ok(text);
+    }
     if is_stdin(path) {
         claim_stdin(path)?;
         let mut bytes = Vec::new();
@@ -249,6 +259,48 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
         });
     }
     String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() })
+}
+
+thread_local! {
+    /// The texts [`with_file`] gives, by path (innermost last).
+    static GIVEN: RefCell<Vec<(PathBuf, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Returns the text [`with_file`] gives for `path`, if it gives one on this thread.
+fn given(path: &Path) -> Option<String> {
+    GIVEN.with(|g| {
+        g.borrow()
+            .iter()
+            .rev()
+            .find(|(p, _)| p == path)
+            .map(|(_, t)| t.clone())
+    })
+}
+
+/// Runs `f` with a file at `path` holding `text`: while it runs, [`read_bounded`] of that
+/// exact path on this thread reads `text` (with the same limit and errors as a file of those
+/// bytes) instead of the file system. The playground's `formula-text` is such a file, so a
+/// text in the address bar is read, parsed and named exactly as a file of that text is by
+/// the command line.
+///
+/// ```
+/// use capsim::input::{read_bounded, with_file};
+/// let path = std::path::Path::new("no/such/dir/editor.formula");
+/// let read = with_file(path, "$TargetDedicatedNodes = 1;", || read_bounded(path, 8192));
+/// assert_eq!(read.unwrap(), "$TargetDedicatedNodes = 1;");
+/// assert!(read_bounded(path, 8192).is_err());
+/// ```
+pub fn with_file<R>(path: &Path, text: &str, f: impl FnOnce() -> R) -> R {
+    /// Takes the text away again, even if `f` unwinds.
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            GIVEN.with(|g| g.borrow_mut().pop());
+        }
+    }
+    GIVEN.with(|g| g.borrow_mut().push((path.to_path_buf(), text.to_string())));
+    let _pop = Pop;
+    f()
 }
 
 /// Opens `path` (`-`: standard input) for a read of at most `limit` bytes: refuses a

@@ -8,7 +8,6 @@
 //! bytes.
 
 pub mod demand;
-#[cfg(feature = "cli")]
 pub mod formula;
 pub mod glossary;
 pub mod input;

@@ -199,8 +199,10 @@ struct TraceArgs {
 }
 
 const PLOT_HELP: &str = "\
-Every combination of the flags' values is one run (at most 8, of any number of rounds); each
-run draws its series, labelled by its values of the listed flags. autoscale: group size, ready
+Every combination of the flags' values is one run (at most 8 in one chart, of any number of
+rounds); each run draws its series, labelled by its values of the listed flags. 9 to 36 runs
+(the lesson's 3 x 3 sweep, say) are drawn as small multiples: a panel per run, captioned by
+its values, every panel on the same axes. autoscale: group size, ready
 and required instances; consumers: events not yet applied; bulkhead: tracking and event
 requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
@@ -240,7 +242,7 @@ enum PlotCommand {
 /// `capsim plot`'s output flag.
 #[derive(clap::Args, Debug)]
 struct PlotArgs {
-    /// The SVG file to write, or - for stdout [SVG only: another extension than .svg is refused]
+    /// The SVG file to write, or - for stdout; FILE.png writes the same chart as PNG in a build with the png feature [another extension than .svg (or .png) is refused]
     #[arg(short = 'o', long = "output", value_name = "FILE.svg", required = true)]
     output: std::path::PathBuf,
     /// Instead of the rounds, a histogram of --metric across every run (e.g. --seed 1..=500) [at most 100000 runs]
@@ -478,13 +480,13 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
         Command::Plot(PlotCommand::Autoscale { model, out: o }) => {
-            plot("autoscale", &model, &o, "launched", out)
+            plot("autoscale", &model, &o, summary_metric("autoscale"), out)
         }
         Command::Plot(PlotCommand::Consumers { model, out: o }) => {
-            plot("consumers", &model, &o, "rounds", out)
+            plot("consumers", &model, &o, summary_metric("consumers"), out)
         }
         Command::Plot(PlotCommand::Bulkhead { model, out: o }) => {
-            plot("bulkhead", &model, &o, "tracking_dropped", out)
+            plot("bulkhead", &model, &o, summary_metric("bulkhead"), out)
         }
         Command::Summary { files, format } => capsim::merge::merge(&files, format, out),
         Command::Metrics { model } => {
@@ -644,6 +646,14 @@ fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> R
     })
 }
 
+/// The metric `capsim plot MODEL --summary` draws without `--metric`.
+fn summary_metric(model: &str) -> &'static str {
+    capsim::plot::SUMMARY_METRIC
+        .iter()
+        .find(|(m, _)| *m == model)
+        .map_or("", |(_, k)| *k)
+}
+
 /// `capsim plot`: checks the output target, draws the runs, then writes the SVG to the file
 /// (or to `out` for `-o -`).
 fn plot<M: Plotted>(
@@ -654,13 +664,22 @@ fn plot<M: Plotted>(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let stdout = args.output.as_os_str() == "-";
-    if let Some(ext) = args
+    let png = args
         .output
         .extension()
-        .filter(|e| !e.eq_ignore_ascii_case("svg"))
-    {
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let written =
+        |e: &std::ffi::OsStr| e.eq_ignore_ascii_case("svg") || (png && cfg!(feature = "png"));
+    if let Some(ext) = args.output.extension().filter(|e| !written(e)) {
+        let also = if png {
+            ", or PNG when built with --features png"
+        } else if cfg!(feature = "png") {
+            " or PNG"
+        } else {
+            ""
+        };
         return Err(Failure::Input(format!(
-            "-o {}: capsim plot writes SVG only, not .{} (write FILE.svg and convert it, e.g. rsvg-convert -o FILE.png FILE.svg)",
+            "-o {}: capsim plot writes SVG{also}, not .{} (write FILE.svg and convert it, e.g. rsvg-convert -o FILE.png FILE.svg)",
             args.output.display(),
             ext.to_string_lossy()
         )));
@@ -674,6 +693,12 @@ fn plot<M: Plotted>(
     .map_err(Failure::Input)?;
     if stdout {
         return Ok(out.write_all(svg.as_bytes())?);
+    }
+    #[cfg(feature = "png")]
+    if png {
+        let bytes = capsim::plot::png(&svg).map_err(Failure::Input)?;
+        return std::fs::write(&args.output, bytes)
+            .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())));
     }
     std::fs::write(&args.output, svg)
         .map_err(|e| Failure::Input(format!("cannot write {}: {e}", args.output.display())))

@@ -12,8 +12,12 @@ use capsim_core::{autoscale, bulkhead, consumers, Observer};
 use crate::models::{Autoscale, Bulkhead, Consumers, Flags, Grid, Model};
 use crate::trace::Traced;
 
-/// The most runs one chart draws (each is one or more series).
+/// The most runs one chart draws (each is one or more series); a grid of more runs, up to
+/// [`MAX_MULTIPLES_RUNS`], is drawn as small multiples, a panel per run.
 pub const MAX_SERIES_RUNS: u64 = 8;
+
+/// The most runs a plot draws as small multiples (a 6 × 6 grid of panels).
+pub const MAX_MULTIPLES_RUNS: u64 = 36;
 
 /// The chart's size in pixels.
 pub const SIZE: (u32, u32) = (960, 540);
@@ -24,6 +28,77 @@ pub struct Series {
     pub label: String,
     /// (round, value), in round order.
     pub points: Vec<(f64, f64)>,
+    /// The run it belongs to, in grid order: its dash pattern (solid, dashed, dotted, …) so
+    /// that two runs' lines that overlap stay apart.
+    pub run: usize,
+}
+
+/// What a chart marks on its rounds, besides the lines: what the lesson is about.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Marks {
+    /// Shaded windows of rounds, `[start, end)`, each with its legend label (the surge, the
+    /// slowdown, rounds in which an instance waits in a lifecycle hook).
+    pub windows: Vec<(Vec<(f64, f64)>, String)>,
+    /// Vertical lines at rounds, with their legend label (the failure rounds).
+    pub lines: Vec<(Vec<f64>, String)>,
+    /// Short ticks on the round axis, with their legend label (formula evaluations).
+    pub ticks: Vec<(Vec<f64>, String)>,
+}
+
+impl Marks {
+    /// The marks of several runs, `(run name, marks)`, as one chart shows them: a mark every
+    /// run that has it shares (same label, same rounds) once, as it is; a mark whose rounds
+    /// differ between runs once per run, its label prefixed with the run's name.
+    fn of_runs(runs: &[(String, Marks)]) -> Marks {
+        fn one<T: Clone + PartialEq>(
+            runs: &[(String, Marks)],
+            pick: fn(&Marks) -> &Vec<(T, String)>,
+        ) -> Vec<(T, String)> {
+            let mut out: Vec<(T, String)> = Vec::new();
+            let mut labels: Vec<&str> = Vec::new();
+            for (_, m) in runs {
+                for (_, label) in pick(m) {
+                    if !labels.contains(&label.as_str()) {
+                        labels.push(label);
+                    }
+                }
+            }
+            for label in labels {
+                let with: Vec<(&str, &T)> = runs
+                    .iter()
+                    .flat_map(|(name, m)| {
+                        pick(m)
+                            .iter()
+                            .filter(|(_, l)| l == label)
+                            .map(move |(v, _)| (name.as_str(), v))
+                    })
+                    .collect();
+                if with.iter().all(|(_, v)| *v == with[0].1) {
+                    out.push((with[0].1.clone(), label.to_string()));
+                } else {
+                    for (name, v) in with {
+                        out.push((v.clone(), named(name, label)));
+                    }
+                }
+            }
+            out
+        }
+        Marks {
+            windows: one(runs, |m| &m.windows),
+            lines: one(runs, |m| &m.lines),
+            ticks: one(runs, |m| &m.ticks),
+        }
+    }
+}
+
+/// Rounds written as a list, shortened past 6 (`40, 95, 170`; `0, 15, 30, … 225`).
+fn round_list(rounds: &[f64]) -> String {
+    let text: Vec<String> = rounds.iter().map(|r| format!("{r}")).collect();
+    if text.len() <= 6 {
+        text.join(", ")
+    } else {
+        format!("{}, … {}", text[..3].join(", "), text[text.len() - 1])
+    }
 }
 
 /// The most buckets an [`Envelope`] keeps: a series of up to this many points keeps every
@@ -143,7 +218,13 @@ pub struct Lines {
     /// consumers run with a flow option draws its queue after arrivals and its drops too.
     pub extra: bool,
     rejected: u64,
+    /// Windows of consecutive rounds in which an instance waited in a lifecycle hook
+    /// (Pending:Wait or Removing:Wait), `[start, end)`, at most [`MAX_WINDOWS`].
+    pub hook_waits: Vec<(f64, f64)>,
 }
+
+/// The most hook-wait windows a chart shades (later ones are merged into the last).
+pub const MAX_WINDOWS: usize = 256;
 
 impl Lines {
     fn push(&mut self, x: f64, values: &[f64]) {
@@ -158,6 +239,15 @@ impl Lines {
 
 impl Observer for Lines {
     fn group_round(&mut self, s: &autoscale::RoundState) {
+        use autoscale::State;
+        let r = f64::from(s.round);
+        if s.counts.get(State::PendingWait) + s.counts.get(State::RemovingWait) > 0 {
+            let full = self.hook_waits.len() == MAX_WINDOWS;
+            match self.hook_waits.last_mut() {
+                Some(w) if w.1 == r || full => w.1 = r + 1.0,
+                _ => self.hook_waits.push((r, r + 1.0)),
+            }
+        }
         self.push(
             f64::from(s.round),
             &[
@@ -207,6 +297,22 @@ pub trait Plotted: Traced {
         let _ = p;
         Self::SERIES.to_vec()
     }
+
+    /// The round axis' label, with the round's length where the model fixes it.
+    const X_LABEL: &'static str = "round";
+
+    /// The round axis' label for run `p` (a round's length may be a parameter).
+    fn x_label(p: &Self::Params) -> String {
+        let _ = p;
+        Self::X_LABEL.to_string()
+    }
+
+    /// What the chart marks for run `p` (its rounds observed in `lines`): the failure
+    /// rounds, the surge, the slowdown, formula evaluations, hook waits.
+    fn marks(p: &Self::Params, lines: &Lines) -> Marks {
+        let _ = (p, lines);
+        Marks::default()
+    }
 }
 
 /// Draws a series that several of `runs` runs share once (the demand's required instances,
@@ -255,6 +361,48 @@ fn named(name: &str, what: &str) -> String {
 impl Plotted for Autoscale {
     const Y_LABEL: &'static str = "instances";
     const SERIES: &'static [&'static str] = &["group size", "ready", "required"];
+    const X_LABEL: &'static str = "round (1 min)";
+
+    fn marks(p: &crate::models::AutoscaleParams, lines: &Lines) -> Marks {
+        let c = &p.core;
+        let mut marks = Marks::default();
+        let end = f64::from(c.rounds);
+        if c.surge != 0.0 && c.surge_start < c.surge_end && c.surge_start < c.rounds {
+            let to = c.surge_end.min(c.rounds);
+            marks.windows.push((
+                vec![(f64::from(c.surge_start), f64::from(to))],
+                format!("surge (rounds {} to {})", c.surge_start, to - 1),
+            ));
+        }
+        if !lines.hook_waits.is_empty() {
+            marks.windows.push((
+                lines.hook_waits.clone(),
+                "an instance waits in a hook".into(),
+            ));
+        }
+        let failures: Vec<f64> = c
+            .failure_rounds
+            .iter()
+            .filter(|&&r| r < c.rounds)
+            .map(|&r| f64::from(r))
+            .collect();
+        if !failures.is_empty() {
+            let label = format!("instance breaks (round {})", round_list(&failures));
+            marks.lines.push((failures, label));
+        }
+        if p.formula.0.is_some() {
+            let every = p.evaluation_interval.max(1);
+            let at: Vec<f64> = (0..c.rounds)
+                .step_by(every as usize)
+                .map(f64::from)
+                .take_while(|&r| r < end)
+                .collect();
+            marks
+                .ticks
+                .push((at, format!("formula evaluation (every {every} rounds)")));
+        }
+        marks
+    }
 }
 
 impl Plotted for Consumers {
@@ -276,6 +424,24 @@ impl Plotted for Bulkhead {
         }
         names
     }
+
+    /// A round is 1 / `--rounds-per-second` seconds.
+    fn x_label(p: &bulkhead::Params) -> String {
+        format!("round (1/{} s)", p.rounds_per_second)
+    }
+
+    fn marks(p: &bulkhead::Params, _: &Lines) -> Marks {
+        let mut marks = Marks::default();
+        // The slowdown lasts to the horizon, or to --failure-end.
+        let end = p.failure_end.map_or(p.horizon, |e| e.min(p.horizon));
+        if p.mode == bulkhead::Mode::Slowdown && p.failure_start < end {
+            marks.windows.push((
+                vec![(f64::from(p.failure_start), f64::from(end))],
+                format!("slowdown (from round {})", p.failure_start),
+            ));
+        }
+        marks
+    }
 }
 
 /// Runs every run of `grid` (at most [`MAX_SERIES_RUNS`]) and returns the series a plot
@@ -288,28 +454,77 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
             grid.len()
         ));
     }
+    Ok(series_and_marks(grid)?.0)
+}
+
+/// [`series`], and every run's [`Marks`] as one chart shows them ([`Marks::of_runs`]).
+fn series_and_marks<M: Plotted>(grid: &Grid<M>) -> Result<(Vec<Series>, Marks), String> {
     let mut series = Vec::new();
+    let mut marks = Vec::new();
     for i in 0..grid.len() {
-        let p = grid.params(i);
-        (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-        let name = values(grid, &p, true);
-        let mut lines = Lines {
-            extra: M::split(&p),
-            ..Lines::default()
-        };
-        crate::trace::observe::<M>(&p, &mut lines)
-            .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
-        series.extend(
-            M::series_of(&p)
-                .iter()
-                .zip(&lines.series)
-                .map(|(what, e)| Series {
-                    label: named(&name, what),
-                    points: e.points(),
-                }),
-        );
+        let (name, run, m) = run_series(grid, i)?;
+        series.extend(run.into_iter().map(|mut s| {
+            s.label = named(&name, &s.label);
+            s
+        }));
+        marks.push((name, m));
     }
-    Ok(series)
+    Ok((series, Marks::of_runs(&marks)))
+}
+
+/// Runs run `i` of `grid` and returns its values of the listed flags, its series, each
+/// labelled by what it shows ([`Plotted::SERIES`]), and its marks.
+fn run_series<M: Plotted>(grid: &Grid<M>, i: u64) -> Result<(String, Vec<Series>, Marks), String> {
+    let p = grid.params(i);
+    (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    let name = values(grid, &p, true);
+    let mut lines = Lines {
+        extra: M::split(&p),
+        ..Lines::default()
+    };
+    crate::trace::observe::<M>(&p, &mut lines).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
+    let series = M::series_of(&p)
+        .iter()
+        .zip(&lines.series)
+        .map(|(what, e)| Series {
+            label: what.to_string(),
+            points: e.points(),
+            run: i as usize,
+        })
+        .collect();
+    let marks = M::marks(&p, &lines);
+    Ok((name, series, marks))
+}
+
+/// Runs every run of `grid` (more than [`MAX_SERIES_RUNS`], at most [`MAX_MULTIPLES_RUNS`])
+/// and returns each run's values of the listed flags, its series and its marks, for small
+/// multiples.
+pub fn panels<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Panel>, String> {
+    if grid.len() > MAX_MULTIPLES_RUNS {
+        return Err(format!(
+            "a plot draws at most {MAX_SERIES_RUNS} runs in one chart, or up to {MAX_MULTIPLES_RUNS} as small multiples; the lists make {}",
+            grid.len()
+        ));
+    }
+    (0..grid.len())
+        .map(|i| {
+            run_series(grid, i).map(|(name, series, marks)| Panel {
+                name,
+                series,
+                marks,
+            })
+        })
+        .collect()
+}
+
+/// One run of small multiples: its caption, its series and its marks.
+pub struct Panel {
+    /// The run's values of the listed flags.
+    pub name: String,
+    /// Its series, labelled by what they show.
+    pub series: Vec<Series>,
+    /// What its chart marks.
+    pub marks: Marks,
 }
 
 /// Runs every combination of `flags` (at most [`MAX_SERIES_RUNS`]) and charts them: one
@@ -318,14 +533,125 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
 /// (see [`Envelope`]).
 pub fn plot<M: Plotted>(model: &str, flags: &Flags<M>) -> Result<String, String> {
     let grid: Grid<M> = flags.grid()?;
-    let series = series(&grid)?;
     let shared = values(&grid, &grid.params(0), false);
     let title = if shared.is_empty() {
         format!("capsim {model}")
     } else {
         format!("capsim {model}: {shared}")
     };
-    chart(&title, M::Y_LABEL, &dedup(series, grid.len()), M::LEGEND)
+    // The runs' round length, if they share one.
+    let x_label = M::x_label(&grid.params(0));
+    let x_label = if (1..grid.len()).all(|i| M::x_label(&grid.params(i)) == x_label) {
+        x_label
+    } else {
+        M::X_LABEL.to_string()
+    };
+    if grid.len() > MAX_SERIES_RUNS {
+        return multiples(&title, M::Y_LABEL, &x_label, &panels(&grid)?);
+    }
+    let (series, marks) = series_and_marks(&grid)?;
+    chart(
+        &title,
+        (&x_label, M::Y_LABEL),
+        &dedup(series, grid.len()),
+        &marks,
+        M::LEGEND,
+    )
+}
+
+/// Small multiples: one panel per run (captioned by its values of the listed flags), in grid
+/// order, row by row, every panel on the same axes; one legend of what the series show.
+pub fn multiples(
+    title: &str,
+    y_label: &str,
+    x_label: &str,
+    panels: &[Panel],
+) -> Result<String, String> {
+    let n = panels.len().max(1);
+    let cols = (1..=n).find(|c| c * c >= n).unwrap_or(n);
+    let rows = n.div_ceil(cols);
+    let panel_h: u32 = if cols <= 3 { 200 } else { 150 };
+    let size = (SIZE.0, MULTIPLES_TOP + rows as u32 * panel_h + 8);
+    let mut svg = String::new();
+    {
+        let root = Svg::with_string(&mut svg, size).into_drawing_area();
+        draw_multiples(&root, title, (x_label, y_label), panels, (rows, cols))
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+        root.present()
+            .map_err(|e| format!("cannot draw the chart: {e}"))?;
+    }
+    Ok(svg)
+}
+
+/// The pixels above the panels of [`multiples`]: the title and the legend line.
+const MULTIPLES_TOP: u32 = 64;
+
+fn draw_multiples(
+    root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    title: &str,
+    (x_label, y_label): (&str, &str),
+    panels: &[Panel],
+    (rows, cols): (usize, usize),
+) -> Result<(), Failed> {
+    root.fill(&WHITE)?;
+    let (width, _) = root.dim_in_pixel();
+    let centred = |text: &str, size: f64| (width as i32 - text_size(size, text).0 as i32) / 2;
+    let font = |size: f64| -> TextStyle { ("sans-serif", size).into_font().into() };
+    root.draw(&Text::new(title, (centred(title, 20.0), 8), font(20.0)))?;
+    // The legend, one line: each series' swatch and name, then the axes' meaning.
+    let names: Vec<&str> = panels
+        .first()
+        .map(|p| p.series.iter().map(|s| s.label.as_str()).collect())
+        .unwrap_or_default();
+    let axes = format!("each panel: {y_label} over {x_label}");
+    let widths: i32 = names
+        .iter()
+        .map(|n| 28 + text_size(14.0, n).0 as i32 + 16)
+        .sum::<i32>()
+        + text_size(14.0, &axes).0 as i32;
+    let mut x = (width as i32 - widths) / 2;
+    for (i, name) in names.iter().enumerate() {
+        let (colour, dash) = style_of(i);
+        draw_dashed(root, &[(x, 44), (x + 22, 44)], colour, dash)?;
+        x += 28;
+        root.draw(&Text::new(*name, (x, 36), font(14.0)))?;
+        x += text_size(14.0, name).0 as i32 + 16;
+    }
+    root.draw(&Text::new(axes.as_str(), (x, 36), font(14.0)))?;
+    let body = root.margin(MULTIPLES_TOP, 8, 8, 8);
+    let points = panels
+        .iter()
+        .flat_map(|p| p.series.iter().flat_map(|s| s.points.iter()));
+    let x_max = points.clone().map(|p| p.0).fold(1.0, f64::max);
+    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * 1.08;
+    for (panel, area) in panels.iter().zip(body.split_evenly((rows, cols))) {
+        let series = &panel.series;
+        let mut chart = ChartBuilder::on(&area)
+            .caption(&panel.name, ("sans-serif", 13))
+            .margin(4)
+            .x_label_area_size(20)
+            .y_label_area_size(34)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart
+            .configure_mesh()
+            .x_labels(5)
+            .y_labels(4)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .label_style(("sans-serif", 11))
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()?;
+        let plot = chart.plotting_area();
+        draw_marks(root, plot, &panel.marks, (x_max, y_max))?;
+        for (i, s) in series.iter().enumerate() {
+            let (colour, dash) = style_of(i);
+            let pixels: Vec<BackendCoord> =
+                s.points.iter().map(|&p| plot.map_coordinate(&p)).collect();
+            // map_coordinate gives the root's pixels.
+            draw_dashed(root, &pixels, colour, dash)?;
+        }
+    }
+    Ok(())
 }
 
 /// A run's values of the listed flags (`swept`), or of the headline flags not listed.
@@ -359,17 +685,82 @@ const COLOURS: [RGBColor; 9] = [
     RGBColor(23, 190, 207),
 ];
 
+/// Series `i`'s colour and dash pattern (pixels on, off; `None`: solid), so that series that
+/// overlap stay apart in grey too.
+fn style_of(i: usize) -> (RGBColor, Option<(i32, i32)>) {
+    let dash = match i % 3 {
+        0 => None,
+        1 => Some((8, 4)),
+        _ => Some((2, 3)),
+    };
+    (COLOURS[i % COLOURS.len()], dash)
+}
+
+/// Draws a polyline through `pixels`, solid or dashed.
+fn draw_dashed(
+    area: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    pixels: &[BackendCoord],
+    colour: RGBColor,
+    dash: Option<(i32, i32)>,
+) -> Result<(), Failed> {
+    let style = colour.stroke_width(2);
+    match dash {
+        None => area.draw(&PathElement::new(pixels.to_vec(), style))?,
+        Some((on, off)) => {
+            // Walks the line and cuts it into `on`-pixel dashes `off` pixels apart.
+            let mut dashes: Vec<Vec<BackendCoord>> = Vec::new();
+            let mut current: Vec<BackendCoord> = Vec::new();
+            let (mut drawing, mut left) = (true, f64::from(on));
+            for w in pixels.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+                let length = (dx * dx + dy * dy).sqrt();
+                let mut at = 0.0;
+                let point = |t: f64| (a.0 + (dx * t).round() as i32, a.1 + (dy * t).round() as i32);
+                if drawing && current.is_empty() {
+                    current.push(a);
+                }
+                while length - at > left {
+                    at += left;
+                    let p = point(at / length);
+                    if drawing {
+                        current.push(p);
+                        dashes.push(std::mem::take(&mut current));
+                        left = f64::from(off);
+                    } else {
+                        current.push(p);
+                        left = f64::from(on);
+                    }
+                    drawing = !drawing;
+                }
+                left -= length - at;
+                if drawing {
+                    current.push(b);
+                }
+            }
+            if current.len() > 1 {
+                dashes.push(current);
+            }
+            for d in dashes {
+                area.draw(&PathElement::new(d, style))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Draws `series` as lines over rounds, with a title, labelled axes and a legend.
 pub fn chart(
     title: &str,
-    y_label: &str,
+    labels: (&str, &str),
     series: &[Series],
+    marks: &Marks,
     legend: SeriesLabelPosition,
 ) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, title, y_label, series, legend)
+        draw(&root, title, labels, series, marks, legend)
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
@@ -488,12 +879,36 @@ const LEGEND_SWATCH: i32 = 30;
 fn legend(
     area: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     series: &[Series],
+    marks: &Marks,
     position: SeriesLabelPosition,
 ) -> Result<(), Failed> {
-    let line_y = |i: usize| (i as f64 * LEGEND_FONT * 1.25).round() as i32;
-    let sizes: Vec<(u32, u32)> = series
+    // Each entry: its text and its swatch.
+    let mut entries: Vec<(&str, Swatch)> = series
         .iter()
-        .map(|s| text_size(LEGEND_FONT, &s.label))
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                s.label.as_str(),
+                Swatch::Line(COLOURS[i % COLOURS.len()], dash_of(s.run)),
+            )
+        })
+        .collect();
+    for (k, (_, label)) in marks.windows.iter().enumerate() {
+        entries.push((
+            label,
+            Swatch::Window(WINDOW_COLOURS[k % WINDOW_COLOURS.len()]),
+        ));
+    }
+    for (_, label) in &marks.lines {
+        entries.push((label, Swatch::Rule));
+    }
+    for (_, label) in &marks.ticks {
+        entries.push((label, Swatch::Tick));
+    }
+    let line_y = |i: usize| (i as f64 * LEGEND_FONT * 1.25).round() as i32;
+    let sizes: Vec<(u32, u32)> = entries
+        .iter()
+        .map(|(label, _)| text_size(LEGEND_FONT, label))
         .collect();
     let (mut w, mut h) = (0, 0);
     for (i, &(dx, dy)) in sizes.iter().enumerate() {
@@ -514,21 +929,100 @@ fn legend(
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], BLACK))?;
     let font: TextStyle = ("sans-serif", LEGEND_FONT).into_font().into();
     let (tx, ty) = (x + LEGEND_SWATCH + LEGEND_MARGIN, y + LEGEND_MARGIN);
-    for (i, s) in series.iter().enumerate() {
-        area.draw(&Text::new(
-            s.label.as_str(),
-            (tx, ty + line_y(i)),
-            font.clone(),
-        ))?;
+    for (i, (label, _)) in entries.iter().enumerate() {
+        area.draw(&Text::new(*label, (tx, ty + line_y(i)), font.clone()))?;
     }
-    for (i, &(_, dy)) in sizes.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
+    for (i, (&(_, dy), (_, swatch))) in sizes.iter().zip(&entries).enumerate() {
         let mid = (2 * (ty + line_y(i)) + dy as i32) / 2;
         let x0 = x + LEGEND_MARGIN;
-        area.draw(&PathElement::new(
-            [(x0, mid), (x0 + 20, mid)],
-            colour.stroke_width(2),
-        ))?;
+        match *swatch {
+            Swatch::Line(colour, dash) => {
+                draw_dashed(area, &[(x0, mid), (x0 + 20, mid)], colour, dash)?
+            }
+            Swatch::Window(colour) => area.draw(&Rectangle::new(
+                [(x0, mid - 6), (x0 + 20, mid + 6)],
+                colour.mix(WINDOW_ALPHA).filled(),
+            ))?,
+            Swatch::Rule => area.draw(&PathElement::new(
+                [(x0 + 10, mid - 7), (x0 + 10, mid + 7)],
+                RULE_COLOUR.stroke_width(2),
+            ))?,
+            Swatch::Tick => area.draw(&PathElement::new(
+                [(x0 + 10, mid - 4), (x0 + 10, mid + 4)],
+                TICK_COLOUR.stroke_width(3),
+            ))?,
+        }
+    }
+    Ok(())
+}
+
+/// A legend entry's picture.
+#[derive(Clone, Copy)]
+enum Swatch {
+    Line(RGBColor, Option<(i32, i32)>),
+    Window(RGBColor),
+    Rule,
+    Tick,
+}
+
+/// The shaded windows' colours, in order (drawn at [`WINDOW_ALPHA`]).
+const WINDOW_COLOURS: [RGBColor; 3] = [
+    RGBColor(255, 170, 0),
+    RGBColor(120, 120, 255),
+    RGBColor(0, 170, 120),
+];
+const WINDOW_ALPHA: f64 = 0.18;
+/// The failure rounds' rules and the formula evaluations' ticks.
+const RULE_COLOUR: RGBColor = RGBColor(180, 0, 40);
+const TICK_COLOUR: RGBColor = RGBColor(110, 40, 160);
+
+/// A run's dash pattern (pixels on, off), by its place in the grid: solid, dashed, dotted.
+fn dash_of(run: usize) -> Option<(i32, i32)> {
+    match run % 3 {
+        0 => None,
+        1 => Some((9, 4)),
+        _ => Some((2, 3)),
+    }
+}
+
+/// Draws `marks` on a plot whose ranges are `0..x_max` and `0..y_max`, onto `root` (the
+/// plot maps to its pixels): windows shaded from top to bottom, rules at rounds, ticks on
+/// the round axis.
+fn draw_marks(
+    root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
+    plot: &DrawingArea<
+        Svg<'_>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    marks: &Marks,
+    (x_max, y_max): (f64, f64),
+) -> Result<(), Failed> {
+    let clamp = |x: f64| x.clamp(0.0, x_max);
+    for (k, (windows, _)) in marks.windows.iter().enumerate() {
+        let colour = WINDOW_COLOURS[k % WINDOW_COLOURS.len()]
+            .mix(WINDOW_ALPHA)
+            .filled();
+        for &(a, b) in windows {
+            let top = plot.map_coordinate(&(clamp(a), y_max));
+            let bottom = plot.map_coordinate(&(clamp(b), 0.0));
+            root.draw(&Rectangle::new([top, bottom], colour))?;
+        }
+    }
+    for (rounds, _) in &marks.lines {
+        for &r in rounds.iter().filter(|&&r| r <= x_max) {
+            let top = plot.map_coordinate(&(r, y_max));
+            let bottom = plot.map_coordinate(&(r, 0.0));
+            draw_dashed(root, &[top, bottom], RULE_COLOUR, Some((5, 3)))?;
+        }
+    }
+    for (rounds, _) in &marks.ticks {
+        for &r in rounds.iter().filter(|&&r| r <= x_max) {
+            let bottom = plot.map_coordinate(&(r, 0.0));
+            root.draw(&PathElement::new(
+                [bottom, (bottom.0, bottom.1 - 8)],
+                TICK_COLOUR.stroke_width(3),
+            ))?;
+        }
     }
     Ok(())
 }
@@ -536,15 +1030,17 @@ fn legend(
 fn draw(
     root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
-    y_label: &str,
+    (x_label, y_label): (&str, &str),
     series: &[Series],
+    marks: &Marks,
     legend: SeriesLabelPosition,
 ) -> Result<(), Failed> {
     root.fill(&WHITE)?;
     let points = series.iter().flat_map(|s| s.points.iter());
     let x_max = points.clone().map(|p| p.0).fold(1.0, f64::max);
-    // Headroom above the lines for the legend, one line of it per series.
-    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * (1.08 + 0.05 * series.len() as f64);
+    // Headroom above the lines for the legend, one line of it per entry.
+    let entries = series.len() + marks.windows.len() + marks.lines.len() + marks.ticks.len();
+    let y_max = points.map(|p| p.1).fold(1.0, f64::max) * (1.08 + 0.05 * entries as f64);
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(16)
@@ -553,7 +1049,7 @@ fn draw(
         .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
     chart
         .configure_mesh()
-        .x_desc("round")
+        .x_desc(x_label)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .y_desc(y_label)
@@ -561,15 +1057,78 @@ fn draw(
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
+    draw_marks(root, chart.plotting_area(), marks, (x_max, y_max))?;
     for (i, s) in series.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
-        chart.draw_series(LineSeries::new(
-            s.points.iter().copied(),
-            colour.stroke_width(2),
-        ))?;
+        match dash_of(s.run) {
+            None => {
+                chart.draw_series(LineSeries::new(
+                    s.points.iter().copied(),
+                    colour.stroke_width(2),
+                ))?;
+            }
+            dash => {
+                let plot = chart.plotting_area();
+                let pixels: Vec<BackendCoord> =
+                    s.points.iter().map(|&p| plot.map_coordinate(&p)).collect();
+                draw_dashed(root, &pixels, colour, dash)?;
+            }
+        }
     }
-    self::legend(&chart.plotting_area().strip_coord_spec(), series, legend)
+    self::legend(
+        &chart.plotting_area().strip_coord_spec(),
+        series,
+        marks,
+        legend,
+    )
 }
+
+/// The font families a PNG's text is drawn in, the first the machine has (the SVG asks for
+/// `sans-serif`): DejaVu Sans, which Debian's fontconfig brings, then two common others.
+#[cfg(feature = "png")]
+pub const PNG_FONTS: [&str; 3] = ["DejaVu Sans", "Liberation Sans", "Arial"];
+
+/// Rasterises a chart's SVG (what `-o FILE.svg` writes) into PNG bytes of the SVG's size,
+/// with resvg; the text is drawn in the first of [`PNG_FONTS`] the machine's fonts have, so
+/// the bytes are the same wherever the same font file is installed. A machine with none of
+/// them is one line: a chart without its text would be silently wrong.
+#[cfg(feature = "png")]
+pub fn png(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let db = options.fontdb_mut();
+    db.load_system_fonts();
+    let family = PNG_FONTS
+        .iter()
+        .find(|f| {
+            db.faces()
+                .any(|face| face.families.iter().any(|(name, _)| name == *f))
+        })
+        .ok_or_else(|| {
+            format!(
+                "-o FILE.png: no font to draw the chart's text with (one of {} is needed: install fonts-dejavu-core, or write FILE.svg)",
+                PNG_FONTS.join(", ")
+            )
+        })?;
+    db.set_sans_serif_family(*family);
+    options.font_family = family.to_string();
+    let tree = usvg::Tree::from_str(svg, &options)
+        .map_err(|e| format!("cannot read the chart's SVG: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| "cannot draw the PNG: the chart has no pixels".to_string())?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .encode_png()
+        .map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// The metric `capsim plot MODEL --summary` draws without `--metric`, per model.
+pub const SUMMARY_METRIC: [(&str, &str); 3] = [
+    ("autoscale", "launched"),
+    ("consumers", "rounds"),
+    ("bulkhead", "tracking_dropped"),
+];
 
 /// The most runs a histogram takes (every run's metric is held).
 pub const MAX_HISTOGRAM_RUNS: u64 = 100_000;

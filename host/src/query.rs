@@ -12,6 +12,7 @@ use crate::models::{self, Autoscale, Bulkhead, Consumers, Flags, Model, Param, M
 use crate::output::Format;
 use crate::plot::{self, Plotted};
 use crate::sweep::{self, Failure, Options, Progress};
+use crate::trace::Traced;
 
 /// The most runs a browser page runs: a page that computes for minutes looks broken.
 pub const BROWSER_MAX_RUNS: u64 = 100_000;
@@ -62,7 +63,7 @@ pub struct Printed {
     /// The one line the command line writes to stderr, if any, without its newline.
     pub error: Option<String>,
     /// What `capsim plot` draws for the same flags, as an `<svg id="chart">`; or, for a grid
-    /// it does not draw (more than [`plot::MAX_SERIES_RUNS`] runs), a one-line
+    /// it does not draw (more than [`plot::MAX_MULTIPLES_RUNS`] runs), a one-line
     /// `<p id="chart-note">` saying why.
     pub chart: Option<String>,
 }
@@ -88,22 +89,73 @@ fn dispatch(
     progress: &impl Progress,
     printed: &mut Printed,
 ) -> Result<(), String> {
-    let command = pairs
+    let found = pairs
         .iter()
-        .position(|(k, _)| *k == "lesson" || *k == "model");
-    let Some(at) = command else {
-        return Err("a command is required: lesson=NAME or model=NAME".to_string());
+        .position(|(k, _)| matches!(*k, "lesson" | "model" | "trace"))
+        // `formula` is also autoscale's flag: it is the command only when no other is given.
+        .or_else(|| pairs.iter().position(|(k, _)| *k == "formula"));
+    let Some(at) = found else {
+        return Err(
+            "a command is required: lesson=NAME, model=NAME, trace=NAME or formula=check|eval"
+                .to_string(),
+        );
     };
     let (kind, name) = pairs[at];
-    let rest: Vec<(&str, &str)> = pairs
+    let mut rest: Vec<(&str, &str)> = pairs
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != at)
         .map(|(_, p)| *p)
         .collect();
+    if kind != "lesson" {
+        if let Some(i) = rest.iter().position(|(k, _)| *k == "formula-text") {
+            let (_, text) = rest.remove(i);
+            if rest.iter().any(|(k, _)| *k == "formula-text") {
+                return Err("the argument 'formula-text' cannot be used multiple times".into());
+            }
+            if kind != "formula" {
+                if rest.iter().any(|(k, _)| *k == "formula") {
+                    return Err(format!(
+                        "formula-text and formula cannot both be given (formula-text is the file {FORMULA_TEXT_FILE})"
+                    ));
+                }
+                rest.push(("formula", FORMULA_TEXT_FILE));
+            }
+            let path = std::path::Path::new(FORMULA_TEXT_FILE);
+            return crate::input::with_file(path, text, || {
+                command(kind, name, &rest, max_runs, progress, printed)
+            });
+        }
+    }
+    command(kind, name, &rest, max_runs, progress, printed)
+}
+
+/// Runs the command `kind=name` with the other pairs `rest`.
+fn command(
+    kind: &str,
+    name: &str,
+    rest: &[(&str, &str)],
+    max_runs: u64,
+    progress: &impl Progress,
+    printed: &mut Printed,
+) -> Result<(), String> {
+    if kind == "formula" {
+        return formula(name, rest, &mut printed.stdout);
+    }
+    if kind == "trace" {
+        return match name {
+            "autoscale" => trace::<Autoscale>(rest, &mut printed.stdout),
+            "consumers" => trace::<Consumers>(rest, &mut printed.stdout),
+            "bulkhead" => trace::<Bulkhead>(rest, &mut printed.stdout),
+            _ => Err(format!(
+                "unrecognized subcommand '{name}'{}",
+                did_you_mean(name, &MODELS)
+            )),
+        };
+    }
     if kind == "lesson" {
         let mut lang = Lang::Tr;
-        for (k, v) in rest {
+        for &(k, v) in rest {
             match (k, Lang::from_name(v)) {
                 ("lang", Some(l)) => lang = l,
                 ("lang", None) => {
@@ -117,13 +169,121 @@ fn dispatch(
         return lessons(name, lang, &mut printed.stdout);
     }
     match name {
-        "autoscale" => model::<Autoscale>(name, &rest, max_runs, progress, printed),
-        "consumers" => model::<Consumers>(name, &rest, max_runs, progress, printed),
-        "bulkhead" => model::<Bulkhead>(name, &rest, max_runs, progress, printed),
+        "autoscale" => model::<Autoscale>(name, rest, max_runs, progress, printed),
+        "consumers" => model::<Consumers>(name, rest, max_runs, progress, printed),
+        "bulkhead" => model::<Bulkhead>(name, rest, max_runs, progress, printed),
         _ => Err(format!(
             "unrecognized subcommand '{name}'{}",
             did_you_mean(name, &MODELS)
         )),
+    }
+}
+
+/// The file a `formula-text` pair is: `formula-text=TEXT` reads, parses and names TEXT
+/// exactly as the command line does a file of this name holding TEXT
+/// ([`crate::input::with_file`]); with a model or trace it is `--formula editor.formula`,
+/// with `formula=check|eval` the command's FILE.
+pub const FORMULA_TEXT_FILE: &str = "editor.formula";
+
+/// `capsim trace MODEL [flags] [--format F]`.
+fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut format = Format::Table;
+    let mut flags = Vec::new();
+    let mut seen = false;
+    for &(k, v) in pairs {
+        if k != "format" {
+            flags.push((k, v));
+            continue;
+        }
+        if std::mem::replace(&mut seen, true) {
+            return Err("the argument '--format <FORMAT>' cannot be used multiple times".into());
+        }
+        format = Format::from_name(v).ok_or_else(|| {
+            let hint = did_you_mean(v, &["table", "json", "csv"]);
+            format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
+        })?;
+    }
+    let flags = Flags::<M>::from_pairs(flags)?;
+    let p = crate::trace::single(&flags)?;
+    (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    crate::trace::write::<M>(&p, format, out).map_err(|e| match e {
+        crate::trace::Stop::Input(m) => m,
+        crate::trace::Stop::Io(e) => format!("cannot write the output: {e}"),
+    })
+}
+
+/// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...
+/// [--set S]... [--delay N] [--seed N]`; FILE is the `file` pair (or `formula-text`'s
+/// [`FORMULA_TEXT_FILE`]).
+fn formula(name: &str, pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+    use crate::formula::{EvalArgs, Failure, FormulaCommand, DEFAULT_AT};
+    let mut file = FORMULA_TEXT_FILE.to_string();
+    let mut args = EvalArgs {
+        file: std::path::PathBuf::new(),
+        at: DEFAULT_AT.to_string(),
+        sample: Vec::new(),
+        set: Vec::new(),
+        delay: 60,
+        seed: 1,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for &(k, v) in pairs {
+        let once = matches!(k, "file" | "at" | "delay" | "seed");
+        if once && seen.contains(&k) {
+            let value = match k {
+                "file" => return Err(format!("unexpected argument '{v}' found")),
+                "at" => "TIME",
+                "delay" => "SECONDS",
+                _ => "N",
+            };
+            return Err(format!(
+                "the argument '--{k} <{value}>' cannot be used multiple times"
+            ));
+        }
+        seen.push(k);
+        match (name, k) {
+            (_, "file") => file = v.to_string(),
+            ("eval", "at") => args.at = v.to_string(),
+            ("eval", "sample") => args.sample.push(v.to_string()),
+            ("eval", "set") => args.set.push(v.to_string()),
+            ("eval", "delay") => {
+                args.delay = match v.parse::<i64>() {
+                    Ok(n) if (0..=86_400).contains(&n) => n as u32,
+                    Ok(n) => {
+                        return Err(format!(
+                            "invalid value '{v}' for '--delay <SECONDS>': {n} is not in 0..=86400"
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(format!("invalid value '{v}' for '--delay <SECONDS>': {e}"))
+                    }
+                }
+            }
+            ("eval", "seed") => {
+                args.seed = v
+                    .parse()
+                    .map_err(|e| format!("invalid value '{v}' for '--seed <N>': {e}"))?
+            }
+            _ => return Err(format!("unexpected argument '--{k}' found")),
+        }
+    }
+    args.file = file.into();
+    let cmd = match name {
+        "check" => FormulaCommand::Check { file: args.file },
+        "eval" => FormulaCommand::Eval(args),
+        _ => {
+            return Err(format!(
+                "unrecognized subcommand '{name}'{}",
+                did_you_mean(name, &["check", "eval"])
+            ))
+        }
+    };
+    match crate::formula::run(&cmd) {
+        Ok(text) => {
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+        Err(Failure::Input(m) | Failure::Evaluation(m)) => Err(m),
     }
 }
 
@@ -156,7 +316,12 @@ fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
 
 /// `capsim plot`'s SVG for `flags`, its root given `id="chart"`, or a note saying why not.
 fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
-    match plot::plot(name, flags) {
+    note_or_svg(plot::plot(name, flags))
+}
+
+/// The SVG with `id="chart"`, or the error as a one-line note.
+fn note_or_svg(drawn: Result<String, String>) -> String {
+    match drawn {
         Ok(svg) => svg.replacen("<svg ", "<svg id=\"chart\" ", 1),
         Err(e) => {
             let e = e
@@ -166,6 +331,16 @@ fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
             format!("<p id=\"chart-note\">No chart: {e}.</p>")
         }
     }
+}
+
+/// `capsim plot MODEL --summary`'s histogram of the model's default metric (see
+/// [`plot::SUMMARY_METRIC`]) for `flags`, its root given `id="chart"`, or a note saying why not.
+fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
+    let metric = plot::SUMMARY_METRIC
+        .iter()
+        .find(|(m, _)| *m == name)
+        .map_or("", |(_, k)| *k);
+    note_or_svg(plot::histogram(name, flags, metric))
 }
 
 /// The flags every model command takes besides its parameters.
@@ -257,9 +432,14 @@ fn model<M: Plotted>(
             grid.len()
         ));
     }
+    let summary = options.summary;
     let result = sweep::sweep_grid(grid, &options, &mut printed.stdout, progress);
     if result.is_ok() {
-        printed.chart = Some(chart(name, &flags));
+        printed.chart = Some(if summary {
+            histogram(name, &flags)
+        } else {
+            chart(name, &flags)
+        });
     }
     match result {
         Ok(()) => Ok(()),
@@ -372,13 +552,18 @@ mod tests {
         let chart = p.chart.unwrap();
         assert!(chart.starts_with("<svg id=\"chart\" "));
         assert_eq!(chart.replacen(" id=\"chart\"", "", 1), svg);
-        // 3 × 3 runs: more than a plot draws (8), so a note, and the table still printed.
+        // 3 × 3 runs: more than one chart draws (8), so small multiples, capsim plot's.
+        let pairs = [("threshold", "2,3,5"), ("cooldown", "0,3,8")];
+        let mut all = vec![("model", "autoscale")];
+        all.extend(pairs);
+        let p = run(&all, BROWSER_MAX_RUNS, &());
+        assert!(p.error.is_none() && !p.stdout.is_empty());
+        let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let svg = plot::plot("autoscale", &flags).unwrap();
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+        // Beyond 36 runs, a note, and the table still printed.
         let p = run(
-            &[
-                ("model", "autoscale"),
-                ("threshold", "2,3,5"),
-                ("cooldown", "0,3,8"),
-            ],
+            &[("model", "autoscale"), ("threshold", "1..=37")],
             BROWSER_MAX_RUNS,
             &(),
         );
@@ -386,9 +571,22 @@ mod tests {
         assert_eq!(
             p.chart.as_deref(),
             Some(
-                "<p id=\"chart-note\">No chart: a plot draws at most 8 runs; the lists make 9.</p>"
+                "<p id=\"chart-note\">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>"
             )
         );
+    }
+
+    #[test]
+    fn a_summarys_chart_is_capsim_plots_histogram() {
+        let pairs = [("threshold", "2,3,5"), ("seed", "1..=40")];
+        let mut all = vec![("model", "autoscale"), ("summary", "")];
+        all.extend(pairs);
+        let p = run(&all, BROWSER_MAX_RUNS, &());
+        assert!(p.error.is_none(), "{:?}", p.error);
+        let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let svg = plot::histogram("autoscale", &flags, "launched").unwrap();
+        assert!(svg.contains("launched over 120 runs"));
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
     }
 
     #[test]

@@ -519,11 +519,23 @@ fn dash_writes_the_svg_to_stdout() {
 #[test]
 fn other_image_types_are_refused_in_one_line() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    for name in ["x.png", "x.PNG", "x.jpg", "x.pdf"] {
+    // A build without the png feature refuses .png too, and says which build writes it.
+    let refused: &[&str] = if cfg!(feature = "png") {
+        &["x.jpg", "x.pdf"]
+    } else {
+        &["x.png", "x.PNG", "x.jpg", "x.pdf"]
+    };
+    for name in refused {
         let path = dir.join(name);
         let p = path.to_str().unwrap();
         let err = one_line_error(&["plot", "autoscale", "-o", p]);
-        assert!(err.contains("SVG only"), "{err}");
+        let png = name.eq_ignore_ascii_case("x.png");
+        let says = match (cfg!(feature = "png"), png) {
+            (false, true) => "writes SVG, or PNG when built with --features png, not .",
+            (false, false) => "writes SVG, not .",
+            (true, _) => "writes SVG or PNG, not .",
+        };
+        assert!(err.contains(says), "{err}");
         assert!(!path.exists(), "{name} not written");
     }
     let path = dir.join("upper.SVG");
@@ -594,4 +606,425 @@ fn a_failed_run_is_named_even_with_nothing_swept() {
             .name(0),
     ];
     assert_eq!(names, ["seed=20261001", "seed=20260731", "seed=20260801"]);
+}
+
+/// The lesson's 3 × 3 sweep (threshold 2, 3, 5 × cooldown 0, 3, 8) is drawn as 9 panels in
+/// grid order, each captioned by its run, each group-size line peaking at the run's own
+/// `max_size` (read from the sweep's CSV), every panel's series the run's own rounds.
+#[test]
+fn the_lessons_3x3_sweep_is_drawn_as_small_multiples() {
+    let args = ["--threshold", "2,3,5", "--cooldown", "0,3,8"];
+    let mut csv_args = vec!["autoscale"];
+    csv_args.extend(args);
+    let max_size = sweep_column(&csv_args, "max_size");
+    assert_eq!(max_size.len(), 9);
+    let flags =
+        Flags::<Autoscale>::from_pairs([("threshold", "2,3,5"), ("cooldown", "0,3,8")]).unwrap();
+    let panels = plot::panels(&flags.grid().unwrap()).unwrap();
+    let mut names = Vec::new();
+    for t in [2, 3, 5] {
+        for c in [0, 3, 8] {
+            names.push(format!("threshold={t} cooldown={c}"));
+        }
+    }
+    assert_eq!(
+        panels.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+        names
+    );
+    for (panel, max_size) in panels.iter().zip(&max_size) {
+        let (name, series) = (&panel.name, &panel.series);
+        let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["group size", "ready", "required"], "{name}");
+        assert_eq!(
+            max(series[0].points.iter().map(|p| p.1)),
+            *max_size,
+            "{name}"
+        );
+        // The same rounds as the run drawn alone.
+        let pairs: Vec<(&str, &str)> = name
+            .split(' ')
+            .map(|kv| kv.split_once('=').unwrap())
+            .collect();
+        let alone = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+        let alone = plot::series(&alone.grid().unwrap()).unwrap();
+        for (a, b) in alone.iter().zip(series) {
+            assert_eq!(a.points, b.points, "{name}");
+        }
+    }
+    // The SVG: the 9 captions in order, below the title and the legend of the 3 series.
+    let mut plot_args = vec!["plot", "autoscale"];
+    plot_args.extend(args);
+    plot_args.extend(["-o", "-"]);
+    let svg = stdout_ok(&plot_args);
+    let texts: Vec<&str> = elements(&svg, "text").into_iter().map(|(_, t)| t).collect();
+    let captions: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| t.starts_with("threshold="))
+        .collect();
+    assert_eq!(captions, names);
+    assert_eq!(texts[0], "capsim autoscale: seed=20261001");
+    for label in [
+        "group size",
+        "ready",
+        "required",
+        "each panel: instances over round (1 min)",
+    ] {
+        assert!(texts.contains(&label), "{label}");
+    }
+    let height = num(elements(&svg, "svg")[0].0, "height");
+    assert_eq!(height, 64.0 + 3.0 * 200.0 + 8.0);
+}
+
+#[test]
+fn small_multiples_stop_at_36_runs() {
+    let svg = stdout_ok(&[
+        "plot",
+        "consumers",
+        "--consumers",
+        "1..=6",
+        "--slots",
+        "1..=6",
+        "-o",
+        "-",
+    ]);
+    let captions = elements(&svg, "text")
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("consumers="))
+        .count();
+    assert_eq!(captions, 36);
+    let e = one_line_error(&[
+        "plot",
+        "consumers",
+        "--consumers",
+        "1..=6",
+        "--slots",
+        "1..=6",
+        "--seed",
+        "1,2",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(
+        e.trim_end(),
+        "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 72"
+    );
+}
+
+// ---------------------------------------------------------------- marks
+
+/// The round at pixel `x` of a single chart, read off its round-axis tick labels (the
+/// texts under the plot): the first and the last tick's pixels and values.
+fn round_at(svg: &str) -> impl Fn(f64) -> f64 {
+    let ticks: Vec<(f64, f64)> = elements(svg, "text")
+        .into_iter()
+        .filter(|(tag, t)| {
+            num(tag, "y") > 480.0 && num(tag, "y") < 510.0 && t.parse::<f64>().is_ok()
+        })
+        .map(|(tag, t)| (num(tag, "x"), t.parse().unwrap()))
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let (a, b) = (ticks[0], ticks[ticks.len() - 1]);
+    move |x| a.1 + (x - a.0) * (b.1 - a.1) / (b.0 - a.0)
+}
+
+/// The first point of every polyline of colour `stroke` outside the legend's box (the
+/// black-framed rectangle): the marks on the plot, not their legend swatches.
+fn marks_of(svg: &str, stroke: &str) -> Vec<(f64, f64)> {
+    let frame = elements(svg, "rect")
+        .into_iter()
+        .map(|(tag, _)| tag)
+        .find(|tag| attr(tag, "fill") == Some("none") && attr(tag, "stroke") == Some("#000000"))
+        .unwrap();
+    let (x0, y0) = (num(frame, "x"), num(frame, "y"));
+    let (x1, y1) = (x0 + num(frame, "width"), y0 + num(frame, "height"));
+    elements(svg, "polyline")
+        .into_iter()
+        .filter(|(tag, _)| attr(tag, "stroke") == Some(stroke))
+        .map(|(tag, _)| {
+            let mut xy = attr(tag, "points").unwrap().split([',', ' ']);
+            let x: f64 = xy.next().unwrap().parse().unwrap();
+            let y: f64 = xy.next().unwrap().parse().unwrap();
+            (x, y)
+        })
+        .filter(|&(x, y)| !(x0..=x1).contains(&x) || !(y0..=y1).contains(&y))
+        .collect()
+}
+
+/// The texts of an SVG.
+fn texts(svg: &str) -> Vec<String> {
+    elements(svg, "text")
+        .into_iter()
+        .map(|(_, t)| t.to_string())
+        .collect()
+}
+
+/// The lesson's chart marks its surge (rounds 150 to 189, the lesson's `surge_start` and
+/// `surge_end`), its three failure rounds (40, 95, 170) and says a round is a minute; the
+/// shaded window and the rules sit at those rounds on the round axis (within a pixel).
+#[test]
+fn the_autoscale_chart_marks_the_surge_and_the_failure_rounds() {
+    let svg = stdout_ok(&["plot", "autoscale", "--threshold", "2,5", "-o", "-"]);
+    let t = texts(&svg);
+    for label in [
+        "surge (rounds 150 to 189)",
+        "instance breaks (round 40, 95, 170)",
+        "round (1 min)",
+    ] {
+        assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
+    }
+    let round = round_at(&svg);
+    let px = round(1.0) - round(0.0);
+    let surge: Vec<&str> = elements(&svg, "rect")
+        .into_iter()
+        .map(|(tag, _)| tag)
+        .filter(|tag| attr(tag, "fill") == Some("#FFAA00") && num(tag, "height") > 100.0)
+        .collect();
+    assert_eq!(surge.len(), 1, "one surge window");
+    let (x, w) = (num(surge[0], "x"), num(surge[0], "width"));
+    assert!(
+        (round(x) - 150.0).abs() <= 1.0 / px.max(1e-9) + 0.5,
+        "{}",
+        round(x)
+    );
+    assert!((round(x + w) - 190.0).abs() <= 1.5, "{}", round(x + w));
+    let mut rules: Vec<f64> = marks_of(&svg, "#B40028")
+        .into_iter()
+        .map(|(x, _)| round(x).round())
+        .collect();
+    rules.dedup();
+    assert_eq!(rules, [40.0, 95.0, 170.0]);
+    // Without a surge and failures, neither is marked.
+    let plain = stdout_ok(&[
+        "plot",
+        "autoscale",
+        "--surge",
+        "0",
+        "--failure-rounds",
+        "none",
+        "-o",
+        "-",
+    ]);
+    assert!(!plain.contains("#FFAA00") && !plain.contains("#B40028"));
+    assert!(!texts(&plain)
+        .iter()
+        .any(|x| x.starts_with("surge") || x.starts_with("instance breaks")));
+}
+
+/// Two runs' lines that overlap are told apart: the second run's are dashed (many short
+/// pieces of one colour), the first run's one solid line each.
+#[test]
+fn overlapping_runs_are_dashed_apart() {
+    let svg = stdout_ok(&["plot", "autoscale", "--threshold", "2,5", "-o", "-"]);
+    let pieces = |colour: &str| {
+        elements(&svg, "polyline")
+            .into_iter()
+            .filter(|(tag, _)| attr(tag, "stroke") == Some(colour))
+            .count()
+    };
+    // Series 0 (threshold=2: group size) is solid: its line and its legend swatch.
+    assert_eq!(pieces("#1F77B4"), 2);
+    // Series 3 (threshold=5: group size) is dashed: far more than two pieces.
+    assert!(pieces("#D62728") > 50, "{}", pieces("#D62728"));
+}
+
+/// A formula run marks each evaluation with a tick on the round axis: as many as the
+/// metrics' `evaluations`, at rounds 0, 15, 30, …
+#[test]
+fn formula_evaluations_and_hook_waits_are_marked() {
+    let formula = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/formulas/demand.formula"
+    );
+    let row = stdout_ok(&[
+        "autoscale",
+        "--formula",
+        formula,
+        "--launch-hook",
+        "3",
+        "--format",
+        "csv",
+    ]);
+    let evaluations = column(&row, "evaluations")[0];
+    let svg = stdout_ok(&[
+        "plot",
+        "autoscale",
+        "--formula",
+        formula,
+        "--launch-hook",
+        "3",
+        "-o",
+        "-",
+    ]);
+    let round = round_at(&svg);
+    let ticks: Vec<f64> = marks_of(&svg, "#6E28A0")
+        .into_iter()
+        .map(|(x, _)| round(x).round())
+        .collect();
+    let expected: Vec<f64> = (0..16).map(|i| 15.0 * f64::from(i)).collect();
+    assert_eq!(evaluations, 16.0);
+    assert_eq!(ticks, expected);
+    let t = texts(&svg);
+    assert!(
+        t.iter()
+            .any(|x| x == "formula evaluation (every 15 rounds)"),
+        "{t:?}"
+    );
+    assert!(
+        t.iter().any(|x| x == "an instance waits in a hook"),
+        "{t:?}"
+    );
+    // The hook-wait windows are exactly the rounds the trace shows an instance in
+    // Pending:Wait or Removing:Wait.
+    let flags =
+        Flags::<Autoscale>::from_pairs([("formula", formula), ("launch-hook", "3")]).unwrap();
+    let p = flags.grid().unwrap().params(0);
+    let mut lines = plot::Lines::default();
+    capsim::trace::observe::<Autoscale>(&p, &mut lines).unwrap();
+    let trace = stdout_ok(&[
+        "trace",
+        "autoscale",
+        "--formula",
+        formula,
+        "--launch-hook",
+        "3",
+        "--format",
+        "csv",
+    ]);
+    let waits: Vec<f64> = column(&trace, "pending_wait")
+        .iter()
+        .zip(column(&trace, "removing_wait"))
+        .zip(column(&trace, "round"))
+        .filter(|((a, b), _)| **a + *b > 0.0)
+        .map(|(_, r)| r)
+        .collect();
+    assert!(!waits.is_empty());
+    let covered: Vec<f64> = lines
+        .hook_waits
+        .iter()
+        .flat_map(|&(a, b)| (a as u32..b as u32).map(f64::from))
+        .collect();
+    assert_eq!(covered, waits);
+    // Without a formula or a hook: no ticks, no windows of waits.
+    let plain = stdout_ok(&["plot", "autoscale", "-o", "-"]);
+    assert!(!plain.contains("#6E28A0"));
+    assert!(!texts(&plain)
+        .iter()
+        .any(|x| x.contains("hook") || x.contains("formula")));
+}
+
+/// The bulkhead's slowdown is shaded from `--failure-start` to the end, and only in
+/// slowdown mode.
+#[test]
+fn the_bulkhead_chart_marks_the_slowdown() {
+    let svg = stdout_ok(&[
+        "plot",
+        "bulkhead",
+        "--split",
+        "shared,24",
+        "--mode",
+        "slowdown",
+        "-o",
+        "-",
+    ]);
+    assert!(texts(&svg)
+        .iter()
+        .any(|x| x == "slowdown (from round 1000)"));
+    // A round is 1 / --rounds-per-second s (the lesson's 100); runs of different lengths
+    // share the bare "round".
+    assert!(texts(&svg).iter().any(|x| x == "round (1/100 s)"));
+    let mixed = stdout_ok(&[
+        "plot",
+        "bulkhead",
+        "--rounds-per-second",
+        "100,250",
+        "-o",
+        "-",
+    ]);
+    assert!(texts(&mixed).iter().any(|x| x == "round"));
+    let slow = stdout_ok(&["plot", "bulkhead", "--rounds-per-second", "12.5", "-o", "-"]);
+    assert!(texts(&slow).iter().any(|x| x == "round (1/12.5 s)"));
+    let round = round_at(&svg);
+    let window: Vec<&str> = elements(&svg, "rect")
+        .into_iter()
+        .map(|(tag, _)| tag)
+        .filter(|tag| attr(tag, "fill") == Some("#FFAA00") && num(tag, "height") > 100.0)
+        .collect();
+    assert_eq!(window.len(), 1);
+    let x = num(window[0], "x");
+    assert!((round(x) - 1000.0).abs() <= 5.0, "{}", round(x));
+    assert!((round(x + num(window[0], "width")) - 4000.0).abs() <= 5.0);
+    let healthy = stdout_ok(&["plot", "bulkhead", "--mode", "healthy", "-o", "-"]);
+    assert!(!texts(&healthy).iter().any(|x| x.starts_with("slowdown")));
+    let late = stdout_ok(&[
+        "plot",
+        "bulkhead",
+        "--mode",
+        "slowdown",
+        "--failure-start",
+        "4000",
+        "-o",
+        "-",
+    ]);
+    assert!(
+        !texts(&late).iter().any(|x| x.starts_with("slowdown")),
+        "a slowdown after the horizon"
+    );
+}
+
+/// `-o FILE.png` (the png feature): a PNG (its signature, and an IHDR of the SVG's size) of
+/// exactly the SVG that `-o FILE.svg` writes for the same flags, rasterised with its text.
+#[cfg(feature = "png")]
+#[test]
+fn png_is_the_svg_rasterised() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for (args, size) in [
+        (&["autoscale", "--threshold", "2,5"][..], (960u32, 540u32)),
+        (
+            &["autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8"],
+            (960, 672),
+        ),
+        (&["bulkhead", "--seed", "1..=50", "--summary"], (960, 540)),
+    ] {
+        let svg_path = dir.join("same.svg");
+        let png_path = dir.join("same.PNG");
+        let mut a = vec!["plot"];
+        a.extend(args);
+        let mut with_svg = a.clone();
+        with_svg.extend(["-o", svg_path.to_str().unwrap()]);
+        stdout_ok(&with_svg);
+        let mut with_png = a.clone();
+        with_png.extend(["-o", png_path.to_str().unwrap()]);
+        stdout_ok(&with_png);
+        let png = std::fs::read(&png_path).unwrap();
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        // The PNG signature, then the IHDR chunk: width and height, big-endian.
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[12..16], b"IHDR");
+        let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!((be(&png[16..20]), be(&png[20..24])), size, "{args:?}");
+        assert_eq!(
+            png,
+            plot::png(&svg).unwrap(),
+            "{args:?}: the SVG file's rasterisation"
+        );
+        // The text is drawn: the same SVG without its <text> elements gives other pixels.
+        let mut bare = String::new();
+        let mut rest = svg.as_str();
+        while let Some(at) = rest.find("<text") {
+            bare.push_str(&rest[..at]);
+            let end = rest[at..].find("</text>").unwrap() + at + "</text>".len();
+            rest = &rest[end..];
+        }
+        bare.push_str(rest);
+        let decode = |b: &[u8]| resvg::tiny_skia::Pixmap::decode_png(b).unwrap();
+        let (full, plain) = (decode(&png), decode(&plot::png(&bare).unwrap()));
+        let differ = full
+            .pixels()
+            .iter()
+            .zip(plain.pixels())
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(differ > 2000, "{args:?}: {differ} pixels of text");
+    }
 }

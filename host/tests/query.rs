@@ -136,3 +136,163 @@ fn bad_input_prints_the_binarys_error_line() {
         same(pairs);
     }
 }
+
+/// Runs `pairs` (with `formula-text`) in the browser's way, and the command line on a file
+/// `editor.formula` holding the text, in a directory of its own; asserts the same stdout,
+/// error line and success; returns the stdout.
+fn same_as_file(pairs: &[(&str, &str)]) -> String {
+    let text = pairs
+        .iter()
+        .find(|(k, _)| *k == "formula-text")
+        .map(|(_, v)| *v)
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!(
+        "capsim-query-{}-{}",
+        std::process::id(),
+        text.len()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("editor.formula"), text).unwrap();
+    let mut args: Vec<String> = Vec::new();
+    let mut tail: Vec<String> = Vec::new();
+    for &(k, v) in pairs {
+        match k {
+            "model" => args.insert(0, v.into()),
+            "trace" => args.splice(0..0, ["trace".into(), v.into()]).for_each(drop),
+            "formula" if !pairs.iter().any(|(k, _)| *k == "model" || *k == "trace") => args
+                .splice(0..0, ["formula".into(), v.into(), "editor.formula".into()])
+                .for_each(drop),
+            "formula-text" if pairs.iter().any(|(k, _)| *k == "model" || *k == "trace") => {
+                tail.extend(["--formula".into(), "editor.formula".into()])
+            }
+            "formula-text" => {}
+            _ => tail.extend([format!("--{k}"), v.into()]),
+        }
+    }
+    args.extend(tail);
+    let cli = Command::new(env!("CARGO_BIN_EXE_capsim"))
+        .args(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let printed = run(pairs, BROWSER_MAX_RUNS, &());
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        String::from_utf8_lossy(&cli.stdout),
+        "{args:?}"
+    );
+    let stderr = String::from_utf8(cli.stderr).unwrap();
+    assert_eq!(
+        printed.error.map(|e| e + "\n").unwrap_or_default(),
+        stderr,
+        "{args:?}"
+    );
+    assert_eq!(cli.status.success(), stderr.is_empty());
+    String::from_utf8(cli.stdout).unwrap()
+}
+
+#[test]
+fn formula_text_is_a_file_of_that_text() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
+    let mut examples: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "formula"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 10, "{examples:?}");
+    for path in &examples {
+        let text = std::fs::read_to_string(path).unwrap();
+        let t = text.as_str();
+        let row = same_as_file(&[
+            ("model", "autoscale"),
+            ("formula-text", t),
+            ("format", "json"),
+        ]);
+        // cpu-400-as-printed.formula is Microsoft's text as printed, which does not parse.
+        let parses = !path.ends_with("cpu-400-as-printed.formula");
+        assert_eq!(
+            row.contains("\"formula\":\"editor.formula\""),
+            parses,
+            "{row}"
+        );
+        assert_eq!(
+            same_as_file(&[("formula", "check"), ("formula-text", t)]),
+            ""
+        );
+        same_as_file(&[
+            ("formula", "eval"),
+            ("formula-text", t),
+            ("sample", "$CPUPercent=0.2:0.9:0.95"),
+            ("sample", "$PendingTasks=3:4:5:6:7:8:9:10:11:12"),
+            ("set", "$CurrentDedicatedNodes=4"),
+            ("at", "2026-10-05T09:30:00Z"),
+        ]);
+    }
+    let demand = std::fs::read_to_string(format!("{dir}/demand.formula")).unwrap();
+    let trace = same_as_file(&[
+        ("trace", "autoscale"),
+        ("formula-text", &demand),
+        ("evaluation-interval", "5"),
+        ("format", "csv"),
+    ]);
+    assert_eq!(trace.lines().count(), 241);
+    same_as_file(&[
+        ("model", "autoscale"),
+        ("formula-text", &demand),
+        ("threshold", "2,5"),
+        ("format", "csv"),
+    ]);
+    // Bad texts: a grammar error on line 2, a type error, an empty text, 8192 bytes (read)
+    // and 8193 bytes (refused, Batch's limit); each as the command, the grid and the trace.
+    let long_ok = format!("$TargetDedicatedNodes = 1;{}", " ".repeat(8192 - 26));
+    let too_long = format!("{long_ok} ");
+    assert_eq!((long_ok.len(), too_long.len()), (8192, 8193));
+    for t in [
+        "$TargetDedicatedNodes = 2;\n$x = max(1, ;\n",
+        "$TargetDedicatedNodes = \"abc\" + 1;",
+        "",
+        long_ok.as_str(),
+        too_long.as_str(),
+    ] {
+        same_as_file(&[("formula", "check"), ("formula-text", t)]);
+        same_as_file(&[("formula", "eval"), ("formula-text", t)]);
+        same_as_file(&[("model", "autoscale"), ("formula-text", t)]);
+        same_as_file(&[("trace", "autoscale"), ("formula-text", t)]);
+    }
+    // eval's own flags at their extremes and past them.
+    let t = "$TargetDedicatedNodes = rand() > 0.5 ? 1 : 2;";
+    for (k, v) in [
+        ("delay", "0"),
+        ("delay", "86400"),
+        ("delay", "86401"),
+        ("delay", "-1"),
+        ("delay", "x"),
+        ("seed", "0"),
+        ("seed", "18446744073709551615"),
+        ("seed", "18446744073709551616"),
+        ("at", "yesterday"),
+        ("sample", "$Nope=1"),
+    ] {
+        same_as_file(&[("formula", "eval"), ("formula-text", t), (k, v)]);
+    }
+}
+
+#[test]
+fn formula_text_cannot_be_given_with_a_formula_file() {
+    let p = run(
+        &[
+            ("model", "autoscale"),
+            ("formula", "none"),
+            ("formula-text", "$TargetDedicatedNodes = 1;"),
+        ],
+        BROWSER_MAX_RUNS,
+        &(),
+    );
+    assert!(p.stdout.is_empty());
+    assert_eq!(
+        p.error.as_deref(),
+        Some("error: formula-text and formula cannot both be given (formula-text is the file editor.formula)")
+    );
+}

@@ -160,16 +160,23 @@ test("the chart is capsim plot's svg#chart: one non-empty line per series, a leg
     return {
       width: box.width,
       height: box.height,
-      lines: [...svg.querySelectorAll('polyline[stroke-width="2"]')].map((p) => p.getTotalLength()),
+      // Each series' drawn length (a dashed one is many pieces), by its colour.
+      lines: Object.values(
+        [...svg.querySelectorAll('polyline[stroke-width="2"]')].reduce((by, p) => {
+          const c = p.getAttribute("stroke");
+          by[c] = (by[c] || 0) + p.getTotalLength();
+          return by;
+        }, {})
+      ),
       texts: [...svg.querySelectorAll("text")].map((t) => t.textContent.trim()),
     };
   });
   assert.ok(info.width > 300 && info.height > 150);
-  // threshold=2 and 5: group size and ready each, and the one required line they share;
-  // each drawn over the rounds and as a 20-pixel legend swatch.
-  assert.equal(info.lines.length, 10);
-  assert.equal(info.lines.filter((len) => len > 50).length, 5, JSON.stringify(info.lines));
-  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round", "instances", "threshold=2: group size", "threshold=5: ready", "required"]) {
+  // threshold=2 and 5: group size and ready each, and the one required line they share
+  // (5 colours), and the failure rounds' rules; each drawn over the rounds.
+  assert.equal(info.lines.length, 6, JSON.stringify(info.lines));
+  assert.equal(info.lines.filter((len) => len > 300).length, 6, JSON.stringify(info.lines));
+  for (const label of ["capsim autoscale: cooldown=0 seed=20261001", "round (1 min)", "instances", "surge (rounds 150 to 189)", "threshold=2: group size", "threshold=5: ready", "required"]) {
     assert.ok(info.texts.includes(label), label);
   }
   const shot = path.join(root, "target", "playground-screenshot.png");
@@ -210,5 +217,240 @@ test("a long grid runs in the worker and reports its progress", async () => {
   assert.ok(progress.reports >= 2, JSON.stringify(progress));
   assert.equal(progress.done, 400);
   assert.equal(progress.total, 400);
+  await page.close();
+});
+
+// ---------------------------------------------------------------- the formula editor
+
+const formulas = path.join(root, "examples", "formulas");
+
+// The command line on a file editor.formula holding `text`, in a directory of its own.
+function cliOnFile(text, args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "capsim-formula-"));
+  fs.writeFileSync(path.join(dir, "editor.formula"), text);
+  const { spawnSync } = require("node:child_process");
+  const r = spawnSync(capsim, args, { cwd: dir, encoding: "utf8" });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const formulaUrl = (text, extra = []) =>
+  base + "?model=autoscale&formula-text=" + encodeURIComponent(text) + extra.map(([k, v]) => `&${k}=${encodeURIComponent(v)}`).join("");
+
+async function mark(page) {
+  return page.evaluate(() => {
+    const box = document.getElementById("formula-mark");
+    const ta = document.getElementById("formula-text");
+    return {
+      hidden: box.hidden,
+      line: box.dataset.line,
+      col: box.dataset.col,
+      marked: box.querySelector("mark")?.textContent,
+      selected: ta.value.slice(ta.selectionStart, ta.selectionEnd),
+      check: document.getElementById("formula-check").textContent,
+    };
+  });
+}
+
+test("formula-text in the URL shows what capsim autoscale --formula FILE --format json prints", async () => {
+  const page = await browser.newPage();
+  for (const name of ["demand.formula", "cpu-busy.formula", "working-hours.formula", "zero.formula"]) {
+    const text = fs.readFileSync(path.join(formulas, name), "utf8");
+    const cli = cliOnFile(text, ["autoscale", "--formula", "editor.formula", "--format", "json"]);
+    assert.equal(cli.status, 0, cli.stderr);
+    await page.goto(formulaUrl(text, [["format", "json"]]));
+    await done(page);
+    const { output, error } = await shown(page);
+    assert.equal(error, "");
+    assert.equal(output, cli.stdout, name);
+    assert.equal(await page.inputValue("#formula-text"), text);
+    assert.ok(await page.evaluate(() => document.getElementById("formula-editor").open));
+    assert.equal(
+      await page.evaluate(() => document.getElementById("command").textContent),
+      "$ capsim autoscale --formula editor.formula --format json   # editor.formula: the editor's text"
+    );
+    // The chart is capsim plot's for the same text.
+    const chart = await page.evaluate(() => document.getElementById("chart").outerHTML);
+    assert.match(chart, /^<svg id="chart"/);
+  }
+  await page.close();
+});
+
+test("a bad formula shows the command line's one-line error, its line and column marked", async () => {
+  const page = await browser.newPage();
+  const cases = [
+    // The documented CPU formula as printed: the ';' missing at the end of line 7.
+    [fs.readFileSync(path.join(formulas, "cpu-400-as-printed.formula"), "utf8"), 8, 1, "$"],
+    ["$TargetDedicatedNodes = 2;\n$x = max(1, ;\n", 2, 13, ";"],
+    ["$x = \"ü\";\r\n$y = ü;", 2, 6, "ü"],
+  ];
+  for (const [text, line, col, char] of cases) {
+    const cli = cliOnFile(text, ["autoscale", "--formula", "editor.formula", "--format", "json"]);
+    assert.equal(cli.status, 2);
+    await page.goto(formulaUrl(text, [["format", "json"]]));
+    await done(page);
+    const { output, error } = await shown(page);
+    assert.equal(error + "\n", cli.stderr);
+    assert.equal(output, "");
+    await page.waitForFunction(() => document.getElementById("formula-check").textContent !== "");
+    const m = await mark(page);
+    assert.equal(m.hidden, false);
+    assert.equal([m.line, m.col].join(":"), `${line}:${col}`);
+    assert.equal(m.marked, char);
+    assert.equal(m.selected, char);
+    // The live check is capsim formula check's line.
+    const check = cliOnFile(text, ["formula", "check", "editor.formula"]);
+    assert.equal(m.check + "\n", check.stderr);
+  }
+  await page.close();
+});
+
+test("the formula editor: an example one click away, live check, eval with samples and time, the evaluation log", async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(base + "?model=autoscale&formula-text=");
+  await done(page);
+  // Every example of examples/formulas/ is a button.
+  const files = fs.readdirSync(formulas).filter((f) => f.endsWith(".formula")).sort();
+  await page.waitForFunction((n) => document.querySelectorAll("#formula-examples button").length === n, files.length);
+  const demand = fs.readFileSync(path.join(formulas, "demand.formula"), "utf8");
+  // The nav's "formula editor" link opens on the demand-driven example.
+  await page.waitForFunction(() => document.getElementById("formula-page").getAttribute("href").length > 40);
+  const href = await page.getAttribute("#formula-page", "href");
+  assert.equal(new URLSearchParams(href.slice(1)).get("formula-text"), demand);
+  await page.click('#formula-examples button[data-file="demand.formula"]');
+  await page.waitForFunction(
+    (q) => location.search === q && document.body.dataset.state === "done",
+    "?model=autoscale&formula-text=" + encodeURIComponent(demand)
+  );
+  assert.equal((await shown(page)).output, cliOnFile(demand, ["autoscale", "--formula", "editor.formula"]).stdout);
+  await page.waitForFunction(() => document.getElementById("formula-check").textContent.startsWith("ok"));
+  // Typing a mistake: the live check marks it.
+  await page.fill("#formula-text", demand.replace("min(256, $peak + 1)", "min(256, $peak + )"));
+  await page.waitForFunction(() => !document.getElementById("formula-mark").hidden);
+  const m = await mark(page);
+  const bad = cliOnFile(demand.replace("min(256, $peak + 1)", "min(256, $peak + )"), ["formula", "check", "editor.formula"]);
+  assert.equal(m.check + "\n", bad.stderr);
+  assert.equal(m.marked, ")");
+  // Back to the example; eval with the panel's samples and time.
+  await page.click('#formula-examples button[data-file="demand.formula"]');
+  await done(page);
+  await page.click("#formula-eval summary");
+  await page.fill("#eval-at", "2026-10-05T09:30:00Z");
+  await page.fill("#eval-samples", "$PendingTasks=8:9:10:11:12:12:13:14:15:15");
+  await page.fill("#eval-sets", "$CurrentDedicatedNodes=9");
+  await page.click("#eval-run");
+  await page.waitForFunction(() => document.body.dataset.eval === "done");
+  const evalCli = cliOnFile(demand, [
+    "formula", "eval", "editor.formula", "--at", "2026-10-05T09:30:00Z",
+    "--sample", "$PendingTasks=8:9:10:11:12:12:13:14:15:15", "--set", "$CurrentDedicatedNodes=9",
+  ]);
+  assert.equal(evalCli.status, 0, evalCli.stderr);
+  assert.equal(await page.evaluate(() => document.getElementById("eval-output").textContent), evalCli.stdout);
+  assert.match(evalCli.stdout, /\$TargetDedicatedNodes=16;/);
+  // The log: one row per evaluation, round 0 and every 15 rounds (240 rounds: 16, the
+  // metrics' `evaluations`).
+  await page.waitForFunction(() => document.body.dataset.log === "done");
+  const rounds = await page.$$eval("#evaluation-table tbody tr", (trs) => trs.map((tr) => Number(tr.cells[0].textContent)));
+  const metrics = JSON.parse(cliOnFile(demand, ["autoscale", "--formula", "editor.formula", "--format", "json"]).stdout);
+  assert.equal(rounds.length, metrics.evaluations);
+  assert.deepEqual(rounds, Array.from({ length: 16 }, (_, i) => 15 * i));
+  fs.mkdirSync(path.join(__dirname, "screenshots"), { recursive: true });
+  await page.screenshot({ path: path.join(__dirname, "screenshots", "formula-1280x800.png"), fullPage: true });
+  await page.close();
+});
+
+// ---------------------------------------------------------------- the lesson pages
+
+const shots = path.join(__dirname, "screenshots");
+const SIZES = [[1280, 800], [390, 844]];
+const PAGES = {
+  group: { pairs: [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"], ["columns", "under_capacity_rounds,false_replacements,launched,max_size,idle_billed_rounds"]], controls: ["threshold", "cooldown"], panels: 9 },
+  consumers: { pairs: [["model", "consumers"], ["consumers", "1,2,4,8"], ["slots", "2"], ["columns", "throughput,reordered_shipments,wrong_final_state,rounds"]], controls: ["consumers", "slots"], panels: 0 },
+  bulkhead: { pairs: [["model", "bulkhead"], ["split", "shared,24"], ["mode", "healthy,slowdown"], ["columns", "tracking_dropped,event_dropped,idle_slots"]], controls: ["split", "mode"], panels: 0 },
+};
+
+// The boxes of the chart and the table, and the viewport's height.
+async function fold(page) {
+  return page.evaluate(() => {
+    const box = (id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height };
+    };
+    return { chart: box("chart"), table: box("output"), height: innerHeight, width: innerWidth, scroll: scrollY };
+  });
+}
+
+for (const [name, want] of Object.entries(PAGES)) {
+  for (const [width, height] of SIZES) {
+    test(`the ${name} lesson page at ${width} x ${height}: story, its controls, chart and table above the fold`, async () => {
+      const page = await browser.newPage();
+      await page.setViewportSize({ width, height });
+      // From the lesson-page link, as a class would come to it.
+      await page.goto(base);
+      await done(page);
+      await page.click(`#pages a[data-page="${name}"]`);
+      await done(page);
+      const pairs = [["page", name], ...want.pairs];
+      assert.equal(await page.evaluate(() => location.search), query(pairs));
+      const cli = runCli(want.pairs);
+      assert.equal(cli.status, 0, cli.stderr);
+      const { output, error, chart } = await shown(page);
+      assert.equal(error, "");
+      assert.equal(output, cli.stdout);
+      assert.match(chart, /^<svg id="chart"/);
+      if (want.panels) {
+        // The lesson's 3 x 3 sweep, as small multiples: one caption per run.
+        const captions = await page.$$eval("#chart text", (ts) => ts.map((t) => t.textContent.trim()).filter((t) => /^threshold=\d cooldown=\d$/.test(t)));
+        assert.equal(captions.length, want.panels);
+      }
+      // The story in Turkish (the default) and the two controls; the advanced form closed.
+      const story = await page.textContent("#story");
+      assert.ok(story.length > 100 && story.split(". ").length >= 2, story);
+      assert.equal(await page.evaluate(() => document.getElementById("advanced").open), false);
+      for (const flag of want.controls) assert.ok(await page.isVisible(`#c-${flag}`), flag);
+      assert.ok(await page.isVisible("#lang"), "the language switch");
+      const f = await fold(page);
+      await page.screenshot({ path: path.join(shots, `${name}-${width}x${height}.png`) });
+      assert.equal(f.scroll, 0);
+      assert.ok(f.chart.top >= 0 && f.chart.top < f.height, JSON.stringify(f));
+      assert.ok(f.table.top > 0 && f.table.top < f.height, JSON.stringify(f));
+      // The whole chart is in view and inside the page's width (no sideways scroll for it).
+      assert.ok(f.chart.bottom <= f.height, JSON.stringify(f));
+      assert.ok(f.chart.left >= 0 && f.chart.right <= f.width, JSON.stringify(f));
+      // Its first rows are above the fold too: the header and at least one row.
+      assert.ok(f.table.top + 40 < f.height, JSON.stringify(f));
+      await page.close();
+    });
+  }
+}
+
+test("a lesson page's controls and language are in the URL, and a reload shows the same", async () => {
+  fs.mkdirSync(shots, { recursive: true });
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(base + query([["page", "group"], ...PAGES.group.pairs]));
+  await done(page);
+  await page.selectOption("#c-threshold", "3");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("threshold") === "3" && document.body.dataset.state === "done");
+  await page.selectOption("#lang", "en");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("lang") === "en");
+  const story = await page.textContent("#story");
+  assert.match(story, /^An auto-scaling group/);
+  const expected = [["model", "autoscale"], ["threshold", "3"], ["cooldown", "0,3,8"], ["columns", PAGES.group.pairs[3][1]]];
+  assert.equal(await page.evaluate(() => location.search), query([["page", "group"], ...expected, ["lang", "en"]]));
+  const before = await shown(page);
+  assert.equal(before.output, runCli(expected).stdout);
+  // An advanced flag, from the collapsed section.
+  await page.click("#advanced-summary");
+  await page.fill("#f-rounds", "120");
+  await page.waitForFunction(() => new URLSearchParams(location.search).get("rounds") === "120" && document.body.dataset.state === "done");
+  const after = await shown(page);
+  assert.equal(after.output, runCli([...expected.slice(0, 3), ["rounds", "120"], expected[3]]).stdout);
+  await page.reload();
+  await done(page);
+  assert.deepEqual(await shown(page), after);
+  assert.equal(await page.inputValue("#c-threshold"), "3");
+  assert.match(await page.textContent("#story"), /^An auto-scaling group/);
   await page.close();
 });

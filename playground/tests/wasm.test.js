@@ -79,14 +79,35 @@ test("wasm32: the page's chart is capsim plot's SVG byte for byte (plus id=chart
   }
 });
 
-test("wasm32: beyond capsim plot's 8 runs, a note instead of a chart, and the output", () => {
+test("wasm32: the lesson's 3 x 3 sweep is capsim plot's small multiples; beyond 36 runs, a note and the output", () => {
   const pairs = [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"]];
   const out = runner.run(pairs);
   assert.equal(out.error, "");
   assert.equal(out.stdout, runCli(pairs).stdout);
-  assert.equal(out.chart, '<p id="chart-note">No chart: a plot draws at most 8 runs; the lists make 9.</p>');
-  const cli = spawnSync(capsim, ["plot", ...cliArgs(pairs), "-o", path.join(os.tmpdir(), "x.svg")], { encoding: "utf8" });
-  assert.equal(cli.stderr, "error: a plot draws at most 8 runs; the lists make 9\n");
+  assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(pairs));
+  assert.equal((out.chart.match(/>\s*threshold=\d cooldown=\d\s*</g) || []).length, 9);
+  const many = [["model", "autoscale"], ["threshold", "1..=37"]];
+  const big = runner.run(many);
+  assert.equal(big.stdout, runCli(many).stdout);
+  assert.equal(
+    big.chart,
+    '<p id="chart-note">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>'
+  );
+  const cli = spawnSync(capsim, ["plot", ...cliArgs(many), "-o", path.join(os.tmpdir(), "x.svg")], { encoding: "utf8" });
+  assert.equal(cli.stderr, "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37\n");
+});
+
+test("wasm32: a summary's chart is capsim plot --summary's histogram", () => {
+  for (const pairs of [
+    [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"], ["seed", "1..=20"], ["summary", ""]],
+    [["model", "bulkhead"], ["split", "shared,24"], ["seed", "1..=30"], ["summary", ""]],
+  ]) {
+    const out = runner.run(pairs);
+    assert.equal(out.error, "");
+    assert.equal(out.stdout, runCli(pairs).stdout);
+    assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(pairs));
+    assert.match(out.chart, / over (180|60) runs/);
+  }
 });
 
 // The command lines every determinism target runs (scripts/cross-commands.txt): a line with
