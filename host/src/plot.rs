@@ -410,6 +410,14 @@ impl Plotted for Consumers {
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperRight;
     /// A plain run draws the first only; a run with a flow option all three.
     const SERIES: &'static [&'static str] = &["backlog", "queued after arrivals", "dropped so far"];
+    fn series_of(p: &Self::Params) -> Vec<&'static str> {
+        let drawn = if <Self as crate::trace::Traced>::split(p) {
+            3
+        } else {
+            1
+        };
+        Self::SERIES[..drawn].to_vec()
+    }
 }
 
 impl Plotted for Bulkhead {
