@@ -154,6 +154,18 @@ pub enum Accepted {
         /// The grid step, in seconds.
         seconds: u32,
     },
+    /// Lifecycle hooks: at most `max` in all (the one-hook flags included), each timeout
+    /// within its provider's range, ROLLBACK only under Alibaba.
+    Hooks {
+        /// The most hooks of a group.
+        max: u32,
+    },
+    /// Timed actions: at most `max`, counts and versions at least 1, the minimum never
+    /// above the maximum.
+    Timed {
+        /// The most actions of a run.
+        max: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -257,6 +269,14 @@ impl fmt::Display for Accepted {
                 "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
             ),
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
+            Accepted::Hooks { max } => write!(
+                f,
+                "at most {max} hooks in all, each with a timeout of 1 to 360 rounds (alibaba) or 1 to 120 (aws), rollback under alibaba only"
+            ),
+            Accepted::Timed { max } => write!(
+                f,
+                "at most {max} actions, each count and template version at least 1, min_instances never above max_instances"
+            ),
         }
     }
 }

@@ -16,6 +16,12 @@ pub const AUTOSCALE_COLUMNS: [&str; 10] = [
     "removed",
 ];
 
+/// The columns a scenario's autoscale run adds after the states: lifecycle-hook waits that
+/// ended this round (completed, timed out or capped), heartbeats recorded, and timed
+/// operator actions applied. A run without scenario hooks or timed actions has none of them
+/// (its rows are the lesson's).
+pub const AUTOSCALE_SCENARIO_COLUMNS: [&str; 3] = ["hooks_ended", "heartbeats", "actions"];
+
 /// The consumers columns.
 pub const CONSUMERS_COLUMNS: [&str; 5] = [
     "round",
@@ -65,15 +71,35 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
 
 /// Writes the autoscale header line (with its newline).
 pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
+    autoscale_header_with(out, false)
+}
+
+/// Writes the autoscale header line (with its newline); `scenario` adds
+/// [`AUTOSCALE_SCENARIO_COLUMNS`].
+pub fn autoscale_header_with<W: Write + ?Sized>(out: &mut W, scenario: bool) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
     for s in State::ALL {
         write!(out, ",{}", state_column(s))?;
+    }
+    if scenario {
+        out.write_char(',')?;
+        header(out, &AUTOSCALE_SCENARIO_COLUMNS)?;
     }
     out.write_char('\n')
 }
 
 /// Writes one autoscale row (with its newline).
 pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
+    autoscale_row_with(out, s, false)
+}
+
+/// Writes one autoscale row (with its newline); `scenario` adds the values of
+/// [`AUTOSCALE_SCENARIO_COLUMNS`].
+pub fn autoscale_row_with<W: Write + ?Sized>(
+    out: &mut W,
+    s: &autoscale::RoundState,
+    scenario: bool,
+) -> fmt::Result {
     write!(out, "{},", s.round)?;
     write!(out, "{}", jsfmt::Num(s.demand))?;
     write!(
@@ -90,6 +116,9 @@ pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) 
     )?;
     for n in s.counts.0 {
         write!(out, ",{n}")?;
+    }
+    if scenario {
+        write!(out, ",{},{},{}", s.hooks_ended, s.heartbeats, s.actions)?;
     }
     out.write_char('\n')
 }
@@ -141,7 +170,8 @@ pub fn bulkhead_row<W: Write + ?Sized>(
 pub struct CsvTrace<W> {
     /// Where the rows go.
     pub out: W,
-    /// Whether a bulkhead run has a split layout (its per-pool columns).
+    /// Whether a bulkhead run has a split layout (its per-pool columns), or an autoscale run
+    /// has scenario hooks or timed actions ([`AUTOSCALE_SCENARIO_COLUMNS`]).
     pub split: bool,
     /// The first write error, if any.
     pub result: fmt::Result,
@@ -166,7 +196,7 @@ impl<W: Write> CsvTrace<W> {
 
 impl<W: Write> crate::Observer for CsvTrace<W> {
     fn group_round(&mut self, s: &autoscale::RoundState) {
-        let r = autoscale_row(&mut self.out, s);
+        let r = autoscale_row_with(&mut self.out, s, self.split);
         self.keep(r);
     }
 

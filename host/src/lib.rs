@@ -17,6 +17,7 @@ pub mod models;
 pub mod output;
 pub mod plot;
 pub mod query;
+pub mod scenario;
 pub mod summary;
 pub mod sweep;
 pub mod trace;

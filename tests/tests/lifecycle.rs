@@ -56,6 +56,8 @@ fn random_hook(r: &mut Pcg32) -> Option<Hook> {
 
 fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
     Lifecycle {
+        hooks: Default::default(),
+        at: Default::default(),
         launch_hook: random_hook(r),
         terminate_hook: random_hook(r),
         count_pending: chance(r),
@@ -395,6 +397,8 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                         transient_failure: 1.0,
                         demand_base,
                         lifecycle: Lifecycle {
+                            hooks: Default::default(),
+                            at: Default::default(),
                             launch_hook: hook,
                             terminate_hook: hook,
                             count_pending: runs % 3 == 0,

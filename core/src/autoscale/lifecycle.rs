@@ -5,6 +5,14 @@ use crate::error::{ensure, Accepted, Error};
 
 use super::MAX_GROUP_SIZE;
 
+pub mod hooks;
+#[cfg(test)]
+mod scenario_tests;
+pub mod timed;
+
+pub use hooks::{Hooks, LifecycleHook, Provider, Transition, MAX_HOOKS};
+pub use timed::{Timed, TimedAction, TimedActions, MAX_TIMED, NO_BOUND};
+
 /// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
 pub const MAX_HOOK_ROUNDS: u32 = 360;
 /// The longest health-check latency, in rounds: an instance's results in transit fit one
@@ -154,6 +162,9 @@ pub enum HookResult {
     /// `ABANDON`: a launch is released (counted in `abandoned_launches`); a removal goes
     /// on anyway (both results remove at scale-in).
     Abandon,
+    /// `ROLLBACK` (Alibaba only, scenario hooks): a launch is released; a removal is taken
+    /// back, the instance returns to InService ([`hooks`]).
+    Rollback,
 }
 
 impl HookResult {
@@ -162,6 +173,7 @@ impl HookResult {
         match self {
             HookResult::Continue => "continue",
             HookResult::Abandon => "abandon",
+            HookResult::Rollback => "rollback",
         }
     }
 }
@@ -190,6 +202,11 @@ pub enum RemovalPolicy {
     Oldest,
     /// `NewestInstance`: the latest launch decision first; ties last in storage first.
     Newest,
+    /// `OldestScalingConfiguration` (Alibaba) / `OldestLaunchTemplate` (AWS): instances of
+    /// the oldest launch-template version first (versions come from timed `template`
+    /// actions; an instance's version is the one current at its launch decision); ties in
+    /// storage order.
+    OldestTemplate,
 }
 
 impl RemovalPolicy {
@@ -199,6 +216,7 @@ impl RemovalPolicy {
             RemovalPolicy::Lesson => "lesson",
             RemovalPolicy::Oldest => "oldest",
             RemovalPolicy::Newest => "newest",
+            RemovalPolicy::OldestTemplate => "oldest-template",
         }
     }
 }
@@ -290,6 +308,11 @@ pub struct Lifecycle {
     pub check_interval: u32,
     /// The scaling policy.
     pub policy: Policy,
+    /// A scenario's lifecycle hooks, both transitions, each transition's in order; they run
+    /// after the one-hook shorthands `launch_hook` / `terminate_hook` ([`hooks`]).
+    pub hooks: Hooks,
+    /// A scenario's timed operator actions ([`timed`]), after `events` within a round.
+    pub at: TimedActions,
 }
 
 impl Default for Lifecycle {
@@ -310,6 +333,8 @@ impl Default for Lifecycle {
             max_instances: None,
             check_interval: 1,
             policy: Policy::Lesson,
+            hooks: Hooks::new(),
+            at: TimedActions::new(),
         }
     }
 }
@@ -371,6 +396,31 @@ impl Lifecycle {
             "check-interval",
             Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
         )?;
+        let shorthands =
+            usize::from(self.launch_hook.is_some()) + usize::from(self.terminate_hook.is_some());
+        ensure(
+            self.hooks.iter().all(LifecycleHook::valid)
+                && self.hooks.len() + shorthands <= MAX_HOOKS,
+            if self
+                .hooks
+                .iter()
+                .all(|h| h.transition == Transition::Terminate)
+            {
+                "terminate-hooks"
+            } else {
+                "launch-hooks"
+            },
+            Accepted::Hooks {
+                max: MAX_HOOKS as u32,
+            },
+        )?;
+        ensure(
+            self.timed_ok(),
+            "at",
+            Accepted::Timed {
+                max: MAX_TIMED as u32,
+            },
+        )?;
         match &self.policy {
             Policy::Lesson => Ok(()),
             Policy::TargetTracking { target, .. } => ensure(
@@ -392,28 +442,95 @@ impl Lifecycle {
     /// a group of `size` records (`stopped` of them Stopped) and `in_flight` launches asked
     /// for: the first clamp of a round's decision. With neither bound set, `change` itself.
     pub fn bounded(&self, change: i64, size: u32, stopped: u32, in_flight: u32) -> i64 {
-        let held = i64::from(size) + i64::from(in_flight);
-        let mut change = change;
-        if let Some(max) = self.max_instances {
-            let room = i64::from(max) - held;
-            // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
-            let high = if room >= 0 {
-                room + i64::from(stopped)
-            } else {
-                room
+        bounded_by(
+            (self.min_instances, self.max_instances),
+            change,
+            size,
+            stopped,
+            in_flight,
+        )
+    }
+
+    /// Returns the minimum and maximum size in force in round `t`, once that round's timed
+    /// actions are applied: the options', then each timed bound in round and list order.
+    pub fn bounds_at(&self, t: u32) -> (Option<u32>, Option<u32>) {
+        let (mut min, mut max) = (self.min_instances, self.max_instances);
+        let bound = |v: u32| (v != NO_BOUND).then_some(v);
+        let mut last = 0;
+        loop {
+            // The next round with actions, up to `t`, in round order.
+            let next = self
+                .at
+                .iter()
+                .filter(|a| a.round >= last && a.round <= t)
+                .map(|a| a.round)
+                .min();
+            let Some(r) = next else {
+                return (min, max);
             };
-            change = change.min(high);
+            for a in self.at.iter().filter(|a| a.round == r) {
+                match a.what {
+                    Timed::MinInstances => min = bound(a.value),
+                    Timed::MaxInstances => max = bound(a.value),
+                    _ => {}
+                }
+            }
+            if r == u32::MAX {
+                return (min, max);
+            }
+            last = r + 1;
         }
-        if let Some(min) = self.min_instances {
-            change = change.max(i64::from(min) - (held - i64::from(stopped)));
-        }
-        change
+    }
+
+    /// Returns whether the timed actions are in range: counts and versions at least 1, the
+    /// minimum never above the maximum from any action's round on.
+    fn timed_ok(&self) -> bool {
+        let counts = self.at.iter().all(|a| match a.what {
+            Timed::MinInstances | Timed::MaxInstances | Timed::Desired => true,
+            _ => a.value >= 1 && a.value != NO_BOUND,
+        });
+        counts
+            && self.at.iter().all(|a| match self.bounds_at(a.round) {
+                (Some(min), Some(max)) => min <= max,
+                _ => true,
+            })
+            && self
+                .at
+                .iter()
+                .all(|a| a.what != Timed::Desired || a.value != NO_BOUND)
     }
 
     /// Returns whether launches in round `t` fail.
     pub fn stocked_out(&self, t: u32) -> bool {
         self.stockout.is_some_and(|s| s.contains(t))
     }
+}
+
+/// Returns `change` bounded by `(min, max)` as [`Lifecycle::bounded`] does (the bounds a
+/// timed action may have changed).
+pub fn bounded_by(
+    (min_instances, max_instances): (Option<u32>, Option<u32>),
+    change: i64,
+    size: u32,
+    stopped: u32,
+    in_flight: u32,
+) -> i64 {
+    let held = i64::from(size) + i64::from(in_flight);
+    let mut change = change;
+    if let Some(max) = max_instances {
+        let room = i64::from(max) - held;
+        // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
+        let high = if room >= 0 {
+            room + i64::from(stopped)
+        } else {
+            room
+        };
+        change = change.min(high);
+    }
+    if let Some(min) = min_instances {
+        change = change.max(i64::from(min) - (held - i64::from(stopped)));
+    }
+    change
 }
 
 /// Returns whether `steps` are at least one band, each non-empty, in ascending order
@@ -480,7 +597,52 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             };
             let _ = events.push(event); // at most MAX_EVENTS
         }
+        let mut hooks = Hooks::new();
+        for _ in 0..u.int_in_range(0..=3)? {
+            let provider = if u.arbitrary()? {
+                Provider::Aws
+            } else {
+                Provider::Alibaba
+            };
+            let _ = hooks.push(LifecycleHook {
+                transition: if u.arbitrary()? {
+                    Transition::Terminate
+                } else {
+                    Transition::Launch
+                },
+                provider,
+                default_result: *u.choose(&[
+                    HookResult::Continue,
+                    HookResult::Abandon,
+                    HookResult::Rollback,
+                ])?,
+                timeout: u.int_in_range(0..=12)?,
+                action_rounds: u.int_in_range(0..=8)?,
+                heartbeat_every: u.int_in_range(0..=4)?,
+            }); // at most 3
+        }
+        let mut at = TimedActions::new();
+        for _ in 0..u.int_in_range(0..=4)? {
+            let what = *u.choose(&Timed::ALL)?;
+            let value = match what {
+                Timed::MinInstances | Timed::MaxInstances => {
+                    if u.ratio(1u8, 4)? {
+                        NO_BOUND
+                    } else {
+                        u32_field(u, 0, 0..=40)?
+                    }
+                }
+                _ => u32_field(u, 1, 0..=40)?,
+            };
+            let _ = at.push(TimedAction {
+                round: u32_field(u, 0, 0..=300)?,
+                what,
+                value,
+            }); // at most 4
+        }
         Ok(Self {
+            hooks,
+            at,
             launch_hook,
             terminate_hook,
             count_pending: u.arbitrary()?,
@@ -489,6 +651,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                 RemovalPolicy::Lesson,
                 RemovalPolicy::Oldest,
                 RemovalPolicy::Newest,
+                RemovalPolicy::OldestTemplate,
             ])?,
             reclaim: if u.arbitrary()? {
                 Reclaim::Stop

@@ -154,6 +154,13 @@ pub struct RoundState {
     /// launch-hook wait ended): counted serving in `counts`, they serve from the next round,
     /// so this round is still one of their idle billed rounds.
     pub entered_service: u32,
+    /// Timed operator actions applied this round (a scenario's `[[at]]`).
+    pub actions: u32,
+    /// Lifecycle-hook waits that ended this round: completed, timed out or capped (each
+    /// hook of a sequence is one wait).
+    pub hooks_ended: u32,
+    /// Lifecycle-hook heartbeats recorded this round.
+    pub heartbeats: u32,
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).
