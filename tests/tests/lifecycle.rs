@@ -56,8 +56,10 @@ fn random_hook(r: &mut Pcg32) -> Option<Hook> {
 
 fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
     Lifecycle {
-        hooks: Default::default(),
+        launch_hooks: &[],
+        terminate_hooks: &[],
         at: Default::default(),
+        task_rounds: None,
         launch_hook: random_hook(r),
         terminate_hook: random_hook(r),
         count_pending: chance(r),
@@ -397,8 +399,10 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                         transient_failure: 1.0,
                         demand_base,
                         lifecycle: Lifecycle {
-                            hooks: Default::default(),
+                            launch_hooks: &[],
+                            terminate_hooks: &[],
                             at: Default::default(),
+                            task_rounds: None,
                             launch_hook: hook,
                             terminate_hook: hook,
                             count_pending: runs % 3 == 0,

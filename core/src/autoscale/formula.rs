@@ -216,6 +216,10 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         (target - have).min(room.max(0))
     }
 
+    fn node_deallocation(&self) -> Option<Deallocation> {
+        Some(self.deallocation)
+    }
+
     fn drain_rounds(&self) -> u32 {
         match self.deallocation {
             Deallocation::Requeue | Deallocation::Terminate => 0,

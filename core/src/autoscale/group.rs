@@ -9,7 +9,10 @@ use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
 
+use crate::formula::Deallocation;
+
 use super::lifecycle::hooks::{Ending, Tally, Wait};
+use super::lifecycle::tasks::deallocate;
 use super::lifecycle::timed::template_epoch;
 use super::lifecycle::{
     bounded_by, Action, HookResult, LifecycleHook, Provider, Reclaim, RemovalPolicy, Timed,
@@ -68,6 +71,8 @@ pub struct Group<'p> {
     bounds: (Option<u32>, Option<u32>),
     /// What scenario hooks and timed actions did.
     tally: Tally,
+    /// The policy's `$NodeDeallocationOption`, as of its last decision.
+    dealloc: Option<Deallocation>,
 }
 
 impl<'p> Group<'p> {
@@ -98,6 +103,7 @@ impl<'p> Group<'p> {
                 params.lifecycle.max_instances,
             ),
             tally: Tally::default(),
+            dealloc: None,
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
@@ -296,19 +302,16 @@ impl<'p> Group<'p> {
             Transition::Launch => lc.launch_hook,
             Transition::Terminate => lc.terminate_hook,
         };
-        let k = usize::from(k);
-        let listed = |i: usize| {
-            lc.hooks
-                .iter()
-                .filter(|h| h.transition == transition)
-                .nth(i)
-                .copied()
+        let list = match transition {
+            Transition::Launch => lc.launch_hooks,
+            Transition::Terminate => lc.terminate_hooks,
         };
+        let k = usize::from(k);
         match short {
             // At most MAX_HOOK_ROUNDS (360): fits.
-            Some(h) if k == 0 => Some(LifecycleHook::plain(transition, h.rounds as u16, h.result)),
-            Some(_) => listed(k - 1),
-            None => listed(k),
+            Some(h) if k == 0 => Some(LifecycleHook::plain(h.rounds as u16, h.result)),
+            Some(_) => list.get(k - 1).copied(),
+            None => list.get(k).copied(),
         }
     }
 
@@ -424,6 +427,7 @@ impl<'p> Group<'p> {
             capacity: self.capacity as u32,
         };
         let wanted = policy.decide(&signal);
+        self.dealloc = policy.node_deallocation();
         let change = bounded_by(
             self.bounds,
             wanted,
@@ -561,7 +565,7 @@ impl<'p> Group<'p> {
                         }
                         // OldestTemplate compares template epochs, the others launch rounds.
                         let key = if policy == RemovalPolicy::OldestTemplate {
-                            template_epoch(&params.lifecycle.at, o.since)
+                            template_epoch(params.lifecycle.at, o.since)
                         } else {
                             o.since
                         };
@@ -615,12 +619,31 @@ impl<'p> Group<'p> {
             (h, d) => Some(h.map_or(1, |h| u32::from(h.timeout)).saturating_add(d)),
         };
         let wait = Wait::at(if first.is_some() { 0 } else { Wait::DRAIN }).pack();
+        let tasks = self.params.lifecycle.task_rounds;
         let mut i = 0;
         while i < self.instances.len() {
             if self.instances[i].state != State::Removing {
                 i += 1;
                 continue;
             }
+            let hook = match tasks {
+                None => hook,
+                Some(n) => {
+                    // Serving since the round in its timer (`serve`).
+                    let done = self.now.round.saturating_sub(self.instances[i].timer);
+                    let option = self.dealloc.unwrap_or_default();
+                    let (lost, failed, drain) = deallocate(option, n, done);
+                    let tally = &mut self.tally;
+                    tally.lost_task_rounds = tally.lost_task_rounds.saturating_add(lost.into());
+                    tally.failed_tasks = tally.failed_tasks.saturating_add(failed);
+                    tally.drain_rounds = tally.drain_rounds.saturating_add(drain.into());
+                    match (first, drain) {
+                        (Some(h), d) => Some(u32::from(h.timeout).saturating_add(d)),
+                        (None, 0) => None,
+                        (None, d) => Some(d),
+                    }
+                }
+            };
             match hook {
                 Some(rounds) => {
                     self.set(i, State::RemovingWait);
@@ -781,7 +804,8 @@ impl<'p> Group<'p> {
                 o.failures = 0;
                 o.in_transit = 0;
                 o.checks = 0;
-                o.timer = 0;
+                // Serving again from the next round (its task model starts over).
+                o.timer = self.now.round + 1;
                 true
             }
         }
@@ -790,6 +814,10 @@ impl<'p> Group<'p> {
     /// Puts instance `i` into service at the end of round `t`: it serves from round `t + 1`.
     fn serve(&mut self, i: usize, t: u32) {
         self.set(i, State::InService);
+        if self.params.lifecycle.task_rounds.is_some() {
+            // Its first task starts in the round it first serves.
+            self.instances[i].timer = t + 1;
+        }
         self.now.entered_service += 1;
         let waited = (t + 1).saturating_sub(self.instances[i].since);
         let m = &mut self.metrics;
@@ -840,13 +868,11 @@ mod tests {
             let params = Params {
                 lifecycle: Lifecycle {
                     removal_policy,
-                    at: [TimedAction {
+                    at: &[TimedAction {
                         round: 5,
                         what: Timed::Template,
                         value: 2,
-                    }]
-                    .into_iter()
-                    .collect(),
+                    }],
                     ..Lifecycle::default()
                 },
                 ..Params::default()

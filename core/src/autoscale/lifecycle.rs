@@ -8,10 +8,12 @@ use super::MAX_GROUP_SIZE;
 pub mod hooks;
 #[cfg(test)]
 mod scenario_tests;
+pub mod tasks;
 pub mod timed;
 
-pub use hooks::{Hooks, LifecycleHook, Provider, Transition, MAX_HOOKS};
-pub use timed::{Timed, TimedAction, TimedActions, MAX_TIMED, NO_BOUND};
+pub use hooks::{LifecycleHook, Provider, Transition, MAX_HOOKS};
+pub use tasks::{MAX_TASK_ROUNDS, RETAINED_DATA_ROUNDS};
+pub use timed::{Timed, TimedAction, MAX_TIMED, NO_BOUND};
 
 /// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
 pub const MAX_HOOK_ROUNDS: u32 = 360;
@@ -308,11 +310,24 @@ pub struct Lifecycle {
     pub check_interval: u32,
     /// The scaling policy.
     pub policy: Policy,
-    /// A scenario's lifecycle hooks, both transitions, each transition's in order; they run
-    /// after the one-hook shorthands `launch_hook` / `terminate_hook` ([`hooks`]).
-    pub hooks: Hooks,
-    /// A scenario's timed operator actions ([`timed`]), after `events` within a round.
-    pub at: TimedActions,
+    /// A scenario's launch hooks, run in order after the one-hook shorthand `launch_hook`
+    /// ([`hooks`]). The caller owns the list (a host leaks it once per value, a board keeps
+    /// a `static`), so that every copy of the parameters stays small; at most
+    /// [`MAX_HOOKS`] hooks in all, both transitions and the shorthands together.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub launch_hooks: &'static [LifecycleHook],
+    /// A scenario's terminate hooks, run in order after `terminate_hook` ([`hooks`]).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub terminate_hooks: &'static [LifecycleHook],
+    /// A scenario's timed operator actions ([`timed`]), after `events` within a round; at
+    /// most [`MAX_TIMED`]. Owned by the caller as the hooks are.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub at: &'static [TimedAction],
+    /// Rounds of each task a serving node runs, back to back from the round it serves
+    /// (1 to [`MAX_TASK_ROUNDS`]); `None`: no task model (the lesson). With tasks, a node
+    /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
+    /// ([`tasks`]).
+    pub task_rounds: Option<u32>,
 }
 
 impl Default for Lifecycle {
@@ -333,8 +348,10 @@ impl Default for Lifecycle {
             max_instances: None,
             check_interval: 1,
             policy: Policy::Lesson,
-            hooks: Hooks::new(),
-            at: TimedActions::new(),
+            launch_hooks: &[],
+            terminate_hooks: &[],
+            at: &[],
+            task_rounds: None,
         }
     }
 }
@@ -398,24 +415,29 @@ impl Lifecycle {
         )?;
         let shorthands =
             usize::from(self.launch_hook.is_some()) + usize::from(self.terminate_hook.is_some());
+        let total = self.launch_hooks.len() + self.terminate_hooks.len() + shorthands;
         ensure(
-            self.hooks.iter().all(LifecycleHook::valid)
-                && self.hooks.len() + shorthands <= MAX_HOOKS,
-            if self
-                .hooks
-                .iter()
-                .all(|h| h.transition == Transition::Terminate)
-            {
-                "terminate-hooks"
-            } else {
-                "launch-hooks"
-            },
+            self.launch_hooks.iter().all(LifecycleHook::valid) && total <= MAX_HOOKS,
+            "launch-hooks",
             Accepted::Hooks {
                 max: MAX_HOOKS as u32,
             },
         )?;
         ensure(
-            self.timed_ok(),
+            self.terminate_hooks.iter().all(LifecycleHook::valid),
+            "terminate-hooks",
+            Accepted::Hooks {
+                max: MAX_HOOKS as u32,
+            },
+        )?;
+        ensure(
+            self.task_rounds
+                .is_none_or(|n| (1..=MAX_TASK_ROUNDS).contains(&n)),
+            "task-rounds",
+            Accepted::integers(1, MAX_TASK_ROUNDS as u64),
+        )?;
+        ensure(
+            self.at.len() <= MAX_TIMED && self.timed_ok(),
             "at",
             Accepted::Timed {
                 max: MAX_TIMED as u32,
@@ -597,52 +619,66 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             };
             let _ = events.push(event); // at most MAX_EVENTS
         }
-        let mut hooks = Hooks::new();
-        for _ in 0..u.int_in_range(0..=3)? {
-            let provider = if u.arbitrary()? {
-                Provider::Aws
-            } else {
-                Provider::Alibaba
-            };
-            let _ = hooks.push(LifecycleHook {
-                transition: if u.arbitrary()? {
-                    Transition::Terminate
-                } else {
-                    Transition::Launch
-                },
+        // The lists are the caller's ('static): windows of fixed pools, endpoints included.
+        const fn h(
+            provider: Provider,
+            result: HookResult,
+            t: u16,
+            a: u16,
+            k: u16,
+        ) -> LifecycleHook {
+            LifecycleHook {
                 provider,
-                default_result: *u.choose(&[
-                    HookResult::Continue,
-                    HookResult::Abandon,
-                    HookResult::Rollback,
-                ])?,
-                timeout: u.int_in_range(0..=12)?,
-                action_rounds: u.int_in_range(0..=8)?,
-                heartbeat_every: u.int_in_range(0..=4)?,
-            }); // at most 3
+                default_result: result,
+                timeout: t,
+                action_rounds: a,
+                heartbeat_every: k,
+            }
         }
-        let mut at = TimedActions::new();
-        for _ in 0..u.int_in_range(0..=4)? {
-            let what = *u.choose(&Timed::ALL)?;
-            let value = match what {
-                Timed::MinInstances | Timed::MaxInstances => {
-                    if u.ratio(1u8, 4)? {
-                        NO_BOUND
-                    } else {
-                        u32_field(u, 0, 0..=40)?
-                    }
-                }
-                _ => u32_field(u, 1, 0..=40)?,
-            };
-            let _ = at.push(TimedAction {
-                round: u32_field(u, 0, 0..=300)?,
-                what,
-                value,
-            }); // at most 4
+        static HOOKS: [LifecycleHook; 6] = [
+            h(Provider::Alibaba, HookResult::Continue, 3, 2, 0),
+            h(Provider::Aws, HookResult::Abandon, 2, 0, 1),
+            h(Provider::Alibaba, HookResult::Rollback, 4, 0, 2),
+            h(Provider::Aws, HookResult::Continue, 120, 5, 0),
+            h(Provider::Alibaba, HookResult::Abandon, 1, 0, 0),
+            h(Provider::Aws, HookResult::Rollback, 2, 0, 0), // invalid: ROLLBACK is Alibaba's
+        ];
+        const fn a(round: u32, what: Timed, value: u32) -> TimedAction {
+            TimedAction { round, what, value }
         }
+        static AT: [TimedAction; 10] = [
+            a(5, Timed::MaxInstances, 8),
+            a(8, Timed::Desired, 14),
+            a(20, Timed::Template, 2),
+            a(30, Timed::Standby, 2),
+            a(40, Timed::Detach, 1),
+            a(45, Timed::Unstandby, 1),
+            a(50, Timed::MaxInstances, NO_BOUND),
+            a(60, Timed::MinInstances, 3),
+            a(70, Timed::Protect, 2),
+            a(80, Timed::Desired, 0),
+        ];
+        let mut window = |len: usize| -> arbitrary::Result<(usize, usize)> {
+            let start = u.int_in_range(0..=len)?;
+            Ok((start, u.int_in_range(start..=len)?))
+        };
+        let (a0, a1) = window(HOOKS.len())?;
+        let (b0, b1) = window(HOOKS.len())?;
+        let (c0, c1) = window(AT.len())?;
+        let (launch_hooks, terminate_hooks, at) = if u.arbitrary()? {
+            (&HOOKS[a0..a1], &HOOKS[b0..b1], &AT[c0..c1])
+        } else {
+            (&[][..], &[][..], &[][..])
+        };
         Ok(Self {
-            hooks,
+            launch_hooks,
+            terminate_hooks,
             at,
+            task_rounds: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 1, 0..=12)?)
+            },
             launch_hook,
             terminate_hook,
             count_pending: u.arbitrary()?,

@@ -1,6 +1,7 @@
 //! The two seams a group's behaviour plugs into: the scaling policy and the health check.
 //! Their lesson implementations are [`LessonPolicy`] and [`LessonCheck`].
 
+use crate::formula::Deallocation;
 use crate::rng::UnitRng;
 
 use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
@@ -41,6 +42,13 @@ pub trait ScalingPolicy {
     /// before it leaves, on top of any terminate hook; 0 (the lesson): it leaves at once.
     fn drain_rounds(&self) -> u32 {
         0
+    }
+
+    /// What this policy's removals do to a node's running task (Batch's
+    /// `$NodeDeallocationOption`), read only when the group runs tasks (`task_rounds`);
+    /// `None` (every policy but a formula): the task is requeued, Batch's default.
+    fn node_deallocation(&self) -> Option<Deallocation> {
+        None
     }
 }
 

@@ -119,13 +119,12 @@ pub enum Transition {
     Terminate,
 }
 
-/// One lifecycle hook of a scenario (10 bytes, so that [`MAX_HOOKS`] of them stay small).
+/// One lifecycle hook of a scenario (8 bytes). Which transition it holds is the list it is
+/// in ([`super::Lifecycle::launch_hooks`], [`super::Lifecycle::terminate_hooks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LifecycleHook {
-    /// The transition it holds.
-    pub transition: Transition,
     /// Whose rules it follows.
     pub provider: Provider,
     /// The result at its timeout (or at the provider's cap).
@@ -143,9 +142,8 @@ pub struct LifecycleHook {
 impl LifecycleHook {
     /// Returns a hook that only waits: `timeout` rounds, then `result` (the one-hook flags'
     /// shorthand, Alibaba's rules).
-    pub const fn plain(transition: Transition, timeout: u16, result: HookResult) -> Self {
+    pub const fn plain(timeout: u16, result: HookResult) -> Self {
         Self {
-            transition,
             provider: Provider::Alibaba,
             default_result: result,
             timeout,
@@ -161,9 +159,6 @@ impl LifecycleHook {
             && (self.default_result != HookResult::Rollback || self.provider == Provider::Alibaba)
     }
 }
-
-/// The hooks of a scenario, both transitions, in list order within each.
-pub type Hooks = heapless::Vec<LifecycleHook, MAX_HOOKS>;
 
 /// How a wait ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,6 +258,12 @@ pub(crate) struct Tally {
     pub rollbacks: u32,
     /// Instances detached by timed actions.
     pub detached: u32,
+    /// Rounds of task work lost by removals (`requeue`, `terminate`).
+    pub lost_task_rounds: u64,
+    /// Tasks failed by removals (`terminate`).
+    pub failed_tasks: u32,
+    /// Rounds removed nodes drained their tasks (`taskcompletion`, `retaineddata`).
+    pub drain_rounds: u64,
 }
 
 #[cfg(test)]
@@ -271,7 +272,6 @@ mod tests {
 
     fn hook(provider: Provider, timeout: u16, action: u16, every: u16) -> LifecycleHook {
         LifecycleHook {
-            transition: Transition::Launch,
             provider,
             default_result: HookResult::Continue,
             timeout,
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn records_stay_small() {
-        assert_eq!(core::mem::size_of::<LifecycleHook>(), 10);
+        assert_eq!(core::mem::size_of::<LifecycleHook>(), 8);
         let w = Wait {
             hook: 49,
             heartbeats: 20,

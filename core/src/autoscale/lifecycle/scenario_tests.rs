@@ -14,8 +14,13 @@ extern crate std;
 /// The lesson's boot, in rounds (S000).
 const LESSON_BOOT: u32 = 2;
 
-fn hook(transition: Transition, timeout: u16) -> LifecycleHook {
-    LifecycleHook::plain(transition, timeout, HookResult::Continue)
+fn hook(timeout: u16) -> LifecycleHook {
+    LifecycleHook::plain(timeout, HookResult::Continue)
+}
+
+/// A list the run may keep ('static, as a host's are).
+fn leak<T: Copy>(list: &[T]) -> &'static [T] {
+    std::boxed::Box::leak(list.to_vec().into_boxed_slice())
 }
 
 fn with(lifecycle: Lifecycle) -> Params {
@@ -36,17 +41,26 @@ fn counting(lifecycle: Lifecycle) -> Params {
 
 fn hooks(list: &[LifecycleHook]) -> Lifecycle {
     Lifecycle {
-        hooks: list.iter().copied().collect(),
+        launch_hooks: leak(list),
+        ..Lifecycle::default()
+    }
+}
+
+fn terminate_hooks(list: &[LifecycleHook]) -> Lifecycle {
+    Lifecycle {
+        terminate_hooks: leak(list),
         ..Lifecycle::default()
     }
 }
 
 fn at(list: &[(u32, Timed, u32)]) -> Lifecycle {
     Lifecycle {
-        at: list
-            .iter()
-            .map(|&(round, what, value)| TimedAction { round, what, value })
-            .collect(),
+        at: leak(
+            &list
+                .iter()
+                .map(|&(round, what, value)| TimedAction { round, what, value })
+                .collect::<std::vec::Vec<_>>(),
+        ),
         ..Lifecycle::default()
     }
 }
@@ -74,12 +88,12 @@ fn the_lessons_boot_is_two_rounds() {
 
 #[test]
 fn a_hooks_job_completes_its_wait_early() {
-    let mut h = hook(Transition::Launch, 10);
+    let mut h = hook(10);
     h.action_rounds = 3;
     let m = run(&with(hooks(&[h]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 3);
     // Without the job, the whole timeout.
-    let m = run(&with(hooks(&[hook(Transition::Launch, 10)]))).unwrap();
+    let m = run(&with(hooks(&[hook(10)]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 10);
     // A job at or past the timeout never completes it.
     h.action_rounds = 10;
@@ -93,7 +107,7 @@ fn a_hooks_job_completes_its_wait_early() {
 fn heartbeats_extend_a_wait_until_the_providers_cap() {
     // Alibaba: a heartbeat every 5 rounds of a 10-round timeout, 20 heartbeats at most:
     // 20 × 5 rounds, then one last full timeout.
-    let mut h = hook(Transition::Launch, 10);
+    let mut h = hook(10);
     h.heartbeat_every = 5;
     let m = run(&counting(hooks(&[h]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 20 * 5 + 10);
@@ -104,7 +118,7 @@ fn heartbeats_extend_a_wait_until_the_providers_cap() {
         default_result: HookResult::Continue,
         timeout: 2,
         heartbeat_every: 1,
-        ..hook(Transition::Launch, 2)
+        ..hook(2)
     };
     let m = run(&counting(hooks(&[h]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 100 * 2);
@@ -112,7 +126,7 @@ fn heartbeats_extend_a_wait_until_the_providers_cap() {
     let h = LifecycleHook {
         timeout: 300,
         heartbeat_every: 100,
-        ..hook(Transition::Launch, 300)
+        ..hook(300)
     };
     let p = Params {
         rounds: 400,
@@ -141,16 +155,20 @@ fn the_one_hook_flags_are_a_plain_hook() {
                 ..Lifecycle::default()
             },
         };
-        let listed = hooks(&[LifecycleHook::plain(transition, 7, result)]);
+        let plain = [LifecycleHook::plain(7, result)];
+        let listed = match transition {
+            Transition::Launch => hooks(&plain),
+            Transition::Terminate => terminate_hooks(&plain),
+        };
         assert_eq!(run(&with(flag)).unwrap(), run(&with(listed)).unwrap());
     }
 }
 
 #[test]
 fn hooks_of_a_transition_run_one_after_another() {
-    let mut first = hook(Transition::Launch, 6);
+    let mut first = hook(6);
     first.action_rounds = 2;
-    let second = hook(Transition::Launch, 4);
+    let second = hook(4);
     let m = run(&with(hooks(&[first, second]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 2 + 4);
     // The shorthand runs first, then the list.
@@ -167,7 +185,7 @@ fn hooks_of_a_transition_run_one_after_another() {
         let first = LifecycleHook {
             provider,
             default_result: HookResult::Abandon,
-            ..hook(Transition::Launch, 2)
+            ..hook(2)
         };
         let m = run(&with(hooks(&[first, second]))).unwrap();
         assert_eq!(m.abandoned_launches > 0, abandoned, "{provider:?}");
@@ -179,10 +197,10 @@ fn hooks_of_a_transition_run_one_after_another() {
 fn a_rollback_keeps_the_instance_in_service() {
     let removal = |result| LifecycleHook {
         default_result: result,
-        ..hook(Transition::Terminate, 3)
+        ..hook(3)
     };
-    let cont = rounds(&with(hooks(&[removal(HookResult::Continue)])));
-    let back = rounds(&with(hooks(&[removal(HookResult::Rollback)])));
+    let cont = rounds(&with(terminate_hooks(&[removal(HookResult::Continue)])));
+    let back = rounds(&with(terminate_hooks(&[removal(HookResult::Rollback)])));
     // Every removal comes back after its 3 rounds: the group never shrinks below what it
     // has once grown to, by scale-in.
     let removed: u32 = back.0.iter().map(|s| s.removed).sum();
@@ -190,14 +208,8 @@ fn a_rollback_keeps_the_instance_in_service() {
     let last = |r: &Rounds| r.0.last().map_or(0, |s| s.counts.get(State::InService));
     assert!(last(&back) > last(&cont), "{} {}", last(&back), last(&cont));
     // A terminate ABANDON ends the remaining hooks: a long second hook is skipped.
-    let abandon_then_long = hooks(&[
-        removal(HookResult::Abandon),
-        hook(Transition::Terminate, 50),
-    ]);
-    let cont_then_long = hooks(&[
-        removal(HookResult::Continue),
-        hook(Transition::Terminate, 50),
-    ]);
+    let abandon_then_long = terminate_hooks(&[removal(HookResult::Abandon), hook(50)]);
+    let cont_then_long = terminate_hooks(&[removal(HookResult::Continue), hook(50)]);
     let a = run(&with(abandon_then_long)).unwrap();
     let c = run(&with(cont_then_long)).unwrap();
     assert!(a.billed_rounds < c.billed_rounds);
@@ -274,7 +286,7 @@ fn the_bounds_of_timed_actions_are_checked() {
         ])
     });
     assert!(run(&ok).is_ok());
-    let mut h = hook(Transition::Launch, 121);
+    let mut h = hook(121);
     h.provider = Provider::Aws;
     assert!(run(&with(hooks(&[h]))).is_err());
 }

@@ -98,12 +98,9 @@ pub struct TimedAction {
     pub value: u32,
 }
 
-/// The timed actions of one run, applied in list order within a round.
-pub type TimedActions = heapless::Vec<TimedAction, MAX_TIMED>;
-
 /// Returns the launch-template epoch of a launch decided in round `since`: how many
 /// template changes `at` lists up to and including that round (0: the initial version).
-pub fn template_epoch(at: &TimedActions, since: u32) -> u32 {
+pub fn template_epoch(at: &[TimedAction], since: u32) -> u32 {
     at.iter()
         .filter(|a| a.what == Timed::Template && a.round <= since)
         .count() as u32
@@ -124,18 +121,16 @@ mod tests {
 
     #[test]
     fn epochs_count_the_template_changes_so_far() {
-        let mut at = TimedActions::new();
-        for (round, what) in [
+        let at = [
             (10, Timed::Template),
             (20, Timed::Desired),
             (30, Timed::Template),
-        ] {
-            let _ = at.push(TimedAction {
-                round,
-                what,
-                value: 2,
-            });
-        }
+        ]
+        .map(|(round, what)| TimedAction {
+            round,
+            what,
+            value: 2,
+        });
         assert_eq!(template_epoch(&at, 9), 0);
         assert_eq!(template_epoch(&at, 10), 1);
         assert_eq!(template_epoch(&at, 29), 1);
