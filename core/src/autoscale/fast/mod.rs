@@ -64,21 +64,27 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::error::Error;
-use crate::rng::{GroupLcg, GroupStream, GroupStreamChecks, UnitRng};
+use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
 use super::lifecycle::Lifecycle;
 use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
+mod lockstep;
+mod masks;
+
+pub(super) use lockstep::run_lockstep;
+use masks::{select, span, Masks};
+
 /// 64-bit words of a mask: one bit per instance position.
-const WORDS: usize = MAX_GROUP_SIZE / 64;
-type Mask = [u64; WORDS];
+pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
+pub(super) type Mask = [u64; WORDS];
 
 /// Rounds whose required instances are computed ahead.
-const AHEAD: usize = 32;
+pub(super) const AHEAD: usize = 32;
 
 /// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
-const RING: usize = 8;
+pub(super) const RING: usize = 8;
 
 /// Returns whether the fast path computes `params` exactly: the lesson's policy and check
 /// with every lifecycle option as the lesson has it, a boot that fits the ring and a
@@ -116,243 +122,6 @@ pub(super) fn applies(params: &Params) -> bool {
         ..Lifecycle::default()
     };
     *lifecycle == lesson && *boot_rounds <= RING as u32 && *threshold <= u32::from(u8::MAX)
-}
-
-/// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
-fn span(w: usize, lo: usize, hi: usize) -> u64 {
-    let base = w * 64;
-    let lo = lo.clamp(base, base + 64) - base;
-    let hi = hi.clamp(base, base + 64) - base;
-    let ones = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-    ones(hi) & !ones(lo)
-}
-
-const L8: u64 = 0x0101_0101_0101_0101;
-const H8: u64 = 0x8080_8080_8080_8080;
-
-/// Returns, in each byte, the number of set bits of `x` in that byte and all lower ones.
-fn byte_prefix_counts(x: u64) -> u64 {
-    let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
-    s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
-    s = (s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f;
-    s.wrapping_mul(L8)
-}
-
-/// Returns how many bytes of `prefix` (each at most 64) are at most `k` (`k` < 128).
-fn bytes_at_most(prefix: u64, k: u64) -> u64 {
-    let le = (((k * L8) | H8) - prefix) & H8;
-    (le >> 7).wrapping_mul(L8) >> 56
-}
-
-/// Returns bit `k` (from 0) of the set bits of `x`, as a one-bit mask, 0 when `x` has at most
-/// `k`: branch-free (a loop would mispredict on the random `k`).
-fn select(x: u64, k: u32) -> u64 {
-    let k = u64::from(k);
-    let prefix = byte_prefix_counts(x);
-    let byte = bytes_at_most(prefix, k); // 8 when x has at most k bits
-    let shift = (byte * 8) & 63;
-    let before = ((prefix << 8) >> shift) & 0xff;
-    let b = (x >> shift) & 0xff;
-    // The byte's bits spread one a byte, then counted the same way.
-    let spread = b.wrapping_mul(L8) & 0x8040_2010_0804_0201;
-    let ones = ((spread + 0x7f7f_7f7f_7f7f_7f7f) & H8) >> 7;
-    let bit = bytes_at_most(ones.wrapping_mul(L8), k.wrapping_sub(before) & 0x7f);
-    u64::from(byte < 8) << (shift + (bit & 7))
-}
-
-/// The group: instance positions in storage order.
-#[derive(Clone)]
-struct Masks {
-    alive: Mask,
-    ready: Mask,
-    broken: Mask,
-    /// Ready instances whose last check failed (one consecutive failure or more).
-    failing: Mask,
-    /// Ready instances with two consecutive failures or more, their count in `streak`
-    /// (thresholds of 3 and more only).
-    failing2: Mask,
-    /// (A byte each: a streak ends at the threshold, at most 255 on this path.)
-    streak: [u8; MAX_GROUP_SIZE],
-    /// Booting instances by the round (modulo [`RING`]) in which they become ready.
-    booting: [Mask; RING],
-    booting_n: [u32; RING],
-    /// Positions from here on are free.
-    top: usize,
-    size: u32,
-    ready_n: u32,
-    /// Broken instances (all ready: a broken one is replaced or removed, never booting).
-    broken_n: u32,
-}
-
-impl Masks {
-    /// Removes the instances of `gone` (all of one kind: ready, or booting) in words below
-    /// `NW`.
-    fn remove<const NW: usize>(&mut self, gone: &[u64; NW]) {
-        for w in 0..NW {
-            let keep = !gone[w];
-            self.alive[w] &= keep;
-            self.ready[w] &= keep;
-            self.broken[w] &= keep;
-            self.failing[w] &= keep;
-            self.failing2[w] &= keep;
-        }
-    }
-
-    /// Moves every instance to the front, keeping their order.
-    fn compact(&mut self) {
-        let alive = self.alive;
-        let squeeze = |m: &Mask| {
-            let mut out = [0u64; WORDS];
-            let mut to = 0;
-            for (w, &a) in alive.iter().enumerate() {
-                let mut rest = a;
-                while rest != 0 {
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if (m[w] >> b) & 1 == 1 {
-                        out[to / 64] |= 1 << (to % 64);
-                    }
-                    to += 1;
-                }
-            }
-            out
-        };
-        let mut to = 0;
-        for (w, &a) in alive.iter().enumerate() {
-            let mut rest = a;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                self.streak[to] = self.streak[w * 64 + b];
-                to += 1;
-            }
-        }
-        self.ready = squeeze(&self.ready);
-        self.broken = squeeze(&self.broken);
-        self.failing = squeeze(&self.failing);
-        self.failing2 = squeeze(&self.failing2);
-        for i in 0..RING {
-            self.booting[i] = squeeze(&self.booting[i]);
-        }
-        self.alive = squeeze(&self.alive);
-        self.top = to;
-    }
-
-    /// Appends `n` booting instances (room checked by the caller) into cohort `slot`.
-    fn append(&mut self, n: usize, slot: usize) {
-        // Also when the group would leave the first word with room to spare in it: rounds
-        // within one word cost less (and compacting keeps the order, so nothing else changes).
-        if self.top + n > MAX_GROUP_SIZE || (self.top + n > 64 && self.size as usize + n <= 48) {
-            self.compact();
-        }
-        let (lo, hi) = (self.top, self.top + n);
-        if hi <= 64 {
-            let m = span(0, lo, hi);
-            self.alive[0] |= m;
-            self.booting[slot][0] |= m;
-        } else {
-            for w in 0..WORDS {
-                let m = span(w, lo, hi);
-                self.alive[w] |= m;
-                self.booting[slot][w] |= m;
-            }
-        }
-        self.booting_n[slot] += n as u32;
-        self.top = hi;
-        self.size += n as u32;
-    }
-
-    /// Scale-in: the first `n` ready instances leave; steps beyond them cancel launches from
-    /// the end (the lesson's `splice(-1, 1)`). Returns how many left.
-    fn scale_in(&mut self, n: u64) -> u32 {
-        if self.top <= 64 {
-            self.scale_in_words::<1>(n)
-        } else {
-            self.scale_in_words::<WORDS>(n)
-        }
-    }
-
-    /// [`Masks::scale_in`] when no instance is past word `NW`.
-    #[inline(always)]
-    fn scale_in_words<const NW: usize>(&mut self, n: u64) -> u32 {
-        let take = n.min(u64::from(self.ready_n)) as u32;
-        let mut left = take;
-        let mut gone = [0u64; NW];
-        // Usually one or two: lowest bits one at a time (a count and a select cost more).
-        for w in 0..self.top.div_ceil(64).min(NW) {
-            let mut r = self.ready[w];
-            while left > 0 && r != 0 {
-                let low = r & r.wrapping_neg();
-                gone[w] |= low;
-                r ^= low;
-                left -= 1;
-            }
-        }
-        let broken: u32 = (0..NW)
-            .map(|w| (gone[w] & self.broken[w]).count_ones())
-            .sum();
-        self.broken_n -= broken;
-        self.remove(&gone);
-        self.ready_n -= take;
-        self.size -= take;
-        let mut removed = take;
-        let more = (n - u64::from(take)).min(u64::from(self.size)) as u32;
-        if more > 0 {
-            // Only booting instances are left: cancel the last `more`.
-            let mut left = more;
-            let mut gone = [0u64; NW];
-            for w in (0..NW).rev() {
-                let a = self.alive[w];
-                let c = a.count_ones();
-                gone[w] = if c <= left {
-                    a
-                } else {
-                    a & !(select(a, c - left).wrapping_sub(1))
-                };
-                left -= c.min(left);
-            }
-            self.remove(&gone);
-            for i in 0..RING {
-                for w in 0..NW {
-                    self.booting_n[i] -= (self.booting[i][w] & gone[w]).count_ones();
-                    self.booting[i][w] &= !gone[w];
-                }
-            }
-            self.size -= more;
-            removed += more;
-        }
-        self.top = match (0..NW).rev().find(|&w| self.alive[w] != 0) {
-            Some(w) => w * 64 + 64 - self.alive[w].leading_zeros() as usize,
-            None => 0,
-        };
-        removed
-    }
-}
-
-impl Masks {
-    /// Counts the failures in a row of the instances in `again` (word `w`), which failed
-    /// this round and the one before, and returns those that reach `threshold` (3 or more).
-    fn streaks(&mut self, w: usize, mut again: u64, threshold: u32) -> u64 {
-        let mut out = 0;
-        while again != 0 {
-            let b = again.trailing_zeros() as usize;
-            let bit = 1u64 << b;
-            again &= again - 1;
-            let i = w * 64 + b;
-            let streak = if self.failing2[w] & bit != 0 {
-                self.streak[i].saturating_add(1)
-            } else {
-                2
-            };
-            if u32::from(streak) >= threshold {
-                out |= bit;
-            } else {
-                self.streak[i] = streak;
-                self.failing2[w] |= bit;
-            }
-        }
-        out
-    }
 }
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
@@ -795,114 +564,9 @@ pub(super) fn run<R: UnitRng, O: Observer>(
     Ok(run.finish())
 }
 
-/// Runs `params` (validated, [`applies`] true, sharing rounds, capacity and `demand`; the
-/// stream's seed) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
-/// block. Within a block a run keeps its state at hand (no per-round switch between runs),
-/// and after each round the stream computes up to two draws ahead, so its generator's
-/// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
-/// the runs draw the same numbers (the lesson's: about 11 a round each), and the stream
-/// stays about a block ahead of the leading run.
-pub(super) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
-    params: &[Params; N],
-    demand: impl Fn(u32) -> f64,
-    stream: &mut GroupStream<S>,
-) -> [Result<Metrics, Error>; N] {
-    let demand0 = demand(0);
-    let mut runs: [Result<Run, Error>; N] = core::array::from_fn(|i| Run::new(&params[i], demand0));
-    let seed = stream.seed();
-    let mut at: [(usize, GroupLcg); N] = core::array::from_fn(|_| (0, GroupLcg::new(seed)));
-    // Runs that are an earlier run's until it first replaces an instance ([`follows`]): they
-    // wait, and take its state from before the block in which it did.
-    let mut leader: [Option<usize>; N] = [None; N];
-    for j in 0..N {
-        leader[j] = (0..j)
-            .find(|&i| leader[i].is_none() && runs[i].is_ok() && follows(&params[i], &params[j]));
-    }
-    let mut snapshot: Option<(Run, (usize, GroupLcg))> = None;
-    let (rounds, capacity) = (params[0].rounds, params[0].capacity);
-    let mut ahead = [0i64; AHEAD];
-    // The leading reader's position, and how far it went in the last block.
-    let (mut lead, mut span) = (0, 0);
-    let mut t0 = 0;
-    while t0 < rounds {
-        needed_ahead(&mut ahead, t0, rounds, capacity, &demand);
-        let t1 = rounds.min(t0.saturating_add(AHEAD as u32));
-        // This block's draws were computed during the last one; now the next block's.
-        let want = lead + 3 * span + 256;
-        let before = lead;
-        for i in 0..N {
-            let Ok(r) = &mut runs[i] else { continue };
-            if leader[i].is_some() {
-                continue;
-            }
-            let followed = leader.contains(&Some(i));
-            if followed {
-                snapshot = Some((r.clone(), at[i].clone()));
-            }
-            let mut reader = stream.checks_at(at[i].0, at[i].1.clone(), r.p);
-            let result = r.rounds(t0, t1, &ahead, &mut reader, |reader| {
-                if reader.filled() < want {
-                    reader.produce(2);
-                }
-            });
-            at[i] = reader.position();
-            lead = lead.max(at[i].0);
-            let diverged = result.is_err() || r.m.replacements > 0;
-            if let Err(e) = result {
-                runs[i] = Err(e);
-            }
-            if followed && diverged {
-                // The followers run this block themselves (they come later in the order),
-                // from where the leader started it.
-                if let Some((run, pos)) = &snapshot {
-                    for j in i + 1..N {
-                        if leader[j] == Some(i) {
-                            let mut own = run.clone();
-                            own.threshold = params[j].threshold;
-                            runs[j] = Ok(own);
-                            at[j] = pos.clone();
-                            leader[j] = None;
-                        }
-                    }
-                }
-            }
-        }
-        span = lead - before;
-        t0 = t1;
-    }
-    core::array::from_fn(|i| match &runs[leader[i].unwrap_or(i)] {
-        Ok(r) => Ok(r.finish()),
-        Err(e) => Err(*e),
-    })
-}
-
-/// Returns whether a run of `b` is the run of `a` until `a` first replaces an instance (the
-/// fields the lockstep shares aside): they differ only in the threshold, both 3 or more and
-/// `a`'s the lower. Until a streak reaches `a`'s threshold, the streaks are counted the
-/// same way whatever the threshold, and nothing else reads it: the same groups, the same
-/// draws, the same metrics.
-fn follows(a: &Params, b: &Params) -> bool {
-    3 <= a.threshold
-        && a.threshold < b.threshold
-        && a.cooldown == b.cooldown
-        && a.boot_rounds == b.boot_rounds
-        && a.min_size_start == b.min_size_start
-        && a.failure_rounds == b.failure_rounds
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
-
-    use super::select;
-
-    /// The k-th set bit, found by clearing the lower ones one by one.
-    fn select_slow(mut x: u64, k: u32) -> u64 {
-        for _ in 0..k {
-            x &= x.wrapping_sub(1);
-        }
-        x & x.wrapping_neg()
-    }
 
     #[test]
     fn ceil_count_is_ceil_then_saturating_conversion() {
@@ -992,25 +656,5 @@ mod tests {
             threshold: 256,
             ..lesson
         }));
-    }
-
-    #[test]
-    fn select_finds_the_kth_set_bit() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..2000 {
-            x = x.rotate_left(7) ^ x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            for m in [
-                x,
-                x & (x >> 3),
-                x & (x >> 1) & (x >> 5),
-                u64::MAX,
-                0,
-                1 << 63,
-            ] {
-                for k in 0..65 {
-                    assert_eq!(select(m, k), select_slow(m, k), "{m:#x} {k}");
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,381 @@
+//! The autoscale model's ground floor: its [`Params`] and [`Metrics`], the limits every
+//! engine checks (`MAX_*`), the shared errors and JavaScript helpers, and the demand seam
+//! ([`Demand`], [`Curve`], [`Table`]). Every sibling module imports from here; this file
+//! imports only the lifecycle types a parameter set carries.
+
+use super::Lifecycle;
+use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
+/// The most instances a group may hold at once.
+pub const MAX_GROUP_SIZE: usize = 256;
+/// The most permanent-failure rounds one run may list.
+pub const MAX_FAILURE_ROUNDS: usize = 64;
+/// The most rounds one run may simulate.
+pub const MAX_ROUNDS: u32 = 10_000_000;
+
+/// The most rounds per demand period (keeps the sine's argument below 2^20 · π/2).
+pub const MAX_ROUNDS_PER_PERIOD: f64 = 131_000.0;
+
+/// The rounds at which one ready, healthy instance breaks for good.
+pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
+
+/// One run's parameters; [`Default`] gives the lesson's constants.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Params {
+    /// Consecutive failed health checks that get an instance replaced (`esik`), ≥ 1.
+    pub threshold: u32,
+    /// Rounds after a scaling action before the next one (`soguma`).
+    pub cooldown: u32,
+    /// Seed of the health-check generator (`tohum`), 1 to 2^31 − 2.
+    pub seed: u32,
+    /// Rounds simulated (`TUR`), 1 to [`MAX_ROUNDS`].
+    pub rounds: u32,
+    /// Requests one instance serves (`KAPASITE`), > 0.
+    pub capacity: f64,
+    /// Rounds an instance takes to boot (`ACILIS`).
+    pub boot_rounds: u32,
+    /// Probability that a healthy instance fails one check (`GECICI`), 0 to 1.
+    pub transient_failure: f64,
+    /// Rounds at which an instance breaks permanently (`BOZULMA_ANI`).
+    pub failure_rounds: FailureRounds,
+    /// Demand curve: `base + amplitude * sin(2π t / period) + (surge in [surge_start,
+    /// surge_end))`, in requests per round.
+    pub demand_base: f64,
+    /// See [`Params::demand_base`].
+    pub demand_amplitude: f64,
+    /// See [`Params::demand_base`]; > 0.
+    pub demand_period: f64,
+    /// First round of the surge.
+    pub surge_start: u32,
+    /// First round after the surge.
+    pub surge_end: u32,
+    /// Extra demand during the surge.
+    pub surge: f64,
+    /// Where the minimum group size starts: the lesson's `min: 99`, so a group that never
+    /// shrinks below 99 reports 99. `u32::MAX` gives the true minimum.
+    pub min_size_start: u32,
+    /// Hooks, protection, removal, reclaim and the provider's delays; off by default.
+    pub lifecycle: Lifecycle,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let mut failure_rounds = FailureRounds::new();
+        for t in [40, 95, 170] {
+            // Three entries always fit in MAX_FAILURE_ROUNDS.
+            let _ = failure_rounds.push(t);
+        }
+        Self {
+            threshold: 2,
+            cooldown: 0,
+            seed: 20_261_001,
+            rounds: 240,
+            capacity: 100.0,
+            boot_rounds: 2,
+            transient_failure: 0.08,
+            failure_rounds,
+            demand_base: 900.0,
+            demand_amplitude: 380.0,
+            demand_period: 120.0,
+            surge_start: 150,
+            surge_end: 190,
+            surge: 520.0,
+            min_size_start: 99,
+            lifecycle: Lifecycle::default(),
+        }
+    }
+}
+
+/// Fuzzing: mostly valid parameters near the lesson's scale (see `fuzzing`); rounds stay at
+/// most 1000 unless a field is drawn as any `u32`, and negative and surging demand are
+/// both covered. The lifecycle options stay off (the lesson's; `Lifecycle` has its own impl,
+/// for the `lifecycle` target).
+#[cfg(feature = "arbitrary")]
+impl<'a> arbitrary::Arbitrary<'a> for Params {
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
+        use crate::fuzzing::{f64_field, u32_field};
+        let lesson = Self::default();
+        let rounds = u32_field(u, lesson.rounds, 1..=1000)?;
+        let failure_rounds = if u.ratio(1u8, 4)? {
+            lesson.failure_rounds.clone()
+        } else {
+            let mut list = FailureRounds::new();
+            let len = u.int_in_range(0..=MAX_FAILURE_ROUNDS)?;
+            for _ in 0..len {
+                // Mostly rounds the run reaches, sometimes any.
+                let t = u32_field(u, 0, 0..=rounds)?;
+                let _ = list.push(t); // len <= MAX_FAILURE_ROUNDS
+            }
+            list
+        };
+        Ok(Self {
+            threshold: u32_field(u, lesson.threshold, 1..=8)?,
+            cooldown: u32_field(u, lesson.cooldown, 0..=20)?,
+            seed: u32_field(
+                u,
+                lesson.seed,
+                *crate::SEED_RANGE.start()..=*crate::SEED_RANGE.end(),
+            )?,
+            rounds,
+            capacity: f64_field(u, lesson.capacity, 1e-3, 1000.0)?,
+            boot_rounds: u32_field(u, lesson.boot_rounds, 0..=10)?,
+            transient_failure: f64_field(u, lesson.transient_failure, 0.0, 1.0)?,
+            failure_rounds,
+            demand_base: f64_field(u, lesson.demand_base, -3000.0, 30_000.0)?,
+            demand_amplitude: f64_field(u, lesson.demand_amplitude, -5000.0, 5000.0)?,
+            demand_period: f64_field(u, lesson.demand_period, 1e-2, 1000.0)?,
+            surge_start: u32_field(u, lesson.surge_start, 0..=rounds)?,
+            surge_end: u32_field(u, lesson.surge_end, 0..=rounds)?,
+            surge: f64_field(u, lesson.surge, -3000.0, 10_000.0)?,
+            // The fuzz target compares runs with the lesson program's port: the lesson's
+            // policy and no lifecycle option.
+            min_size_start: lesson.min_size_start,
+            lifecycle: Lifecycle::default(),
+        })
+    }
+}
+
+impl Params {
+    /// Returns the first parameter outside its accepted range, if any.
+    pub fn validate(&self) -> Result<(), Error> {
+        ensure(self.threshold >= 1, "threshold", Accepted::at_least(1))?;
+        check_seed(self.seed)?;
+        ensure(
+            (1..=MAX_ROUNDS).contains(&self.rounds),
+            "rounds",
+            Accepted::integers(1, MAX_ROUNDS as u64),
+        )?;
+        ensure(
+            self.capacity.is_finite() && self.capacity > 0.0,
+            "capacity",
+            Accepted::above(0.0),
+        )?;
+        ensure(
+            (0.0..=1.0).contains(&self.transient_failure),
+            "transient-failure",
+            Accepted::between(0.0, 1.0),
+        )?;
+        ensure(
+            self.demand_base.is_finite(),
+            "demand-base",
+            Accepted::FINITE,
+        )?;
+        ensure(
+            self.demand_amplitude.is_finite(),
+            "demand-amplitude",
+            Accepted::FINITE,
+        )?;
+        // The sine's argument must stay within fdlibm's medium reduction (see `fdlibm`).
+        ensure(
+            self.demand_period.is_finite()
+                && self.demand_period > 0.0
+                && f64::from(self.rounds) / self.demand_period <= MAX_ROUNDS_PER_PERIOD,
+            "demand-period",
+            Accepted::PeriodOf {
+                rounds: self.rounds,
+                max_rounds_per_period: MAX_ROUNDS_PER_PERIOD,
+            },
+        )?;
+        ensure(self.surge.is_finite(), "surge", Accepted::FINITE)?;
+        self.lifecycle.validate()
+    }
+
+    /// Returns the demand in round `t` (`talep`), evaluated as the lesson does.
+    pub fn demand(&self, t: u32) -> f64 {
+        let t = f64::from(t);
+        let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
+        let surge = if t >= f64::from(self.surge_start) && t < f64::from(self.surge_end) {
+            self.surge
+        } else {
+            0.0
+        };
+        self.demand_base + self.demand_amplitude * wave + surge
+    }
+
+    /// Returns the instances needed in round `t` (`gerekli`): `ceil(demand / capacity)`.
+    pub fn required(&self, t: u32) -> f64 {
+        self.required_for(self.demand(t))
+    }
+
+    /// Returns the instances needed for `demand`: `ceil(demand / capacity)`.
+    pub fn required_for(&self, demand: f64) -> f64 {
+        libm::ceil(demand / self.capacity)
+    }
+}
+
+/// What one run measured (the lesson's `m`).
+///
+/// No counter can overflow: each rises by at most [`MAX_GROUP_SIZE`] per round (checked at
+/// compile time against [`MAX_ROUNDS`]), and the sizes are at most [`MAX_GROUP_SIZE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Metrics {
+    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
+    /// once the group was empty.
+    pub min_size: u32,
+    /// Largest group size seen, at most the group's capacity.
+    pub max_size: u32,
+    /// Most instances booting at once.
+    pub max_launching: u32,
+    /// Largest share of the group booting at once; NaN once the group was empty (the
+    /// lesson's `0 / 0`, which `Math.max` keeps).
+    pub max_launching_ratio: f64,
+    /// Rounds with fewer ready instances than required (at most [`MAX_ROUNDS`]).
+    pub under_capacity_rounds: u32,
+    /// Instances launched, by scaling and by replacement.
+    pub launched: u32,
+    /// Healthy instances replaced after transient failures.
+    pub false_replacements: u32,
+    /// Instance-rounds a broken instance stayed in service.
+    pub broken_rounds: u32,
+    /// Scale-out and scale-in actions (at most one per round).
+    pub scaling_actions: u32,
+    /// Instances replaced by the health check.
+    pub replacements: u32,
+    /// Most rounds from a launch (or restart) decision to the first round the instance
+    /// serves: apply delay + boot (at least 1) + hook wait; the lesson's instances take 2.
+    pub time_to_in_service_max: u32,
+    /// Rounds in which scale-in wanted to remove more than it could (the rest protected).
+    pub scale_in_blocked_rounds: u32,
+    /// Stopped instances restarted by scale-out (not counted in `launched`).
+    pub restarts_from_stopped: u32,
+    /// Launch requests that failed for want of capacity (stockout rounds).
+    pub failed_launches: u64,
+    /// Lifecycle hooks that ended at their timeout (every hook does).
+    pub hook_timeouts: u32,
+    /// Launches a launch hook abandoned (released before serving).
+    pub abandoned_launches: u32,
+    /// Instance-rounds billed in full (every state but Stopped).
+    pub billed_rounds: u64,
+    /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
+    pub idle_billed_rounds: u64,
+    /// Formula evaluations (0 without a formula; see [`super::run_formula`]).
+    pub evaluations: u32,
+    /// Formula evaluations that failed and left the group unchanged.
+    pub failed_evaluations: u32,
+    /// Successful evaluations that changed the dedicated target.
+    pub target_changes: u32,
+    /// Rounds in which the policy wanted more than `max_instances` or less than
+    /// `min_instances` allow (its decision was clamped); 0 without those bounds.
+    pub clamped_rounds: u32,
+}
+
+pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);
+
+/// The error of a group whose storage holds `capacity` records and needed one more.
+pub(crate) const fn group_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupSize,
+        limit: capacity as u32,
+    }
+}
+
+/// The error of a scale-out that the group's records would hold but not together with the
+/// launches already in flight (apply delay).
+pub(crate) const fn in_flight_full(capacity: usize) -> Error {
+    Error::CapacityExceeded {
+        capacity: Capacity::GroupWithInFlight,
+        limit: capacity as u32,
+    }
+}
+
+// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round in a group of the
+// default storage (a round launches at most as many instances as the group then holds:
+// replacements take ready slots, scale-out fills the rest up to the capacity), plus the
+// initial group: so none reaches `u32::MAX`. In larger storage the per-instance counters
+// saturate at `u32::MAX` (a 4,096-instance group would need over a million rounds of every
+// instance replaced to reach it).
+const _: () = assert!(
+    (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
+    "a u32 metric could overflow"
+);
+
+/// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
+/// drop it), otherwise the larger, +0 over -0.
+pub(crate) fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a > b || (a == b && a.is_sign_positive()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Converts a required-instance count to an integer: `required` is an integer or ±inf (the
+/// lesson's doubles), and `as` saturates the infinities; every comparison with it is then
+/// the lesson's.
+pub(crate) fn required_count(x: f64) -> i64 {
+    x as i64
+}
+
+/// Where a run's demand comes from: the requests of round `t` (the demand seam). The
+/// lesson's curve is [`Params::demand`] ([`Curve`]); a table of your own traffic is
+/// [`Table`] (a board can take a static one); any `Fn(u32) -> f64` is one too.
+pub trait Demand {
+    /// Returns the demand in round `t`, in requests.
+    fn at(&self, t: u32) -> f64;
+}
+
+/// The lesson's demand curve of a parameter set ([`Params::demand`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Curve<'a>(pub &'a Params);
+
+impl Demand for Curve<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.demand(t)
+    }
+}
+
+/// A demand table: round `t` reads `self.0[t]`; a run of more rounds than the table has is
+/// refused by [`Table::check`] (past its end it reads 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Table<'a>(pub &'a [f64]);
+
+impl Table<'_> {
+    /// Returns an error unless the table covers `params.rounds` rounds and every value
+    /// is finite. The error names `rounds`, with the table's length as its largest value.
+    pub fn check(&self, params: &Params) -> Result<(), Error> {
+        let rows = self.0.len().min(MAX_ROUNDS as usize) as u64;
+        ensure(
+            u64::from(params.rounds) <= rows,
+            "rounds",
+            Accepted::integers(1, rows),
+        )?;
+        ensure(
+            self.0.iter().all(|d| d.is_finite()),
+            "demand-file",
+            Accepted::FINITE,
+        )
+    }
+}
+
+impl Demand for Table<'_> {
+    fn at(&self, t: u32) -> f64 {
+        self.0.get(t as usize).copied().unwrap_or(0.0)
+    }
+}
+
+impl<F: Fn(u32) -> f64> Demand for F {
+    fn at(&self, t: u32) -> f64 {
+        self(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::js_max;
+
+    /// `Math.max` as ECMA-262 defines it: any NaN gives NaN, and +0 is larger than -0.
+    #[test]
+    fn js_max_keeps_nan_and_prefers_positive_zero() {
+        assert!(js_max(f64::NAN, 0.0).is_nan());
+        assert!(js_max(0.5, f64::NAN).is_nan());
+        assert_eq!(js_max(-0.0, 0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.0, -0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(js_max(0.25, 0.5), 0.5);
+        assert_eq!(js_max(0.5, 0.25), 0.5);
+    }
+}

@@ -1,0 +1,320 @@
+//! The five lesson outputs, byte for byte, written into any [`core::fmt::Write`].
+//!
+//! Each renderer runs the lesson's sweep with the lesson's parameters and prints what the
+//! lesson program prints, so the firmware and the CLI show the same bytes. The only storage
+//! needed is the consumers lesson's ([`ConsumersSpace`]): the main engine's [`Workspace`] (at
+//! least [`LESSON_SHIPMENTS`] shipments; with a smaller one the consumers lesson returns a
+//! capacity error and the others still render), or the small-memory engine's
+//! ([`crate::consumers::windowed`], through [`render_with`]: [`WindowedOnStack`] puts its 6.8 KB on
+//! the consumers lesson's stack, so a 16 KiB board runs the whole suite).
+//! The bulkhead lesson's [`crate::bulkhead::Workspace`] (eleven layouts, 6.6 KB) is on the stack
+//! while it runs.
+//!
+//! ```
+//! use capsim_core::{consumers::Workspace, lesson::{render_all, LESSON_SHIPMENTS}};
+//! struct Count(usize);
+//! impl core::fmt::Write for Count {
+//!     fn write_str(&mut self, s: &str) -> core::fmt::Result { self.0 += s.len(); Ok(()) }
+//! }
+//! let mut out = Count(0);
+//! render_all(&mut out, &mut Workspace::<LESSON_SHIPMENTS>::new()).unwrap();
+//! assert!(out.0 > 4000);
+//! ```
+
+use core::fmt::{self, Write};
+
+use crate::consumers::Workspace;
+use crate::{Error, Observer};
+
+/// The shipments in the consumers lesson's workload.
+pub const LESSON_SHIPMENTS: usize = 5000;
+
+/// The events in the consumers lesson's workload (5000 shipments × 7): a workspace sorting
+/// this many whole generates the queue fastest (see [`crate::consumers::Workspace`]).
+pub const LESSON_EVENTS: usize = LESSON_SHIPMENTS * 7;
+
+/// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
+/// the lesson in one pass over its queue.
+pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
+
+/// One of the five lesson outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Lesson {
+    /// The two threshold/cooldown pairs of the auto-scaling lesson.
+    Group,
+    /// The auto-scaling lesson's 3 × 3 threshold × cooldown sweep.
+    GroupSweep,
+    /// The auto-scaling lesson's churn cost ledger.
+    GroupLedger,
+    /// The consumers lesson's S × N tables.
+    Consumers,
+    /// The bulkhead lesson's layouts and split table.
+    Bulkhead,
+}
+
+impl Lesson {
+    /// All five, in the order `capsim lesson all` prints them.
+    pub const ALL: [Lesson; 5] = [
+        Lesson::Group,
+        Lesson::GroupSweep,
+        Lesson::GroupLedger,
+        Lesson::Consumers,
+        Lesson::Bulkhead,
+    ];
+
+    /// Returns the lesson's name on the command line (and of its golden file).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lesson::Group => "group",
+            Lesson::GroupSweep => "group-sweep",
+            Lesson::GroupLedger => "group-ledger",
+            Lesson::Consumers => "consumers",
+            Lesson::Bulkhead => "bulkhead",
+        }
+    }
+
+    /// Returns the lesson called `name`, if any.
+    pub fn from_name(name: &str) -> Option<Lesson> {
+        Lesson::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+/// The language a lesson is written in: the lessons' own Turkish (the default, byte for
+/// byte the lesson programs' output), or English.
+///
+/// Both languages print the same numbers in the same order: every sentence is one
+/// `say!` call whose arguments are shared by its two format strings (the compiler
+/// rejects a format string that leaves an argument out or asks for one more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Lang {
+    /// Turkish, as the lessons print it (unaccented, as the lesson programs write it).
+    #[default]
+    Tr,
+    /// English: a translation of every header, label and sentence.
+    En,
+}
+
+impl Lang {
+    /// Both languages, the default first.
+    pub const ALL: [Lang; 2] = [Lang::Tr, Lang::En];
+
+    /// Returns the language's code on the command line (`tr`, `en`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Lang::Tr => "tr",
+            Lang::En => "en",
+        }
+    }
+
+    /// Returns the language whose code is `name`, if any.
+    pub fn from_name(name: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Returns `tr` in Turkish and `en` in English.
+    const fn pick<T: Copy>(self, tr: T, en: T) -> T {
+        match self {
+            Lang::Tr => tr,
+            Lang::En => en,
+        }
+    }
+}
+
+/// Writes one sentence in `lang`: `write!` with the Turkish or the English format string
+/// and the same arguments, so both languages print the same numbers in the same order.
+macro_rules! say {
+    ($out:expr, $lang:expr, $tr:literal, $en:literal $(, $arg:expr)* $(,)?) => {
+        match $lang {
+            Lang::Tr => write!($out, $tr $(, $arg)*),
+            Lang::En => write!($out, $en $(, $arg)*),
+        }
+    };
+}
+
+// The lessons, one file each (after `say!`, which they use).
+mod bulkheads;
+mod competing_consumers;
+mod group;
+
+use bulkheads::{bulkhead_results, write_bulkhead};
+use competing_consumers::{consumers_results, write_consumers, CONSUMER_COUNTS, STORE_SLOTS};
+pub use competing_consumers::{ConsumersSpace, WindowedOnStack, ON_STACK_WINDOW};
+pub use group::GROUP_STREAM_DRAWS;
+use group::{
+    group_results, group_results_shared, pair_runs, pair_runs_shared, write_group, write_ledger,
+    write_sweep, LEDGER_PAIRS, SWEEP_PAIRS,
+};
+
+/// Why a lesson could not be rendered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LessonError {
+    /// The writer failed.
+    Fmt,
+    /// A model run failed (for example, a workspace too small for the consumers lesson).
+    Model(Error),
+}
+
+impl From<fmt::Error> for LessonError {
+    fn from(_: fmt::Error) -> Self {
+        LessonError::Fmt
+    }
+}
+
+impl From<Error> for LessonError {
+    fn from(e: Error) -> Self {
+        LessonError::Model(e)
+    }
+}
+
+impl fmt::Display for LessonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LessonError::Fmt => f.write_str("the output could not be written"),
+            LessonError::Model(e) => e.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for LessonError {}
+
+/// Writes one lesson's output, in Turkish as the lesson prints it ([`render_in`] chooses
+/// the language).
+///
+/// The group lessons' runs share one generator stream here, cached on the stack
+/// ([`GROUP_STREAM_DRAWS`] draws, 4 bytes each); [`render_observed`] recomputes it for each
+/// run instead, for a board's small stack.
+pub fn render<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    lesson: Lesson,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
+    render_in(lesson, Lang::Tr, out, ws)
+}
+
+/// [`render`] in `lang`: the same runs, the same numbers in the same places.
+pub fn render_in<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    lesson: Lesson,
+    lang: Lang,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
+    match lesson {
+        Lesson::Group => {
+            compute_then_write(out, group_results_shared, |o, r| write_group(o, r, lang))
+        }
+        Lesson::GroupSweep => compute_then_write(
+            out,
+            |r| pair_runs_shared(&SWEEP_PAIRS, r),
+            |o, r| write_sweep(o, r, lang),
+        ),
+        Lesson::GroupLedger => compute_then_write(
+            out,
+            |r| pair_runs_shared(&LEDGER_PAIRS, r),
+            |o, r| write_ledger(o, r, lang),
+        ),
+        _ => render_with_in(lesson, lang, out, ws, &mut ()),
+    }
+}
+
+/// Writes all five lesson outputs, in [`Lesson::ALL`] order.
+pub fn render_all<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
+    render_all_in(Lang::Tr, out, ws)
+}
+
+/// [`render_all`] in `lang`.
+pub fn render_all_in<W: Write, const N: usize, const F: usize, const R: usize, const Q: usize>(
+    lang: Lang,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+) -> Result<(), LessonError> {
+    for lesson in Lesson::ALL {
+        render_in(lesson, lang, out, ws)?;
+    }
+    Ok(())
+}
+
+/// Writes one lesson's output, calling `observer` after every simulated round.
+pub fn render_observed<
+    W: Write,
+    O: Observer,
+    const N: usize,
+    const F: usize,
+    const R: usize,
+    const Q: usize,
+>(
+    lesson: Lesson,
+    out: &mut W,
+    ws: &mut Workspace<N, F, R, Q>,
+    observer: &mut O,
+) -> Result<(), LessonError> {
+    render_with(lesson, out, ws, observer)
+}
+
+/// [`render_observed`] with the consumers lesson run in `space`: either engine's workspace,
+/// or [`WindowedOnStack`]. The output is the same bytes whichever runs it.
+pub fn render_with<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+    lesson: Lesson,
+    out: &mut W,
+    ws: &mut S,
+    observer: &mut O,
+) -> Result<(), LessonError> {
+    render_with_in(lesson, Lang::Tr, out, ws, observer)
+}
+
+/// [`render_with`] in `lang`.
+pub fn render_with_in<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+    lesson: Lesson,
+    lang: Lang,
+    out: &mut W,
+    ws: &mut S,
+    observer: &mut O,
+) -> Result<(), LessonError> {
+    match lesson {
+        Lesson::Group => compute_then_write(
+            out,
+            |r| group_results(observer, r),
+            |o, r| write_group(o, r, lang),
+        ),
+        Lesson::GroupSweep => compute_then_write(
+            out,
+            |r| pair_runs(&SWEEP_PAIRS, observer, r),
+            |o, r| write_sweep(o, r, lang),
+        ),
+        Lesson::GroupLedger => compute_then_write(
+            out,
+            |r| pair_runs(&LEDGER_PAIRS, observer, r),
+            |o, r| write_ledger(o, r, lang),
+        ),
+        Lesson::Consumers => compute_then_write(
+            out,
+            |r| consumers_results(ws, observer, r),
+            |o, r| write_consumers(o, r, lang),
+        ),
+        Lesson::Bulkhead => compute_then_write(
+            out,
+            |r| bulkhead_results(observer, r),
+            |o, r| write_bulkhead(o, r, lang),
+        ),
+    }
+}
+
+/// Computes a lesson's results in place, then writes them. Each lesson gets its own copy,
+/// kept out of line so that one lesson's results never add to another's peak stack; the
+/// computing and writing halves are out of line too, so their frames never coexist.
+#[inline(never)]
+fn compute_then_write<W: Write, T: Default>(
+    out: &mut W,
+    compute: impl FnOnce(&mut T) -> Result<(), Error>,
+    write: impl FnOnce(&mut W, &T) -> fmt::Result,
+) -> Result<(), LessonError> {
+    let mut results = T::default();
+    compute(&mut results)?;
+    write(out, &results)?;
+    Ok(())
+}

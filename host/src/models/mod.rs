@@ -1,0 +1,588 @@
+//! The three model commands. Each model declares its parameters once, in a table of
+//! [`Param`]s (flag, help, accepted values, lesson value, field): the table gives the
+//! command's flags and `--help`, the grid's axes, the rows' columns (table, JSON, CSV) and the
+//! names of runs in errors. Adding a parameter to a model is one `param!` line in its table.
+
+use std::sync::Arc;
+
+use capsim_core::autoscale::{Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
+use capsim_core::bulkhead::{Mode, Split};
+use capsim_core::{Error, Observer};
+#[cfg(feature = "cli")]
+use rayon::prelude::*;
+
+use crate::list::{parse, Item};
+use crate::output::{Cell, Key, Row};
+
+/// The most runs one command may make (the product of its lists).
+pub const MAX_RUNS: u64 = 1_000_000;
+
+/// A parameter or metric value a row can show.
+pub trait Value: Clone + Send + Sync + 'static {
+    /// Returns the value as a row shows it.
+    fn cell(&self) -> Cell;
+
+    /// Whether the value has a second part shown in a column of its own, `<key>_result`
+    /// (a hook's default result), so that the first stays a number in JSON.
+    const RESULT: bool = false;
+
+    /// Returns the second part (read only when [`Value::RESULT`]).
+    fn result(&self) -> Cell {
+        Cell::Word("none")
+    }
+
+    /// Returns the value as its flag takes it: errors name a run by it.
+    fn flag_text(&self) -> String {
+        self.cell().text()
+    }
+}
+
+impl Value for u32 {
+    fn cell(&self) -> Cell {
+        Cell::Int((*self).into())
+    }
+}
+
+/// `none`, or the integer.
+impl Value for Option<u32> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |v| Cell::Int(v.into()))
+    }
+}
+
+impl Value for u64 {
+    fn cell(&self) -> Cell {
+        Cell::Int(*self)
+    }
+}
+
+impl Value for f64 {
+    fn cell(&self) -> Cell {
+        Cell::Float(*self)
+    }
+}
+
+impl Value for Split {
+    fn cell(&self) -> Cell {
+        match self {
+            Split::Shared => Cell::Word("shared"),
+            Split::Partitioned(k) => Cell::Int((*k).into()),
+        }
+    }
+}
+
+impl Value for Mode {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for FailureRounds {
+    fn cell(&self) -> Cell {
+        Cell::Ints(self.to_vec())
+    }
+}
+
+/// A hook shows its rounds (or `none`) and, in `<key>_result`, its default result.
+impl Value for Option<Hook> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()))
+    }
+
+    const RESULT: bool = true;
+
+    fn result(&self) -> Cell {
+        Cell::Word(self.map_or("none", |h| h.result.name()))
+    }
+
+    fn flag_text(&self) -> String {
+        self.map_or("none".to_string(), |h| {
+            format!("{}:{}", h.rounds, h.result.name())
+        })
+    }
+}
+
+/// `yes` or `no`.
+impl Value for bool {
+    fn cell(&self) -> Cell {
+        Cell::Word(if *self { "yes" } else { "no" })
+    }
+}
+
+impl Value for RemovalPolicy {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+impl Value for Reclaim {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
+    }
+}
+
+/// `[]` or `[A,B]` in JSON, `none` or `A..B` as text.
+impl Value for Option<Stockout> {
+    fn cell(&self) -> Cell {
+        self.map_or(Cell::Ints(Vec::new()), |s| Cell::Span(s.start, s.end))
+    }
+}
+
+/// `none`, or the actions as the flag takes them (`0:protect:3+50:standby:1`).
+impl Value for Events {
+    fn cell(&self) -> Cell {
+        if self.is_empty() {
+            return Cell::Word("none");
+        }
+        let actions: Vec<String> = self
+            .iter()
+            .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
+            .collect();
+        Cell::Text(actions.join("+"))
+    }
+}
+
+/// One flag's values as a grid axis: how many, and how to put the `i`th into a run.
+pub trait Axis<P>: Send + Sync {
+    /// Returns the number of values.
+    fn len(&self) -> usize;
+    /// Returns false: a list has at least one value.
+    fn is_empty(&self) -> bool {
+        false
+    }
+    /// Sets the `i`th value on `p`.
+    fn set(&self, p: &mut P, i: usize);
+}
+
+/// A parsed list of one parameter's values and the field they go to.
+pub struct Values<P, T> {
+    /// The values, in the order given.
+    pub values: Vec<T>,
+    /// Puts a value into its field.
+    pub set: fn(&mut P, T),
+}
+
+impl<P, T: Value> Axis<P> for Values<P, T> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    fn set(&self, p: &mut P, i: usize) {
+        (self.set)(p, self.values[i].clone());
+    }
+}
+
+/// A flag's parsed values, as clap hands them over.
+pub struct Parsed<P>(Arc<dyn Axis<P>>);
+
+impl<P> Clone for Parsed<P> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+/// Parses a comma-separated list of `T` into an axis setting a field with `set`.
+pub fn axis<P: 'static, T: Item + Value>(s: &str, set: fn(&mut P, T)) -> Result<Parsed<P>, String> {
+    let values = parse::<T>(s)?.0;
+    Ok(Parsed(Arc::new(Values { values, set })))
+}
+
+/// [`axis`] for a parameter whose documented accepted values are `accepted`: an error
+/// ends with them ([`crate::list::with_accepted`]).
+pub fn param_axis<P: 'static, T: Item + Value>(
+    s: &str,
+    accepted: &str,
+    set: fn(&mut P, T),
+) -> Result<Parsed<P>, String> {
+    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, accepted))
+}
+
+/// One model parameter, declared once.
+pub struct Param<P> {
+    /// The row key (`demand_base`); the flag is the key with dashes (`--demand-base`), and
+    /// errors name a run's value as `demand-base=900`.
+    pub key: &'static str,
+    /// What the parameter is, for `--help`.
+    pub help: &'static str,
+    /// The values the model accepts, in words ("" when the help says them).
+    pub accepted: &'static str,
+    /// The lesson's value(s), as the flag would take them.
+    pub lesson: &'static str,
+    /// Parses the flag's list.
+    pub parse: fn(&str) -> Result<Parsed<P>, String>,
+    /// Returns the parameter's value in a run, as a row shows it.
+    pub cell: fn(&P) -> Cell,
+    /// The column right after the parameter's for a value's second part
+    /// (`launch_hook_result`), if its type has one ([`Value::RESULT`]).
+    pub result: Option<Column<P>>,
+    /// Returns the parameter's value in a run as its flag takes it (errors name runs by it).
+    pub flag_value: fn(&P) -> String,
+}
+
+/// A column a parameter adds after its own: its key and its value in a run.
+pub struct Column<P> {
+    /// The row key (`launch_hook_result`).
+    pub key: &'static str,
+    /// Returns the value, as a row shows it.
+    pub cell: fn(&P) -> Cell,
+}
+
+impl<P> Param<P> {
+    /// Returns the flag without its dashes (`demand-base`).
+    pub fn flag(&self) -> String {
+        self.key.replace('_', "-")
+    }
+}
+
+impl<P: Default> Param<P> {
+    /// Returns the value a command runs when the flag is omitted (`P::default()`'s), as the
+    /// flag takes it.
+    pub fn default_text(&self) -> String {
+        (self.flag_value)(&P::default())
+    }
+
+    /// Returns the `--help` line, one rule for every flag: what it is, the accepted values,
+    /// the default (what a bare command runs) and, when the lesson runs other values, those:
+    /// `[1 to 64; default: 1 (the lesson sweeps 1,2,3,4,6,8)]`.
+    pub fn help_line(&self) -> String {
+        let default = self.default_text();
+        let lesson = if self.lesson == default {
+            String::new()
+        } else if self.lesson.contains(',') {
+            format!(" (the lesson sweeps {})", self.lesson)
+        } else {
+            format!(" (the lesson runs {})", self.lesson)
+        };
+        if self.accepted.is_empty() {
+            format!("{} [default: {default}{lesson}]", self.help)
+        } else {
+            format!(
+                "{} [{}; default: {default}{lesson}]",
+                self.help, self.accepted
+            )
+        }
+    }
+}
+
+/// Declares a parameter of the table's `Params`: `param!(field: Type, help, accepted,
+/// lesson)`, `param!(nested.field: Type, …)` keyed by the last name (`core.threshold` as
+/// `threshold`), or `param!("key", nested.field: Type, …)` for another key
+/// (`core.lifecycle.stockout` as `stockout_rounds`).
+///
+/// Either form may end with `then |p| expr`: the flag's parser sets the field, then runs
+/// `expr` with `p` the parameters (`then |p| p.set_policy()`), for a parameter whose value
+/// other fields follow.
+macro_rules! param {
+    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
+        $(, then |$p:ident| $then:expr)?) => {
+        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson
+            $(, then |$p| $then)?)
+    };
+    (@last $f:ident) => {
+        stringify!($f)
+    };
+    (@last $f:ident . $($rest:ident).+) => {
+        param!(@last $($rest).+)
+    };
+    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
+        $(, then |$p:ident| $then:expr)?) => {
+        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson $(, then |$p| $then)?)
+    };
+    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
+        $(, then |$p:ident| $then:expr)?) => {
+        Param {
+            key: $($key)+,
+            help: $help,
+            accepted: $accepted,
+            lesson: $lesson,
+            parse: |s| {
+                param_axis::<_, $T>(s, $accepted, |p, v| {
+                    p.$($f).+ = v;
+                    $(
+                        let $p = p;
+                        $then;
+                    )?
+                })
+            },
+            cell: |p| Value::cell(&p.$($f).+),
+            result: if <$T as Value>::RESULT {
+                Some(Column {
+                    key: concat!($($key)+, "_result"),
+                    cell: |p| Value::result(&p.$($f).+),
+                })
+            } else {
+                None
+            },
+            flag_value: |p| Value::flag_text(&p.$($f).+),
+        }
+    };
+}
+
+/// One metric: its key and its value in a run's metrics.
+pub struct Metric<M> {
+    /// The row key (`tracking_dropped`).
+    pub key: &'static str,
+    /// Returns the metric's value, as a row shows it.
+    pub cell: fn(&M) -> Cell,
+}
+
+/// Declares a metric of the table's `Metrics`: `metric!(field)`.
+macro_rules! metric {
+    ($field:ident) => {
+        Metric {
+            key: stringify!($field),
+            cell: |m| Value::cell(&m.$field),
+        }
+    };
+}
+
+/// A model the CLI can sweep.
+pub trait Model: Sized + Send + Sync + 'static {
+    /// One run's parameters; [`Default`] gives the lesson's.
+    type Params: Clone + Default + Send + Sync + 'static;
+    /// One run's metrics.
+    type Metrics: Send + Sync;
+    /// Per-thread scratch storage.
+    type Scratch;
+    /// The parameters in flag order: the grid's axes, first outermost; the seed last.
+    const PARAMS: &'static [Param<Self::Params>];
+    /// The parameter after which rows show the seed (the seed is the innermost axis but,
+    /// as the lessons' tables do, rows show it with the headline parameters).
+    const SEED_AFTER: &'static str;
+    /// The parameters the table always shows (swept ones join them).
+    const HEADLINE: &'static [&'static str];
+    /// The metrics, in contract order.
+    const METRICS: &'static [Metric<Self::Metrics>];
+    /// Returns fresh scratch storage.
+    fn scratch() -> Self::Scratch;
+    /// Runs one combination, handing `observer` every round (the core's observer contract).
+    ///
+    /// This is the model's one run path in the host: a grid's rows ([`Model::run`]), a
+    /// trace, a plot and the playground's chart all run a combination through it, so a view
+    /// shows the run its row describes, whatever the parameters (a formula included).
+    /// `()` observes nothing and lets the core take its fast paths.
+    fn run_with<O: Observer>(
+        p: &Self::Params,
+        scratch: &mut Self::Scratch,
+        observer: &mut O,
+    ) -> Outcome<Self::Metrics>;
+    /// Runs one combination unobserved: [`Model::run_with`] with `()`.
+    fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
+        Self::run_with(p, scratch, &mut ())
+    }
+    /// Checks one combination's parameters (the core's `Params::validate`).
+    const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
+    /// Runs `runs` of `grid` (a window of consecutive runs) on the current rayon pool and
+    /// returns their outcomes in grid order. `ahead` holds outcomes of later runs computed
+    /// early (a model may batch runs across windows); `done` is called with each count of
+    /// runs finished. Default: each run on its own.
+    fn run_window(
+        grid: &Grid<Self>,
+        runs: std::ops::Range<u64>,
+        ahead: &mut Ahead<Self::Metrics>,
+        done: &(dyn Fn(u64) + Sync),
+    ) -> Vec<Outcome<Self::Metrics>> {
+        let _ = ahead;
+        let run = |scratch: &mut Self::Scratch, i| {
+            let outcome = Self::run(&grid.params(i), scratch);
+            done(1);
+            outcome
+        };
+        #[cfg(feature = "cli")]
+        return runs.into_par_iter().map_init(Self::scratch, run).collect();
+        #[cfg(not(feature = "cli"))]
+        {
+            let mut scratch = Self::scratch();
+            runs.map(|i| run(&mut scratch, i)).collect()
+        }
+    }
+}
+
+/// One run's outcome: its metrics, or the error that stopped it.
+pub type Outcome<M> = Result<M, Error>;
+
+/// Outcomes of runs past the current window, computed early, by run index.
+pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
+
+/// Returns the metric keys of `M`, in contract order.
+pub fn metric_keys<M: Model>() -> Vec<&'static str> {
+    M::METRICS.iter().map(|m| m.key).collect()
+}
+
+/// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
+/// metrics.
+pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
+    let results = M::PARAMS.iter().filter(|q| q.result.is_some()).count();
+    let mut row = Row::with_capacity(M::PARAMS.len() + results + M::METRICS.len());
+    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
+    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        row.push((Key::Borrowed(q.key), (q.cell)(p)));
+        if let Some(result) = &q.result {
+            row.push((Key::Borrowed(result.key), (result.cell)(p)));
+        }
+        if let Some(seed) = seed.filter(|_| q.key == M::SEED_AFTER) {
+            row.push((Key::Borrowed(seed.key), (seed.cell)(p)));
+        }
+    }
+    for metric in M::METRICS {
+        row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
+    }
+    row
+}
+
+/// Returns the keys of a run's row, in [`row`]'s order (a CSV header with no row to take it
+/// from: an empty `--shard 1/N`).
+pub fn row_keys<M: Model>() -> Vec<&'static str> {
+    let mut keys = Vec::with_capacity(M::PARAMS.len() * 2 + M::METRICS.len());
+    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
+    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        keys.push(q.key);
+        keys.extend(q.result.as_ref().map(|r| r.key));
+        keys.extend(seed.filter(|_| q.key == M::SEED_AFTER).map(|s| s.key));
+    }
+    keys.extend(metric_keys::<M>());
+    keys
+}
+
+/// Returns the table's columns: the headline parameters, the swept ones (each with its
+/// result column, if it has one), the metrics.
+pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
+    let mut keys = M::HEADLINE.to_vec();
+    for &key in swept.iter().filter(|k| !M::HEADLINE.contains(k)) {
+        keys.push(key);
+        let param = M::PARAMS.iter().find(|q| q.key == key);
+        keys.extend(param.and_then(|q| q.result.as_ref()).map(|r| r.key));
+    }
+    keys.extend(metric_keys::<M>());
+    keys
+}
+
+mod autoscale;
+mod batch;
+mod bulkhead;
+mod consumers;
+mod grid;
+
+pub use autoscale::{
+    Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile, FormulaFile, FormulaScratch,
+    HostGroup, LoadedDemand, LoadedFormula, PolicyName, HOST_GROUP_SIZE, MAX_SAMPLE_DELAY,
+};
+pub use bulkhead::Bulkhead;
+pub use consumers::{Consumers, ConsumersScratch};
+pub use grid::{Flags, Grid};
+
+#[cfg(all(test, feature = "cli"))]
+mod tests {
+    use super::*;
+    use capsim_core::{bulkhead, consumers};
+    use clap::{Command, FromArgMatches};
+
+    /// A run's JSON line as the core's serde derives write it (parameters then metrics,
+    /// flattened), and its row's JSON line.
+    fn both_lines<M: Model>(p: &M::Params, m: &M::Metrics) -> (String, String)
+    where
+        M::Params: serde::Serialize,
+        M::Metrics: serde::Serialize,
+    {
+        #[derive(serde::Serialize)]
+        struct Run<'a, P, M> {
+            #[serde(flatten)]
+            params: &'a P,
+            #[serde(flatten)]
+            metrics: &'a M,
+        }
+        let derived = serde_json::to_string(&Run {
+            params: p,
+            metrics: m,
+        })
+        .unwrap();
+        let mut from_row = Vec::new();
+        let row = row::<M>(p, m);
+        crate::output::write_rows(&mut from_row, crate::output::Format::Json, &[row], &[]).unwrap();
+        (derived + "\n", String::from_utf8(from_row).unwrap())
+    }
+
+    /// The JSON rows of consumers and bulkhead runs are what the core's serde derives write
+    /// (same keys, order and values: a float with its `.0`, the split as `"shared"` or a
+    /// number), so a program using the core writes the CLI's objects. Not autoscale's: its
+    /// lifecycle parameters are a nested struct in the core and flat keys in the CLI.
+    #[test]
+    fn core_derives_write_the_json_rows() {
+        let c = consumers::Params {
+            queue_gap: 2.5,
+            ..consumers::Params::default()
+        };
+        let m = consumers::Metrics {
+            rounds: 7,
+            throughput: 0.1,
+            ..consumers::Metrics::default()
+        };
+        let (derived, from_row) = both_lines::<Consumers>(&c, &m);
+        assert_eq!(derived, from_row);
+        assert!(derived.contains(r#""queue_gap":2.5,"seed":20260731,"#));
+        assert!(derived.ends_with("\"wrong_final_state\":0,\"throughput\":0.1}\n"));
+
+        for (split, word) in [
+            (Split::Shared, r#""shared""#),
+            (Split::Partitioned(24), "24"),
+        ] {
+            for mode in [Mode::Healthy, Mode::Slowdown] {
+                let b = bulkhead::Params {
+                    split,
+                    mode,
+                    ..bulkhead::Params::default()
+                };
+                let m = bulkhead::Metrics {
+                    idle_slots: u64::MAX,
+                    ..bulkhead::Metrics::default()
+                };
+                let (derived, from_row) = both_lines::<Bulkhead>(&b, &m);
+                assert_eq!(derived, from_row);
+                let head = format!(r#"{{"split":{word},"mode":"{mode}","seed":20260801,"#);
+                assert!(derived.starts_with(&head), "{derived}");
+                assert!(derived.contains(r#""rounds_per_second":100.0,"#));
+            }
+        }
+    }
+
+    pub(super) fn grid<M: Model>(args: &[&str]) -> Grid<M> {
+        use clap::Args;
+        let cmd = Flags::<M>::augment_args(Command::new("model"));
+        let matches = cmd
+            .try_get_matches_from([&["model"], args].concat())
+            .unwrap();
+        Flags::<M>::from_arg_matches(&matches)
+            .unwrap()
+            .grid()
+            .unwrap()
+    }
+
+    fn check_table<M: Model>() {
+        let keys: Vec<&str> = M::PARAMS.iter().map(|p| p.key).collect();
+        // The seed is the innermost axis.
+        assert_eq!(keys.last(), Some(&"seed"));
+        assert!(keys.contains(&M::SEED_AFTER));
+        assert!(M::HEADLINE.iter().all(|k| keys.contains(k)));
+        for p in M::PARAMS {
+            // The documented lesson value is one the flag takes.
+            assert!((p.parse)(p.lesson).is_ok(), "{}: {}", p.key, p.lesson);
+            assert!(p.help_line().contains(p.lesson));
+        }
+        let row = row::<M>(&M::Params::default(), &run_default::<M>());
+        let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
+        let results = M::PARAMS.iter().filter(|p| p.result.is_some()).count();
+        assert_eq!(row_keys.len(), keys.len() + results + M::METRICS.len());
+        let seed_at = row_keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
+        assert_eq!(row_keys[seed_at], "seed");
+    }
+
+    fn run_default<M: Model>() -> M::Metrics {
+        M::run(&M::Params::default(), &mut M::scratch()).unwrap()
+    }
+
+    #[test]
+    fn parameter_tables_are_whole() {
+        check_table::<Autoscale>();
+        check_table::<Consumers>();
+        check_table::<Bulkhead>();
+    }
+}
