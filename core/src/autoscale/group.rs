@@ -11,7 +11,7 @@ use crate::Observer;
 
 use crate::formula::Deallocation;
 
-use super::lifecycle::hooks::{Ending, Tally, Wait};
+use super::lifecycle::hooks::{Ending, Wait};
 use super::lifecycle::tasks::deallocate;
 use super::lifecycle::timed::template_epoch;
 use super::lifecycle::{
@@ -69,8 +69,6 @@ pub struct Group<'p> {
     now: RoundState,
     /// The minimum and maximum size in force (timed actions change them).
     bounds: (Option<u32>, Option<u32>),
-    /// What scenario hooks and timed actions did.
-    tally: Tally,
     /// The policy's `$NodeDeallocationOption`, as of its last decision.
     dealloc: Option<Deallocation>,
 }
@@ -102,7 +100,6 @@ impl<'p> Group<'p> {
                 params.lifecycle.min_instances,
                 params.lifecycle.max_instances,
             ),
-            tally: Tally::default(),
             dealloc: None,
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
@@ -263,7 +260,7 @@ impl<'p> Group<'p> {
                         if self.instances[i].state == State::InService {
                             self.drop_at(i);
                             left -= 1;
-                            self.tally.detached = self.tally.detached.saturating_add(1);
+                            self.metrics.detached = self.metrics.detached.saturating_add(1);
                         } else {
                             i += 1;
                         }
@@ -322,11 +319,15 @@ impl<'p> Group<'p> {
             Ending::TimedOut => {
                 self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1)
             }
-            Ending::Completed => self.tally.completions = self.tally.completions.saturating_add(1),
-            Ending::Capped => self.tally.capped = self.tally.capped.saturating_add(1),
+            Ending::Completed => {
+                self.metrics.hook_completions = self.metrics.hook_completions.saturating_add(1)
+            }
+            Ending::Capped => {
+                self.metrics.hook_cap_timeouts = self.metrics.hook_cap_timeouts.saturating_add(1)
+            }
         }
         if result == HookResult::Rollback {
-            self.tally.rollbacks = self.tally.rollbacks.saturating_add(1);
+            self.metrics.hook_rollbacks = self.metrics.hook_rollbacks.saturating_add(1);
         }
     }
 
@@ -633,14 +634,15 @@ impl<'p> Group<'p> {
                     let done = self.now.round.saturating_sub(self.instances[i].timer);
                     let option = self.dealloc.unwrap_or_default();
                     let (lost, failed, drain) = deallocate(option, n, done);
-                    let tally = &mut self.tally;
-                    tally.lost_task_rounds = tally.lost_task_rounds.saturating_add(lost.into());
-                    tally.failed_tasks = tally.failed_tasks.saturating_add(failed);
-                    tally.drain_rounds = tally.drain_rounds.saturating_add(drain.into());
+                    let m = &mut self.metrics;
+                    m.lost_task_rounds = m.lost_task_rounds.saturating_add(lost.into());
+                    m.failed_tasks = m.failed_tasks.saturating_add(failed);
+                    m.drain_rounds = m.drain_rounds.saturating_add(drain.into());
                     match (first, drain) {
                         (Some(h), d) => Some(u32::from(h.timeout).saturating_add(d)),
                         (None, 0) => None,
-                        (None, d) => Some(d),
+                        // Billed d more round ends, as a drain without tasks (`1 + d`).
+                        (None, d) => Some(d.saturating_add(1)),
                     }
                 }
             };
@@ -826,7 +828,7 @@ impl<'p> Group<'p> {
 
     /// Phase 5: the round's metrics.
     fn measure(&mut self, needed: i64) {
-        self.tally.heartbeats = self.tally.heartbeats.saturating_add(self.now.heartbeats);
+        self.metrics.heartbeats = self.metrics.heartbeats.saturating_add(self.now.heartbeats);
         let size = self.instances.len() as u32; // at most the capacity
         let c = &self.counts;
         let serving = c.serving();

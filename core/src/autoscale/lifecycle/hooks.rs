@@ -245,27 +245,6 @@ impl Wait {
     }
 }
 
-/// What a run's scenario hooks and timed actions did (summed over the run).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Tally {
-    /// Waits whose job completed them early.
-    pub completions: u32,
-    /// Heartbeats recorded.
-    pub heartbeats: u32,
-    /// Waits a provider's cap ended.
-    pub capped: u32,
-    /// Hook results that were ROLLBACK.
-    pub rollbacks: u32,
-    /// Instances detached by timed actions.
-    pub detached: u32,
-    /// Rounds of task work lost by removals (`requeue`, `terminate`).
-    pub lost_task_rounds: u64,
-    /// Tasks failed by removals (`terminate`).
-    pub failed_tasks: u32,
-    /// Rounds removed nodes drained their tasks (`taskcompletion`, `retaineddata`).
-    pub drain_rounds: u64,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
