@@ -64,11 +64,32 @@ pub struct Scenario {
 }
 
 /// Reads and parses the scenario at `path` for a model whose parameter keys are `keys`.
+///
+/// The files a scenario names (`formula`, `demand_file`) are relative to its own folder,
+/// so that it runs from anywhere (`-`, stdin, and absolute paths stay as they are).
 pub fn load(path: &Path, keys: &[&str]) -> Result<Scenario, String> {
     let text = crate::input::read_bounded(path, MAX_SCENARIO_BYTES)
         .map_err(|e| format!("--scenario {e}"))?;
-    parse(&text, keys).map_err(|e| format!("{}:{e}", path.display()))
+    let mut scenario = parse(&text, keys).map_err(|e| format!("{}:{e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    for (flag, value) in &mut scenario.pairs {
+        if FILE_KEYS.contains(&flag.as_str()) {
+            *value = value
+                .split(',')
+                .map(|f| match f.trim() {
+                    f @ ("none" | "-") => f.to_string(),
+                    f if Path::new(f).is_absolute() => f.to_string(),
+                    f => dir.join(f).to_string_lossy().into_owned(),
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+        }
+    }
+    Ok(scenario)
 }
+
+/// The flags whose values are files (relative to the scenario's folder).
+const FILE_KEYS: [&str; 2] = ["formula", "demand-file"];
 
 /// Parses scenario `text`; an error is `LINE:COL: message` or ` message` (the caller puts the
 /// file's name before it).
@@ -135,6 +156,20 @@ pub fn parse(text: &str, keys: &[&str]) -> Result<Scenario, String> {
         }
     }
     Ok(Scenario { pairs })
+}
+
+/// Returns the flags of the scenario at `path` for model `M`, as its command line would
+/// give them; an error is one line naming the file.
+pub fn flags<M: crate::models::Model>(path: &Path) -> Result<crate::models::Flags<M>, String> {
+    let keys: Vec<&str> = M::PARAMS.iter().map(|p| p.key).collect();
+    let scenario = load(path, &keys)?;
+    crate::models::Flags::<M>::from_pairs(
+        scenario
+            .pairs
+            .iter()
+            .map(|(flag, value)| (flag.as_str(), value.as_str())),
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Returns the 1-based line and column (in characters) of byte `at` of `text`.

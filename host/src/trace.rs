@@ -71,8 +71,14 @@ pub fn observe<M: Model>(
 }
 
 impl Traced for Autoscale {
-    fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header(out)
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        trace::autoscale_header_with(out, Self::split(p))
+    }
+    /// A run with scenario hooks or timed actions adds their columns
+    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); any other run's rows are the lesson's.
+    fn split(p: &Self::Params) -> bool {
+        let l = &p.core.lifecycle;
+        !l.launch_hooks.is_empty() || !l.terminate_hooks.is_empty() || !l.at.is_empty()
     }
 }
 
