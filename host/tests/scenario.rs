@@ -77,11 +77,26 @@ fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
         assert_eq!(scenario, flags, "{format}");
         // Summaries too.
         let flags = stdout_ok(&[
-            "autoscale", "--threshold", "5", "--cooldown", "8", "--seed", "1..=5", "--summary",
-            "--format", format,
+            "autoscale",
+            "--threshold",
+            "5",
+            "--cooldown",
+            "8",
+            "--seed",
+            "1..=5",
+            "--summary",
+            "--format",
+            format,
         ]);
         let scenario = stdout_ok(&[
-            "autoscale", "--scenario", &file, "--seed", "1..=5", "--summary", "--format", format,
+            "autoscale",
+            "--scenario",
+            &file,
+            "--seed",
+            "1..=5",
+            "--summary",
+            "--format",
+            format,
         ]);
         assert_eq!(scenario, flags, "{format} summary");
     }
@@ -91,13 +106,21 @@ fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
         assert_eq!(
             stdout_ok(&["autoscale", "--scenario", &grid, "--format", format]),
             stdout_ok(&[
-                "autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8", "--seed", "1..=3",
-                "--format", format,
+                "autoscale",
+                "--threshold",
+                "2,3,5",
+                "--cooldown",
+                "0,3,8",
+                "--seed",
+                "1..=3",
+                "--format",
+                format,
             ]),
         );
     }
     // The trace and the plot of the file are those of the flags.
-    let trace = |args: &[&str]| stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
+    let trace =
+        |args: &[&str]| stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
     assert_eq!(
         trace(&["--scenario", &file]),
         trace(&["--threshold", "5", "--cooldown", "8"])
@@ -113,26 +136,57 @@ fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
 fn flags_override_the_file() {
     let file = root("examples/scenarios/lesson-5-8.toml");
     assert_eq!(
-        stdout_ok(&["autoscale", "--scenario", &file, "--cooldown", "3", "--format", "csv"]),
-        stdout_ok(&["autoscale", "--threshold", "5", "--cooldown", "3", "--format", "csv"])
+        stdout_ok(&[
+            "autoscale",
+            "--scenario",
+            &file,
+            "--cooldown",
+            "3",
+            "--format",
+            "csv"
+        ]),
+        stdout_ok(&[
+            "autoscale",
+            "--threshold",
+            "5",
+            "--cooldown",
+            "3",
+            "--format",
+            "csv"
+        ])
     );
 }
 
 #[test]
 fn a_bad_scenario_is_one_line() {
-    let toml = temp_file("bad-syntax.toml", "[params]\nthreshold = 5\ncooldown = = 8\n");
+    let toml = temp_file(
+        "bad-syntax.toml",
+        "[params]\nthreshold = 5\ncooldown = = 8\n",
+    );
     let e = one_line_error(&["autoscale", "--scenario", &toml]);
     assert!(e.starts_with(&format!("error: {toml}:3:12: ")), "{e}");
     let toml = temp_file("bad-key.toml", "[params]\nthreshhold = 5\n");
     let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(e.contains("unknown key 'threshhold' in [params]; did you mean threshold?"), "{e}");
-    assert!(e.contains("(accepted: threshold, cooldown, seed"), "{e}");
+    assert!(
+        e.contains("unknown key 'threshhold' in [params]; did you mean threshold?"),
+        "{e}"
+    );
+    assert!(
+        e.contains("(accepted: threshold, cooldown, rounds, "),
+        "{e}"
+    );
     let toml = temp_file("bad-value.toml", "[params]\nthreshold = 0\n");
     let e = one_line_error(&["autoscale", "--scenario", &toml]);
     assert!(e.contains("threshold"), "{e}");
-    let toml = temp_file("bad-hook.toml", "[[launch_hooks]]\ntimeout = 121\nprovider = \"aws\"\n");
+    let toml = temp_file(
+        "bad-hook.toml",
+        "[[launch_hooks]]\ntimeout = 121\nprovider = \"aws\"\n",
+    );
     let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(e.contains("--launch-hooks: accepted values are at most 50 hooks"), "{e}");
+    assert!(
+        e.contains("--launch-hooks: accepted values are at most 50 hooks"),
+        "{e}"
+    );
     let e = one_line_error(&["autoscale", "--scenario", "/nonexistent.toml"]);
     assert!(e.contains("/nonexistent.toml: no such file"), "{e}");
     // Read bounded: a longer file than 1 MiB stops at once.
@@ -165,7 +219,13 @@ fn heartbeats_extend_a_wait_and_the_providers_cap_ends_it() {
     let boot = lesson_boot();
     // Alibaba: at most 20 heartbeats (RecordLifecycleActionHeartbeat); every 5 rounds of a
     // 10-round timeout, then a last full timeout.
-    let v = row(&["autoscale", "--count-pending", "yes", "--launch-hooks", "10:heartbeat=5"]);
+    let v = row(&[
+        "autoscale",
+        "--count-pending",
+        "yes",
+        "--launch-hooks",
+        "10:heartbeat=5",
+    ]);
     assert_eq!(n(&v, "time_to_in_service_max"), boot + 20 * 5 + 10);
     assert!(n(&v, "heartbeats") >= 20);
     // AWS: the global timeout, 100 × the heartbeat timeout, ends a wait kept open every round.
@@ -254,13 +314,108 @@ fn every_example_scenario_runs() {
         }
         let p = path.to_string_lossy().into_owned();
         let out = capsim(&["autoscale", "--scenario", &p, "--format", "csv"]);
-        assert!(out.status.success(), "{p}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(out.stdout.len() > 100, "{p}");
         ran += 1;
         // Every file is listed for the cross-target comparisons.
         let cross = std::fs::read_to_string(root("scripts/cross-commands.txt")).unwrap();
-        let name = format!("examples/scenarios/{}", path.file_name().unwrap().to_string_lossy());
-        assert!(cross.contains(&name), "{name} in scripts/cross-commands.txt");
+        let name = format!(
+            "examples/scenarios/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        assert!(
+            cross.contains(&name),
+            "{name} in scripts/cross-commands.txt"
+        );
     }
     assert!(ran >= 5, "{ran} scenarios");
+}
+
+/// The trace's column `key`, summed.
+fn trace_sum(args: &[&str], key: &str) -> u64 {
+    let csv = stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == key).unwrap();
+    lines
+        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn the_four_deallocation_options_give_four_results() {
+    let formula = |o: &str| root(&format!("examples/scenarios/dealloc-{o}.formula"));
+    let run = |o: &str, tasks: &str| {
+        row(&[
+            "autoscale",
+            "--formula",
+            &formula(o),
+            "--task-rounds",
+            tasks,
+        ])
+    };
+    let [requeue, terminate, completion, retained] =
+        ["requeue", "terminate", "taskcompletion", "retaineddata"].map(|o| run(o, "10"));
+    // The same decisions in all four (removal only decides what happens to the work).
+    let removed = trace_sum(
+        &["--formula", &formula("requeue"), "--task-rounds", "10"],
+        "removed",
+    );
+    assert!(removed > 0, "the formula scales in");
+    for v in [&terminate, &completion, &retained] {
+        assert_eq!(v["scaling_actions"], requeue["scaling_actions"]);
+    }
+    // requeue: the work done is lost, nothing fails, no node waits.
+    assert!(n(&requeue, "lost_task_rounds") > 0);
+    assert_eq!(n(&requeue, "failed_tasks"), 0);
+    assert_eq!(n(&requeue, "drain_rounds"), 0);
+    // terminate: the same work lost, and every removed node's running task failed.
+    assert_eq!(terminate["lost_task_rounds"], requeue["lost_task_rounds"]);
+    assert_eq!(n(&terminate, "failed_tasks"), removed);
+    // taskcompletion: nothing lost; each node finishes its task, billed meanwhile.
+    assert_eq!(n(&completion, "lost_task_rounds"), 0);
+    assert_eq!(n(&completion, "failed_tasks"), 0);
+    let drain = n(&completion, "drain_rounds");
+    assert!(drain > 0);
+    assert_eq!(
+        n(&completion, "billed_rounds"),
+        n(&requeue, "billed_rounds") + drain
+    );
+    // retaineddata: the task and then one round of clean-up per node.
+    assert_eq!(n(&retained, "drain_rounds"), drain + removed);
+    assert_eq!(
+        n(&retained, "billed_rounds"),
+        n(&completion, "billed_rounds") + removed
+    );
+    // The extremes: one-round tasks are always just starting (nothing is lost, each node
+    // finishes in its removal round's next); the longest task never ends within the day.
+    let one = run("requeue", "1");
+    assert_eq!(n(&one, "lost_task_rounds"), 0);
+    let removed1 = trace_sum(
+        &[
+            "--formula",
+            &formula("taskcompletion"),
+            "--task-rounds",
+            "1",
+        ],
+        "removed",
+    );
+    assert_eq!(n(&run("taskcompletion", "1"), "drain_rounds"), removed1);
+    let long = run("requeue", "10080");
+    assert!(n(&long, "lost_task_rounds") > n(&requeue, "lost_task_rounds"));
+    let e = one_line_error(&["autoscale", "--task-rounds", "0"]);
+    assert_eq!(
+        e,
+        "error: --task-rounds: accepted values are integers from 1 to 10080\n"
+    );
+    one_line_error(&["autoscale", "--task-rounds", "10081"]);
+    // Off by default: no task model, the lesson's row.
+    let lesson = row(&["autoscale"]);
+    for key in ["lost_task_rounds", "failed_tasks", "drain_rounds"] {
+        assert_eq!(n(&lesson, key), 0, "{key}");
+    }
 }

@@ -109,7 +109,7 @@ function crossCommands() {
 }
 
 // A command line as the page's pairs, or null when the page cannot run it: `trace` and
-// `formula` are not page commands, and a page has no files for --formula to read.
+// `formula` are not page commands, and a page has no files for --formula or --scenario to read.
 function pagePairs(argv) {
   if (argv[0] === "lesson") return argv.length === 2 ? [["lesson", argv[1]]] : null;
   if (!["autoscale", "consumers", "bulkhead"].includes(argv[0])) return null;
@@ -118,6 +118,7 @@ function pagePairs(argv) {
     const k = argv[i].replace(/^--/, "");
     if (k === "summary") pairs.push(["summary", ""]);
     else if (k === "formula" && argv[i + 1] !== "none") return null;
+    else if (k === "scenario") return null;
     else pairs.push([k, argv[++i]]);
   }
   return pairs;
