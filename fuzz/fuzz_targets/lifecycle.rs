@@ -58,7 +58,13 @@ fuzz_target!(|input: (Params, Lifecycle)| {
     }
     inert.lifecycle.events.retain(|e| e.round < end);
     if inert.lifecycle.at.iter().any(|a| a.round >= end) {
-        let acting: Vec<_> = p.lifecycle.at.iter().copied().filter(|a| a.round < end).collect();
+        let acting: Vec<_> = p
+            .lifecycle
+            .at
+            .iter()
+            .copied()
+            .filter(|a| a.round < end)
+            .collect();
         inert.lifecycle.at = Box::leak(acting.into_boxed_slice());
     }
     if inert != p {
