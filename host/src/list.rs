@@ -542,7 +542,8 @@ impl Item for &'static [LifecycleHook] {
 
 /// Timed operator actions: `none`, or `ROUND:KEY=VALUE` joined by `+` (KEY min_instances or
 /// max_instances with a size or `none`, desired, standby, unstandby, protect, unprotect,
-/// detach with a count, template with a version); at most 125.
+/// detach with a count, template with a version, evaluation_interval with a formula's new
+/// interval); at most 125.
 impl Item for &'static [TimedAction] {
     const WORDS: &'static [&'static str] = &["none"];
 

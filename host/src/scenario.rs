@@ -17,8 +17,9 @@
 //!   itself, so its rows are those of `--launch-hook`.
 //! - `[[at]]`: timed operator actions, each `round = R` and one or more of
 //!   `min_instances`, `max_instances` (an integer or `"none"`), `desired`, `standby`,
-//!   `unstandby`, `protect`, `unprotect`, `detach` (counts) and `template` (a version ≥ 1),
-//!   applied in the table's key order; they become the `at` parameter.
+//!   `unstandby`, `protect`, `unprotect`, `detach` (counts), `template` (a version ≥ 1) and
+//!   `evaluation_interval` (a formula's, 5 to 10,080: its schedule restarts there), applied
+//!   in the table's key order; they become the `at` parameter.
 //!
 //! Flags given on the command line override the file's values (the caller merges them).
 //! Errors are one line: a TOML error names the file, line and column
@@ -41,7 +42,7 @@ pub const HOOK_KEYS: [&str; 5] = [
 ];
 
 /// The keys of an `[[at]]` table besides `round`, in the order they are documented.
-pub const AT_KEYS: [&str; 9] = [
+pub const AT_KEYS: [&str; 10] = [
     "min_instances",
     "max_instances",
     "desired",
@@ -51,6 +52,7 @@ pub const AT_KEYS: [&str; 9] = [
     "unprotect",
     "detach",
     "template",
+    "evaluation_interval",
 ];
 
 /// The top-level tables a scenario may have.

@@ -419,3 +419,38 @@ fn the_four_deallocation_options_give_four_results() {
         assert_eq!(n(&lesson, key), 0, "{key}");
     }
 }
+
+#[test]
+fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
+    // Batch: a new interval stops the schedule and starts one at the request's time. With
+    // 15 rounds until round 60 (evaluations at 0, 15, 30, 45) and 5 from 60 (60, 65, …, 235
+    // of the 240-round day):
+    let expected = (0..60).step_by(15).count() + (60..240).step_by(5).count();
+    let formula = root("examples/formulas/demand.formula");
+    let v = row(&[
+        "autoscale",
+        "--formula",
+        &formula,
+        "--at",
+        "60:evaluation_interval=5",
+    ]);
+    assert_eq!(n(&v, "evaluations"), expected as u64);
+    let plain = row(&["autoscale", "--formula", &formula]);
+    assert_eq!(
+        n(&plain, "evaluations"),
+        (0..240).step_by(15).count() as u64
+    );
+    // Batch's range: 5 minutes to 168 hours.
+    for bad in ["60:evaluation_interval=4", "60:evaluation_interval=10081"] {
+        let e = one_line_error(&["autoscale", "--formula", &formula, "--at", bad]);
+        assert!(e.starts_with("error: --at: accepted values are"), "{e}");
+    }
+    // Without a formula nothing evaluates.
+    assert_eq!(
+        n(
+            &row(&["autoscale", "--at", "60:evaluation_interval=5"]),
+            "evaluations"
+        ),
+        0
+    );
+}

@@ -176,6 +176,7 @@ fn random_scenario(r: &mut Pcg32, l: &mut Lifecycle) {
                     Timed::MinInstances => [NO_BOUND, below(r, 12)][below(r, 2) as usize],
                     Timed::MaxInstances => [NO_BOUND, 12 + below(r, 20)][below(r, 2) as usize],
                     Timed::Desired => below(r, 30),
+                    Timed::EvaluationInterval => 5 + below(r, 20),
                     _ => 1 + below(r, 4),
                 };
                 TimedAction {

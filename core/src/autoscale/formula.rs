@@ -93,6 +93,9 @@ pub struct FormulaPolicy<
     ws: &'a mut BoundedWorkspace<POOL>,
     capacity: f64,
     interval: u32,
+    /// The round the evaluation schedule starts (0; a timed action's round after it sets a
+    /// new interval).
+    schedule_start: u32,
     target: Option<u32>,
     deallocation: Deallocation,
     /// Evaluations run.
@@ -122,6 +125,7 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             ws,
             capacity,
             interval,
+            schedule_start: 0,
             target: None,
             deallocation: Deallocation::Requeue,
             evaluations: 0,
@@ -202,7 +206,8 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         if let Some(now) = now {
             self.record(s, now, nodes);
         }
-        if s.round.is_multiple_of(self.interval) {
+        let since = s.round.wrapping_sub(self.schedule_start);
+        if s.round >= self.schedule_start && since.is_multiple_of(self.interval) {
             self.evaluations += 1;
             let ok = now.is_some_and(|now| self.evaluate(now, nodes, current));
             if !ok {
@@ -218,6 +223,12 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
 
     fn node_deallocation(&self) -> Option<Deallocation> {
         Some(self.deallocation)
+    }
+
+    fn set_evaluation_interval(&mut self, round: u32, rounds: u32) {
+        // Checked with the parameters (5 to 10,080): a new schedule from `round` on.
+        self.interval = rounds.max(1);
+        self.schedule_start = round;
     }
 
     fn drain_rounds(&self) -> u32 {

@@ -180,7 +180,7 @@ impl<'p> Group<'p> {
         };
         self.fail_permanently(t);
         self.user_actions(t);
-        self.timed_actions(t, policy.drain_rounds())?;
+        self.timed_actions(t, policy)?;
         self.health_check(t, check, rng);
         self.join_delayed(t)?;
         self.scale(t, demand, needed, policy)?;
@@ -238,7 +238,7 @@ impl<'p> Group<'p> {
     }
 
     /// Phase 1b: the round's timed operator actions, in list order ([`super::Timed`]).
-    fn timed_actions(&mut self, t: u32, drain: u32) -> Result<(), Error> {
+    fn timed_actions<P: ScalingPolicy>(&mut self, t: u32, policy: &mut P) -> Result<(), Error> {
         let params = self.params;
         if params.lifecycle.at.is_empty() {
             return Ok(());
@@ -268,6 +268,7 @@ impl<'p> Group<'p> {
                 }
                 // Launches read the version from the list (`template_epoch`).
                 Timed::Template => {}
+                Timed::EvaluationInterval => policy.set_evaluation_interval(t, a.value),
                 Timed::Desired => {
                     let c = &self.counts;
                     let have = i64::from(c.serving())
@@ -283,7 +284,8 @@ impl<'p> Group<'p> {
                     if change > 0 {
                         self.ask(t, change)?;
                     } else if change < 0 {
-                        self.scale_in(change.unsigned_abs(), drain);
+                        self.dealloc = policy.node_deallocation();
+                        self.scale_in(change.unsigned_abs(), policy.drain_rounds());
                     }
                 }
             }

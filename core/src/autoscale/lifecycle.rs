@@ -509,6 +509,9 @@ impl Lifecycle {
     fn timed_ok(&self) -> bool {
         let counts = self.at.iter().all(|a| match a.what {
             Timed::MinInstances | Timed::MaxInstances | Timed::Desired => true,
+            Timed::EvaluationInterval => {
+                (super::MIN_EVALUATION_INTERVAL..=super::MAX_EVALUATION_INTERVAL).contains(&a.value)
+            }
             _ => a.value >= 1 && a.value != NO_BOUND,
         });
         counts
@@ -646,7 +649,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
         const fn a(round: u32, what: Timed, value: u32) -> TimedAction {
             TimedAction { round, what, value }
         }
-        static AT: [TimedAction; 10] = [
+        static AT: [TimedAction; 11] = [
             a(5, Timed::MaxInstances, 8),
             a(8, Timed::Desired, 14),
             a(20, Timed::Template, 2),
@@ -657,6 +660,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             a(60, Timed::MinInstances, 3),
             a(70, Timed::Protect, 2),
             a(80, Timed::Desired, 0),
+            a(90, Timed::EvaluationInterval, 5),
         ];
         let mut window = |len: usize| -> arbitrary::Result<(usize, usize)> {
             let start = u.int_in_range(0..=len)?;

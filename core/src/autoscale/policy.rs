@@ -50,6 +50,12 @@ pub trait ScalingPolicy {
     fn node_deallocation(&self) -> Option<Deallocation> {
         None
     }
+
+    /// Hears a timed action set a new evaluation interval of `rounds` in round `round` (a
+    /// formula's schedule restarts there); a policy without one ignores it.
+    fn set_evaluation_interval(&mut self, round: u32, rounds: u32) {
+        let _ = (round, rounds);
+    }
 }
 
 /// The lesson's policy: once `cooldown` rounds have passed since its last action, out to

@@ -680,7 +680,7 @@ impl Model for Autoscale {
             "Scenario terminate hooks, run in order after --terminate-hook (as --launch-hooks; abandon skips the rest, rollback returns the instance to service)",
             "as --launch-hooks, or none", "none"),
         param!("at", core.lifecycle.at: &'static [TimedAction],
-            "Timed operator actions, '+'-joined ROUND:KEY=VALUE, in list order after --events within a round: min_instances / max_instances (a size or none), desired (launch or remove to that many serving and launching), standby / unstandby / protect / unprotect / detach (counts), template (a new launch-template version; --removal-policy oldest-template removes the oldest version first)",
+            "Timed operator actions, '+'-joined ROUND:KEY=VALUE, in list order after --events within a round: min_instances / max_instances (a size or none), desired (launch or remove to that many serving and launching), standby / unstandby / protect / unprotect / detach (counts), template (a new launch-template version; --removal-policy oldest-template removes the oldest version first), evaluation_interval (a formula's new interval, 5 to 10080: evaluations from that round on every N rounds)",
             "at most 125 actions, counts and versions 1 to 4294967295, the minimum never above the maximum, or none",
             "none"),
         param!("task_rounds", core.lifecycle.task_rounds: Option<u32>,

@@ -47,11 +47,17 @@ pub enum Timed {
     /// A new launch-template version (the value, at least 1, names it); launches from this
     /// round on use it (the initial group has version 0).
     Template,
+    /// A formula's new evaluation interval, 5 to 10,080 rounds: "the existing autoscale
+    /// evaluation schedule will be stopped and a new autoscale evaluation schedule will be
+    /// started, with its starting time being the time when this request was issued" (Batch,
+    /// `EnableAutoScale` `autoScaleEvaluationInterval`): evaluations at this round, then every
+    /// value rounds. Other policies have no interval (nothing changes).
+    EvaluationInterval,
 }
 
 impl Timed {
     /// Every action, in declaration order.
-    pub const ALL: [Timed; 9] = [
+    pub const ALL: [Timed; 10] = [
         Timed::MinInstances,
         Timed::MaxInstances,
         Timed::Desired,
@@ -61,6 +67,7 @@ impl Timed {
         Timed::Unprotect,
         Timed::Detach,
         Timed::Template,
+        Timed::EvaluationInterval,
     ];
 
     /// Returns the action as its scenario key spells it.
@@ -75,6 +82,7 @@ impl Timed {
             Timed::Unprotect => "unprotect",
             Timed::Detach => "detach",
             Timed::Template => "template",
+            Timed::EvaluationInterval => "evaluation_interval",
         }
     }
 
