@@ -165,7 +165,7 @@ pub enum HookResult {
     /// on anyway (both results remove at scale-in).
     Abandon,
     /// `ROLLBACK` (Alibaba only, scenario hooks): a launch is released; a removal is taken
-    /// back, the instance returns to InService ([`hooks`]).
+    /// back, the instance returns to InService ([`LifecycleHook`]).
     Rollback,
 }
 
@@ -311,22 +311,22 @@ pub struct Lifecycle {
     /// The scaling policy.
     pub policy: Policy,
     /// A scenario's launch hooks, run in order after the one-hook shorthand `launch_hook`
-    /// ([`hooks`]). The caller owns the list (a host leaks it once per value, a board keeps
+    /// ([`LifecycleHook`]). The caller owns the list (a host leaks it once per value, a board keeps
     /// a `static`), so that every copy of the parameters stays small; at most
     /// [`MAX_HOOKS`] hooks in all, both transitions and the shorthands together.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub launch_hooks: &'static [LifecycleHook],
-    /// A scenario's terminate hooks, run in order after `terminate_hook` ([`hooks`]).
+    /// A scenario's terminate hooks, run in order after `terminate_hook` ([`LifecycleHook`]).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub terminate_hooks: &'static [LifecycleHook],
-    /// A scenario's timed operator actions ([`timed`]), after `events` within a round; at
+    /// A scenario's timed operator actions ([`TimedAction`]), after `events` within a round; at
     /// most [`MAX_TIMED`]. Owned by the caller as the hooks are.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub at: &'static [TimedAction],
     /// Rounds of each task a serving node runs, back to back from the round it serves
     /// (1 to [`MAX_TASK_ROUNDS`]); `None`: no task model (the lesson). With tasks, a node
     /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
-    /// ([`tasks`]).
+    /// ([`MAX_TASK_ROUNDS`]).
     pub task_rounds: Option<u32>,
 }
 
