@@ -174,6 +174,18 @@ pub enum Accepted {
         /// The most rounds open.
         max_open_rounds: u32,
     },
+    /// Lifecycle hooks: at most `max` in all (the one-hook flags included), each timeout
+    /// within its provider's range, ROLLBACK only under Alibaba.
+    Hooks {
+        /// The most hooks of a group.
+        max: u32,
+    },
+    /// Timed actions: at most `max`, counts and versions at least 1, the minimum never
+    /// above the maximum.
+    Timed {
+        /// The most actions of a run.
+        max: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -287,6 +299,14 @@ impl fmt::Display for Accepted {
             } => write!(
                 f,
                 "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO from 0 to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
+            ),
+            Accepted::Hooks { max } => write!(
+                f,
+                "at most {max} hooks in all, each with a timeout of 1 to 360 rounds (alibaba) or 1 to 120 (aws), rollback under alibaba only"
+            ),
+            Accepted::Timed { max } => write!(
+                f,
+                "at most {max} actions, each count and template version at least 1, min_instances never above max_instances"
             ),
         }
     }

@@ -22,6 +22,23 @@ pub const AUTOSCALE_COLUMNS: [&str; 10] = [
 pub const AUTOSCALE_FORMULA_COLUMNS: [&str; 3] =
     ["target_dedicated", "evaluated", "evaluation_failed"];
 
+/// The columns a scenario's autoscale run adds after the states: lifecycle-hook waits that
+/// ended this round (completed, timed out or capped), heartbeats recorded, and timed
+/// operator actions applied. A run without scenario hooks or timed actions has none of them
+/// (its rows are the lesson's).
+pub const AUTOSCALE_SCENARIO_COLUMNS: [&str; 3] = ["hooks_ended", "heartbeats", "actions"];
+
+/// Which of autoscale's optional column groups a trace has. Each is written after the
+/// lifecycle's states, in this order: [`AUTOSCALE_FORMULA_COLUMNS`],
+/// [`AUTOSCALE_SCENARIO_COLUMNS`]. None of them: the lesson's columns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AutoscaleColumns {
+    /// A group driven by a formula: [`AUTOSCALE_FORMULA_COLUMNS`].
+    pub formula: bool,
+    /// A run with scenario hooks or timed actions: [`AUTOSCALE_SCENARIO_COLUMNS`].
+    pub scenario: bool,
+}
+
 /// The consumers columns.
 pub const CONSUMERS_COLUMNS: [&str; 5] = [
     "round",
@@ -83,34 +100,39 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
 
 /// Writes the autoscale header line (with its newline).
 pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
-    autoscale_header_for(out, false)
+    autoscale_header_with(out, AutoscaleColumns::default())
 }
 
-/// Writes the autoscale header line (with its newline); `formula` adds
-/// [`AUTOSCALE_FORMULA_COLUMNS`].
-pub fn autoscale_header_for<W: Write + ?Sized>(out: &mut W, formula: bool) -> fmt::Result {
+/// Writes the autoscale header line (with its newline), with the optional `columns`.
+pub fn autoscale_header_with<W: Write + ?Sized>(
+    out: &mut W,
+    columns: AutoscaleColumns,
+) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
     for s in State::ALL {
         write!(out, ",{}", state_column(s))?;
     }
-    if formula {
+    if columns.formula {
         out.write_char(',')?;
         header(out, &AUTOSCALE_FORMULA_COLUMNS)?;
+    }
+    if columns.scenario {
+        out.write_char(',')?;
+        header(out, &AUTOSCALE_SCENARIO_COLUMNS)?;
     }
     out.write_char('\n')
 }
 
 /// Writes one autoscale row (with its newline).
 pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
-    autoscale_row_for(out, s, false)
+    autoscale_row_with(out, s, AutoscaleColumns::default())
 }
 
-/// Writes one autoscale row (with its newline); `formula` adds
-/// [`AUTOSCALE_FORMULA_COLUMNS`].
-pub fn autoscale_row_for<W: Write + ?Sized>(
+/// Writes one autoscale row (with its newline), with the values of the optional `columns`.
+pub fn autoscale_row_with<W: Write + ?Sized>(
     out: &mut W,
     s: &autoscale::RoundState,
-    formula: bool,
+    columns: AutoscaleColumns,
 ) -> fmt::Result {
     write!(out, "{},", s.round)?;
     write!(out, "{}", jsfmt::Num(s.demand))?;
@@ -129,7 +151,7 @@ pub fn autoscale_row_for<W: Write + ?Sized>(
     for n in s.counts.0 {
         write!(out, ",{n}")?;
     }
-    if formula {
+    if columns.formula {
         write!(
             out,
             ",{},{},{}",
@@ -137,6 +159,9 @@ pub fn autoscale_row_for<W: Write + ?Sized>(
             u8::from(s.evaluated),
             u8::from(s.evaluation_failed)
         )?;
+    }
+    if columns.scenario {
+        write!(out, ",{},{},{}", s.hooks_ended, s.heartbeats, s.actions)?;
     }
     out.write_char('\n')
 }
@@ -257,11 +282,12 @@ pub struct CsvTrace<W> {
     /// Where the rows go.
     pub out: W,
     /// Whether the run has its model's extra columns: a split bulkhead's per-pool columns,
-    /// a formula group's [`AUTOSCALE_FORMULA_COLUMNS`], a consumers run's flow options
-    /// ([`CONSUMERS_FLOW_COLUMNS`]).
+    /// a consumers run's flow options ([`CONSUMERS_FLOW_COLUMNS`]).
     pub split: bool,
     /// Whether a bulkhead run has the options the lesson does not have (their columns).
     pub options: bool,
+    /// An autoscale run's optional column groups.
+    pub autoscale: AutoscaleColumns,
     /// The first write error, if any.
     pub result: fmt::Result,
 }
@@ -273,6 +299,10 @@ impl<W: Write> CsvTrace<W> {
             out,
             split,
             options: false,
+            autoscale: AutoscaleColumns {
+                formula: false,
+                scenario: false,
+            },
             result: Ok(()),
         }
     }
@@ -280,6 +310,12 @@ impl<W: Write> CsvTrace<W> {
     /// This trace with the option columns of a bulkhead run (see [`bulkhead_row_with`]).
     pub const fn with_options(mut self, options: bool) -> Self {
         self.options = options;
+        self
+    }
+
+    /// This trace with an autoscale run's optional column groups.
+    pub const fn with_autoscale(mut self, columns: AutoscaleColumns) -> Self {
+        self.autoscale = columns;
         self
     }
 
@@ -292,7 +328,7 @@ impl<W: Write> CsvTrace<W> {
 
 impl<W: Write> crate::Observer for CsvTrace<W> {
     fn group_round(&mut self, s: &autoscale::RoundState) {
-        let r = autoscale_row_for(&mut self.out, s, self.split);
+        let r = autoscale_row_with(&mut self.out, s, self.autoscale);
         self.keep(r);
     }
 

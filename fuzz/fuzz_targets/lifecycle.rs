@@ -1,14 +1,15 @@
 //! `autoscale::run` with arbitrary lifecycle options: hooks, protection, removal policies,
 //! reclaim mode, check latency, apply delay, stockouts, scripted actions, the minimum and
-//! maximum size, the check interval and the target-tracking and step policies.
+//! maximum size, the check interval and the target-tracking and step policies, and a
+//! scenario's hooks (early completion, heartbeats, caps, ROLLBACK), timed actions and tasks.
 //!
 //! No lesson program runs these options, so the oracle is the model's own laws: invalid
 //! parameters are an `OutOfRange` error and the only other error is the group's documented
 //! capacity; two runs agree bit for bit, watched or not; a watched run obeys the lifecycle's
 //! invariants (`capsim_tests::check_lifecycle_run`: state counts add up to the group, hook
 //! waits end by their timeout, billing and counts are the per-round figures summed); and
-//! options that cannot act within the run (a stockout or scripted actions from the last round
-//! on) change nothing. Capped at 400 rounds.
+//! options that cannot act within the run (a stockout, scripted or timed actions from the
+//! last round on) change nothing. Capped at 400 rounds.
 #![no_main]
 
 use capsim_core::autoscale::{self, Lifecycle, Params};
@@ -56,6 +57,16 @@ fuzz_target!(|input: (Params, Lifecycle)| {
         inert.lifecycle.stockout = None;
     }
     inert.lifecycle.events.retain(|e| e.round < end);
+    if inert.lifecycle.at.iter().any(|a| a.round >= end) {
+        let acting: Vec<_> = p
+            .lifecycle
+            .at
+            .iter()
+            .copied()
+            .filter(|a| a.round < end)
+            .collect();
+        inert.lifecycle.at = Box::leak(acting.into_boxed_slice());
+    }
     if inert != p {
         let without = autoscale::run(&inert);
         assert!(

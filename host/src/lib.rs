@@ -18,6 +18,7 @@ pub mod output;
 pub mod plot;
 pub mod policy_flags;
 pub mod query;
+pub mod scenario;
 pub mod summary;
 pub mod sweep;
 pub mod trace;

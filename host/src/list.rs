@@ -2,8 +2,9 @@
 //! model-specific items (`shared`, `healthy`, `40:95:170`).
 
 use capsim_core::autoscale::{
-    Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, Reclaim, RemovalPolicy,
-    Step, Steps, Stockout, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_STEPS, OPEN,
+    Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, LifecycleHook, Provider,
+    Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
+    MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN,
 };
 use capsim_core::bulkhead::{Breaker, Mode, Split};
 use capsim_core::consumers::{Outage, Routing};
@@ -339,16 +340,17 @@ impl Item for bool {
 }
 
 impl Item for RemovalPolicy {
-    const WORDS: &'static [&'static str] = &["lesson", "oldest", "newest"];
+    const WORDS: &'static [&'static str] = &["lesson", "oldest", "newest", "oldest-template"];
 
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "lesson" => RemovalPolicy::Lesson,
             "oldest" => RemovalPolicy::Oldest,
             "newest" => RemovalPolicy::Newest,
+            "oldest-template" => RemovalPolicy::OldestTemplate,
             _ => {
                 return Err(format!(
-                    "'{s}' is not a removal policy (lesson, oldest or newest)"
+                    "'{s}' is not a removal policy (lesson, oldest, newest or oldest-template)"
                 ))
             }
         });
@@ -515,6 +517,172 @@ impl Item for Events {
     }
 }
 
+/// Returns `list` as a `'static` slice, leaking it only the first time that list is seen
+/// (the core keeps a scenario's lists by reference, so that its parameters stay small).
+fn intern<T: PartialEq + Clone + Send + Sync + 'static>(
+    pool: &'static std::sync::Mutex<Vec<&'static [T]>>,
+    list: Vec<T>,
+) -> &'static [T] {
+    if list.is_empty() {
+        return &[];
+    }
+    let mut pool = pool
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(seen) = pool.iter().find(|s| ***s == list[..]) {
+        return seen;
+    }
+    let leaked: &'static [T] = Box::leak(list.into_boxed_slice());
+    pool.push(leaked);
+    leaked
+}
+
+static HOOK_LISTS: std::sync::Mutex<Vec<&'static [LifecycleHook]>> =
+    std::sync::Mutex::new(Vec::new());
+static TIMED_LISTS: std::sync::Mutex<Vec<&'static [TimedAction]>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Returns one scenario hook as its flag spells it:
+/// `TIMEOUT[:RESULT][:action=N][:heartbeat=K][:PROVIDER]` (the parts that differ from a
+/// plain Alibaba hook with CONTINUE).
+pub fn hook_text(h: &LifecycleHook) -> String {
+    let mut s = h.timeout.to_string();
+    if h.default_result != h.provider.default_result() {
+        s.push(':');
+        s.push_str(h.default_result.name());
+    }
+    if h.action_rounds != 0 {
+        s.push_str(&format!(":action={}", h.action_rounds));
+    }
+    if h.heartbeat_every != 0 {
+        s.push_str(&format!(":heartbeat={}", h.heartbeat_every));
+    }
+    if h.provider != Provider::Alibaba {
+        s.push(':');
+        s.push_str(h.provider.name());
+    }
+    s
+}
+
+/// Returns one timed action as its flag spells it: `ROUND:KEY=VALUE`.
+pub fn timed_text(a: &TimedAction) -> String {
+    let value =
+        if a.value == NO_BOUND && matches!(a.what, Timed::MinInstances | Timed::MaxInstances) {
+            "none".to_string()
+        } else {
+            a.value.to_string()
+        };
+    format!("{}:{}={value}", a.round, a.what.key())
+}
+
+/// A scenario's hooks of one transition: `none`, or hooks joined by `+`, each
+/// `TIMEOUT[:continue|abandon|rollback][:action=N][:heartbeat=K][:alibaba|aws]` (the
+/// parts after TIMEOUT in any order; the result defaults to the provider's: Alibaba
+/// CONTINUE, AWS ABANDON). TIMEOUT 1 to 360 (Alibaba) or 120 (AWS) rounds; at most 50 hooks
+/// (the model checks the ranges and the total).
+impl Item for &'static [LifecycleHook] {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(&[]);
+            return Ok(());
+        }
+        let mut hooks = Vec::new();
+        for part in s.split('+') {
+            let bad = |why: &str| {
+                format!(
+                    "'{part}' is not TIMEOUT[:RESULT][:action=N][:heartbeat=K][:PROVIDER]: {why}"
+                )
+            };
+            let mut fields = part.split(':');
+            let timeout = fields.next().unwrap_or("");
+            let timeout: u16 = timeout.parse().map_err(|_| {
+                bad(&format!(
+                    "'{timeout}' is not a timeout in rounds (1 to 360)"
+                ))
+            })?;
+            let (mut result, mut provider) = (None, Provider::Alibaba);
+            let (mut action, mut heartbeat) = (0u16, 0u16);
+            for f in fields {
+                let number = |v: &str| {
+                    v.parse::<u16>()
+                        .map_err(|_| bad(&format!("'{v}' is not a count of rounds (0 to 65535)")))
+                };
+                match f {
+                    "continue" => result = Some(HookResult::Continue),
+                    "abandon" => result = Some(HookResult::Abandon),
+                    "rollback" => result = Some(HookResult::Rollback),
+                    "alibaba" => provider = Provider::Alibaba,
+                    "aws" => provider = Provider::Aws,
+                    _ => match f.split_once('=') {
+                        Some(("action", v)) => action = number(v)?,
+                        Some(("heartbeat", v)) => heartbeat = number(v)?,
+                        _ => return Err(bad(&format!("'{f}' is none of continue, abandon, rollback, action=N, heartbeat=K, alibaba, aws"))),
+                    },
+                }
+            }
+            hooks.push(LifecycleHook {
+                provider,
+                default_result: result.unwrap_or(provider.default_result()),
+                timeout,
+                action_rounds: action,
+                heartbeat_every: heartbeat,
+            });
+            if hooks.len() > MAX_HOOKS {
+                return Err(format!("'{s}' lists more than {MAX_HOOKS} hooks"));
+            }
+        }
+        out.push(intern(&HOOK_LISTS, hooks));
+        Ok(())
+    }
+}
+
+/// Timed operator actions: `none`, or `ROUND:KEY=VALUE` joined by `+` (KEY min_instances or
+/// max_instances with a size or `none`, desired, standby, unstandby, protect, unprotect,
+/// detach with a count, template with a version, evaluation_interval with a formula's new
+/// interval); at most 125.
+impl Item for &'static [TimedAction] {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(&[]);
+            return Ok(());
+        }
+        let mut actions = Vec::new();
+        for part in s.split('+') {
+            let bad = || format!("'{part}' is not ROUND:KEY=VALUE");
+            let (round, action) = part.split_once(':').ok_or_else(bad)?;
+            let (key, value) = action.split_once('=').ok_or_else(bad)?;
+            let Some(what) = Timed::from_key(key) else {
+                let keys: Vec<&str> = Timed::ALL.iter().map(|t| t.key()).collect();
+                let hint = closest(key, &keys)
+                    .map(|c| format!("; did you mean {c}?"))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "'{key}' is not a timed action{hint} ({})",
+                    keys.join(", ")
+                ));
+            };
+            let value = match (what, value) {
+                (Timed::MinInstances | Timed::MaxInstances, "none") => NO_BOUND,
+                _ => parse_u32(value)?,
+            };
+            actions.push(TimedAction {
+                round: parse_u32(round)?,
+                what,
+                value,
+            });
+            if actions.len() > MAX_TIMED {
+                return Err(format!("'{s}' lists more than {MAX_TIMED} actions"));
+            }
+        }
+        out.push(intern(&TIMED_LISTS, actions));
+        Ok(())
+    }
+}
+
 /// Parses a comma-separated list (clap value parser).
 pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
     let mut out = Vec::new();
@@ -562,7 +730,7 @@ mod tests {
         );
         assert_eq!(
             parse::<RemovalPolicy>("lesson,olde").unwrap_err(),
-            "'olde' is not a removal policy (lesson, oldest or newest); did you mean oldest?"
+            "'olde' is not a removal policy (lesson, oldest, newest or oldest-template); did you mean oldest?"
         );
         // No range is guessed for a negative number or a float.
         assert!(!parse::<u32>("-100").unwrap_err().contains("did you mean"));

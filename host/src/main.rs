@@ -36,7 +36,9 @@ seed innermost. Limits: each list at most 1000000 values, at most 1000000 runs p
 seeds 1 to 2147483646; --threads 0 (one per core) to 256. Bad input exits with status 2 and
 one line on stderr. A group holds at most 16384 instances here (every state, Stopped included,
 plus the launches an apply delay holds in flight; a board's group holds 256): a run that needs
-more stops with an error naming that capacity.";
+more stops with an error naming that capacity. A run has at most 50 lifecycle hooks in all
+(AWS's quota per group; the one-hook flags included) and 125 timed actions (AWS's scheduled
+actions per group); a scenario file is at most 1048576 bytes.";
 
 /// Capacity and resilience lessons, runnable and bit-for-bit reproducible.
 #[derive(Parser, Debug)]
@@ -75,6 +77,8 @@ enum Command {
     Autoscale {
         #[command(flatten)]
         model: Flags<Autoscale>,
+        #[command(flatten)]
+        scenario: ScenarioArg,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -167,6 +171,8 @@ enum TraceCommand {
         #[command(flatten)]
         model: Flags<Autoscale>,
         #[command(flatten)]
+        scenario: ScenarioArg,
+        #[command(flatten)]
         out: TraceArgs,
         /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round":R,"timestamp":"...Z","results":"$TargetDedicatedNodes=...;...","error":null or "line L, col C: message"} (needs --formula; not with --format)
         #[arg(long, conflicts_with = "format")]
@@ -219,6 +225,8 @@ enum PlotCommand {
         #[command(flatten)]
         model: Flags<Autoscale>,
         #[command(flatten)]
+        scenario: ScenarioArg,
+        #[command(flatten)]
         out: PlotArgs,
     },
     /// Events not yet applied over the rounds
@@ -251,6 +259,26 @@ struct PlotArgs {
     /// The metric of the --summary histogram (a key of the model's rows) [autoscale: launched; consumers: rounds; bulkhead: tracking_dropped]
     #[arg(long, value_name = "KEY", requires = "summary")]
     metric: Option<String>,
+}
+
+/// `--scenario FILE.toml`: an autoscale setup written down ([`capsim::scenario`]).
+#[derive(clap::Args, Debug)]
+struct ScenarioArg {
+    /// A scenario file (TOML): [params] with the rows' keys and the flags' values (an array is a list), [[launch_hooks]] and [[terminate_hooks]] (timeout, default_result, action_rounds, heartbeat_every, provider), [[at]] (round and timed actions); flags given here override it [at most 1048576 bytes; at most 50 hooks, 125 timed actions]
+    #[arg(long, value_name = "FILE.toml")]
+    scenario: Option<std::path::PathBuf>,
+}
+
+impl ScenarioArg {
+    /// Returns `flags` over the scenario's (the flags alone without one).
+    fn apply<M: Model>(&self, flags: Flags<M>) -> Result<Flags<M>, Failure> {
+        match &self.scenario {
+            None => Ok(flags),
+            Some(path) => {
+                Ok(flags.over(capsim::scenario::flags::<M>(path).map_err(Failure::Input)?))
+            }
+        }
+    }
 }
 
 /// Flags every model command shares.
@@ -459,14 +487,20 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             Ok(())
         }
         Command::Man { command } => man_page(&command, out),
-        Command::Autoscale { model, run } => sweep(&model, &run, out),
+        Command::Autoscale {
+            model,
+            scenario,
+            run,
+        } => sweep(&scenario.apply(model)?, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
         Command::Trace(TraceCommand::Autoscale {
             model,
+            scenario,
             evaluations: true,
             ..
         }) => {
+            let model = scenario.apply(model)?;
             let p = capsim::trace::single(&model).map_err(Failure::Input)?;
             (Autoscale::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
             capsim::trace::write_evaluations(&p, out).map_err(|e| match e {
@@ -474,14 +508,25 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
                 capsim::trace::Stop::Io(e) => Failure::Io(e),
             })
         }
-        Command::Trace(TraceCommand::Autoscale { model, out: o, .. }) => {
-            trace(&model, o.format, out)
-        }
+        Command::Trace(TraceCommand::Autoscale {
+            model,
+            scenario,
+            out: o,
+            ..
+        }) => trace(&scenario.apply(model)?, o.format, out),
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
-        Command::Plot(PlotCommand::Autoscale { model, out: o }) => {
-            plot("autoscale", &model, &o, summary_metric("autoscale"), out)
-        }
+        Command::Plot(PlotCommand::Autoscale {
+            model,
+            scenario,
+            out: o,
+        }) => plot(
+            "autoscale",
+            &scenario.apply(model)?,
+            &o,
+            summary_metric("autoscale"),
+            out,
+        ),
         Command::Plot(PlotCommand::Consumers { model, out: o }) => {
             plot("consumers", &model, &o, summary_metric("consumers"), out)
         }

@@ -29,6 +29,11 @@ pub trait Traced: Model {
         let _ = p;
         false
     }
+    /// An autoscale run's optional column groups (none for the other models).
+    fn autoscale_columns(p: &Self::Params) -> trace::AutoscaleColumns {
+        let _ = p;
+        trace::AutoscaleColumns::default()
+    }
 }
 
 /// [`Observer`] behind a `dyn`: the three per-round methods.
@@ -88,11 +93,19 @@ pub fn observe<M: Model>(
 
 impl Traced for Autoscale {
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header_for(out, Self::split(p))
+        trace::autoscale_header_with(out, Self::autoscale_columns(p))
     }
-    /// A formula run has the evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]).
-    fn split(p: &Self::Params) -> bool {
-        p.formula.0.is_some()
+    /// A formula run has the evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]); a
+    /// run with scenario hooks or timed actions theirs ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]);
+    /// any other run's rows are the lesson's.
+    fn autoscale_columns(p: &Self::Params) -> trace::AutoscaleColumns {
+        let l = &p.core.lifecycle;
+        trace::AutoscaleColumns {
+            formula: p.formula.0.is_some(),
+            scenario: !l.launch_hooks.is_empty()
+                || !l.terminate_hooks.is_empty()
+                || !l.at.is_empty(),
+        }
     }
 }
 
@@ -136,7 +149,9 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     let mut text = String::new();
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
-    let mut t = CsvTrace::new(&mut text, M::split(p)).with_options(M::options(p));
+    let mut t = CsvTrace::new(&mut text, M::split(p))
+        .with_options(M::options(p))
+        .with_autoscale(M::autoscale_columns(p));
     let result = observe::<M>(p, &mut t);
     (text, result)
 }
@@ -211,7 +226,9 @@ pub fn write<M: Traced>(
             error: None,
         };
         let _ = M::header(p, &mut lines);
-        let mut t = CsvTrace::new(&mut lines, M::split(p)).with_options(M::options(p));
+        let mut t = CsvTrace::new(&mut lines, M::split(p))
+            .with_options(M::options(p))
+            .with_autoscale(M::autoscale_columns(p));
         result = observe::<M>(p, &mut t);
         if let Some(e) = lines.error {
             return Err(Stop::Io(e));

@@ -84,6 +84,13 @@ fn autoscale_values(key: &str) -> Vec<String> {
         }
         "evaluation_interval" => &["5", "10080"],
         "sample_delay" => &["0", "600"],
+        "launch_hooks" => &["10:action=3", "2:continue:heartbeat=1:aws+5:abandon"],
+        "terminate_hooks" => &["4:rollback", "3:abandon+50"],
+        "at" => &[
+            "100:max_instances=12",
+            "30:standby=2+60:unstandby=2+10:detach=1+120:template=2+220:desired=8",
+        ],
+        "task_rounds" => &["1", "10080"],
         "seed" => &["1", "2147483646"],
         _ => panic!("autoscale parameter {key} has no test values"),
     };
@@ -186,12 +193,26 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
     for s in t {
         assert_eq!(s.counts.total(), s.size, "{what}");
     }
+    // A scenario's hooks or timed actions add their columns; the sums are the metrics.
+    let l = &p.core.lifecycle;
+    let scenario = !l.launch_hooks.is_empty() || !l.terminate_hooks.is_empty() || !l.at.is_empty();
+    let heartbeats: u32 = t.iter().map(|s| s.heartbeats).sum();
+    assert_eq!(heartbeats, m.heartbeats, "{what}");
+    let ended: u32 = t.iter().map(|s| s.hooks_ended).sum();
+    assert_eq!(
+        ended,
+        m.hook_timeouts + m.hook_completions + m.hook_cap_timeouts,
+        "{what}"
+    );
     let mut csv = String::new();
-    // A formula run adds the evaluation columns.
-    let formula = p.formula.0.is_some();
-    capsim_core::trace::autoscale_header_for(&mut csv, formula).unwrap();
+    // A formula run adds the evaluation columns, a scenario its hooks' and actions'.
+    let columns = capsim_core::trace::AutoscaleColumns {
+        formula: p.formula.0.is_some(),
+        scenario,
+    };
+    capsim_core::trace::autoscale_header_with(&mut csv, columns).unwrap();
     for s in t {
-        capsim_core::trace::autoscale_row_for(&mut csv, s, formula).unwrap();
+        capsim_core::trace::autoscale_row_with(&mut csv, s, columns).unwrap();
     }
     assert_eq!(trace::csv::<Autoscale>(p).0, csv, "{what}");
 }

@@ -130,8 +130,8 @@ function crossCommands() {
 }
 
 // A command line as the page's pairs, or null when the page cannot run it: `trace` and
-// `formula` and `summary` are not page commands, and a page has no files for --formula or
-// --demand-file to read.
+// `formula` and `summary` are not page commands, and a page has no files for --formula,
+// --demand-file or --scenario to read.
 function pagePairs(argv) {
   if (argv[0] === "lesson") return argv.length === 2 ? [["lesson", argv[1]]] : null;
   if (!["autoscale", "consumers", "bulkhead"].includes(argv[0])) return null;
@@ -141,6 +141,7 @@ function pagePairs(argv) {
     if (k === "summary") pairs.push(["summary", ""]);
     else if (k === "formula" && argv[i + 1] !== "none") return null;
     else if (k === "demand-file" && argv[i + 1] !== "none") return null;
+    else if (k === "scenario") return null;
     else pairs.push([k, argv[++i]]);
   }
   return pairs;

@@ -122,6 +122,9 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
     let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
     let boot = i64::from(p.boot_rounds.max(1));
     let restart = i64::from(l.restart_rounds.max(1));
+    // A scenario's hooks wait as long as their jobs, heartbeats and caps make them: the
+    // windows below hold for the one-hook flags only.
+    let (launch_list, terminate_list) = (!l.launch_hooks.is_empty(), !l.terminate_hooks.is_empty());
     for s in tape {
         // Every instance is in exactly one state: the counts add up to the group.
         assert_eq!(s.counts.total(), s.size, "{p:?}");
@@ -145,12 +148,16 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
         }) + window(tape, t - restart - hook + 1, t - restart - hook + 1, |s| {
             s.restarted
         });
-        assert!(s.entered_service <= joined, "{p:?} round {t}");
+        assert!(
+            launch_list || s.entered_service <= joined,
+            "{p:?} round {t}"
+        );
         // Hooks end by their timeout: an instance launched (joined) in round j waits in
         // Pending:Wait at the end of rounds j + boot − 1 … j + boot + H − 2 only, so those
         // waiting now were launched or restarted in a window H rounds wide.
         let waiting = s.counts.get(State::PendingWait);
         match l.launch_hook {
+            _ if launch_list => {}
             None => assert_eq!(waiting, 0),
             Some(h) => {
                 let h = i64::from(h.rounds);
@@ -162,6 +169,7 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
         // A victim waits in Removing:Wait at the end of rounds v … v + H − 2 only.
         let leaving = s.counts.get(State::RemovingWait);
         match l.terminate_hook {
+            _ if terminate_list => {}
             None => assert_eq!(leaving, 0),
             Some(h) => {
                 let removed = window(tape, t - i64::from(h.rounds) + 2, t, |s| s.removed);
@@ -196,7 +204,36 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
     }
     if l.launch_hook
         .is_none_or(|h| h.result == HookResult::Continue)
+        && l.launch_hooks
+            .iter()
+            .all(|h| h.default_result == HookResult::Continue)
     {
         assert_eq!(m.abandoned_launches, 0);
+    }
+    // The scenario's per-round counts sum to its metrics; none without a scenario.
+    let sum = |f: fn(&RoundState) -> u32| tape.iter().map(|s| u64::from(f(s))).sum::<u64>();
+    assert_eq!(u64::from(m.heartbeats), sum(|s| s.heartbeats), "{p:?}");
+    assert_eq!(
+        u64::from(m.hook_timeouts + m.hook_completions + m.hook_cap_timeouts),
+        sum(|s| s.hooks_ended),
+        "{p:?}"
+    );
+    assert_eq!(
+        sum(|s| s.actions),
+        tape.iter()
+            .map(|s| l.at.iter().filter(|a| a.round == s.round).count() as u64)
+            .sum::<u64>()
+    );
+    if !launch_list && !terminate_list {
+        assert_eq!(
+            m.heartbeats + m.hook_completions + m.hook_cap_timeouts + m.hook_rollbacks,
+            0
+        );
+    }
+    if l.task_rounds.is_none() {
+        assert_eq!(
+            m.lost_task_rounds + m.drain_rounds + u64::from(m.failed_tasks),
+            0
+        );
     }
 }

@@ -2,8 +2,8 @@
 //! from the general one when every lifecycle option is off.
 
 use capsim_core::autoscale::{
-    self, Action, Event, Hook, HookResult, Lifecycle, Metrics, Params, Reclaim, RemovalPolicy,
-    Stockout,
+    self, Action, Event, Hook, HookResult, Lifecycle, LifecycleHook, Metrics, Params, Provider,
+    Reclaim, RemovalPolicy, Stockout, Timed, TimedAction, NO_BOUND,
 };
 use capsim_core::rng::GroupLcg;
 use capsim_core::Error;
@@ -56,6 +56,10 @@ fn random_hook(r: &mut Pcg32) -> Option<Hook> {
 
 fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
     Lifecycle {
+        launch_hooks: &[],
+        terminate_hooks: &[],
+        at: Default::default(),
+        task_rounds: None,
         launch_hook: random_hook(r),
         terminate_hook: random_hook(r),
         count_pending: chance(r),
@@ -120,6 +124,75 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
     }
 }
 
+/// A list the run may keep ('static, as the CLI's are).
+fn leak<T: Clone>(v: Vec<T>) -> &'static [T] {
+    Box::leak(v.into_boxed_slice())
+}
+
+/// A random scenario hook within its provider's ranges (ROLLBACK under Alibaba only).
+fn random_scenario_hook(r: &mut Pcg32) -> LifecycleHook {
+    let provider = if chance(r) {
+        Provider::Aws
+    } else {
+        Provider::Alibaba
+    };
+    let results = [
+        HookResult::Continue,
+        HookResult::Abandon,
+        HookResult::Rollback,
+    ];
+    let result = results[below(r, if provider == Provider::Aws { 2 } else { 3 }) as usize];
+    LifecycleHook {
+        provider,
+        default_result: result,
+        timeout: 1 + below(r, 8) as u16,
+        action_rounds: below(r, 6) as u16,
+        heartbeat_every: below(r, 4) as u16,
+    }
+}
+
+/// Scenario hooks, timed actions and tasks on top of `l`, half the time each; bounds that
+/// keep the minimum (below 12) under the maximum (12 or more).
+fn random_scenario(r: &mut Pcg32, l: &mut Lifecycle) {
+    if chance(r) {
+        l.launch_hooks = leak(
+            (0..1 + below(r, 3))
+                .map(|_| random_scenario_hook(r))
+                .collect(),
+        );
+    }
+    if chance(r) {
+        l.terminate_hooks = leak(
+            (0..1 + below(r, 3))
+                .map(|_| random_scenario_hook(r))
+                .collect(),
+        );
+    }
+    if chance(r) {
+        let at = (0..1 + below(r, 5))
+            .map(|_| {
+                let what = Timed::ALL[below(r, Timed::ALL.len() as u32) as usize];
+                let value = match what {
+                    Timed::MinInstances => [NO_BOUND, below(r, 12)][below(r, 2) as usize],
+                    Timed::MaxInstances => [NO_BOUND, 12 + below(r, 20)][below(r, 2) as usize],
+                    Timed::Desired => below(r, 30),
+                    Timed::EvaluationInterval => 5 + below(r, 20),
+                    _ => 1 + below(r, 4),
+                };
+                TimedAction {
+                    round: below(r, 200),
+                    what,
+                    value,
+                }
+            })
+            .collect();
+        l.at = leak(at);
+    }
+    if chance(r) {
+        l.task_rounds = Some(1 + below(r, 12));
+    }
+}
+
 #[test]
 fn lifecycle_invariants_hold_for_random_parameters() {
     let mut r = Pcg32::seed_from_u64(8);
@@ -127,6 +200,7 @@ fn lifecycle_invariants_hold_for_random_parameters() {
     for _ in 0..1500 {
         let mut p = random_params(&mut r);
         p.lifecycle = random_lifecycle(&mut r);
+        random_scenario(&mut r, &mut p.lifecycle);
         let mut tape = GroupTape::default();
         let m = match autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut tape) {
             Ok(m) => m,
@@ -276,6 +350,10 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                         transient_failure: 1.0,
                         demand_base,
                         lifecycle: Lifecycle {
+                            launch_hooks: &[],
+                            terminate_hooks: &[],
+                            at: Default::default(),
+                            task_rounds: None,
                             launch_hook: hook,
                             terminate_hook: hook,
                             count_pending: runs % 3 == 0,

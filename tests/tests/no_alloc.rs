@@ -97,6 +97,7 @@ fn models_and_lessons_never_allocate() {
                 target: 60,
                 disable_scale_in: false,
             },
+            ..autoscale::Lifecycle::default()
         },
         ..autoscale::Params::default()
     };

@@ -346,6 +346,34 @@ fn each_new_option_leaves_the_fast_path_and_changes_the_run() {
     set("steps", &|l| {
         l.policy = steps(&[(None, Some(60), Change(-1)), (Some(90), None, Change(2))])
     });
+    // Issue 22's scenario options: each leaves the fast path too.
+    static LAUNCH: [autoscale::LifecycleHook; 1] = [autoscale::LifecycleHook {
+        provider: autoscale::Provider::Alibaba,
+        default_result: autoscale::HookResult::Continue,
+        timeout: 10,
+        action_rounds: 3,
+        heartbeat_every: 0,
+    }];
+    static TERMINATE: [autoscale::LifecycleHook; 1] = [autoscale::LifecycleHook {
+        provider: autoscale::Provider::Alibaba,
+        default_result: autoscale::HookResult::Rollback,
+        timeout: 4,
+        action_rounds: 0,
+        heartbeat_every: 0,
+    }];
+    static AT: [autoscale::TimedAction; 1] = [autoscale::TimedAction {
+        round: 100,
+        what: autoscale::Timed::MaxInstances,
+        value: 12,
+    }];
+    set("launch_hooks", &|l| l.launch_hooks = &LAUNCH);
+    set("terminate_hooks", &|l| l.terminate_hooks = &TERMINATE);
+    set("at", &|l| l.at = &AT);
+    set("task_rounds", &|l| l.task_rounds = Some(10));
+    set("oldest_template", &|l| {
+        l.removal_policy = autoscale::RemovalPolicy::OldestTemplate;
+        l.at = &AT;
+    });
     for (name, p) in &cases {
         // Unobserved (`run`) equals observed (always the general path): the fast path did
         // not compute it as the lesson.

@@ -99,6 +99,9 @@ pub struct FormulaPolicy<
     ws: &'a mut BoundedWorkspace<POOL>,
     capacity: f64,
     interval: u32,
+    /// The round the evaluation schedule starts (0; a timed action's round after it sets a
+    /// new interval).
+    schedule_start: u32,
     target: Option<u32>,
     deallocation: Deallocation,
     /// Evaluations run.
@@ -130,6 +133,7 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             ws,
             capacity,
             interval,
+            schedule_start: 0,
             target: None,
             deallocation: Deallocation::Requeue,
             evaluations: 0,
@@ -211,7 +215,8 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         if let Some(now) = now {
             self.record(s, now, nodes);
         }
-        if s.round.is_multiple_of(self.interval) {
+        let since = s.round.wrapping_sub(self.schedule_start);
+        if s.round >= self.schedule_start && since.is_multiple_of(self.interval) {
             self.evaluations += 1;
             let result = match now {
                 Some(now) => self.evaluate(now, nodes, current).map_err(Some),
@@ -227,6 +232,16 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         let room = i64::from(s.capacity) - i64::from(c.total()) + i64::from(c.get(State::Stopped))
             - i64::from(s.in_flight);
         (target - have).min(room.max(0))
+    }
+
+    fn node_deallocation(&self) -> Option<Deallocation> {
+        Some(self.deallocation)
+    }
+
+    fn set_evaluation_interval(&mut self, round: u32, rounds: u32) {
+        // Checked with the parameters (5 to 10,080): a new schedule from `round` on.
+        self.interval = rounds.max(1);
+        self.schedule_start = round;
     }
 
     fn drain_rounds(&self) -> u32 {

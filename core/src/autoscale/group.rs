@@ -10,7 +10,15 @@ use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
 
-use super::lifecycle::{Action, HookResult, Reclaim, RemovalPolicy, MAX_APPLY_DELAY};
+use crate::formula::Deallocation;
+
+use super::lifecycle::hooks::{Ending, Wait};
+use super::lifecycle::tasks::deallocate;
+use super::lifecycle::timed::template_epoch;
+use super::lifecycle::{
+    bounded_by, Action, HookResult, LifecycleHook, Provider, Reclaim, RemovalPolicy, Timed,
+    Transition, MAX_APPLY_DELAY, NO_BOUND,
+};
 use super::policy::{HealthCheck, ScalingPolicy, Signal};
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::{group_full, in_flight_full, js_max, required_count, Metrics, Params, MAX_GROUP_SIZE};
@@ -60,6 +68,10 @@ pub struct Group<'p> {
     metrics: Metrics,
     /// This round's events, for the observer.
     now: RoundState,
+    /// The minimum and maximum size in force (timed actions change them).
+    bounds: (Option<u32>, Option<u32>),
+    /// The policy's `$NodeDeallocationOption`, as of its last decision.
+    dealloc: Option<Deallocation>,
 }
 
 impl<'p> Group<'p> {
@@ -85,6 +97,11 @@ impl<'p> Group<'p> {
                 ..Metrics::default()
             },
             now: RoundState::default(),
+            bounds: (
+                params.lifecycle.min_instances,
+                params.lifecycle.max_instances,
+            ),
+            dealloc: None,
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
@@ -164,6 +181,7 @@ impl<'p> Group<'p> {
         };
         self.fail_permanently(t);
         self.user_actions(t);
+        self.timed_actions(t, policy)?;
         self.health_check(t, check, rng);
         self.join_delayed(t)?;
         self.scale(t, demand, needed, policy)?;
@@ -208,16 +226,117 @@ impl<'p> Group<'p> {
                 Action::Protect => (State::InService, State::Protected),
                 Action::Unprotect => (State::Protected, State::InService),
             };
-            let mut left = e.count;
-            for i in 0..self.instances.len() {
-                if left == 0 {
-                    break;
+            self.move_first(from, to, e.count);
+        }
+    }
+
+    /// Moves the first `count` instances (storage order) in state `from` to `to`.
+    fn move_first(&mut self, from: State, to: State, count: u32) {
+        let mut left = count;
+        for i in 0..self.instances.len() {
+            if left == 0 {
+                break;
+            }
+            if self.instances[i].state == from {
+                self.set(i, to);
+                left -= 1;
+            }
+        }
+    }
+
+    /// Phase 1b: the round's timed operator actions, in list order ([`super::Timed`]).
+    fn timed_actions<P: ScalingPolicy>(&mut self, t: u32, policy: &mut P) -> Result<(), Error> {
+        let params = self.params;
+        if params.lifecycle.at.is_empty() {
+            return Ok(());
+        }
+        let bound = |v: u32| (v != NO_BOUND).then_some(v);
+        for a in params.lifecycle.at.iter().filter(|a| a.round == t) {
+            self.now.actions += 1;
+            match a.what {
+                Timed::MinInstances => self.bounds.0 = bound(a.value),
+                Timed::MaxInstances => self.bounds.1 = bound(a.value),
+                Timed::Standby => self.move_first(State::InService, State::Standby, a.value),
+                Timed::Unstandby => self.move_first(State::Standby, State::InService, a.value),
+                Timed::Protect => self.move_first(State::InService, State::Protected, a.value),
+                Timed::Unprotect => self.move_first(State::Protected, State::InService, a.value),
+                Timed::Detach => {
+                    let mut left = a.value;
+                    let mut i = 0;
+                    while left > 0 && i < self.instances.len() {
+                        if self.instances[i].state == State::InService {
+                            self.drop_at(i);
+                            left -= 1;
+                            self.metrics.detached = self.metrics.detached.saturating_add(1);
+                        } else {
+                            i += 1;
+                        }
+                    }
                 }
-                if self.instances[i].state == from {
-                    self.set(i, to);
-                    left -= 1;
+                // Launches read the version from the list (`template_epoch`).
+                Timed::Template => {}
+                Timed::EvaluationInterval => policy.set_evaluation_interval(t, a.value),
+                Timed::Desired => {
+                    let c = &self.counts;
+                    let have = i64::from(c.serving())
+                        + i64::from(c.launching())
+                        + i64::from(self.in_flight_total);
+                    let change = bounded_by(
+                        self.bounds,
+                        i64::from(a.value) - have,
+                        self.instances.len() as u32,
+                        self.counts.get(State::Stopped),
+                        self.in_flight_total,
+                    );
+                    if change > 0 {
+                        self.ask(t, change)?;
+                    } else if change < 0 {
+                        self.dealloc = policy.node_deallocation();
+                        self.scale_in(change.unsigned_abs(), policy.drain_rounds());
+                    }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Returns hook `k` of `transition`: the one-hook shorthand first, then the scenario's
+    /// hooks of that transition in list order.
+    fn hook(&self, transition: Transition, k: u8) -> Option<LifecycleHook> {
+        let lc = &self.params.lifecycle;
+        let short = match transition {
+            Transition::Launch => lc.launch_hook,
+            Transition::Terminate => lc.terminate_hook,
+        };
+        let list = match transition {
+            Transition::Launch => lc.launch_hooks,
+            Transition::Terminate => lc.terminate_hooks,
+        };
+        let k = usize::from(k);
+        match short {
+            // At most MAX_HOOK_ROUNDS (360): fits.
+            Some(h) if k == 0 => Some(LifecycleHook::plain(h.rounds as u16, h.result)),
+            Some(_) => list.get(k - 1).copied(),
+            None => list.get(k).copied(),
+        }
+    }
+
+    /// Counts how a wait ended.
+    fn count_ending(&mut self, ending: Ending, result: HookResult) {
+        self.now.hooks_ended += 1;
+        match ending {
+            Ending::TimedOut => {
+                self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1)
+            }
+            Ending::Completed => {
+                self.metrics.hook_completions = self.metrics.hook_completions.saturating_add(1)
+            }
+            Ending::Capped => {
+                self.metrics.hook_cap_timeouts = self.metrics.hook_cap_timeouts.saturating_add(1)
+            }
+        }
+        if result == HookResult::Rollback {
+            self.metrics.hook_rollbacks = self.metrics.hook_rollbacks.saturating_add(1);
         }
     }
 
@@ -318,7 +437,9 @@ impl<'p> Group<'p> {
             capacity: self.capacity as u32,
         };
         let wanted = policy.decide(&signal);
-        let change = params.lifecycle.bounded(
+        self.dealloc = policy.node_deallocation();
+        let change = bounded_by(
+            self.bounds,
             wanted,
             self.instances.len() as u32,
             self.counts.get(State::Stopped),
@@ -452,13 +573,22 @@ impl<'p> Group<'p> {
                         if o.state != State::InService {
                             continue;
                         }
+                        // OldestTemplate compares template epochs, the others launch rounds.
+                        let key = if policy == RemovalPolicy::OldestTemplate {
+                            template_epoch(params.lifecycle.at, o.since)
+                        } else {
+                            o.since
+                        };
                         let better = match (pick, policy) {
                             (None, _) => true,
-                            (Some((_, s)), RemovalPolicy::Oldest) => o.since < s,
-                            (Some((_, s)), _) => o.since >= s,
+                            (
+                                Some((_, s)),
+                                RemovalPolicy::Oldest | RemovalPolicy::OldestTemplate,
+                            ) => key < s,
+                            (Some((_, s)), _) => key >= s,
                         };
                         if better {
-                            pick = Some((i, o.since));
+                            pick = Some((i, key));
                         }
                     }
                     if let Some((i, _)) = pick {
@@ -493,21 +623,43 @@ impl<'p> Group<'p> {
     /// drain, else out. A drain of `d` rounds keeps it billed `d` more round ends (phase 4
     /// counts the timer down in this round already, hence the 1 without a hook).
     fn leave_removing(&mut self, drain: u32) {
-        let params = self.params;
-        let hook = match (params.lifecycle.terminate_hook, drain) {
-            (h, 0) => h.map(|h| h.rounds),
-            (h, d) => Some(h.map_or(1, |h| h.rounds).saturating_add(d)),
+        let first = self.hook(Transition::Terminate, 0);
+        let hook = match (first, drain) {
+            (h, 0) => h.map(|h| u32::from(h.timeout)),
+            (h, d) => Some(h.map_or(1, |h| u32::from(h.timeout)).saturating_add(d)),
         };
+        let wait = Wait::at(if first.is_some() { 0 } else { Wait::DRAIN }).pack();
+        let tasks = self.params.lifecycle.task_rounds;
         let mut i = 0;
         while i < self.instances.len() {
             if self.instances[i].state != State::Removing {
                 i += 1;
                 continue;
             }
+            let hook = match tasks {
+                None => hook,
+                Some(n) => {
+                    // Serving since the round in its timer (`serve`).
+                    let done = self.now.round.saturating_sub(self.instances[i].timer);
+                    let option = self.dealloc.unwrap_or_default();
+                    let (lost, failed, drain) = deallocate(option, n, done);
+                    let m = &mut self.metrics;
+                    m.lost_task_rounds = m.lost_task_rounds.saturating_add(lost.into());
+                    m.failed_tasks = m.failed_tasks.saturating_add(failed);
+                    m.drain_rounds = m.drain_rounds.saturating_add(drain.into());
+                    match (first, drain) {
+                        (Some(h), d) => Some(u32::from(h.timeout).saturating_add(d)),
+                        (None, 0) => None,
+                        // Billed d more round ends, as a drain without tasks (`1 + d`).
+                        (None, d) => Some(d.saturating_add(1)),
+                    }
+                }
+            };
             match hook {
                 Some(rounds) => {
                     self.set(i, State::RemovingWait);
                     self.instances[i].timer = rounds;
+                    self.instances[i].failures = wait;
                     i += 1;
                 }
                 None => {
@@ -541,63 +693,142 @@ impl<'p> Group<'p> {
 
     /// Phase 4: timers advance in storage order, one transition per instance at most. A
     /// timer set in this round's phases 1–3 counts down now; a wait entered now starts
-    /// counting next round (so a launch hook of H rounds adds exactly H rounds).
+    /// counting next round (so a launch hook of H rounds adds exactly H rounds). A wait's
+    /// progress is the record's [`Wait`] ([`super::lifecycle::hooks`]).
     fn advance(&mut self, t: u32) {
-        let params = self.params;
         let busy = self.counts.launching() + self.counts.get(State::RemovingWait);
         if busy == 0 {
             return;
         }
-        let hook = params.lifecycle.launch_hook;
         let mut i = 0;
         while i < self.instances.len() {
+            let state = self.instances[i].state;
+            let kept = match state {
+                State::Pending | State::Restarting => {
+                    let o = &mut self.instances[i];
+                    o.timer = o.timer.saturating_sub(1);
+                    if o.timer == 0 {
+                        match self.hook(Transition::Launch, 0) {
+                            Some(h) => {
+                                self.set(i, State::PendingWait);
+                                self.instances[i].timer = u32::from(h.timeout);
+                                self.instances[i].failures = Wait::at(0).pack();
+                            }
+                            None => self.serve(i, t),
+                        }
+                    }
+                    true
+                }
+                State::PendingWait => self.launch_wait(i, t),
+                State::RemovingWait => self.removal_wait(i),
+                _ => true,
+            };
+            if kept {
+                i += 1;
+            }
+        }
+    }
+
+    /// Moves instance `i` on to hook `k` of `transition` if there is one; returns whether
+    /// there was.
+    fn next_hook(&mut self, i: usize, transition: Transition, k: u8) -> bool {
+        match self.hook(transition, k) {
+            Some(h) => {
+                let o = &mut self.instances[i];
+                o.timer = u32::from(h.timeout);
+                o.failures = Wait::at(k).pack();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One round of a Pending:Wait; returns whether the record stays.
+    fn launch_wait(&mut self, i: usize, t: u32) -> bool {
+        let o = &mut self.instances[i];
+        let mut wait = Wait::unpack(o.failures);
+        let Some(hook) = self.hook(Transition::Launch, wait.hook) else {
+            self.instances[i].failures = 0;
+            self.serve(i, t);
+            return true;
+        };
+        let o = &mut self.instances[i];
+        let ended = wait.step(&hook, &mut o.timer, &mut self.now.heartbeats);
+        o.failures = wait.pack();
+        let Some((ending, result)) = ended else {
+            return true;
+        };
+        self.count_ending(ending, result);
+        let next = wait.hook.saturating_add(1);
+        let passes = match result {
+            HookResult::Continue => true,
+            // Alibaba: only the last hook's result counts.
+            HookResult::Abandon => {
+                hook.provider == Provider::Alibaba && self.hook(Transition::Launch, next).is_some()
+            }
+            HookResult::Rollback => false,
+        };
+        if !passes {
+            self.metrics.abandoned_launches = self.metrics.abandoned_launches.saturating_add(1);
+            self.drop_at(i);
+            return false;
+        }
+        if !self.next_hook(i, Transition::Launch, next) {
+            self.instances[i].failures = 0;
+            self.serve(i, t);
+        }
+        true
+    }
+
+    /// One round of a Removing:Wait (a terminate hook, or a drain); returns whether the
+    /// record stays.
+    fn removal_wait(&mut self, i: usize) -> bool {
+        let o = &mut self.instances[i];
+        let mut wait = Wait::unpack(o.failures);
+        let hook = if wait.hook == Wait::DRAIN {
+            None
+        } else {
+            self.hook(Transition::Terminate, wait.hook)
+        };
+        let Some(hook) = hook else {
+            // A drain without a terminate hook is no hook timing out.
             let o = &mut self.instances[i];
-            let state = o.state;
-            if !matches!(
-                state,
-                State::Pending | State::Restarting | State::PendingWait | State::RemovingWait
-            ) {
-                i += 1;
-                continue;
-            }
             o.timer = o.timer.saturating_sub(1);
-            if o.timer > 0 {
-                i += 1;
-                continue;
+            return o.timer > 0 || self.leave(i);
+        };
+        let o = &mut self.instances[i];
+        let ended = wait.step(&hook, &mut o.timer, &mut self.now.heartbeats);
+        o.failures = wait.pack();
+        let Some((ending, result)) = ended else {
+            return true;
+        };
+        self.count_ending(ending, result);
+        match result {
+            HookResult::Continue => {
+                let next = wait.hook.saturating_add(1);
+                self.next_hook(i, Transition::Terminate, next) || self.leave(i)
             }
-            match (state, hook) {
-                (State::Pending | State::Restarting, Some(h)) => {
-                    o.timer = h.rounds;
-                    self.set(i, State::PendingWait);
-                }
-                (State::Pending | State::Restarting, None) => self.serve(i, t),
-                (State::PendingWait, _) => {
-                    self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1);
-                    if hook.is_some_and(|h| h.result == HookResult::Abandon) {
-                        self.metrics.abandoned_launches =
-                            self.metrics.abandoned_launches.saturating_add(1);
-                        self.drop_at(i);
-                        continue;
-                    }
-                    self.serve(i, t);
-                }
-                _ => {
-                    // A drain without a terminate hook is no hook timing out.
-                    if params.lifecycle.terminate_hook.is_some() {
-                        self.metrics.hook_timeouts = self.metrics.hook_timeouts.saturating_add(1);
-                    }
-                    if !self.leave(i) {
-                        continue;
-                    }
-                }
+            HookResult::Abandon => self.leave(i),
+            HookResult::Rollback => {
+                self.set(i, State::InService);
+                let o = &mut self.instances[i];
+                o.failures = 0;
+                o.in_transit = 0;
+                o.checks = 0;
+                // Serving again from the next round (its task model starts over).
+                o.timer = self.now.round + 1;
+                true
             }
-            i += 1;
         }
     }
 
     /// Puts instance `i` into service at the end of round `t`: it serves from round `t + 1`.
     fn serve(&mut self, i: usize, t: u32) {
         self.set(i, State::InService);
+        if self.params.lifecycle.task_rounds.is_some() {
+            // Its first task starts in the round it first serves.
+            self.instances[i].timer = t + 1;
+        }
         self.now.entered_service += 1;
         let waited = (t + 1).saturating_sub(self.instances[i].since);
         let m = &mut self.metrics;
@@ -606,6 +837,7 @@ impl<'p> Group<'p> {
 
     /// Phase 5: the round's metrics.
     fn measure(&mut self, needed: i64) {
+        self.metrics.heartbeats = self.metrics.heartbeats.saturating_add(self.now.heartbeats);
         let size = self.instances.len() as u32; // at most the capacity
         let c = &self.counts;
         let serving = c.serving();
@@ -636,6 +868,40 @@ impl<'p> Group<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `oldest-template`: scale-in takes the instances of the oldest version first (storage
+    /// order among them), whatever their place; the lesson's order takes the first ones.
+    #[test]
+    fn oldest_template_removes_the_old_version_first() {
+        use super::super::lifecycle::{Timed, TimedAction};
+        use crate::autoscale::Lifecycle;
+        let remaining = |removal_policy| {
+            let params = Params {
+                lifecycle: Lifecycle {
+                    removal_policy,
+                    at: &[TimedAction {
+                        round: 5,
+                        what: Timed::Template,
+                        value: 2,
+                    }],
+                    ..Lifecycle::default()
+                },
+                ..Params::default()
+            };
+            let mut storage = GroupStorage::new();
+            let mut g = Group::new(&params, &mut storage, 0.0).unwrap();
+            // Launch rounds 0, 10, 2, 12: versions 0, 1, 0, 1.
+            for since in [0, 10, 2, 12] {
+                g.push(Instance::new(State::InService, since, 0)).unwrap();
+            }
+            assert_eq!(g.scale_in(2, 0), 2);
+            let left: heapless::Vec<u32, 4> = g.instances.iter().map(|o| o.since).collect();
+            left
+        };
+        assert_eq!(remaining(RemovalPolicy::OldestTemplate), [10, 12]);
+        assert_eq!(remaining(RemovalPolicy::Lesson), [2, 12]);
+        assert_eq!(remaining(RemovalPolicy::Newest), [0, 2]);
+    }
 
     #[test]
     fn records_stay_small() {

@@ -5,6 +5,16 @@ use crate::error::{ensure, Accepted, Error};
 
 use super::MAX_GROUP_SIZE;
 
+pub mod hooks;
+#[cfg(test)]
+mod scenario_tests;
+pub mod tasks;
+pub mod timed;
+
+pub use hooks::{LifecycleHook, Provider, Transition, MAX_HOOKS};
+pub use tasks::{MAX_TASK_ROUNDS, RETAINED_DATA_ROUNDS};
+pub use timed::{Timed, TimedAction, MAX_TIMED, NO_BOUND};
+
 /// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
 pub const MAX_HOOK_ROUNDS: u32 = 360;
 /// The longest health-check latency, in rounds: an instance's results in transit fit one
@@ -154,6 +164,9 @@ pub enum HookResult {
     /// `ABANDON`: a launch is released (counted in `abandoned_launches`); a removal goes
     /// on anyway (both results remove at scale-in).
     Abandon,
+    /// `ROLLBACK` (Alibaba only, scenario hooks): a launch is released; a removal is taken
+    /// back, the instance returns to InService ([`LifecycleHook`]).
+    Rollback,
 }
 
 impl HookResult {
@@ -162,6 +175,7 @@ impl HookResult {
         match self {
             HookResult::Continue => "continue",
             HookResult::Abandon => "abandon",
+            HookResult::Rollback => "rollback",
         }
     }
 }
@@ -190,6 +204,11 @@ pub enum RemovalPolicy {
     Oldest,
     /// `NewestInstance`: the latest launch decision first; ties last in storage first.
     Newest,
+    /// `OldestScalingConfiguration` (Alibaba) / `OldestLaunchTemplate` (AWS): instances of
+    /// the oldest launch-template version first (versions come from timed `template`
+    /// actions; an instance's version is the one current at its launch decision); ties in
+    /// storage order.
+    OldestTemplate,
 }
 
 impl RemovalPolicy {
@@ -199,6 +218,7 @@ impl RemovalPolicy {
             RemovalPolicy::Lesson => "lesson",
             RemovalPolicy::Oldest => "oldest",
             RemovalPolicy::Newest => "newest",
+            RemovalPolicy::OldestTemplate => "oldest-template",
         }
     }
 }
@@ -290,6 +310,24 @@ pub struct Lifecycle {
     pub check_interval: u32,
     /// The scaling policy.
     pub policy: Policy,
+    /// A scenario's launch hooks, run in order after the one-hook shorthand `launch_hook`
+    /// ([`LifecycleHook`]). The caller owns the list (a host leaks it once per value, a board keeps
+    /// a `static`), so that every copy of the parameters stays small; at most
+    /// [`MAX_HOOKS`] hooks in all, both transitions and the shorthands together.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub launch_hooks: &'static [LifecycleHook],
+    /// A scenario's terminate hooks, run in order after `terminate_hook` ([`LifecycleHook`]).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub terminate_hooks: &'static [LifecycleHook],
+    /// A scenario's timed operator actions ([`TimedAction`]), after `events` within a round; at
+    /// most [`MAX_TIMED`]. Owned by the caller as the hooks are.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub at: &'static [TimedAction],
+    /// Rounds of each task a serving node runs, back to back from the round it serves
+    /// (1 to [`MAX_TASK_ROUNDS`]); `None`: no task model (the lesson). With tasks, a node
+    /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
+    /// ([`MAX_TASK_ROUNDS`]).
+    pub task_rounds: Option<u32>,
 }
 
 impl Default for Lifecycle {
@@ -310,6 +348,10 @@ impl Default for Lifecycle {
             max_instances: None,
             check_interval: 1,
             policy: Policy::Lesson,
+            launch_hooks: &[],
+            terminate_hooks: &[],
+            at: &[],
+            task_rounds: None,
         }
     }
 }
@@ -371,6 +413,36 @@ impl Lifecycle {
             "check-interval",
             Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
         )?;
+        let shorthands =
+            usize::from(self.launch_hook.is_some()) + usize::from(self.terminate_hook.is_some());
+        let total = self.launch_hooks.len() + self.terminate_hooks.len() + shorthands;
+        ensure(
+            self.launch_hooks.iter().all(LifecycleHook::valid) && total <= MAX_HOOKS,
+            "launch-hooks",
+            Accepted::Hooks {
+                max: MAX_HOOKS as u32,
+            },
+        )?;
+        ensure(
+            self.terminate_hooks.iter().all(LifecycleHook::valid),
+            "terminate-hooks",
+            Accepted::Hooks {
+                max: MAX_HOOKS as u32,
+            },
+        )?;
+        ensure(
+            self.task_rounds
+                .is_none_or(|n| (1..=MAX_TASK_ROUNDS).contains(&n)),
+            "task-rounds",
+            Accepted::integers(1, MAX_TASK_ROUNDS as u64),
+        )?;
+        ensure(
+            self.at.len() <= MAX_TIMED && self.timed_ok(),
+            "at",
+            Accepted::Timed {
+                max: MAX_TIMED as u32,
+            },
+        )?;
         match &self.policy {
             Policy::Lesson => Ok(()),
             Policy::TargetTracking { target, .. } => ensure(
@@ -392,28 +464,98 @@ impl Lifecycle {
     /// a group of `size` records (`stopped` of them Stopped) and `in_flight` launches asked
     /// for: the first clamp of a round's decision. With neither bound set, `change` itself.
     pub fn bounded(&self, change: i64, size: u32, stopped: u32, in_flight: u32) -> i64 {
-        let held = i64::from(size) + i64::from(in_flight);
-        let mut change = change;
-        if let Some(max) = self.max_instances {
-            let room = i64::from(max) - held;
-            // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
-            let high = if room >= 0 {
-                room + i64::from(stopped)
-            } else {
-                room
+        bounded_by(
+            (self.min_instances, self.max_instances),
+            change,
+            size,
+            stopped,
+            in_flight,
+        )
+    }
+
+    /// Returns the minimum and maximum size in force in round `t`, once that round's timed
+    /// actions are applied: the options', then each timed bound in round and list order.
+    pub fn bounds_at(&self, t: u32) -> (Option<u32>, Option<u32>) {
+        let (mut min, mut max) = (self.min_instances, self.max_instances);
+        let bound = |v: u32| (v != NO_BOUND).then_some(v);
+        let mut last = 0;
+        loop {
+            // The next round with actions, up to `t`, in round order.
+            let next = self
+                .at
+                .iter()
+                .filter(|a| a.round >= last && a.round <= t)
+                .map(|a| a.round)
+                .min();
+            let Some(r) = next else {
+                return (min, max);
             };
-            change = change.min(high);
+            for a in self.at.iter().filter(|a| a.round == r) {
+                match a.what {
+                    Timed::MinInstances => min = bound(a.value),
+                    Timed::MaxInstances => max = bound(a.value),
+                    _ => {}
+                }
+            }
+            if r == u32::MAX {
+                return (min, max);
+            }
+            last = r + 1;
         }
-        if let Some(min) = self.min_instances {
-            change = change.max(i64::from(min) - (held - i64::from(stopped)));
-        }
-        change
+    }
+
+    /// Returns whether the timed actions are in range: counts and versions at least 1, the
+    /// minimum never above the maximum from any action's round on.
+    fn timed_ok(&self) -> bool {
+        let counts = self.at.iter().all(|a| match a.what {
+            Timed::MinInstances | Timed::MaxInstances | Timed::Desired => true,
+            Timed::EvaluationInterval => {
+                (super::MIN_EVALUATION_INTERVAL..=super::MAX_EVALUATION_INTERVAL).contains(&a.value)
+            }
+            _ => a.value >= 1 && a.value != NO_BOUND,
+        });
+        counts
+            && self.at.iter().all(|a| match self.bounds_at(a.round) {
+                (Some(min), Some(max)) => min <= max,
+                _ => true,
+            })
+            && self
+                .at
+                .iter()
+                .all(|a| a.what != Timed::Desired || a.value != NO_BOUND)
     }
 
     /// Returns whether launches in round `t` fail.
     pub fn stocked_out(&self, t: u32) -> bool {
         self.stockout.is_some_and(|s| s.contains(t))
     }
+}
+
+/// Returns `change` bounded by `(min, max)` as [`Lifecycle::bounded`] does (the bounds a
+/// timed action may have changed).
+pub fn bounded_by(
+    (min_instances, max_instances): (Option<u32>, Option<u32>),
+    change: i64,
+    size: u32,
+    stopped: u32,
+    in_flight: u32,
+) -> i64 {
+    let held = i64::from(size) + i64::from(in_flight);
+    let mut change = change;
+    if let Some(max) = max_instances {
+        let room = i64::from(max) - held;
+        // Restarting a Stopped instance adds no record: up to `stopped` restarts are free.
+        let high = if room >= 0 {
+            room + i64::from(stopped)
+        } else {
+            room
+        };
+        change = change.min(high);
+    }
+    if let Some(min) = min_instances {
+        change = change.max(i64::from(min) - (held - i64::from(stopped)));
+    }
+    change
 }
 
 /// Returns whether `steps` are at least one band, each non-empty, in ascending order
@@ -480,7 +622,67 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             };
             let _ = events.push(event); // at most MAX_EVENTS
         }
+        // The lists are the caller's ('static): windows of fixed pools, endpoints included.
+        const fn h(
+            provider: Provider,
+            result: HookResult,
+            t: u16,
+            a: u16,
+            k: u16,
+        ) -> LifecycleHook {
+            LifecycleHook {
+                provider,
+                default_result: result,
+                timeout: t,
+                action_rounds: a,
+                heartbeat_every: k,
+            }
+        }
+        static HOOKS: [LifecycleHook; 6] = [
+            h(Provider::Alibaba, HookResult::Continue, 3, 2, 0),
+            h(Provider::Aws, HookResult::Abandon, 2, 0, 1),
+            h(Provider::Alibaba, HookResult::Rollback, 4, 0, 2),
+            h(Provider::Aws, HookResult::Continue, 120, 5, 0),
+            h(Provider::Alibaba, HookResult::Abandon, 1, 0, 0),
+            h(Provider::Aws, HookResult::Rollback, 2, 0, 0), // invalid: ROLLBACK is Alibaba's
+        ];
+        const fn a(round: u32, what: Timed, value: u32) -> TimedAction {
+            TimedAction { round, what, value }
+        }
+        static AT: [TimedAction; 11] = [
+            a(5, Timed::MaxInstances, 8),
+            a(8, Timed::Desired, 14),
+            a(20, Timed::Template, 2),
+            a(30, Timed::Standby, 2),
+            a(40, Timed::Detach, 1),
+            a(45, Timed::Unstandby, 1),
+            a(50, Timed::MaxInstances, NO_BOUND),
+            a(60, Timed::MinInstances, 3),
+            a(70, Timed::Protect, 2),
+            a(80, Timed::Desired, 0),
+            a(90, Timed::EvaluationInterval, 5),
+        ];
+        let mut window = |len: usize| -> arbitrary::Result<(usize, usize)> {
+            let start = u.int_in_range(0..=len)?;
+            Ok((start, u.int_in_range(start..=len)?))
+        };
+        let (a0, a1) = window(HOOKS.len())?;
+        let (b0, b1) = window(HOOKS.len())?;
+        let (c0, c1) = window(AT.len())?;
+        let (launch_hooks, terminate_hooks, at) = if u.arbitrary()? {
+            (&HOOKS[a0..a1], &HOOKS[b0..b1], &AT[c0..c1])
+        } else {
+            (&[][..], &[][..], &[][..])
+        };
         Ok(Self {
+            launch_hooks,
+            terminate_hooks,
+            at,
+            task_rounds: if u.arbitrary()? {
+                None
+            } else {
+                Some(u32_field(u, 1, 0..=12)?)
+            },
             launch_hook,
             terminate_hook,
             count_pending: u.arbitrary()?,
@@ -489,6 +691,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                 RemovalPolicy::Lesson,
                 RemovalPolicy::Oldest,
                 RemovalPolicy::Newest,
+                RemovalPolicy::OldestTemplate,
             ])?,
             reclaim: if u.arbitrary()? {
                 Reclaim::Stop

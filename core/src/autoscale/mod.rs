@@ -129,6 +129,10 @@ pub use lifecycle::{
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
     MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, TARGET_TRACKING_SCALE_IN_ROUNDS,
 };
+pub use lifecycle::{
+    LifecycleHook, Provider, Timed, TimedAction, Transition, MAX_HOOKS, MAX_TASK_ROUNDS, MAX_TIMED,
+    NO_BOUND, RETAINED_DATA_ROUNDS,
+};
 pub use plan::{plan, Engine, Runs};
 pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,

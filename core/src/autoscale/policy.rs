@@ -2,6 +2,7 @@
 //! Their lesson implementations are [`LessonPolicy`] and [`LessonCheck`].
 
 use crate::formula::AutoScaleRun;
+use crate::formula::Deallocation;
 use crate::rng::UnitRng;
 
 use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
@@ -55,6 +56,19 @@ pub trait ScalingPolicy {
     fn evaluation(&self, round: u32) -> Option<AutoScaleRun<'_>> {
         let _ = round;
         None
+    }
+
+    /// What this policy's removals do to a node's running task (Batch's
+    /// `$NodeDeallocationOption`), read only when the group runs tasks (`task_rounds`);
+    /// `None` (every policy but a formula): the task is requeued, Batch's default.
+    fn node_deallocation(&self) -> Option<Deallocation> {
+        None
+    }
+
+    /// Hears a timed action set a new evaluation interval of `rounds` in round `round` (a
+    /// formula's schedule restarts there); a policy without one ignores it.
+    fn set_evaluation_interval(&mut self, round: u32, rounds: u32) {
+        let _ = (round, rounds);
     }
 }
 

@@ -310,6 +310,26 @@ pub struct Metrics {
     /// Rounds in which the policy wanted more than `max_instances` or less than
     /// `min_instances` allow (its decision was clamped); 0 without those bounds.
     pub clamped_rounds: u32,
+    /// Lifecycle-hook waits a hook's job completed early (CompleteLifecycleAction); 0
+    /// without scenario hooks.
+    pub hook_completions: u32,
+    /// Lifecycle-hook heartbeats recorded (each restarts its hook's timeout).
+    pub heartbeats: u32,
+    /// Lifecycle-hook waits the provider's cap ended (AWS's global timeout, Alibaba's six
+    /// hours or its 20 heartbeats' last timeout does not count: that is a timeout).
+    pub hook_cap_timeouts: u32,
+    /// Hook results that were ROLLBACK (a launch released, a removal taken back).
+    pub hook_rollbacks: u32,
+    /// Instances detached by timed actions.
+    pub detached: u32,
+    /// Rounds of task work lost by scale-in removals (`requeue`, `terminate`; with
+    /// `task_rounds` only).
+    pub lost_task_rounds: u64,
+    /// Tasks failed by scale-in removals (`terminate`).
+    pub failed_tasks: u32,
+    /// Node-rounds removed nodes spent finishing their tasks (`taskcompletion`,
+    /// `retaineddata`: billed, taking no new work).
+    pub drain_rounds: u64,
 }
 
 pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);

@@ -161,6 +161,13 @@ pub struct RoundState {
     pub evaluated: bool,
     /// Whether this round's evaluation failed (the group left unchanged).
     pub evaluation_failed: bool,
+    /// Timed operator actions applied this round (a scenario's `[[at]]`).
+    pub actions: u32,
+    /// Lifecycle-hook waits that ended this round: completed, timed out or capped (each
+    /// hook of a sequence is one wait).
+    pub hooks_ended: u32,
+    /// Lifecycle-hook heartbeats recorded this round.
+    pub heartbeats: u32,
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).

@@ -6,7 +6,7 @@ use crate::list::Item;
 use crate::output::Cell;
 use capsim_core::autoscale::{
     self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
-    Reclaim, RemovalPolicy, Steps, Stockout,
+    LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout, TimedAction,
 };
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
@@ -138,6 +138,28 @@ pub enum PolicyName {
     TargetTracking,
     /// AWS step scaling (`--steps`).
     Step,
+}
+
+/// `none`, or the hooks as the flag takes them (`10:action=3+5:abandon:aws`).
+impl Value for &'static [LifecycleHook] {
+    fn cell(&self) -> Cell {
+        if self.is_empty() {
+            return Cell::Word("none");
+        }
+        let hooks: Vec<String> = self.iter().map(crate::list::hook_text).collect();
+        Cell::Text(hooks.join("+"))
+    }
+}
+
+/// `none`, or the actions as the flag takes them (`100:max_instances=12+220:desired=8`).
+impl Value for &'static [TimedAction] {
+    fn cell(&self) -> Cell {
+        if self.is_empty() {
+            return Cell::Word("none");
+        }
+        let actions: Vec<String> = self.iter().map(crate::list::timed_text).collect();
+        Cell::Text(actions.join("+"))
+    }
 }
 
 impl Item for PolicyName {
@@ -565,8 +587,8 @@ impl Model for Autoscale {
             "The first N instances of the initial group are Protected: serving, never scaled in",
             "0 to 256", "0"),
         param!("removal_policy", core.lifecycle.removal_policy: RemovalPolicy,
-            "Which InService instances scale-in removes: first in group order, oldest or newest launch",
-            "lesson, oldest or newest", "lesson"),
+            "Which InService instances scale-in removes: first in group order, oldest or newest launch, or the oldest launch-template version first (versions from --at template=V)",
+            "lesson, oldest, newest or oldest-template", "lesson"),
         param!("reclaim", core.lifecycle.reclaim: Reclaim,
             "Scale-in releases instances, or stops them for scale-out to restart first",
             "release or stop", "release"),
@@ -638,6 +660,20 @@ impl Model for Autoscale {
         param!(sample_delay: u32,
             "Seconds from a formula sample's recording to its availability (Batch: about a minute)",
             "0 to 600", "60"),
+        param!("launch_hooks", core.lifecycle.launch_hooks: &'static [LifecycleHook],
+            "Scenario launch hooks, run in order after --launch-hook, '+'-joined: TIMEOUT rounds, then any of a result, action=N (the hook's job completes the wait after N rounds), heartbeat=K (a heartbeat every K rounds restarts the timeout), the provider (its caps: Alibaba 20 heartbeats and 360 rounds a wait, AWS 100 x the timeout and 2880 rounds)",
+            "TIMEOUT[:continue|abandon|rollback][:action=N][:heartbeat=K][:alibaba|aws], TIMEOUT 1 to 360 (alibaba) or 120 (aws), the result by default the provider's (continue, abandon), rollback alibaba only, at most 50 hooks in all, or none",
+            "none"),
+        param!("terminate_hooks", core.lifecycle.terminate_hooks: &'static [LifecycleHook],
+            "Scenario terminate hooks, run in order after --terminate-hook (as --launch-hooks; abandon skips the rest, rollback returns the instance to service)",
+            "as --launch-hooks, or none", "none"),
+        param!("at", core.lifecycle.at: &'static [TimedAction],
+            "Timed operator actions, '+'-joined ROUND:KEY=VALUE, in list order after --events within a round: min_instances / max_instances (a size or none), desired (launch or remove to that many serving and launching), standby / unstandby / protect / unprotect / detach (counts), template (a new launch-template version; --removal-policy oldest-template removes the oldest version first), evaluation_interval (a formula's new interval, 5 to 10080: evaluations from that round on every N rounds)",
+            "at most 125 actions, counts and versions 1 to 4294967295, the minimum never above the maximum, or none",
+            "none"),
+        param!("task_rounds", core.lifecycle.task_rounds: Option<u32>,
+            "Each serving node runs tasks of N rounds back to back; a node scale-in removes is dealt with by the formula's $NodeDeallocationOption (requeue: the task's rounds are lost; terminate: lost and failed; taskcompletion: the node drains the rest; retaineddata: the rest and 1 round of clean-up); other policies requeue",
+            "1 to 10080, or none", "none"),
         param!(core.seed: u32,
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
@@ -684,6 +720,14 @@ impl Model for Autoscale {
         metric!(failed_evaluations),
         metric!(target_changes),
         metric!(clamped_rounds),
+        metric!(hook_completions),
+        metric!(heartbeats),
+        metric!(hook_cap_timeouts),
+        metric!(hook_rollbacks),
+        metric!(detached),
+        metric!(lost_task_rounds),
+        metric!(failed_tasks),
+        metric!(drain_rounds),
     ];
 
     fn scratch() -> AutoscaleScratch {

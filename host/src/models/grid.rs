@@ -49,6 +49,18 @@ impl<M: Model> Flags<M> {
         }
         Ok(Self { values })
     }
+
+    /// Returns these flags over `base`: a parameter given here keeps its values, the others
+    /// take `base`'s (the command line's flags over a scenario file's).
+    pub fn over(self, base: Self) -> Self {
+        let values = self
+            .values
+            .into_iter()
+            .zip(base.values)
+            .map(|(mine, theirs)| mine.or(theirs))
+            .collect();
+        Self { values }
+    }
 }
 
 #[cfg(feature = "cli")]

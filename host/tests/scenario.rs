@@ -1,0 +1,456 @@
+//! Issue 22 through the CLI: scenario files, hooks that behave like real ones, timed
+//! operator actions and what removal does to the work. Expected values come from the
+//! issue, the providers' documented rules and the reference program's trace (the lesson's
+//! boot), never from the code under test.
+
+mod common;
+
+use common::{capsim, one_line_error, stdout_ok, temp_file};
+use serde_json::Value;
+
+fn root(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `capsim ARGS --format json` and returns its rows.
+fn rows(args: &[&str]) -> Vec<Value> {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--format", "json"]);
+    stdout_ok(&all)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn row(args: &[&str]) -> Value {
+    let mut r = rows(args);
+    assert_eq!(r.len(), 1, "{args:?}: one row");
+    r.remove(0)
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+/// The lesson's boot in rounds, read from the reference program's trace: each launch is
+/// still booting at the end of `k` rounds (its launch round first) exactly when every round's
+/// `booting` is the launches of its last `k` rounds; it serves from the round after those.
+fn lesson_boot() -> u64 {
+    let text = std::fs::read_to_string(root("tests/golden/trace-autoscale-2-0.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
+    let rows: Vec<(u64, u64)> = lines
+        .map(|l| {
+            let cells: Vec<&str> = l.split(',').collect();
+            (
+                cells[col("launched")].parse().unwrap(),
+                cells[col("booting")].parse().unwrap(),
+            )
+        })
+        .collect();
+    let k = (1..=5)
+        .find(|&k| {
+            (0..rows.len()).all(|t| {
+                let from = t.saturating_sub(k - 1);
+                rows[from..=t].iter().map(|r| r.0).sum::<u64>() == rows[t].1
+            })
+        })
+        .expect("a boot of at most 5 rounds");
+    k as u64 + 1
+}
+
+#[test]
+fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
+    let file = root("examples/scenarios/lesson-5-8.toml");
+    for format in ["table", "json", "csv"] {
+        let flags = stdout_ok(&[
+            "autoscale",
+            "--threshold",
+            "5",
+            "--cooldown",
+            "8",
+            "--format",
+            format,
+        ]);
+        let scenario = stdout_ok(&["autoscale", "--scenario", &file, "--format", format]);
+        assert_eq!(scenario, flags, "{format}");
+        // Summaries too.
+        let flags = stdout_ok(&[
+            "autoscale",
+            "--threshold",
+            "5",
+            "--cooldown",
+            "8",
+            "--seed",
+            "1..=5",
+            "--summary",
+            "--format",
+            format,
+        ]);
+        let scenario = stdout_ok(&[
+            "autoscale",
+            "--scenario",
+            &file,
+            "--seed",
+            "1..=5",
+            "--summary",
+            "--format",
+            format,
+        ]);
+        assert_eq!(scenario, flags, "{format} summary");
+    }
+    // A list is the flag's list: the same grid.
+    let grid = root("examples/scenarios/lesson-grid.toml");
+    for format in ["table", "csv"] {
+        assert_eq!(
+            stdout_ok(&["autoscale", "--scenario", &grid, "--format", format]),
+            stdout_ok(&[
+                "autoscale",
+                "--threshold",
+                "2,3,5",
+                "--cooldown",
+                "0,3,8",
+                "--seed",
+                "1..=3",
+                "--format",
+                format,
+            ]),
+        );
+    }
+    // The trace and the plot of the file are those of the flags.
+    let trace =
+        |args: &[&str]| stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
+    assert_eq!(
+        trace(&["--scenario", &file]),
+        trace(&["--threshold", "5", "--cooldown", "8"])
+    );
+    let plot = |args: &[&str]| stdout_ok(&[&["plot", "autoscale"], args, &["-o", "-"]].concat());
+    assert_eq!(
+        plot(&["--scenario", &grid, "--seed", "1", "--cooldown", "0"]),
+        plot(&["--threshold", "2,3,5", "--cooldown", "0", "--seed", "1"])
+    );
+}
+
+#[test]
+fn flags_override_the_file() {
+    let file = root("examples/scenarios/lesson-5-8.toml");
+    assert_eq!(
+        stdout_ok(&[
+            "autoscale",
+            "--scenario",
+            &file,
+            "--cooldown",
+            "3",
+            "--format",
+            "csv"
+        ]),
+        stdout_ok(&[
+            "autoscale",
+            "--threshold",
+            "5",
+            "--cooldown",
+            "3",
+            "--format",
+            "csv"
+        ])
+    );
+}
+
+#[test]
+fn a_bad_scenario_is_one_line() {
+    let toml = temp_file(
+        "bad-syntax.toml",
+        "[params]\nthreshold = 5\ncooldown = = 8\n",
+    );
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(e.starts_with(&format!("error: {toml}:3:12: ")), "{e}");
+    let toml = temp_file("bad-key.toml", "[params]\nthreshhold = 5\n");
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(
+        e.contains("unknown key 'threshhold' in [params]; did you mean threshold?"),
+        "{e}"
+    );
+    assert!(
+        e.contains("(accepted: threshold, cooldown, rounds, "),
+        "{e}"
+    );
+    let toml = temp_file("bad-value.toml", "[params]\nthreshold = 0\n");
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(e.contains("threshold"), "{e}");
+    let toml = temp_file(
+        "bad-hook.toml",
+        "[[launch_hooks]]\ntimeout = 121\nprovider = \"aws\"\n",
+    );
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(
+        e.contains("--launch-hooks: accepted values are at most 50 hooks"),
+        "{e}"
+    );
+    let e = one_line_error(&["autoscale", "--scenario", "/nonexistent.toml"]);
+    assert!(e.contains("/nonexistent.toml: no such file"), "{e}");
+    // Read bounded: a longer file than 1 MiB stops at once.
+    let big = temp_file("big.toml", vec![b'#'; (1 << 20) + 1]);
+    let e = one_line_error(&["autoscale", "--scenario", &big]);
+    assert!(e.contains("longer than the limit of 1048576 bytes"), "{e}");
+    let exactly = temp_file("exact.toml", vec![b'#'; 1 << 20]);
+    stdout_ok(&["autoscale", "--scenario", &exactly]);
+}
+
+#[test]
+fn a_hook_whose_job_completes_early_waits_that_long() {
+    let boot = lesson_boot();
+    assert_eq!(boot, 2, "the lesson's two rounds (S000)");
+    let toml = temp_file(
+        "early.toml",
+        "[[launch_hooks]]\ntimeout = 10\naction_rounds = 3\n",
+    );
+    let v = row(&["autoscale", "--scenario", &toml]);
+    assert_eq!(n(&v, "time_to_in_service_max"), boot + 3);
+    assert!(n(&v, "hook_completions") > 0);
+    assert_eq!(n(&v, "hook_timeouts"), 0);
+    // The flag says the same.
+    let f = row(&["autoscale", "--launch-hooks", "10:action=3"]);
+    assert_eq!(f["time_to_in_service_max"], v["time_to_in_service_max"]);
+}
+
+#[test]
+fn heartbeats_extend_a_wait_and_the_providers_cap_ends_it() {
+    let boot = lesson_boot();
+    // Alibaba: at most 20 heartbeats (RecordLifecycleActionHeartbeat); every 5 rounds of a
+    // 10-round timeout, then a last full timeout.
+    let v = row(&[
+        "autoscale",
+        "--count-pending",
+        "yes",
+        "--launch-hooks",
+        "10:heartbeat=5",
+    ]);
+    assert_eq!(n(&v, "time_to_in_service_max"), boot + 20 * 5 + 10);
+    assert!(n(&v, "heartbeats") >= 20);
+    // AWS: the global timeout, 100 × the heartbeat timeout, ends a wait kept open every round.
+    let v = row(&[
+        "autoscale",
+        "--count-pending",
+        "yes",
+        "--launch-hooks",
+        "2:continue:heartbeat=1:aws",
+    ]);
+    assert_eq!(n(&v, "time_to_in_service_max"), boot + 100 * 2);
+    assert!(n(&v, "hook_cap_timeouts") > 0);
+    // AWS's default result is ABANDON: the same hook without a result never serves.
+    let v = row(&["autoscale", "--launch-hooks", "2:aws"]);
+    assert!(n(&v, "abandoned_launches") > 0);
+}
+
+#[test]
+fn the_one_hook_flags_stay_a_shorthand_with_the_same_bytes() {
+    let toml = temp_file("one-hook.toml", "[[launch_hooks]]\ntimeout = 5\n[[terminate_hooks]]\ntimeout = 3\ndefault_result = \"abandon\"\n");
+    for format in ["csv", "json", "table"] {
+        assert_eq!(
+            stdout_ok(&["autoscale", "--scenario", &toml, "--format", format]),
+            stdout_ok(&[
+                "autoscale",
+                "--launch-hook",
+                "5",
+                "--terminate-hook",
+                "3:abandon",
+                "--format",
+                format
+            ])
+        );
+    }
+}
+
+#[test]
+fn a_timed_maximum_holds_the_traces_size_from_its_round_on() {
+    let toml = temp_file("max.toml", "[[at]]\nround = 100\nmax_instances = 12\n");
+    let csv = stdout_ok(&["trace", "autoscale", "--scenario", &toml, "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
+    let (round, size, actions) = (col("round"), col("size"), col("actions"));
+    let mut largest_after = 0;
+    for l in lines {
+        let c: Vec<&str> = l.split(',').collect();
+        let t: u32 = c[round].parse().unwrap();
+        let s: u32 = c[size].parse().unwrap();
+        if t >= 101 {
+            assert!(s <= 12, "round {t}: size {s}");
+            largest_after = largest_after.max(s);
+        }
+        assert_eq!(c[actions], if t == 100 { "1" } else { "0" }, "round {t}");
+    }
+    // The surge wants 18 (ceil(1800 / 100)): the cap is what holds it.
+    assert_eq!(largest_after, 12);
+    // Without the file the trace is the lesson's, with its columns only.
+    let lesson = stdout_ok(&["trace", "autoscale", "--format", "csv"]);
+    assert!(!lesson.lines().next().unwrap().contains("actions"));
+}
+
+#[test]
+fn the_events_flag_stays_a_shorthand_of_timed_standby() {
+    let events = row(&["autoscale", "--events", "30:standby:2+60:unstandby:2"]);
+    let toml = temp_file(
+        "standby.toml",
+        "[[at]]\nround = 30\nstandby = 2\n[[at]]\nround = 60\nunstandby = 2\n",
+    );
+    let at = row(&["autoscale", "--scenario", &toml]);
+    for (k, v) in events.as_object().unwrap() {
+        if !["events", "at"].contains(&k.as_str()) {
+            assert_eq!(&at[k], v, "{k}");
+        }
+    }
+}
+
+#[test]
+fn every_example_scenario_runs() {
+    let dir = root("examples/scenarios");
+    let mut ran = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let p = path.to_string_lossy().into_owned();
+        let out = capsim(&["autoscale", "--scenario", &p, "--format", "csv"]);
+        assert!(
+            out.status.success(),
+            "{p}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.len() > 100, "{p}");
+        ran += 1;
+        // Every file is listed for the cross-target comparisons.
+        let cross = std::fs::read_to_string(root("scripts/cross-commands.txt")).unwrap();
+        let name = format!(
+            "examples/scenarios/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        assert!(
+            cross.contains(&name),
+            "{name} in scripts/cross-commands.txt"
+        );
+    }
+    assert!(ran >= 5, "{ran} scenarios");
+}
+
+/// The trace's column `key`, summed.
+fn trace_sum(args: &[&str], key: &str) -> u64 {
+    let csv = stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == key).unwrap();
+    lines
+        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+#[test]
+fn the_four_deallocation_options_give_four_results() {
+    let formula = |o: &str| root(&format!("examples/scenarios/dealloc-{o}.formula"));
+    let run = |o: &str, tasks: &str| {
+        row(&[
+            "autoscale",
+            "--formula",
+            &formula(o),
+            "--task-rounds",
+            tasks,
+        ])
+    };
+    let [requeue, terminate, completion, retained] =
+        ["requeue", "terminate", "taskcompletion", "retaineddata"].map(|o| run(o, "10"));
+    // The same decisions in all four (removal only decides what happens to the work).
+    let removed = trace_sum(
+        &["--formula", &formula("requeue"), "--task-rounds", "10"],
+        "removed",
+    );
+    assert!(removed > 0, "the formula scales in");
+    for v in [&terminate, &completion, &retained] {
+        assert_eq!(v["scaling_actions"], requeue["scaling_actions"]);
+    }
+    // requeue: the work done is lost, nothing fails, no node waits.
+    assert!(n(&requeue, "lost_task_rounds") > 0);
+    assert_eq!(n(&requeue, "failed_tasks"), 0);
+    assert_eq!(n(&requeue, "drain_rounds"), 0);
+    // terminate: the same work lost, and every removed node's running task failed.
+    assert_eq!(terminate["lost_task_rounds"], requeue["lost_task_rounds"]);
+    assert_eq!(n(&terminate, "failed_tasks"), removed);
+    // taskcompletion: nothing lost; each node finishes its task, billed meanwhile.
+    assert_eq!(n(&completion, "lost_task_rounds"), 0);
+    assert_eq!(n(&completion, "failed_tasks"), 0);
+    let drain = n(&completion, "drain_rounds");
+    assert!(drain > 0);
+    assert_eq!(
+        n(&completion, "billed_rounds"),
+        n(&requeue, "billed_rounds") + drain
+    );
+    // retaineddata: the task and then one round of clean-up per node.
+    assert_eq!(n(&retained, "drain_rounds"), drain + removed);
+    assert_eq!(
+        n(&retained, "billed_rounds"),
+        n(&completion, "billed_rounds") + removed
+    );
+    // The extremes: one-round tasks are always just starting (nothing is lost, each node
+    // finishes in its removal round's next); the longest task never ends within the day.
+    let one = run("requeue", "1");
+    assert_eq!(n(&one, "lost_task_rounds"), 0);
+    let removed1 = trace_sum(
+        &[
+            "--formula",
+            &formula("taskcompletion"),
+            "--task-rounds",
+            "1",
+        ],
+        "removed",
+    );
+    assert_eq!(n(&run("taskcompletion", "1"), "drain_rounds"), removed1);
+    let long = run("requeue", "10080");
+    assert!(n(&long, "lost_task_rounds") > n(&requeue, "lost_task_rounds"));
+    let e = one_line_error(&["autoscale", "--task-rounds", "0"]);
+    assert_eq!(
+        e,
+        "error: --task-rounds: accepted values are integers from 1 to 10080\n"
+    );
+    one_line_error(&["autoscale", "--task-rounds", "10081"]);
+    // Off by default: no task model, the lesson's row.
+    let lesson = row(&["autoscale"]);
+    for key in ["lost_task_rounds", "failed_tasks", "drain_rounds"] {
+        assert_eq!(n(&lesson, key), 0, "{key}");
+    }
+}
+
+#[test]
+fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
+    // Batch: a new interval stops the schedule and starts one at the request's time. With
+    // 15 rounds until round 60 (evaluations at 0, 15, 30, 45) and 5 from 60 (60, 65, …, 235
+    // of the 240-round day):
+    let expected = (0..60).step_by(15).count() + (60..240).step_by(5).count();
+    let formula = root("examples/formulas/demand.formula");
+    let v = row(&[
+        "autoscale",
+        "--formula",
+        &formula,
+        "--at",
+        "60:evaluation_interval=5",
+    ]);
+    assert_eq!(n(&v, "evaluations"), expected as u64);
+    let plain = row(&["autoscale", "--formula", &formula]);
+    assert_eq!(
+        n(&plain, "evaluations"),
+        (0..240).step_by(15).count() as u64
+    );
+    // Batch's range: 5 minutes to 168 hours.
+    for bad in ["60:evaluation_interval=4", "60:evaluation_interval=10081"] {
+        let e = one_line_error(&["autoscale", "--formula", &formula, "--at", bad]);
+        assert!(e.starts_with("error: --at: accepted values are"), "{e}");
+    }
+    // Without a formula nothing evaluates.
+    assert_eq!(
+        n(
+            &row(&["autoscale", "--at", "60:evaluation_interval=5"]),
+            "evaluations"
+        ),
+        0
+    );
+}
