@@ -154,6 +154,9 @@ pub enum Accepted {
         /// The grid step, in seconds.
         seconds: u32,
     },
+    /// Only 0 while the group has the spot class (AWS: a warm pool cannot be put on a group
+    /// with a mixed instances policy or Spot Instances).
+    ZeroWithSpot,
 }
 
 impl fmt::Display for Error {
@@ -257,6 +260,10 @@ impl fmt::Display for Accepted {
                 "1 to {max} bands LOW..HIGH:ADJ joined by '/', ascending and not overlapping, each ADJ non-zero"
             ),
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
+            Accepted::ZeroWithSpot => write!(
+                f,
+                "only 0 with the spot class (AWS: no warm pool in a group with Spot Instances)"
+            ),
         }
     }
 }

@@ -50,6 +50,7 @@ pub const fn state_column(s: State) -> &'static str {
         State::RemovingWait => "removing_wait",
         State::Stopped => "stopped",
         State::Restarting => "restarting",
+        State::Preempted => "preempted",
     }
 }
 
@@ -63,17 +64,41 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
     Ok(())
 }
 
+/// The columns a run with the spot class or a warm pool adds after the states: the spot
+/// instances in the group (every state), the preempted ones among them (state `Preempted`),
+/// and the instances in the warm pool (warm, or refills booting; not in `size`).
+pub const AUTOSCALE_SPOT_COLUMNS: [&str; 3] = ["spot", "preempted", "warm"];
+
 /// Writes the autoscale header line (with its newline).
 pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
+    autoscale_header_with(out, false)
+}
+
+/// Writes the autoscale header line (with its newline); `spot` (a run with the spot class or
+/// a warm pool) adds [`AUTOSCALE_SPOT_COLUMNS`].
+pub fn autoscale_header_with<W: Write + ?Sized>(out: &mut W, spot: bool) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
-    for s in State::ALL {
-        write!(out, ",{}", state_column(s))?;
+    for s in &State::ALL[..State::LIFECYCLE] {
+        write!(out, ",{}", state_column(*s))?;
+    }
+    if spot {
+        out.write_char(',')?;
+        header(out, &AUTOSCALE_SPOT_COLUMNS)?;
     }
     out.write_char('\n')
 }
 
 /// Writes one autoscale row (with its newline).
 pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) -> fmt::Result {
+    autoscale_row_with(out, s, false)
+}
+
+/// Writes one autoscale row (with its newline); `spot` adds the spot columns.
+pub fn autoscale_row_with<W: Write + ?Sized>(
+    out: &mut W,
+    s: &autoscale::RoundState,
+    spot: bool,
+) -> fmt::Result {
     write!(out, "{},", s.round)?;
     write!(out, "{}", jsfmt::Num(s.demand))?;
     write!(
@@ -88,8 +113,17 @@ pub fn autoscale_row<W: Write + ?Sized>(out: &mut W, s: &autoscale::RoundState) 
         s.replaced,
         s.removed
     )?;
-    for n in s.counts.0 {
+    for n in &s.counts.0[..State::LIFECYCLE] {
         write!(out, ",{n}")?;
+    }
+    if spot {
+        write!(
+            out,
+            ",{},{},{}",
+            s.spot,
+            s.counts.get(State::Preempted),
+            s.warm
+        )?;
     }
     out.write_char('\n')
 }
@@ -141,7 +175,8 @@ pub fn bulkhead_row<W: Write + ?Sized>(
 pub struct CsvTrace<W> {
     /// Where the rows go.
     pub out: W,
-    /// Whether a bulkhead run has a split layout (its per-pool columns).
+    /// Whether the run has extra columns: a bulkhead's split layout (its per-pool columns),
+    /// an autoscale run's spot class ([`AUTOSCALE_SPOT_COLUMNS`]).
     pub split: bool,
     /// The first write error, if any.
     pub result: fmt::Result,
@@ -166,7 +201,7 @@ impl<W: Write> CsvTrace<W> {
 
 impl<W: Write> crate::Observer for CsvTrace<W> {
     fn group_round(&mut self, s: &autoscale::RoundState) {
-        let r = autoscale_row(&mut self.out, s);
+        let r = autoscale_row_with(&mut self.out, s, self.split);
         self.keep(r);
     }
 

@@ -3,6 +3,8 @@
 
 use crate::error::{ensure, Accepted, Error};
 
+use super::spot::Spot;
+use super::warm::WarmPool;
 use super::MAX_GROUP_SIZE;
 
 /// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
@@ -290,6 +292,10 @@ pub struct Lifecycle {
     pub check_interval: u32,
     /// The scaling policy.
     pub policy: Policy,
+    /// The spot class and its preemption (off: every instance dedicated).
+    pub spot: Spot,
+    /// An AWS warm pool beside the group (size 0: none).
+    pub warm_pool: WarmPool,
 }
 
 impl Default for Lifecycle {
@@ -310,6 +316,8 @@ impl Default for Lifecycle {
             max_instances: None,
             check_interval: 1,
             policy: Policy::Lesson,
+            spot: Spot::default(),
+            warm_pool: WarmPool::default(),
         }
     }
 }
@@ -371,6 +379,8 @@ impl Lifecycle {
             "check-interval",
             Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
         )?;
+        self.spot.validate()?;
+        self.warm_pool.validate(self.spot.enabled())?;
         match &self.policy {
             Policy::Lesson => Ok(()),
             Policy::TargetTracking { target, .. } => ensure(
@@ -542,6 +552,8 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             } else {
                 Some(u32_field(u, 0, 0..=40)?)
             },
+            spot: u.arbitrary()?,
+            warm_pool: u.arbitrary()?,
         })
     }
 }

@@ -110,7 +110,9 @@ mod group;
 mod lifecycle;
 mod policy;
 mod spec;
+mod spot;
 mod state;
+mod warm;
 
 pub use formula::{
     check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
@@ -131,7 +133,11 @@ pub use spec::{
     Curve, Demand, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE,
     MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
 };
+pub use spot::{
+    OnPreemption, PreemptionRounds, Spot, MAX_PREEMPTION_NOTICE, MAX_PREEMPTION_ROUNDS,
+};
 pub use state::{RoundState, State, StateCounts};
+pub use warm::{WarmPool, WarmState, MAX_WARM_POOL};
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {
