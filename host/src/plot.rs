@@ -160,6 +160,8 @@ impl Observer for Lines {
                 f64::from(s.size),
                 f64::from(s.counts.serving()),
                 s.required as f64,
+                // The spot class's runs only (see `Plotted::series_of`).
+                f64::from(s.size - s.spot),
             ],
         );
     }
@@ -185,6 +187,13 @@ pub trait Plotted: Traced {
     const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperLeft;
     /// What each of the run's series shows, in the order [`Lines`] keeps them.
     const SERIES: &'static [&'static str];
+
+    /// The series a run with `p` draws: [`Plotted::SERIES`], or more when its options add
+    /// some (the first ones of what [`Lines`] keeps).
+    fn series_of(p: &Self::Params) -> &'static [&'static str] {
+        let _ = p;
+        Self::SERIES
+    }
 }
 
 /// Draws a series that several of `runs` runs share once (the demand's required instances,
@@ -233,6 +242,21 @@ fn named(name: &str, what: &str) -> String {
 impl Plotted for Autoscale {
     const Y_LABEL: &'static str = "instances";
     const SERIES: &'static [&'static str] = &["group size", "ready", "required"];
+
+    /// With the spot class the two classes are stacked: the dedicated instances, and the
+    /// spot ones above them up to the group size.
+    fn series_of(p: &Self::Params) -> &'static [&'static str] {
+        if p.core.lifecycle.spot.enabled() {
+            &[
+                "group size (dedicated + spot)",
+                "ready",
+                "required",
+                "dedicated (spot above, to the group size)",
+            ]
+        } else {
+            Self::SERIES
+        }
+    }
 }
 
 impl Plotted for Consumers {
@@ -264,10 +288,15 @@ pub fn series<M: Plotted>(grid: &Grid<M>) -> Result<Vec<Series>, String> {
         let mut lines = Lines::default();
         crate::trace::observe::<M>(&p, &mut lines)
             .map_err(|e| format!("run {}: {e}", grid.name(i)))?;
-        series.extend(M::SERIES.iter().zip(&lines.series).map(|(what, e)| Series {
-            label: named(&name, what),
-            points: e.points(),
-        }));
+        series.extend(
+            M::series_of(&p)
+                .iter()
+                .zip(&lines.series)
+                .map(|(what, e)| Series {
+                    label: named(&name, what),
+                    points: e.points(),
+                }),
+        );
     }
     Ok(series)
 }

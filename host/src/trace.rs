@@ -16,7 +16,8 @@ use crate::output::Format;
 pub trait Traced: Model {
     /// Writes the CSV header of a run with `p` (with its newline).
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
-    /// Whether a run with `p` has a split layout (bulkhead's per-pool columns).
+    /// Whether a run with `p` has extra columns (bulkhead's per-pool ones, autoscale's spot
+    /// class).
     fn split(p: &Self::Params) -> bool {
         let _ = p;
         false
@@ -71,8 +72,14 @@ pub fn observe<M: Model>(
 }
 
 impl Traced for Autoscale {
-    fn header(_: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header(out)
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        trace::autoscale_header_with(out, Self::split(p))
+    }
+    /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`), with
+    /// one of them only.
+    fn split(p: &Self::Params) -> bool {
+        let l = &p.core.lifecycle;
+        l.spot.enabled() || l.warm_pool.size > 0
     }
 }
 

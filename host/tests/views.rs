@@ -84,6 +84,14 @@ fn autoscale_values(key: &str) -> Vec<String> {
         }
         "evaluation_interval" => &["5", "10080"],
         "sample_delay" => &["0", "600"],
+        "preemption_rate" => &["0", "0.02", "1"],
+        "preemption_rounds" => &["0", "60:150"],
+        "preemption_notice" => &["2", "1440"],
+        "on_preemption" => &["replace"],
+        "on_demand_base" => &["0", "4"],
+        "on_demand_percent" => &["0", "50", "100"],
+        "warm_pool" => &["6", "3:running", "256"],
+        "warm_pool_reuse" => &["yes"],
         "seed" => &["1", "2147483646"],
         _ => panic!("autoscale parameter {key} has no test values"),
     };
@@ -149,12 +157,28 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
     );
     assert_eq!(
         sum(&|s| s.restarted.into()),
-        u64::from(m.restarts_from_stopped),
+        u64::from(m.restarts_from_stopped) + u64::from(m.warm_starts),
         "{what}"
     );
     assert_eq!(sum(&|s| s.failed.into()), m.failed_launches, "{what}");
-    let billed = |s: &autoscale::RoundState| u64::from(s.size - s.counts.get(State::Stopped));
+    // Billed: every record but Stopped and Preempted ones, and a warm pool's running ones.
+    let billed = |s: &autoscale::RoundState| {
+        u64::from(
+            s.size - s.counts.get(State::Stopped) - s.counts.get(State::Preempted) + s.warm_billed,
+        )
+    };
     assert_eq!(sum(&billed), m.billed_rounds, "{what}");
+    let stopped = |s: &autoscale::RoundState| {
+        u64::from(s.counts.get(State::Stopped) + s.warm - s.warm_billed)
+    };
+    assert_eq!(sum(&stopped), m.stopped_rounds, "{what}");
+    assert_eq!(
+        sum(&|s| s.preempted.into()),
+        u64::from(m.preemptions),
+        "{what}"
+    );
+    let spot = t.iter().map(|s| s.spot).max().unwrap_or(0);
+    assert_eq!(spot, m.spot_max, "{what}");
     // Idle: billed and not serving in the round, the round an instance comes into service
     // included (it serves from the next).
     let idle = |s: &autoscale::RoundState| {
@@ -186,12 +210,23 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
     for s in t {
         assert_eq!(s.counts.total(), s.size, "{what}");
     }
+    // The spot class and the warm pool add their columns (and only they do).
+    let l = &p.core.lifecycle;
+    let extra = l.spot.enabled() || l.warm_pool.size > 0;
     let mut csv = String::new();
-    capsim_core::trace::autoscale_header(&mut csv).unwrap();
+    capsim_core::trace::autoscale_header_with(&mut csv, extra).unwrap();
     for s in t {
-        capsim_core::trace::autoscale_row(&mut csv, s).unwrap();
+        capsim_core::trace::autoscale_row_with(&mut csv, s, extra).unwrap();
     }
     assert_eq!(trace::csv::<Autoscale>(p).0, csv, "{what}");
+    if !extra {
+        let mut plain = String::new();
+        capsim_core::trace::autoscale_header(&mut plain).unwrap();
+        for s in t {
+            capsim_core::trace::autoscale_row(&mut plain, s).unwrap();
+        }
+        assert_eq!(plain, csv, "{what}");
+    }
 }
 
 fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
