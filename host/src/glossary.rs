@@ -69,7 +69,7 @@ pub const GLOSSARY: &[Entry] = &[
     entry("autoscale", "abandoned_launches", "instances",
         "Launches a launch hook abandoned (released before serving)"),
     entry("autoscale", "billed_rounds", "instance-rounds",
-        "Instance-rounds billed in full (every state but Stopped)"),
+        "Instance-rounds billed in full (every state but Stopped and Preempted; a Running warm pool's instances included)"),
     entry("autoscale", "idle_billed_rounds", "instance-rounds",
         "Billed instance-rounds that served nothing (booting, waiting in a hook, restarting, removing)"),
     entry("autoscale", "evaluations", "evaluations",

@@ -195,7 +195,7 @@ fn lesson_without_a_name_lists_the_lessons() {
 }
 
 /// The autoscale table's metrics, as the README's glossary lists them.
-const AUTOSCALE_METRICS: [&str; 22] = [
+const AUTOSCALE_METRICS: [&str; 27] = [
     "min_size",
     "max_size",
     "max_launching",
@@ -218,6 +218,11 @@ const AUTOSCALE_METRICS: [&str; 22] = [
     "failed_evaluations",
     "target_changes",
     "clamped_rounds",
+    "stopped_rounds",
+    "spot_max",
+    "preemptions",
+    "billed_spot_rounds",
+    "warm_starts",
 ];
 
 #[test]
@@ -274,7 +279,7 @@ fn columns_select_metrics_in_every_format() {
     }
     let csv = stdout_ok(&[&grid[..], &["--format", "csv", "--columns", "launched"]].concat());
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",sample_delay,launched"), "{header}");
+    assert!(header.ends_with(",warm_pool_reuse,launched"), "{header}");
     assert!(!header.contains("min_size"), "{header}");
     let table = stdout_ok(&[&grid[..], &["--columns", "launched,max_size"]].concat());
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
@@ -353,13 +358,19 @@ fn all_columns_are_the_plain_output() {
     let one = stdout_ok(
         &[
             &grid[..],
-            &["--format", "csv", "--columns", "clamped_rounds"],
+            // The last metric, whichever it is.
+            &[
+                "--format",
+                "csv",
+                "--columns",
+                AUTOSCALE_METRICS[AUTOSCALE_METRICS.len() - 1],
+            ],
         ]
         .concat(),
     );
     let plain = stdout_ok(&[&grid[..], &["--format", "csv"]].concat());
     for (one, plain) in one.lines().zip(plain.lines()) {
-        // The plain line without its first 21 metrics: the parameters and the last metric.
+        // The plain line without its other metrics: the parameters and the last metric.
         let cut: Vec<&str> = plain.split(',').collect();
         let n = AUTOSCALE_METRICS.len();
         let kept = [&cut[..cut.len() - n], &cut[cut.len() - 1..]].concat();

@@ -152,3 +152,55 @@ fn bad_spot_and_warm_pool_options_are_one_line() {
         );
     }
 }
+
+/// Every round's group size and spot count, read from the run itself.
+#[derive(Default)]
+struct Classes(Vec<(f64, f64, f64)>);
+
+impl capsim_core::Observer for Classes {
+    fn group_round(&mut self, s: &capsim_core::autoscale::RoundState) {
+        self.0.push((
+            f64::from(s.round),
+            f64::from(s.size),
+            f64::from(s.size - s.spot),
+        ));
+    }
+}
+
+#[test]
+fn the_plot_stacks_the_two_classes() {
+    use capsim::models::{Autoscale, Flags};
+    let formula = example("preempted-nodes.formula");
+    let pairs = [("formula", formula.as_str()), ("preemption-rate", "0.02")];
+    let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
+    let grid = flags.grid().unwrap();
+    let series = capsim::plot::series(&grid).unwrap();
+    // The group size (both classes) and under it the dedicated ones: the spot instances
+    // are the band between the two lines.
+    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "group size (dedicated + spot)",
+            "ready",
+            "required",
+            "dedicated (spot above, to the group size)"
+        ]
+    );
+    let mut run = Classes::default();
+    capsim::trace::observe::<Autoscale>(&grid.params(0), &mut run).unwrap();
+    // 240 rounds are drawn round by round: each point is the run's own.
+    let size: Vec<(f64, f64)> = run.0.iter().map(|r| (r.0, r.1)).collect();
+    let dedicated: Vec<(f64, f64)> = run.0.iter().map(|r| (r.0, r.2)).collect();
+    assert_eq!(series[0].points, size);
+    assert_eq!(series[3].points, dedicated);
+    assert!(
+        run.0.iter().any(|r| r.2 < r.1),
+        "some rounds have spot instances"
+    );
+    // Without the class: the three lines of before.
+    let plain = Flags::<Autoscale>::from_pairs([("formula", formula.as_str())]).unwrap();
+    let series = capsim::plot::series(&plain.grid().unwrap()).unwrap();
+    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["group size", "ready", "required"]);
+}

@@ -11,9 +11,13 @@
 //!   the preempted state. A preempted node stays in the pool in the `preempted` state; Batch
 //!   "attempts to replace the lost capacity and return to the target" (the platform restores
 //!   preempted VMs, trying within 48 hours, without guarantee).
-//! - **AWS** (EC2 Auto Scaling user guide, mixed instances groups, Spot interruptions): a Spot
-//!   Instance gets a two-minute interruption notice before it is taken back; the group then
-//!   terminates it and launches a replacement (with Capacity Rebalancing, proactively).
+//! - **AWS** (EC2 Auto Scaling user guide, mixed instances groups, Spot interruptions;
+//!   `InstancesDistribution`): a Spot Instance gets a two-minute interruption notice before it
+//!   is taken back, and the group replaces it; EC2's `SpotCapacityRebalance` strategy
+//!   `launch-before-terminate` "launches a new replacement Spot Instance when a rebalance
+//!   notification is emitted … and then, after a delay that you specify (in
+//!   TerminationDelay), terminates the instances that received a rebalance notification"
+//!   (a delay of at least 120 s).
 //!
 //! The simulator's choices:
 //! - **Preemption** strikes spot instances that run (InService, Protected, Standby): each
