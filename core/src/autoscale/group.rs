@@ -14,10 +14,10 @@ use super::policy::{HealthCheck, ScalingPolicy, Signal};
 use super::spot::SpotRun;
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::warm::WarmRun;
+use super::{group_full, in_flight_full, js_max, required_count, Metrics, Params, MAX_GROUP_SIZE};
 
 mod classes;
 mod warm;
-use super::{group_full, in_flight_full, js_max, required_count, Metrics, Params, MAX_GROUP_SIZE};
 
 /// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
 const RING: usize = MAX_APPLY_DELAY as usize + 1;

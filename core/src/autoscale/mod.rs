@@ -10,7 +10,9 @@
 //!
 //! A round is five phases over a [`Group`] (each a method of it, in this order):
 //! 1. permanent failures strike (the first serving, healthy instance per listed round); then
-//!    the round's scripted user actions (Standby, protection) apply, in list order;
+//!    the round's scripted user actions (Standby, protection) apply, in list order; then,
+//!    with the spot class ([`Spot`]), preempted nodes come back, notices count down and
+//!    running spot instances are struck;
 //! 2. the health check (it ignores the cooldown) checks every serving instance through the
 //!    [`HealthCheck`] seam; `threshold` failed results in a row replace it in place;
 //! 3. launches delayed by `apply_delay` join; the [`ScalingPolicy`] seam decides a change,
@@ -18,6 +20,7 @@
 //!    the removal policy, through Removing into Removing:Wait or out);
 //! 4. timers advance: boot, restart and hook waits (a timer set in phases 1–3 counts down
 //!    now; a wait entered now starts next round, so a hook of H rounds adds exactly H);
+//!    then a warm pool's ([`WarmPool`]) refills advance and launch;
 //! 5. metrics, then the observer ([`crate::Observer::group_round`], `round_done`).
 //!
 //! The lesson's defaults are [`LessonPolicy`] (ready-only counting, its cooldown, down to
@@ -91,8 +94,9 @@
 //!   instances (storage order) in its source state; Standby never decrements the desired
 //!   count (the lesson's policy replaces the instance, as AWS does without decrement).
 //! - **Not modelled** (no scenario file): several hooks per direction, heartbeats and
-//!   early completion, hook flavours, Detach, warm pools, group deletion, configuration
-//!   versions.
+//!   early completion, hook flavours, Detach, group deletion, configuration versions. A
+//!   warm pool ([`WarmPool`]) and a spot class ([`Spot`]) are modelled (issue 21), each in
+//!   its own file.
 //!
 //! ```
 //! use capsim_core::autoscale::{run, Params};
