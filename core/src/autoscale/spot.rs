@@ -25,7 +25,7 @@
 //!   seeded with the run's seed: never the health check's generator), and in every round of
 //!   `preemption_rounds` every one of them is struck. A struck instance gets a notice of
 //!   `preemption_notice` rounds (it keeps serving) and is taken at its end (0: at once).
-//!   Launches in progress (Pending, Pending:Wait, Restarting) are not struck. [PROPOSAL]
+//!   Launches in progress (Pending, Pending:Wait, Restarting) are not struck (a modelling choice).
 //! - **What follows** is [`OnPreemption`]: Batch's (the default, the seed's provider) keeps
 //!   the node as [`super::State::Preempted`] (not serving, not billed, counted in
 //!   `$CurrentLowPriorityNodes`) until capacity returns: each later round it is restored
@@ -158,7 +158,7 @@ impl Spot {
     /// rest is spot (AWS `InstancesDistribution`: "the minimum amount of the group's capacity
     /// that must be fulfilled by On-Demand Instances", then "for example, 20 specifies 20%
     /// On-Demand Instances, 80% Spot Instances"; a fraction rounds toward On-Demand
-    /// [PROPOSAL: AWS states no rounding]). Returns `(dedicated, spot)`.
+    /// (a modelling choice: AWS states no rounding)). Returns `(dedicated, spot)`.
     pub fn split(&self, desired: u32) -> (u32, u32) {
         let base = self.on_demand_base.unwrap_or(0);
         let percent = u64::from(self.on_demand_percent.unwrap_or(100));
