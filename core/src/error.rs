@@ -186,6 +186,9 @@ pub enum Accepted {
         /// The most actions of a run.
         max: u32,
     },
+    /// Only 0 while the group has the spot class (AWS: a warm pool cannot be put on a group
+    /// with a mixed instances policy or Spot Instances).
+    ZeroWithSpot,
 }
 
 impl fmt::Display for Error {
@@ -307,6 +310,10 @@ impl fmt::Display for Accepted {
             Accepted::Timed { max } => write!(
                 f,
                 "at most {max} actions, each count and template version at least 1, min_instances never above max_instances"
+            ),
+            Accepted::ZeroWithSpot => write!(
+                f,
+                "only 0 with the spot class (AWS: no warm pool in a group with Spot Instances)"
             ),
         }
     }

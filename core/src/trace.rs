@@ -29,10 +29,13 @@ pub const AUTOSCALE_FORMULA_COLUMNS: [&str; 3] =
 pub const AUTOSCALE_SCENARIO_COLUMNS: [&str; 3] = ["hooks_ended", "heartbeats", "actions"];
 
 /// Which of autoscale's optional column groups a trace has. Each is written after the
-/// lifecycle's states, in this order: [`AUTOSCALE_FORMULA_COLUMNS`],
-/// [`AUTOSCALE_SCENARIO_COLUMNS`]. None of them: the lesson's columns.
+/// lifecycle's states, in this order: [`AUTOSCALE_SPOT_COLUMNS`],
+/// [`AUTOSCALE_FORMULA_COLUMNS`], [`AUTOSCALE_SCENARIO_COLUMNS`]. None of them: the lesson's
+/// columns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AutoscaleColumns {
+    /// A run with the spot class or a warm pool: [`AUTOSCALE_SPOT_COLUMNS`].
+    pub spot: bool,
     /// A group driven by a formula: [`AUTOSCALE_FORMULA_COLUMNS`].
     pub formula: bool,
     /// A run with scenario hooks or timed actions: [`AUTOSCALE_SCENARIO_COLUMNS`].
@@ -85,6 +88,7 @@ pub const fn state_column(s: State) -> &'static str {
         State::RemovingWait => "removing_wait",
         State::Stopped => "stopped",
         State::Restarting => "restarting",
+        State::Preempted => "preempted",
     }
 }
 
@@ -98,6 +102,11 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
     Ok(())
 }
 
+/// The columns a run with the spot class or a warm pool adds after the states: the spot
+/// instances in the group (every state), the preempted ones among them (state `Preempted`),
+/// and the instances in the warm pool (warm, or refills booting; not in `size`).
+pub const AUTOSCALE_SPOT_COLUMNS: [&str; 3] = ["spot", "preempted", "warm"];
+
 /// Writes the autoscale header line (with its newline).
 pub fn autoscale_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
     autoscale_header_with(out, AutoscaleColumns::default())
@@ -109,8 +118,12 @@ pub fn autoscale_header_with<W: Write + ?Sized>(
     columns: AutoscaleColumns,
 ) -> fmt::Result {
     header(out, &AUTOSCALE_COLUMNS)?;
-    for s in State::ALL {
-        write!(out, ",{}", state_column(s))?;
+    for s in &State::ALL[..State::LIFECYCLE] {
+        write!(out, ",{}", state_column(*s))?;
+    }
+    if columns.spot {
+        out.write_char(',')?;
+        header(out, &AUTOSCALE_SPOT_COLUMNS)?;
     }
     if columns.formula {
         out.write_char(',')?;
@@ -148,8 +161,17 @@ pub fn autoscale_row_with<W: Write + ?Sized>(
         s.replaced,
         s.removed
     )?;
-    for n in s.counts.0 {
+    for n in &s.counts.0[..State::LIFECYCLE] {
         write!(out, ",{n}")?;
+    }
+    if columns.spot {
+        write!(
+            out,
+            ",{},{},{}",
+            s.spot,
+            s.counts.get(State::Preempted),
+            s.warm
+        )?;
     }
     if columns.formula {
         write!(
@@ -300,6 +322,7 @@ impl<W: Write> CsvTrace<W> {
             split,
             options: false,
             autoscale: AutoscaleColumns {
+                spot: false,
                 formula: false,
                 scenario: false,
             },

@@ -1,7 +1,9 @@
 //! `autoscale::run` with arbitrary lifecycle options: hooks, protection, removal policies,
 //! reclaim mode, check latency, apply delay, stockouts, scripted actions, the minimum and
-//! maximum size, the check interval and the target-tracking and step policies, and a
-//! scenario's hooks (early completion, heartbeats, caps, ROLLBACK), timed actions and tasks.
+//! maximum size, the check interval, the target-tracking and step policies, the spot class
+//! (preemption by rate and by round, notices, Batch's and AWS's aftermath, the mixed-instances
+//! split), the warm pool, and a scenario's hooks (early completion, heartbeats, caps,
+//! ROLLBACK), timed actions and tasks.
 //!
 //! No lesson program runs these options, so the oracle is the model's own laws: invalid
 //! parameters are an `OutOfRange` error and the only other error is the group's documented

@@ -6,6 +6,7 @@ use capsim_core::autoscale::{
     Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
     MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN,
 };
+use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState, MAX_PREEMPTION_ROUNDS};
 use capsim_core::bulkhead::{Breaker, Mode, Split};
 use capsim_core::consumers::{Outage, Routing};
 
@@ -819,5 +820,65 @@ mod tests {
         assert!(e[1].is_empty());
         assert!(parse::<Events>("0:protect").is_err());
         assert!(parse::<Events>("0:hibernate:1").is_err());
+    }
+}
+
+/// Scripted preemption rounds: `A:B:…` or `none`.
+impl Item for PreemptionRounds {
+    const WORDS: &'static [&'static str] = &["none"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        let mut rounds = PreemptionRounds::new();
+        if s != "none" {
+            for part in s.split(':') {
+                rounds.push(parse_u32(part)?).map_err(|_| {
+                    format!("'{s}' lists more than {MAX_PREEMPTION_ROUNDS} preemption rounds")
+                })?;
+            }
+        }
+        out.push(rounds);
+        Ok(())
+    }
+}
+
+impl Item for OnPreemption {
+    const WORDS: &'static [&'static str] = &["stay", "replace"];
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        out.push(match s {
+            "stay" => OnPreemption::Stay,
+            "replace" => OnPreemption::Replace,
+            _ => return Err(format!("'{s}' is neither 'stay' nor 'replace'")),
+        });
+        Ok(())
+    }
+}
+
+/// A warm pool's size and the state its instances wait in: `N[:stopped|running]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarmSize {
+    /// The instances the pool keeps warm (0: no pool).
+    pub size: u32,
+    /// The state they wait in (AWS's default: stopped).
+    pub state: WarmState,
+}
+
+impl Item for WarmSize {
+    fn hint(s: &str) -> Option<String> {
+        dash_range(s)
+    }
+
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        let (size, state) = match s.rsplit_once(':') {
+            Some((n, "stopped")) => (n, WarmState::Stopped),
+            Some((n, "running")) => (n, WarmState::Running),
+            Some(_) => return Err(format!("'{s}': the pool state is 'stopped' or 'running'")),
+            None => (s, WarmState::Stopped),
+        };
+        let mut all = Vec::new();
+        u32::parse_item(size, &mut all)
+            .map_err(|e| format!("'{s}' is not N[:stopped|running]: {e}"))?;
+        out.extend(all.into_iter().map(|size| WarmSize { size, state }));
+        Ok(())
     }
 }

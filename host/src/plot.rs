@@ -254,6 +254,8 @@ impl Observer for Lines {
                 f64::from(s.size),
                 f64::from(s.counts.serving()),
                 s.required as f64,
+                // The spot class's runs only (see `Plotted::series_of`).
+                f64::from(s.size - s.spot),
             ],
         );
     }
@@ -402,6 +404,21 @@ impl Plotted for Autoscale {
                 .push((at, format!("formula evaluation (every {every} rounds)")));
         }
         marks
+    }
+
+    /// With the spot class the two classes are stacked: the dedicated instances, and the
+    /// spot ones above them up to the group size.
+    fn series_of(p: &Self::Params) -> Vec<&'static str> {
+        if p.core.lifecycle.spot.enabled() {
+            vec![
+                "group size (dedicated + spot)",
+                "ready",
+                "required",
+                "dedicated (spot above, to the group size)",
+            ]
+        } else {
+            Self::SERIES.to_vec()
+        }
     }
 }
 

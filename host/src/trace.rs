@@ -95,12 +95,14 @@ impl Traced for Autoscale {
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
         trace::autoscale_header_with(out, Self::autoscale_columns(p))
     }
-    /// A formula run has the evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]); a
-    /// run with scenario hooks or timed actions theirs ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]);
-    /// any other run's rows are the lesson's.
+    /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`) with one
+    /// of them; a formula run's evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]);
+    /// a run with scenario hooks or timed actions theirs
+    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); any other run's rows are the lesson's.
     fn autoscale_columns(p: &Self::Params) -> trace::AutoscaleColumns {
         let l = &p.core.lifecycle;
         trace::AutoscaleColumns {
+            spot: l.spot.enabled() || l.warm_pool.size > 0,
             formula: p.formula.0.is_some(),
             scenario: !l.launch_hooks.is_empty()
                 || !l.terminate_hooks.is_empty()

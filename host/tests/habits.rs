@@ -196,7 +196,7 @@ fn lesson_without_a_name_lists_the_lessons() {
 }
 
 /// The autoscale table's metrics, as the README's glossary lists them.
-const AUTOSCALE_METRICS: [&str; 30] = [
+const AUTOSCALE_METRICS: [&str; 35] = [
     "min_size",
     "max_size",
     "max_launching",
@@ -227,6 +227,11 @@ const AUTOSCALE_METRICS: [&str; 30] = [
     "lost_task_rounds",
     "failed_tasks",
     "drain_rounds",
+    "stopped_rounds",
+    "spot_max",
+    "preemptions",
+    "billed_spot_rounds",
+    "warm_starts",
 ];
 
 #[test]
@@ -286,7 +291,7 @@ fn columns_select_metrics_in_every_format() {
     }
     let csv = stdout_ok(&[&grid[..], &["--format", "csv", "--columns", "launched"]].concat());
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",task_rounds,launched"), "{header}");
+    assert!(header.ends_with(",warm_pool_reuse,launched"), "{header}");
     assert!(!header.contains("min_size"), "{header}");
     let table = stdout_ok(&[&grid[..], &["--columns", "launched,max_size"]].concat());
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
@@ -365,6 +370,7 @@ fn all_columns_are_the_plain_output() {
     let one = stdout_ok(
         &[
             &grid[..],
+            // The last metric, whichever it is.
             &[
                 "--format",
                 "csv",
@@ -376,7 +382,7 @@ fn all_columns_are_the_plain_output() {
     );
     let plain = stdout_ok(&[&grid[..], &["--format", "csv"]].concat());
     for (one, plain) in one.lines().zip(plain.lines()) {
-        // The plain line without its metrics but the last: the parameters and the last one.
+        // The plain line without its other metrics: the parameters and the last metric.
         let cut: Vec<&str> = plain.split(',').collect();
         let n = AUTOSCALE_METRICS.len();
         let kept = [&cut[..cut.len() - n], &cut[cut.len() - 1..]].concat();

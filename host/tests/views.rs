@@ -91,6 +91,14 @@ fn autoscale_values(key: &str) -> Vec<String> {
             "30:standby=2+60:unstandby=2+10:detach=1+120:template=2+220:desired=8",
         ],
         "task_rounds" => &["1", "10080"],
+        "preemption_rate" => &["0", "0.02", "1"],
+        "preemption_rounds" => &["0", "60:150"],
+        "preemption_notice" => &["2", "1440"],
+        "on_preemption" => &["replace"],
+        "on_demand_base" => &["0", "4"],
+        "on_demand_percent" => &["0", "50", "100"],
+        "warm_pool" => &["6", "3:running", "256"],
+        "warm_pool_reuse" => &["yes"],
         "seed" => &["1", "2147483646"],
         _ => panic!("autoscale parameter {key} has no test values"),
     };
@@ -156,12 +164,28 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
     );
     assert_eq!(
         sum(&|s| s.restarted.into()),
-        u64::from(m.restarts_from_stopped),
+        u64::from(m.restarts_from_stopped) + u64::from(m.warm_starts),
         "{what}"
     );
     assert_eq!(sum(&|s| s.failed.into()), m.failed_launches, "{what}");
-    let billed = |s: &autoscale::RoundState| u64::from(s.size - s.counts.get(State::Stopped));
+    // Billed: every record but Stopped and Preempted ones, and a warm pool's running ones.
+    let billed = |s: &autoscale::RoundState| {
+        u64::from(
+            s.size - s.counts.get(State::Stopped) - s.counts.get(State::Preempted) + s.warm_billed,
+        )
+    };
     assert_eq!(sum(&billed), m.billed_rounds, "{what}");
+    let stopped = |s: &autoscale::RoundState| {
+        u64::from(s.counts.get(State::Stopped) + s.warm - s.warm_billed)
+    };
+    assert_eq!(sum(&stopped), m.stopped_rounds, "{what}");
+    assert_eq!(
+        sum(&|s| s.preempted.into()),
+        u64::from(m.preemptions),
+        "{what}"
+    );
+    let spot = t.iter().map(|s| s.spot).max().unwrap_or(0);
+    assert_eq!(spot, m.spot_max, "{what}");
     // Idle: billed and not serving in the round, the round an instance comes into service
     // included (it serves from the next).
     let idle = |s: &autoscale::RoundState| {
@@ -204,17 +228,28 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
         m.hook_timeouts + m.hook_completions + m.hook_cap_timeouts,
         "{what}"
     );
-    let mut csv = String::new();
-    // A formula run adds the evaluation columns, a scenario its hooks' and actions'.
+    // The spot class and the warm pool add their columns, a formula run the evaluation
+    // columns, a scenario its hooks' and actions' (and only they do).
     let columns = capsim_core::trace::AutoscaleColumns {
+        spot: l.spot.enabled() || l.warm_pool.size > 0,
         formula: p.formula.0.is_some(),
         scenario,
     };
+    let extra = columns != capsim_core::trace::AutoscaleColumns::default();
+    let mut csv = String::new();
     capsim_core::trace::autoscale_header_with(&mut csv, columns).unwrap();
     for s in t {
         capsim_core::trace::autoscale_row_with(&mut csv, s, columns).unwrap();
     }
     assert_eq!(trace::csv::<Autoscale>(p).0, csv, "{what}");
+    if !extra {
+        let mut plain = String::new();
+        capsim_core::trace::autoscale_header(&mut plain).unwrap();
+        for s in t {
+            capsim_core::trace::autoscale_row(&mut plain, s).unwrap();
+        }
+        assert_eq!(plain, csv, "{what}");
+    }
 }
 
 fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {

@@ -70,7 +70,9 @@ pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
     let (mut billed, mut idle, mut serving) = (0u64, 0u64, 0u64);
     for s in tape {
         assert_eq!(s.counts.total(), s.size, "{p:?} round {}", s.round);
-        let b = s.size - s.counts.get(State::Stopped);
+        // A warm pool's instances are not in the group, but billed when they run.
+        let b =
+            s.size - s.counts.get(State::Stopped) - s.counts.get(State::Preempted) + s.warm_billed;
         billed += u64::from(b);
         idle += u64::from(b - s.counts.serving() + s.entered_service);
         serving += u64::from(s.counts.serving());
@@ -84,10 +86,27 @@ pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
         sum(|s| u64::from(s.launched)),
         "{p:?}"
     );
+    // A round's restarts are Stopped instances' and the warm pool's warm starts.
     assert_eq!(
-        u64::from(m.restarts_from_stopped),
+        u64::from(m.restarts_from_stopped) + u64::from(m.warm_starts),
         sum(|s| u64::from(s.restarted))
     );
+    // Stopped instance-rounds: the group's Stopped records and a Stopped warm pool's ones.
+    assert_eq!(
+        m.stopped_rounds,
+        sum(|s| u64::from(s.counts.get(State::Stopped) + s.warm - s.warm_billed)),
+        "{p:?}"
+    );
+    assert_eq!(u64::from(m.preemptions), sum(|s| u64::from(s.preempted)));
+    assert_eq!(m.spot_max, tape.iter().map(|s| s.spot).max().unwrap_or(0));
+    assert!(m.billed_spot_rounds <= m.billed_rounds);
+    if !p.lifecycle.spot.enabled() {
+        assert_eq!((m.spot_max, m.preemptions, m.billed_spot_rounds), (0, 0, 0));
+    }
+    if p.lifecycle.warm_pool.size == 0 {
+        assert_eq!(m.warm_starts, 0);
+        assert!(tape.iter().all(|s| s.warm == 0));
+    }
     assert_eq!(m.failed_launches, sum(|s| u64::from(s.failed)), "{p:?}");
     // The evaluation record: a round marked evaluated per evaluation, failed per failure.
     assert_eq!(
@@ -131,7 +150,9 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
         assert!(s.size as usize <= autoscale::MAX_GROUP_SIZE);
         // Removing lasts no whole round here.
         assert_eq!(s.counts.get(State::Removing), 0);
-        let b = s.size - s.counts.get(State::Stopped);
+        // A warm pool's instances are not in the group, but billed when they run.
+        let b =
+            s.size - s.counts.get(State::Stopped) - s.counts.get(State::Preempted) + s.warm_billed;
         billed += u64::from(b);
         // Billed idle: every round an instance is billed and does not serve, so the round at
         // whose end it comes into service too (it serves from the next one).
@@ -189,7 +210,7 @@ pub fn check_lifecycle_run(p: &Params, tape: &[RoundState], m: &Metrics) {
         tape.iter().map(|s| u64::from(s.launched)).sum::<u64>()
     );
     assert_eq!(
-        m.restarts_from_stopped,
+        m.restarts_from_stopped + m.warm_starts,
         tape.iter().map(|s| s.restarted).sum::<u32>()
     );
     assert_eq!(

@@ -121,6 +121,7 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
                 autoscale::Policy::Step(steps)
             }
         },
+        ..spot_or_warm_pool(r)
     }
 }
 
@@ -191,6 +192,41 @@ fn random_scenario(r: &mut Pcg32, l: &mut Lifecycle) {
     if chance(r) {
         l.task_rounds = Some(1 + below(r, 12));
     }
+}
+
+/// The spot class (a third of the time) or a warm pool (another third: the two exclude
+/// each other), else neither.
+fn spot_or_warm_pool(r: &mut Pcg32) -> Lifecycle {
+    let mut l = Lifecycle::default();
+    match below(r, 3) {
+        0 => {
+            l.spot = autoscale::Spot {
+                preemption_rate: chance(r).then(|| f64::from(below(r, 30)) / 100.0),
+                preemption_rounds: (0..below(r, 3)).map(|_| below(r, 200)).collect(),
+                preemption_notice: below(r, 4),
+                on_preemption: if chance(r) {
+                    autoscale::OnPreemption::Replace
+                } else {
+                    autoscale::OnPreemption::Stay
+                },
+                on_demand_base: chance(r).then(|| below(r, 10)),
+                on_demand_percent: Some(below(r, 101)),
+            }
+        }
+        1 => {
+            l.warm_pool = autoscale::WarmPool {
+                size: below(r, 12),
+                state: if chance(r) {
+                    autoscale::WarmState::Running
+                } else {
+                    autoscale::WarmState::Stopped
+                },
+                reuse: chance(r),
+            }
+        }
+        _ => {}
+    }
+    l
 }
 
 #[test]
@@ -376,6 +412,12 @@ fn extreme_options_end_in_metrics_or_errors_never_panics() {
                                 .into_iter()
                                 .collect(),
                             // The bounds' extremes (min never above max).
+                            warm_pool: autoscale::WarmPool {
+                                size: [0, autoscale::MAX_WARM_POOL][runs % 2],
+                                state: autoscale::WarmState::Running,
+                                reuse: true,
+                            },
+                            spot: autoscale::Spot::default(),
                             min_instances: Some([0, 0, 0, u32::MAX][runs % 4]),
                             max_instances: Some([0, u32::MAX, u32::MAX, u32::MAX][runs % 4]),
                             check_interval: [1, autoscale::MAX_CHECK_INTERVAL][runs % 2],

@@ -97,6 +97,15 @@ fn models_and_lessons_never_allocate() {
                 target: 60,
                 disable_scale_in: false,
             },
+            // The spot class, split and struck (a warm pool excludes it: see below).
+            spot: autoscale::Spot {
+                preemption_rate: Some(0.05),
+                preemption_rounds: [100, 200].into_iter().collect(),
+                preemption_notice: 2,
+                on_preemption: autoscale::OnPreemption::Replace,
+                on_demand_base: Some(3),
+                on_demand_percent: Some(40),
+            },
             ..autoscale::Lifecycle::default()
         },
         ..autoscale::Params::default()
@@ -115,6 +124,18 @@ fn models_and_lessons_never_allocate() {
     });
     assert_eq!(n, 0, "autoscale with every lifecycle option");
     assert!(peak.0 > 0, "instances were stopped");
+    let mut warm = every_option.clone();
+    warm.lifecycle.spot = autoscale::Spot::default();
+    warm.lifecycle.warm_pool = autoscale::WarmPool {
+        size: 6,
+        state: autoscale::WarmState::Running,
+        reuse: true,
+    };
+    let n = allocations_in(|| {
+        let mut rng = capsim_core::rng::GroupLcg::new(1);
+        autoscale::run_with(&warm, &mut rng, &mut Peak(0)).unwrap();
+    });
+    assert_eq!(n, 0, "autoscale with a warm pool");
     let n = allocations_in(|| {
         let p = consumers::Params {
             consumers: 8,

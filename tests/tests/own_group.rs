@@ -276,6 +276,7 @@ fn percent_changes_round_as_aws_documents() {
             counts,
             in_flight: 0,
             capacity: 256,
+            spot: None,
         };
         StepPolicy::new(&s, 100.0, 0).decide(&signal)
     };

@@ -13,7 +13,12 @@
 //! | `$PendingTasks` / `$RunningTasks` / `$ActiveTasks` | `g` / `min(g, R)` / `g − min(g, R)`: one task = `C` requests, one slot per node |
 //! | `$SucceededTasks` | the running tasks of the round |
 //! | `$TaskSlotsPerNode` | 1 |
-//! | memory, disk, network, `$FailedTasks`, low-priority, preempted | 0 (not modelled) |
+//! | `$CurrentLowPriorityNodes` | with the spot class: its nodes, Preempted ones included (Batch: "Spot/Low-priority compute nodes which have been preempted are included in this count"); else 0 |
+//! | `$PreemptedNodeCount` | with the spot class: its nodes in the Preempted state; else 0 |
+//! | memory, disk, network, `$FailedTasks` | 0 (not modelled) |
+//!
+//! With the spot class, `N` (`$CurrentDedicatedNodes`) counts dedicated nodes only and
+//! `$SampleNodeCount` both classes' (Preempted nodes aside).
 //!
 //! Round `t`'s values are recorded at `60t` and `60t + 30` s after the epoch, when the policy
 //! decides (after the round's health check); with the one-minute delay an evaluation at
@@ -37,7 +42,12 @@
 //!   in the fate of the tasks, which the model does not carry); `taskcompletion` drains the
 //!   node one round (Removing:Wait, billed, not serving: a lesson task lasts one round);
 //!   `retaineddata` two (the task, then its data clean-up). A terminate hook adds to it.
-//! - `$TargetLowPriorityNodes` is evaluated but not applied (one instance class).
+//! - `$TargetLowPriorityNodes` applies to the spot class when the group has it
+//!   ([`super::Spot::enabled`]): the spot target starts at 0 and changes on a successful
+//!   evaluation that assigns it; the spot class is steered to it every round like the
+//!   dedicated one (`target − (spot nodes + spot launches in flight)`, Preempted nodes
+//!   counted, as Batch counts them, and scaled in first). Without the class it is evaluated
+//!   and dropped (one instance class).
 //! - `rand()` draws from the caller's [`BoundedWorkspace`], never from the health check's
 //!   generator, so the lesson's draws are untouched.
 
@@ -50,7 +60,7 @@ use crate::formula::{
 };
 
 use super::policy::{ScalingPolicy, Signal};
-use super::state::State;
+use super::state::{State, StateCounts};
 
 /// Batch's default evaluation interval: 15 minutes (rounds).
 pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
@@ -103,6 +113,10 @@ pub struct FormulaPolicy<
     /// new interval).
     schedule_start: u32,
     target: Option<u32>,
+    /// The low-priority target (the spot class), from 0.
+    spot_target: u32,
+    /// This round's dedicated scale-out (it takes free records before the spot class).
+    asked: i64,
     deallocation: Deallocation,
     /// Evaluations run.
     pub evaluations: u32,
@@ -135,6 +149,8 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             interval,
             schedule_start: 0,
             target: None,
+            spot_target: 0,
+            asked: 0,
             deallocation: Deallocation::Requeue,
             evaluations: 0,
             failed_evaluations: 0,
@@ -153,6 +169,12 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
         self.deallocation
     }
 
+    /// Returns the low-priority target now (0 unless a formula assigned one; applied only
+    /// with the spot class).
+    pub fn spot_target(&self) -> u32 {
+        self.spot_target
+    }
+
     fn record(&mut self, s: &Signal, now: Timestamp, nodes: u32) {
         let d = if s.demand > 0.0 { s.demand } else { 0.0 };
         let r = s.counts.serving();
@@ -165,13 +187,28 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             (r > 0).then(|| (d / (f64::from(r) * self.capacity)).min(1.0)),
         );
         put(Metric::WallClockSeconds, Some(60.0 * f64::from(r)));
-        put(Metric::SampleNodeCount, Some(f64::from(nodes)));
+        put(
+            Metric::SampleNodeCount,
+            Some(f64::from(
+                nodes + s.spot.map_or(0, |p| live_spot(&p.counts)),
+            )),
+        );
         put(Metric::ActiveTasks, Some(g - running));
         put(Metric::RunningTasks, Some(running));
         put(Metric::PendingTasks, Some(g));
         put(Metric::SucceededTasks, Some(running));
         put(Metric::TaskSlotsPerNode, Some(1.0));
         put(Metric::CurrentDedicatedNodes, Some(f64::from(nodes)));
+        if let Some(p) = s.spot {
+            put(
+                Metric::CurrentLowPriorityNodes,
+                Some(f64::from(spot_nodes(&p.counts).saturating_sub(p.leaving))),
+            );
+            put(
+                Metric::PreemptedNodeCount,
+                Some(f64::from(p.counts.get(State::Preempted))),
+            );
+        }
         for at in [Some(now), now.checked_add(TimeInterval::from_seconds(30))]
             .into_iter()
             .flatten()
@@ -182,11 +219,23 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
     }
 
     /// Evaluates once at `now`; returns the error if it failed.
-    fn evaluate(&mut self, now: Timestamp, nodes: u32, current: u32) -> Result<(), FormulaError> {
+    fn evaluate(
+        &mut self,
+        s: &Signal,
+        now: Timestamp,
+        nodes: u32,
+        current: u32,
+    ) -> Result<(), FormulaError> {
         let mut inputs = Inputs::new(now, self.history);
         inputs.current[Metric::CurrentDedicatedNodes as usize] = Some(f64::from(nodes));
-        inputs.current[Metric::CurrentLowPriorityNodes as usize] = Some(0.0);
+        let low = s
+            .spot
+            .map_or(0, |p| spot_nodes(&p.counts).saturating_sub(p.leaving));
+        inputs.current[Metric::CurrentLowPriorityNodes as usize] = Some(f64::from(low));
         inputs.target_dedicated = f64::from(current);
+        if s.spot.is_some() {
+            inputs.target_low_priority = f64::from(self.spot_target);
+        }
         inputs.deallocation = self.deallocation;
         match evaluate(self.program, &inputs, self.ws) {
             Ok(out) => {
@@ -195,6 +244,9 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
                         self.target_changes += 1;
                     }
                     self.target = Some(n);
+                }
+                if let (Some(n), Some(_)) = (out.low_priority, s.spot) {
+                    self.spot_target = n;
                 }
                 self.deallocation = out.deallocation;
                 Ok(())
@@ -209,7 +261,11 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
 {
     fn decide(&mut self, s: &Signal) -> i64 {
         let c = &s.counts;
-        let nodes = c.serving() + c.launching() + c.get(State::Standby);
+        let mut nodes = c.serving() + c.launching() + c.get(State::Standby);
+        if let Some(p) = s.spot {
+            // The dedicated class's: the spot class is steered by `decide_spot`.
+            nodes -= live_spot(&p.counts);
+        }
         let now = EPOCH.checked_add(TimeInterval::from_seconds(60 * i64::from(s.round)));
         let current = *self.target.get_or_insert(nodes);
         if let Some(now) = now {
@@ -219,7 +275,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         if s.round >= self.schedule_start && since.is_multiple_of(self.interval) {
             self.evaluations += 1;
             let result = match now {
-                Some(now) => self.evaluate(now, nodes, current).map_err(Some),
+                Some(now) => self.evaluate(s, now, nodes, current).map_err(Some),
                 None => Err(None),
             };
             if result.is_err() {
@@ -228,10 +284,19 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
             self.last = Some((s.round, now, result));
         }
         let target = i64::from(self.target.unwrap_or(nodes));
-        let have = i64::from(nodes) + i64::from(s.in_flight);
-        let room = i64::from(s.capacity) - i64::from(c.total()) + i64::from(c.get(State::Stopped))
-            - i64::from(s.in_flight);
-        (target - have).min(room.max(0))
+        let spot_flight = s.spot.map_or(0, |p| p.in_flight);
+        let have = i64::from(nodes) + i64::from(s.in_flight - spot_flight);
+        let change = (target - have).min(room(s).max(0));
+        self.asked = change.max(0);
+        change
+    }
+
+    fn decide_spot(&mut self, s: &Signal) -> Option<i64> {
+        let p = s.spot?;
+        let have =
+            i64::from(spot_nodes(&p.counts).saturating_sub(p.leaving)) + i64::from(p.in_flight);
+        let room = room(s) - self.asked;
+        Some((i64::from(self.spot_target) - have).min(room.max(0)))
     }
 
     fn node_deallocation(&self) -> Option<Deallocation> {
@@ -280,4 +345,21 @@ impl<const N: usize, const NODES: usize, const POOL: usize> fmt::Display
         }
         self.ws.results_with(self.program, self.deallocation).fmt(f)
     }
+}
+
+/// Returns the group's free records for a scale-out (Stopped ones restart in place).
+fn room(s: &Signal) -> i64 {
+    let c = &s.counts;
+    i64::from(s.capacity) - i64::from(c.total()) + i64::from(c.get(State::Stopped))
+        - i64::from(s.in_flight)
+}
+
+/// Returns the spot nodes that run or are on their way (no Preempted ones).
+fn live_spot(c: &StateCounts) -> u32 {
+    c.serving() + c.launching() + c.get(State::Standby)
+}
+
+/// Returns `$CurrentLowPriorityNodes`: the spot nodes, Preempted ones included.
+fn spot_nodes(c: &StateCounts) -> u32 {
+    live_spot(c) + c.get(State::Preempted)
 }

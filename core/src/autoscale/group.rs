@@ -20,8 +20,13 @@ use super::lifecycle::{
     Transition, MAX_APPLY_DELAY, NO_BOUND,
 };
 use super::policy::{HealthCheck, ScalingPolicy, Signal};
+use super::spot::SpotRun;
 use super::state::{Instance, RoundState, State, StateCounts};
+use super::warm::WarmRun;
 use super::{group_full, in_flight_full, js_max, required_count, Metrics, Params, MAX_GROUP_SIZE};
+
+mod classes;
+mod warm;
 
 /// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
 const RING: usize = MAX_APPLY_DELAY as usize + 1;
@@ -72,6 +77,10 @@ pub struct Group<'p> {
     bounds: (Option<u32>, Option<u32>),
     /// The policy's `$NodeDeallocationOption`, as of its last decision.
     dealloc: Option<Deallocation>,
+    /// The spot class's counts, launches in flight, preemption stream and measures.
+    spot: SpotRun,
+    /// The warm pool (empty without one).
+    warm: WarmRun,
 }
 
 impl<'p> Group<'p> {
@@ -102,6 +111,8 @@ impl<'p> Group<'p> {
                 params.lifecycle.max_instances,
             ),
             dealloc: None,
+            spot: SpotRun::new(params.seed),
+            warm: WarmRun::new(&params.lifecycle.warm_pool),
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
@@ -110,13 +121,20 @@ impl<'p> Group<'p> {
             return Err(group_full(N));
         }
         // Now at most N, or negative, -0 or -inf: `as` saturates those to 0.
-        for i in 0..initial as usize {
+        let initial = initial as usize;
+        // A mixed-instances group splits its initial size too (the last ones are spot).
+        let dedicated = g.initial_dedicated(initial as u32) as usize;
+        for i in 0..initial {
             let state = if i < params.lifecycle.protected as usize {
                 State::Protected
             } else {
                 State::InService
             };
-            g.push(Instance::new(state, 0, 0))?;
+            g.push(if i < dedicated {
+                Instance::new(state, 0, 0)
+            } else {
+                Instance::spot(state, 0, 0)
+            })?;
         }
         Ok(g)
     }
@@ -145,6 +163,9 @@ impl<'p> Group<'p> {
         let capacity = self.capacity;
         self.instances.push(o).map_err(|_| group_full(capacity))?;
         self.counts.enter(o.state);
+        if o.is_spot() {
+            self.spot.counts.enter(o.state);
+        }
         Ok(())
     }
 
@@ -152,12 +173,19 @@ impl<'p> Group<'p> {
         let o = &mut self.instances[i];
         self.counts.leave(o.state);
         self.counts.enter(state);
+        if o.is_spot() {
+            self.spot.counts.leave(o.state);
+            self.spot.counts.enter(state);
+        }
         o.state = state;
     }
 
     fn drop_at(&mut self, i: usize) {
         let o = self.instances.remove(i);
         self.counts.leave(o.state);
+        if o.is_spot() {
+            self.spot.counts.leave(o.state);
+        }
     }
 
     /// Runs one round `t` of the model with the round's `demand` and reports it to
@@ -182,14 +210,16 @@ impl<'p> Group<'p> {
         self.fail_permanently(t);
         self.user_actions(t);
         self.timed_actions(t, policy)?;
+        self.preempt(t)?;
         self.health_check(t, check, rng);
         self.join_delayed(t)?;
         self.scale(t, demand, needed, policy)?;
         self.advance(t);
+        self.refill_warm_pool(t);
         self.measure(needed);
         if O::ROUNDS {
             // At most the capacity's records: fits.
-            self.now.broken = self.instances.iter().filter(|o| o.broken).count() as u32;
+            self.now.broken = self.instances.iter().filter(|o| o.broken()).count() as u32;
             self.now.target_dedicated = policy.target_dedicated().unwrap_or(0);
             if let Some(run) = policy.evaluation(t) {
                 self.now.evaluated = true;
@@ -209,9 +239,9 @@ impl<'p> Group<'p> {
             if let Some(victim) = self
                 .instances
                 .iter_mut()
-                .find(|o| o.state.serves() && !o.broken)
+                .find(|o| o.state.serves() && !o.broken())
             {
-                victim.broken = true;
+                victim.set_broken();
             }
         }
     }
@@ -356,14 +386,14 @@ impl<'p> Group<'p> {
                 i += 1;
                 continue;
             }
-            if o.broken {
+            if o.broken() {
                 self.metrics.broken_rounds = self.metrics.broken_rounds.saturating_add(1);
             }
             if !checking {
                 i += 1;
                 continue;
             }
-            let failed = !check.passes(o.broken, rng);
+            let failed = !check.passes(o.broken(), rng);
             let known = if latency == 0 {
                 Some(failed)
             } else {
@@ -384,7 +414,7 @@ impl<'p> Group<'p> {
             }
             self.metrics.replacements = self.metrics.replacements.saturating_add(1);
             self.now.replaced += 1;
-            if !o.broken {
+            if !o.broken() {
                 self.metrics.false_replacements = self.metrics.false_replacements.saturating_add(1);
             }
             if params.lifecycle.stocked_out(t) {
@@ -394,9 +424,19 @@ impl<'p> Group<'p> {
                 continue;
             }
             let old = o.state;
-            *o = Instance::new(State::Pending, t, params.boot_rounds);
+            // The replacement keeps the class of the instance it replaces.
+            let spot = o.is_spot();
+            *o = if spot {
+                Instance::spot(State::Pending, t, params.boot_rounds)
+            } else {
+                Instance::new(State::Pending, t, params.boot_rounds)
+            };
             self.counts.leave(old);
             self.counts.enter(State::Pending);
+            if spot {
+                self.spot.counts.leave(old);
+                self.spot.counts.enter(State::Pending);
+            }
             self.metrics.launched = self.metrics.launched.saturating_add(1);
             self.now.launched += 1;
             i += 1;
@@ -415,7 +455,10 @@ impl<'p> Group<'p> {
         self.in_flight[slot] = 0;
         self.in_flight_total -= n;
         let decided = t.saturating_sub(params.lifecycle.apply_delay);
-        self.launch(t, decided, n)
+        // Of them, the spot class's (none without it).
+        let spot = self.spot.take_in_flight(slot).min(n);
+        self.launch(t, decided, n - spot)?;
+        self.launch_of(t, decided, spot, true)
     }
 
     /// Phase 3: the scaling policy decides; the group applies the change now or, with an
@@ -435,6 +478,7 @@ impl<'p> Group<'p> {
             counts: self.counts,
             in_flight: self.in_flight_total,
             capacity: self.capacity as u32,
+            spot: self.spot_signal(),
         };
         let wanted = policy.decide(&signal);
         self.dealloc = policy.node_deallocation();
@@ -447,6 +491,13 @@ impl<'p> Group<'p> {
         );
         if change != wanted {
             self.metrics.clamped_rounds += 1;
+        }
+        if let Some(acted) = self.scale_classes(t, change, &signal, policy)? {
+            if acted {
+                self.metrics.scaling_actions += 1;
+            }
+            policy.applied(t, acted);
+            return Ok(());
         }
         let acted = if change > 0 {
             self.ask(t, change)?;
@@ -469,6 +520,11 @@ impl<'p> Group<'p> {
 
     /// Asks for `n` instances: launched now, or queued for `apply_delay` rounds.
     fn ask(&mut self, t: u32, n: i64) -> Result<(), Error> {
+        self.ask_of(t, n, false)
+    }
+
+    /// Asks for `n` instances of the spot class (`spot`) or the dedicated one.
+    fn ask_of(&mut self, t: u32, n: i64, spot: bool) -> Result<(), Error> {
         let params = self.params;
         // Stopped records restart in place; everything else needs a free record.
         let free = (self.capacity - self.instances.len()) as i64
@@ -489,11 +545,14 @@ impl<'p> Group<'p> {
         }
         let delay = params.lifecycle.apply_delay;
         if delay == 0 {
-            return self.launch(t, t, n);
+            return self.launch_of(t, t, n, spot);
         }
         let slot = (t as usize + delay as usize) % RING;
         self.in_flight[slot] += n as u16;
         self.in_flight_total += n;
+        if spot {
+            self.spot.put_in_flight(slot, n as u16);
+        }
         Ok(())
     }
 
@@ -501,15 +560,25 @@ impl<'p> Group<'p> {
     /// Stopped ones restart first (storage order), the rest are fresh launches, which fail
     /// in a stockout round (counted, not retried this round).
     fn launch(&mut self, t: u32, decided: u32, n: u32) -> Result<(), Error> {
+        self.launch_of(t, decided, n, false)
+    }
+
+    /// [`Group::launch`] for the spot class (`spot`) or the dedicated one: Stopped
+    /// instances of that class restart first.
+    fn launch_of(&mut self, t: u32, decided: u32, n: u32, spot: bool) -> Result<(), Error> {
         let params = self.params;
         let mut left = n;
-        if self.counts.get(State::Stopped) > 0 {
+        if left == 0 {
+            return Ok(());
+        }
+        if self.class_counts(spot).get(State::Stopped) > 0 {
             let restart = params.lifecycle.restart_rounds;
             for i in 0..self.instances.len() {
                 if left == 0 {
                     break;
                 }
-                if self.instances[i].state == State::Stopped {
+                let o = &self.instances[i];
+                if o.state == State::Stopped && o.is_spot() == spot {
                     self.set(i, State::Restarting);
                     let o = &mut self.instances[i];
                     o.timer = restart;
@@ -520,6 +589,9 @@ impl<'p> Group<'p> {
                     self.now.restarted += 1;
                 }
             }
+        }
+        if !spot && params.lifecycle.warm_pool.size > 0 {
+            left -= self.warm_start(decided, left)?;
         }
         if left == 0 {
             return Ok(());
@@ -533,7 +605,11 @@ impl<'p> Group<'p> {
             return Err(group_full(self.capacity));
         }
         for _ in 0..left {
-            self.push(Instance::new(State::Pending, decided, params.boot_rounds))?;
+            self.push(if spot {
+                Instance::spot(State::Pending, decided, params.boot_rounds)
+            } else {
+                Instance::new(State::Pending, decided, params.boot_rounds)
+            })?;
         }
         self.metrics.launched = self.metrics.launched.saturating_add(left);
         self.now.launched += left;
@@ -549,8 +625,17 @@ impl<'p> Group<'p> {
     /// `findIndex` at -1 removes the last instance, which is a booting one there. A cancelled
     /// launch skips the terminate hook (it never served) and is released or stopped.
     fn scale_in(&mut self, n: u64, drain: u32) -> u32 {
+        self.scale_in_of(n, drain, None)
+    }
+
+    /// [`Group::scale_in`] among the instances of one class (`Some(spot)`) or of both.
+    fn scale_in_of(&mut self, n: u64, drain: u32, class: Option<bool>) -> u32 {
         let params = self.params;
-        let candidates = u64::from(self.counts.get(State::InService));
+        let of = |o: &Instance| class.is_none_or(|spot| o.is_spot() == spot);
+        let candidates = u64::from(match class {
+            None => self.counts.get(State::InService),
+            Some(spot) => self.class_counts(spot).get(State::InService),
+        });
         let take = n.min(candidates) as u32;
         let policy = params.lifecycle.removal_policy;
         match policy {
@@ -560,7 +645,7 @@ impl<'p> Group<'p> {
                     if left == 0 {
                         break;
                     }
-                    if self.instances[i].state == State::InService {
+                    if self.instances[i].state == State::InService && of(&self.instances[i]) {
                         self.set(i, State::Removing);
                         left -= 1;
                     }
@@ -570,7 +655,7 @@ impl<'p> Group<'p> {
                 for _ in 0..take {
                     let mut pick: Option<(usize, u32)> = None;
                     for (i, o) in self.instances.iter().enumerate() {
-                        if o.state != State::InService {
+                        if o.state != State::InService || !of(o) {
                             continue;
                         }
                         // OldestTemplate compares template epochs, the others launch rounds.
@@ -604,7 +689,7 @@ impl<'p> Group<'p> {
             let mut i = self.instances.len();
             while left > 0 && i > 0 {
                 i -= 1;
-                if self.instances[i].state.launching() {
+                if self.instances[i].state.launching() && of(&self.instances[i]) {
                     self.leave(i);
                     removed += 1;
                     left -= 1;
@@ -675,6 +760,9 @@ impl<'p> Group<'p> {
     /// false) or stopped (it stays; returns true).
     fn leave(&mut self, i: usize) -> bool {
         let params = self.params;
+        if params.lifecycle.warm_pool.reuse && self.reuse_warm(i) {
+            return false;
+        }
         match params.lifecycle.reclaim {
             Reclaim::Release => {
                 self.drop_at(i);
@@ -686,6 +774,7 @@ impl<'p> Group<'p> {
                 o.failures = 0;
                 o.in_transit = 0;
                 o.checks = 0;
+                o.set_noticed(false);
                 true
             }
         }
@@ -842,7 +931,9 @@ impl<'p> Group<'p> {
         let c = &self.counts;
         let serving = c.serving();
         let launching = c.launching();
-        let billed = size - c.get(State::Stopped);
+        let warm = self.warm_billed();
+        let c = &self.counts;
+        let billed = size - c.get(State::Stopped) - c.get(State::Preempted) + warm;
         let m = &mut self.metrics;
         m.min_size = m.min_size.min(size);
         m.max_size = m.max_size.max(size);
@@ -862,6 +953,8 @@ impl<'p> Group<'p> {
         m.idle_billed_rounds += u64::from(billed - serving + self.now.entered_service);
         self.now.size = size;
         self.now.counts = self.counts;
+        self.spot
+            .measure(&self.counts, &mut self.metrics, &mut self.now);
     }
 }
 
@@ -905,15 +998,16 @@ mod tests {
 
     #[test]
     fn records_stay_small() {
-        // Three u32 words, then the results in transit, the check count, the state and a flag.
+        // Three u32 words, then the results in transit, the check count, the state and the
+        // flags (broken, spot, noticed).
         assert_eq!(core::mem::size_of::<Instance>(), 16);
         // 256 records and the length: 4,104 bytes on a 64-bit host, 4,100 on a board.
         let records = core::mem::size_of::<GroupStorage>();
         assert_eq!(records, 256 * 16 + core::mem::size_of::<usize>());
         // The rest of a group (ring of launches in flight, counts, metrics, the round's
-        // snapshot) is small enough to move.
+        // snapshot, the spot class's counts and ring) is small enough to move.
         assert!(
-            core::mem::size_of::<Group>() < 512,
+            core::mem::size_of::<Group>() < 768,
             "{}",
             core::mem::size_of::<Group>()
         );

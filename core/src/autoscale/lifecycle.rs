@@ -3,6 +3,8 @@
 
 use crate::error::{ensure, Accepted, Error};
 
+use super::spot::Spot;
+use super::warm::WarmPool;
 use super::MAX_GROUP_SIZE;
 
 pub mod hooks;
@@ -328,6 +330,10 @@ pub struct Lifecycle {
     /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
     /// ([`MAX_TASK_ROUNDS`]).
     pub task_rounds: Option<u32>,
+    /// The spot class and its preemption (off: every instance dedicated).
+    pub spot: Spot,
+    /// An AWS warm pool beside the group (size 0: none).
+    pub warm_pool: WarmPool,
 }
 
 impl Default for Lifecycle {
@@ -352,6 +358,8 @@ impl Default for Lifecycle {
             terminate_hooks: &[],
             at: &[],
             task_rounds: None,
+            spot: Spot::default(),
+            warm_pool: WarmPool::default(),
         }
     }
 }
@@ -443,6 +451,8 @@ impl Lifecycle {
                 max: MAX_TIMED as u32,
             },
         )?;
+        self.spot.validate()?;
+        self.warm_pool.validate(self.spot.enabled())?;
         match &self.policy {
             Policy::Lesson => Ok(()),
             Policy::TargetTracking { target, .. } => ensure(
@@ -745,6 +755,8 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             } else {
                 Some(u32_field(u, 0, 0..=40)?)
             },
+            spot: u.arbitrary()?,
+            warm_pool: u.arbitrary()?,
         })
     }
 }

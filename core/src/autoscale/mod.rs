@@ -10,7 +10,9 @@
 //!
 //! A round is five phases over a [`Group`] (each a method of it, in this order):
 //! 1. permanent failures strike (the first serving, healthy instance per listed round); then
-//!    the round's scripted user actions (Standby, protection) apply, in list order;
+//!    the round's scripted user actions (Standby, protection) apply, in list order; then,
+//!    with the spot class ([`Spot`]), preempted nodes come back, notices count down and
+//!    running spot instances are struck;
 //! 2. the health check (it ignores the cooldown) checks every serving instance through the
 //!    [`HealthCheck`] seam; `threshold` failed results in a row replace it in place;
 //! 3. launches delayed by `apply_delay` join; the [`ScalingPolicy`] seam decides a change,
@@ -18,6 +20,7 @@
 //!    the removal policy, through Removing into Removing:Wait or out);
 //! 4. timers advance: boot, restart and hook waits (a timer set in phases 1–3 counts down
 //!    now; a wait entered now starts next round, so a hook of H rounds adds exactly H);
+//!    then a warm pool's ([`WarmPool`]) refills advance and launch;
 //! 5. metrics, then the observer ([`crate::Observer::group_round`], `round_done`).
 //!
 //! The lesson's defaults are [`LessonPolicy`] (ready-only counting, its cooldown, down to
@@ -97,8 +100,9 @@
 //!   instances (storage order) in its source state; Standby never decrements the desired
 //!   count (the lesson's policy replaces the instance, as AWS does without decrement).
 //! - **Not modelled** (no scenario file): several hooks per direction, heartbeats and
-//!   early completion, hook flavours, Detach, warm pools, group deletion, configuration
-//!   versions.
+//!   early completion, hook flavours, Detach, group deletion, configuration versions. A
+//!   warm pool ([`WarmPool`]) and a spot class ([`Spot`]) are modelled (issue 21), each in
+//!   its own file.
 //!
 //! ```
 //! use capsim_core::autoscale::{run, Params};
@@ -117,7 +121,9 @@ mod lifecycle;
 mod plan;
 mod policy;
 mod spec;
+mod spot;
 mod state;
+mod warm;
 
 pub use formula::{
     check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
@@ -143,7 +149,11 @@ pub use spec::{
     Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
     MAX_GROUP_SIZE, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
 };
+pub use spot::{
+    OnPreemption, PreemptionRounds, Spot, MAX_PREEMPTION_NOTICE, MAX_PREEMPTION_ROUNDS,
+};
 pub use state::{RoundState, State, StateCounts};
+pub use warm::{WarmPool, WarmState, MAX_WARM_POOL};
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {

@@ -25,6 +25,20 @@ pub struct Signal {
     pub in_flight: u32,
     /// The most instance records the group can hold (its storage's capacity).
     pub capacity: u32,
+    /// The spot class's part of `counts` and `in_flight`; `None` without the class.
+    pub spot: Option<SpotSignal>,
+}
+
+/// The spot class's part of a [`Signal`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpotSignal {
+    /// Spot instances per state (Preempted ones included).
+    pub counts: StateCounts,
+    /// Spot launches asked for that have not joined the group yet.
+    pub in_flight: u32,
+    /// Spot instances serving out a notice whose replacement is already launched (AWS's
+    /// way, [`super::OnPreemption::Replace`]): part of `counts`, but no longer capacity.
+    pub leaving: u32,
 }
 
 /// Decides how the group should change in one round.
@@ -37,6 +51,15 @@ pub trait ScalingPolicy {
     /// scale-in found nothing it may remove (not a scaling action).
     fn applied(&mut self, round: u32, acted: bool) {
         let _ = (round, acted);
+    }
+
+    /// Returns the spot class's change this round, asked right after [`ScalingPolicy::decide`]
+    /// (whose change is then the dedicated class's) when the group has the spot class: a
+    /// formula's `$TargetLowPriorityNodes`. `None` (every other policy): `decide`'s change
+    /// is the whole group's, split by the mixed-instances rule if one is set.
+    fn decide_spot(&mut self, signal: &Signal) -> Option<i64> {
+        let _ = signal;
+        None
     }
 
     /// Rounds an instance this policy scales in drains (Removing:Wait: billed, not serving)

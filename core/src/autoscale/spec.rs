@@ -297,7 +297,8 @@ pub struct Metrics {
     pub hook_timeouts: u32,
     /// Launches a launch hook abandoned (released before serving).
     pub abandoned_launches: u32,
-    /// Instance-rounds billed in full (every state but Stopped).
+    /// Instance-rounds billed in full: every state but Stopped and Preempted, and a warm
+    /// pool's instances that run (a Running pool's, refills booting).
     pub billed_rounds: u64,
     /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
     pub idle_billed_rounds: u64,
@@ -330,6 +331,19 @@ pub struct Metrics {
     /// Node-rounds removed nodes spent finishing their tasks (`taskcompletion`,
     /// `retaineddata`: billed, taking no new work).
     pub drain_rounds: u64,
+    /// Instance-rounds in Stopped: economical mode's stopped instances and a Stopped warm
+    /// pool's warm ones. Not in `billed_rounds`, but not free: seed 002, "disks and EIPs
+    /// continue to be billed".
+    pub stopped_rounds: u64,
+    /// Most spot instances in the group at once (Preempted ones included); 0 without the
+    /// spot class.
+    pub spot_max: u32,
+    /// Spot instances taken back by preemption.
+    pub preemptions: u32,
+    /// Spot instance-rounds billed in full (a part of `billed_rounds`).
+    pub billed_spot_rounds: u64,
+    /// Instances a scale-out took from the warm pool (not in `launched`).
+    pub warm_starts: u32,
 }
 
 pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);

@@ -29,11 +29,19 @@ pub enum State {
     /// A Stopped instance starting again for `restart_rounds` (Alibaba shows it as
     /// `Pending`); billed, not serving.
     Restarting,
+    /// `preempted` (Azure Batch's node state): a spot instance taken back that stays in the
+    /// pool until capacity returns (see `spot`); not serving, not billed. Only the spot
+    /// class (off by default) enters it.
+    Preempted,
 }
 
 impl State {
     /// How many states there are (the length of [`StateCounts`]).
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
+
+    /// The states a group without the spot class can be in (the first nine: a plain trace's
+    /// columns).
+    pub const LIFECYCLE: usize = 9;
 
     /// Every state, in declaration order (the index of [`StateCounts`]).
     pub const ALL: [State; State::COUNT] = [
@@ -46,6 +54,7 @@ impl State {
         State::RemovingWait,
         State::Stopped,
         State::Restarting,
+        State::Preempted,
     ];
 
     /// Returns the provider's name of the state (Alibaba's spelling).
@@ -60,6 +69,7 @@ impl State {
             State::RemovingWait => "Removing:Wait",
             State::Stopped => "Stopped",
             State::Restarting => "Restarting",
+            State::Preempted => "Preempted",
         }
     }
 
@@ -76,9 +86,10 @@ impl State {
         )
     }
 
-    /// Returns whether the instance is billed in full (every state but Stopped).
+    /// Returns whether the instance is billed in full (every state but Stopped and
+    /// Preempted).
     pub const fn billed(self) -> bool {
-        !matches!(self, State::Stopped)
+        !matches!(self, State::Stopped | State::Preempted)
     }
 }
 
@@ -121,9 +132,10 @@ impl StateCounts {
 /// One round as a teaching board shows it (handed to [`crate::Observer::group_round`]).
 ///
 /// Summed over a run, `launched` is the run's `launched`, `replaced` its `replacements`,
-/// `restarted` its `restarts_from_stopped`, `failed` its `failed_launches`; the largest
-/// `size` is `max_size`; `size − stopped` is `billed_rounds`, and `size − stopped − serving +
-/// entered_service` is `idle_billed_rounds`.
+/// `restarted` its `restarts_from_stopped + warm_starts`, `failed` its `failed_launches`,
+/// `preempted` its `preemptions`; the largest `size` is `max_size`; `b = size − stopped −
+/// preempted + warm_billed` is `billed_rounds`, and `b − serving + entered_service` is
+/// `idle_billed_rounds`; `stopped + warm − warm_billed` is `stopped_rounds`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -168,6 +180,17 @@ pub struct RoundState {
     pub hooks_ended: u32,
     /// Lifecycle-hook heartbeats recorded this round.
     pub heartbeats: u32,
+    /// Spot instances in the group at the end of the round (every state; 0 without the
+    /// spot class). Summed, less the Preempted and Stopped ones: `billed_spot_rounds`.
+    pub spot: u32,
+    /// Spot instances preempted this round.
+    pub preempted: u32,
+    /// Instances in the warm pool at the end of the round (warm, and refills booting); not
+    /// in `size`. 0 without a pool.
+    pub warm: u32,
+    /// Of them, the ones billed in full this round (a Running pool's warm ones, and every
+    /// refill booting); the rest are Stopped (in `stopped_rounds`).
+    pub warm_billed: u32,
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).
@@ -187,10 +210,18 @@ pub(crate) struct Instance {
     /// exceeds the latency).
     pub checks: u8,
     pub state: State,
-    pub broken: bool,
+    /// [`Instance::BROKEN`], [`Instance::SPOT`], [`Instance::NOTICED`].
+    flags: u8,
 }
 
 impl Instance {
+    /// Broken for good (the lesson's permanent failure).
+    const BROKEN: u8 = 1;
+    /// Of the spot class.
+    const SPOT: u8 = 2;
+    /// Struck by a preemption: `timer` counts its notice down (it serves meanwhile).
+    const NOTICED: u8 = 4;
+
     pub const fn new(state: State, since: u32, timer: u32) -> Self {
         Self {
             since,
@@ -199,7 +230,38 @@ impl Instance {
             in_transit: 0,
             checks: 0,
             state,
-            broken: false,
+            flags: 0,
+        }
+    }
+
+    /// Returns a fresh launch of the spot class.
+    pub const fn spot(state: State, since: u32, timer: u32) -> Self {
+        let mut o = Self::new(state, since, timer);
+        o.flags = Self::SPOT;
+        o
+    }
+
+    pub const fn broken(&self) -> bool {
+        self.flags & Self::BROKEN != 0
+    }
+
+    pub fn set_broken(&mut self) {
+        self.flags |= Self::BROKEN;
+    }
+
+    pub const fn is_spot(&self) -> bool {
+        self.flags & Self::SPOT != 0
+    }
+
+    pub const fn noticed(&self) -> bool {
+        self.flags & Self::NOTICED != 0
+    }
+
+    pub fn set_noticed(&mut self, on: bool) {
+        if on {
+            self.flags |= Self::NOTICED;
+        } else {
+            self.flags &= !Self::NOTICED;
         }
     }
 }

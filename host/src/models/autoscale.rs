@@ -2,12 +2,13 @@
 //! demand file), its table of `Param`s and metrics, and how a grid's runs share demand
 //! tables, seeds' streams and lockstep sweeps.
 
-use crate::list::Item;
+use crate::list::{Item, WarmSize};
 use crate::output::Cell;
 use capsim_core::autoscale::{
     self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
     LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout, TimedAction,
 };
+use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
 use capsim_core::rng::{GroupLcg, GroupStream};
 use capsim_core::{Capacity, Error, Observer};
@@ -177,6 +178,33 @@ impl Item for PolicyName {
             }
         });
         Ok(())
+    }
+}
+
+impl Value for PreemptionRounds {
+    fn cell(&self) -> Cell {
+        Cell::Ints(self.to_vec())
+    }
+}
+
+/// The pool's size (its state has a column of its own, `warm_pool_state`).
+impl Value for WarmSize {
+    fn cell(&self) -> Cell {
+        Cell::Int(self.size.into())
+    }
+
+    /// `N` for a Stopped pool (AWS's default state), `N:running` else.
+    fn flag_text(&self) -> String {
+        match self.state {
+            WarmState::Stopped => self.size.to_string(),
+            WarmState::Running => format!("{}:running", self.size),
+        }
+    }
+}
+
+impl Value for OnPreemption {
+    fn cell(&self) -> Cell {
+        Cell::Word(self.name())
     }
 }
 
@@ -674,6 +702,51 @@ impl Model for Autoscale {
         param!("task_rounds", core.lifecycle.task_rounds: Option<u32>,
             "Each serving node runs tasks of N rounds back to back; a node scale-in removes is dealt with by the formula's $NodeDeallocationOption (requeue: the task's rounds are lost; terminate: lost and failed; taskcompletion: the node drains the rest; retaineddata: the rest and 1 round of clean-up); other policies requeue",
             "1 to 10080, or none", "none"),
+        param!("preemption_rate", core.lifecycle.spot.preemption_rate: Option<f64>,
+            "Spot class: the probability that a running spot instance is taken back in a round (its own stream, seeded by --seed; never the health check's); any spot flag turns the class on, and a formula's $TargetLowPriorityNodes then applies to it",
+            "0 to 1, or none", "none"),
+        param!("preemption_rounds", core.lifecycle.spot.preemption_rounds: PreemptionRounds,
+            "Spot class: rounds in which every running spot instance is taken back, ':'-separated, or none",
+            "at most 32 rounds, each 0 to 4294967295, or none", "none"),
+        param!("preemption_notice", core.lifecycle.spot.preemption_notice: u32,
+            "Spot class: rounds of notice before a preemption (the instance serves meanwhile; AWS's two minutes are 2)",
+            "0 to 1440", "0"),
+        param!("on_preemption", core.lifecycle.spot.on_preemption: OnPreemption,
+            "Spot class: a preempted node stays in the pool as Preempted until capacity returns (Azure Batch), or is terminated and replaced by a spot launch at its notice (AWS)",
+            "stay or replace", "stay"),
+        param!("on_demand_base", core.lifecycle.spot.on_demand_base: Option<u32>,
+            "Mixed instances (AWS OnDemandBaseCapacity): the first N instances of the threshold policy's group are dedicated; turns the spot class on",
+            "integers >= 0, or none", "none"),
+        param!("on_demand_percent", core.lifecycle.spot.on_demand_percent: Option<u32>,
+            "Mixed instances (AWS OnDemandPercentageAboveBaseCapacity): above the base, P percent dedicated (a fraction rounds toward dedicated), the rest spot; turns the spot class on",
+            "0 to 100, or none", "none"),
+        Param {
+            key: "warm_pool",
+            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; not with the spot class",
+            accepted: "N[:stopped|running], N 0 to 256",
+            lesson: "0",
+            parse: |s| {
+                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256", |p: &mut AutoscaleParams, v| {
+                    p.core.lifecycle.warm_pool.size = v.size;
+                    p.core.lifecycle.warm_pool.state = v.state;
+                })
+            },
+            cell: |p| Value::cell(&p.core.lifecycle.warm_pool.size),
+            result: Some(Column {
+                key: "warm_pool_state",
+                cell: |p| Cell::Word(p.core.lifecycle.warm_pool.state.name()),
+            }),
+            flag_value: |p| {
+                let w = &p.core.lifecycle.warm_pool;
+                Value::flag_text(&WarmSize {
+                    size: w.size,
+                    state: w.state,
+                })
+            },
+        },
+        param!("warm_pool_reuse", core.lifecycle.warm_pool.reuse: bool,
+            "AWS ReuseOnScaleIn: scale-in returns instances to the warm pool while fewer than N are warm",
+            "no or yes", "no"),
         param!(core.seed: u32,
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
@@ -728,6 +801,11 @@ impl Model for Autoscale {
         metric!(lost_task_rounds),
         metric!(failed_tasks),
         metric!(drain_rounds),
+        metric!(stopped_rounds),
+        metric!(spot_max),
+        metric!(preemptions),
+        metric!(billed_spot_rounds),
+        metric!(warm_starts),
     ];
 
     fn scratch() -> AutoscaleScratch {
