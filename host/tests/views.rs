@@ -134,6 +134,10 @@ fn bulkhead_values(key: &str) -> Vec<String> {
         "tracking_hold" => &["1", "127"],
         "event_hold" => &["1", "127"],
         "slow_hold" => &["1", "127"],
+        "failure_end" => &["none", "1500"],
+        "breaker" => &["none", "0.5:9:20", "0:1:1"],
+        "retries" => &["0", "2", "10"],
+        "retry_backoff" => &["0", "3"],
         "seed" => &["1", "2147483646"],
         _ => panic!("bulkhead parameter {key} has no test values"),
     };
@@ -284,14 +288,22 @@ fn check_bulkhead(p: &bulkhead::Params, m: &bulkhead::Metrics, tape: &Tape) {
     assert_eq!(sum(|s| s.tracking_dropped), m.tracking_dropped, "{what}");
     assert_eq!(sum(|s| s.event_served), m.event_served, "{what}");
     assert_eq!(sum(|s| s.event_dropped), m.event_dropped, "{what}");
+    assert_eq!(sum(|s| s.dependency_calls), m.dependency_calls, "{what}");
     for s in t {
         assert_eq!(s.first_busy + s.second_busy, s.busy, "{what}");
     }
+    // The breaker is first open in the round the metric names.
+    let opened = t
+        .iter()
+        .position(|s| s.breaker == bulkhead::BreakerState::Open)
+        .map(|r| r as u32);
+    assert_eq!(opened, m.breaker_opened_round, "{what}");
     let split = Bulkhead::split(p);
+    let options = Bulkhead::options(p);
     let mut csv = String::new();
-    capsim_core::trace::bulkhead_header(&mut csv, split).unwrap();
+    capsim_core::trace::bulkhead_header_with(&mut csv, split, options).unwrap();
     for s in t {
-        capsim_core::trace::bulkhead_row(&mut csv, s, split).unwrap();
+        capsim_core::trace::bulkhead_row_with(&mut csv, s, split, options).unwrap();
     }
     assert_eq!(trace::csv::<Bulkhead>(p).0, csv, "{what}");
 }
