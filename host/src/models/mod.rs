@@ -325,6 +325,59 @@ pub struct Metric<M> {
     pub cell: fn(&M) -> Cell,
 }
 
+/// A metric computed from a run's parameters and metrics (`cost`: the metrics priced by
+/// `--price`), after the model's [`Model::METRICS`] in rows; shown only where
+/// [`Model::PRESENT`] says.
+pub struct Derived<P, M> {
+    /// The row key (`cost`).
+    pub key: &'static str,
+    /// Returns the value, as a row shows it.
+    pub cell: fn(&P, &M) -> Cell,
+}
+
+/// A row key (a parameter's or a metric's) present only in the rows of runs that turn it
+/// on: without its flag the rows, tables, CSV headers and JSON objects are what they were
+/// before the key existed. A grid's runs all have it or all lack it
+/// ([`check_present`]).
+pub struct Present<P> {
+    /// The row key (`price`, `cost`).
+    pub key: &'static str,
+    /// Whether a run's rows have the key.
+    pub when: fn(&P) -> bool,
+    /// The flag that turns it on, for errors (`--price`).
+    pub needs: &'static str,
+}
+
+/// Whether rows of a run with `p` have `key` (every key but [`Model::PRESENT`]'s always).
+pub fn shown<M: Model>(key: &str, p: &M::Params) -> bool {
+    M::PRESENT
+        .iter()
+        .filter(|q| q.key == key)
+        .all(|q| (q.when)(p))
+}
+
+/// Refuses a grid whose runs disagree on a [`Present`] key (`--price none,1:0.2:0.05`):
+/// its rows would not share one header. Each axis's values are tried on the first run.
+pub fn check_present<M: Model>(grid: &Grid<M>) -> Result<(), String> {
+    let first = grid.params(0);
+    for q in M::PRESENT {
+        let on = (q.when)(&first);
+        for a in 0..grid.axes() {
+            let mut digits = vec![0; grid.axes()];
+            for d in 1..grid.axis_len(a) {
+                digits[a] = d;
+                if (q.when)(&grid.params(grid.index(&digits))) != on {
+                    return Err(format!(
+                        "{}: a grid's runs all have a '{}' column or none do: give {} for every run or for none (no 'none' among its values)",
+                        q.needs, q.key, q.needs
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Declares a metric of the table's `Metrics`: `metric!(field)`.
 macro_rules! metric {
     ($field:ident) => {
@@ -370,6 +423,10 @@ pub trait Model: Sized + Send + Sync + 'static {
     const HEADLINE: &'static [&'static str];
     /// The metrics, in contract order.
     const METRICS: &'static [Metric<Self::Metrics>];
+    /// Metrics computed from parameters and metrics, after [`Model::METRICS`] in rows.
+    const DERIVED: &'static [Derived<Self::Params, Self::Metrics>] = &[];
+    /// The keys present only in some runs' rows, and when.
+    const PRESENT: &'static [Present<Self::Params>] = &[];
     /// Returns fresh scratch storage.
     fn scratch() -> Self::Scratch;
     /// Runs one combination, handing `observer` every round (the core's observer contract).
@@ -428,9 +485,21 @@ pub type Outcome<M> = Result<M, Error>;
 /// Outcomes of runs past the current window, computed early, by run index.
 pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
 
-/// Returns the metric keys of `M`, in contract order.
+/// Returns every metric key of `M`, in contract order (the derived ones last), whether a
+/// run shows it or not: what `--columns` and `capsim metrics` know.
 pub fn metric_keys<M: Model>() -> Vec<&'static str> {
-    M::METRICS.iter().map(|m| m.key).collect()
+    M::METRICS
+        .iter()
+        .map(|m| m.key)
+        .chain(M::DERIVED.iter().map(|d| d.key))
+        .collect()
+}
+
+/// Returns the metric keys a run with `p` shows, in contract order.
+pub fn metric_keys_for<M: Model>(p: &M::Params) -> Vec<&'static str> {
+    let mut keys = metric_keys::<M>();
+    keys.retain(|k| shown::<M>(k, p));
+    keys
 }
 
 /// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
@@ -440,6 +509,9 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     let mut row = Row::with_capacity(M::PARAMS.len() + results + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        if !shown::<M>(q.key, p) {
+            continue;
+        }
         row.push((Key::Borrowed(q.key), (q.cell)(p)));
         if let Some(result) = &q.result {
             row.push((Key::Borrowed(result.key), (result.cell)(p)));
@@ -451,20 +523,29 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     for metric in M::METRICS {
         row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
     }
+    for d in M::DERIVED.iter().filter(|d| shown::<M>(d.key, p)) {
+        row.push((Key::Borrowed(d.key), (d.cell)(p, m)));
+    }
     row
 }
 
-/// Returns the keys of a run's row, in [`row`]'s order (a CSV header with no row to take it
-/// from: an empty `--shard 1/N`).
-pub fn row_keys<M: Model>() -> Vec<&'static str> {
+/// Returns the keys of the row of a run with `p`, in [`row`]'s order (a CSV header with no
+/// row to take it from: an empty `--shard 1/N`); `None`: every key any run may have.
+pub fn row_keys<M: Model>(p: Option<&M::Params>) -> Vec<&'static str> {
     let mut keys = Vec::with_capacity(M::PARAMS.len() * 2 + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        if p.is_some_and(|p| !shown::<M>(q.key, p)) {
+            continue;
+        }
         keys.push(q.key);
         keys.extend(q.result.as_ref().map(|r| r.key));
         keys.extend(seed.filter(|_| q.key == M::SEED_AFTER).map(|s| s.key));
     }
-    keys.extend(metric_keys::<M>());
+    match p {
+        Some(p) => keys.extend(metric_keys_for::<M>(p)),
+        None => keys.extend(metric_keys::<M>()),
+    }
     keys
 }
 
