@@ -147,7 +147,8 @@ pub fn sweep_grid<M: Model>(
 ) -> Result<(), Failure> {
     let metrics = match options.columns.as_deref() {
         Some("help") => {
-            for m in models::metric_keys::<M>() {
+            // The metrics these runs' rows have (`cost` only with `--price`).
+            for m in models::metric_keys_for::<M>(&grid.params(0)) {
                 writeln!(out, "{m}")?;
             }
             return Ok(());

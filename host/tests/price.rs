@@ -243,3 +243,90 @@ fn capsim_metrics_defines_cost() {
         "{line}"
     );
 }
+
+#[test]
+fn priced_rows_summarize_shard_and_merge_as_the_grid_does() {
+    let grid = ["autoscale", "--price", PRICE, "--seed", "1..=4"];
+    // The grid's own summary and `capsim summary` of its JSON rows agree, cost included.
+    let summary = stdout_ok(&[&grid[..], &["--summary", "--format", "json"]].concat());
+    assert!(summary.contains(r#""price":"1:0.25:0.0625""#), "{summary}");
+    assert!(summary.contains(r#""cost_mean":"#), "{summary}");
+    let rows = stdout_ok(&[&grid[..], &["--format", "json"]].concat());
+    let file = common::temp_file("price-rows.json", &rows);
+    let merged = stdout_ok(&["summary", &file, "--format", "json"]);
+    assert_eq!(merged, summary);
+    // The mean cost is the rows' costs averaged here.
+    let costs: Vec<f64> = rows
+        .lines()
+        .map(|l| cost(&serde_json::from_str(l).unwrap()))
+        .collect();
+    let mean = costs.iter().sum::<f64>() / costs.len() as f64;
+    let s: Value = serde_json::from_str(summary.lines().next().unwrap()).unwrap();
+    assert!((s["cost_mean"].as_f64().unwrap() - mean).abs() < 1e-9);
+    // Shards concatenate to the whole grid's CSV; an empty shard's header has both keys.
+    let whole = stdout_ok(&[&grid[..], &["--format", "csv"]].concat());
+    let mut joined = String::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        joined += &stdout_ok(&[&grid[..], &["--format", "csv", "--shard", &shard]].concat());
+    }
+    assert_eq!(joined, whole);
+    let empty = stdout_ok(&[
+        "autoscale",
+        "--price",
+        PRICE,
+        "--format",
+        "csv",
+        "--shard",
+        "1/2",
+    ]);
+    let header = empty.lines().next().unwrap();
+    assert_eq!(Some(header), whole.lines().next());
+    assert!(
+        header.contains(",warm_pool_reuse,price,min_size,"),
+        "{header}"
+    );
+    assert!(header.ends_with(",warm_starts,cost"), "{header}");
+}
+
+#[test]
+fn plot_takes_the_price_and_draws_the_cost() {
+    let svg = common::temp_file("price-hist.svg", "");
+    stdout_ok(&[
+        "plot",
+        "autoscale",
+        "--summary",
+        "--price",
+        PRICE,
+        "--seed",
+        "1..=5",
+        "--metric",
+        "cost",
+        "-o",
+        &svg,
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("capsim autoscale: cost over 5 runs"),
+        "{text}"
+    );
+    let err = one_line_error(&[
+        "plot",
+        "autoscale",
+        "--summary",
+        "--metric",
+        "cost",
+        "-o",
+        &svg,
+    ]);
+    assert!(err.contains("--price"), "{err}");
+    // A price changes nothing in a run's plot: the rounds do not depend on it.
+    let plain = common::temp_file("price-plain.svg", "");
+    let priced = common::temp_file("price-priced.svg", "");
+    stdout_ok(&["plot", "autoscale", "-o", &plain]);
+    stdout_ok(&["plot", "autoscale", "--price", PRICE, "-o", &priced]);
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&priced).unwrap()
+    );
+}
