@@ -1168,8 +1168,7 @@ pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Resul
         let f = m.cell;
         Box::new(move |_, x| f(x))
     } else if let Some(d) = M::DERIVED.iter().find(|d| d.key == metric) {
-        let f = d.cell;
-        Box::new(move |p, x| f(p, x))
+        Box::new(d.cell)
     } else {
         let keys = crate::models::metric_keys::<M>();
         return Err(format!(
