@@ -570,7 +570,8 @@ mod grid;
 
 pub use autoscale::{
     Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile, FormulaFile, FormulaScratch,
-    HostGroup, LoadedDemand, LoadedFormula, PolicyName, HOST_GROUP_SIZE, MAX_SAMPLE_DELAY,
+    HostGroup, LoadedDemand, LoadedFormula, PolicyName, Price, HOST_GROUP_SIZE, MAX_PRICE,
+    MAX_SAMPLE_DELAY,
 };
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};
