@@ -697,13 +697,65 @@ mod tests {
         let row = row::<M>(&M::Params::default(), &run_default::<M>());
         let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
         let results = M::PARAMS.iter().filter(|p| p.result.is_some()).count();
-        assert_eq!(row_keys.len(), keys.len() + results + M::METRICS.len());
+        // A lesson run's row lacks every key only some runs have (`price`, `cost`).
+        let optional = M::PRESENT.len();
+        assert_eq!(
+            row_keys.len(),
+            keys.len() + results + M::METRICS.len() + M::DERIVED.len() - optional
+        );
+        assert!(M::PRESENT.iter().all(|q| !row_keys.contains(&q.key)));
+        assert_eq!(row_keys, row_keys_fn::<M>(Some(&M::Params::default())));
+        // Every optional key is a parameter's or a derived metric's, and the key list of
+        // any run is that of every run with the keys removed that it lacks.
+        let all = row_keys_fn::<M>(None);
+        for q in M::PRESENT {
+            assert!(all.contains(&q.key), "{}", q.key);
+        }
+        let mut without = all.clone();
+        without.retain(|k| !M::PRESENT.iter().any(|q| q.key == *k));
+        assert_eq!(row_keys, without);
         let seed_at = row_keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
         assert_eq!(row_keys[seed_at], "seed");
     }
 
+    use super::row_keys as row_keys_fn;
+
     fn run_default<M: Model>() -> M::Metrics {
         M::run(&M::Params::default(), &mut M::scratch()).unwrap()
+    }
+
+    /// With a price, the row has both keys, `price` after the options and `cost` last, and
+    /// its keys are every key any run may have.
+    #[test]
+    fn a_price_brings_its_two_keys() {
+        let g = grid::<Autoscale>(&["--price", "1:0.2:0.05", "--reclaim", "stop,release"]);
+        let p = g.params(0);
+        let m = run_default::<Autoscale>();
+        let keys: Vec<String> = row::<Autoscale>(&p, &m)
+            .iter()
+            .map(|(k, _)| k.to_string())
+            .collect();
+        assert_eq!(keys, row_keys_fn::<Autoscale>(None));
+        assert_eq!(keys, row_keys_fn::<Autoscale>(Some(&p)));
+        assert_eq!(keys.last().map(String::as_str), Some("cost"));
+        assert!(check_present(&g).is_ok());
+        // A grid whose price axis has `none` among prices is refused, wherever the axis is.
+        for args in [
+            &["--price", "none,1:1:1"][..],
+            &["--price", "1:1:1,none", "--seed", "1..=3"][..],
+            &["--reclaim", "stop,release", "--price", "1:1:1,none"][..],
+        ] {
+            let cmd = <Flags<Autoscale> as clap::Args>::augment_args(Command::new("model"));
+            let matches = cmd
+                .try_get_matches_from([&["model"], args].concat())
+                .unwrap();
+            let err = Flags::<Autoscale>::from_arg_matches(&matches)
+                .unwrap()
+                .grid()
+                .err()
+                .unwrap_or_else(|| panic!("{args:?}"));
+            assert!(err.starts_with("--price: "), "{err}");
+        }
     }
 
     #[test]
