@@ -4,13 +4,13 @@
 //! million values, so only lists up to 4096 values are written back out (about 3000 inputs a
 //! second). Checks: no panic; a parsed list is non-empty and within `MAX_LIST_LEN`; writing
 //! it back out (`2,3,5`, `shared`, `40:95:170`, `none`; the lifecycle items as a run's name
-//! shows them: `3:abandon`, `150..190`, `0:protect:3+50:standby:1`) parses to the same values; a single
+//! shows them: `3:abandon`, `150..190`, `0:protect:3+50:standby:1`, a price `1:0.2:0.05`) parses to the same values; a single
 //! range `a..=b` / `a..b` of integers is exactly those integers; error messages are one line
 //! when the input is.
 #![no_main]
 
 use capsim::list::{parse, Item, List, MAX_LIST_LEN};
-use capsim::models::Value;
+use capsim::models::{Price, Value};
 use capsim_core::autoscale::{Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
 use capsim_core::bulkhead::{Mode, Split};
 use libfuzzer_sys::fuzz_target;
@@ -38,6 +38,7 @@ fuzz_target!(|data: &[u8]| {
     check::<Reclaim>(&s, Value::flag_text);
     check::<Option<Stockout>>(&s, Value::flag_text);
     check::<Events>(&s, Value::flag_text);
+    check::<Option<Price>>(&s, Value::flag_text);
     single_range(&s);
 });
 

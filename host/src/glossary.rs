@@ -105,6 +105,8 @@ pub const GLOSSARY: &[Entry] = &[
         "Spot instance-rounds billed in full (part of billed_rounds; preempted and stopped ones are not)"),
     entry("autoscale", "warm_starts", "instances",
         "Instances a scale-out took from the warm pool (they serve after --restart-rounds; not in launched)"),
+    entry("autoscale", "cost", "price units",
+        "Only with --price D:S:P: (billed_rounds - billed_spot_rounds) x D + billed_spot_rounds x S + stopped_rounds x P (preempted instance-rounds are free)"),
     entry("consumers", "rounds", "rounds", "Rounds until the queue drained"),
     entry("consumers", "reordered_shipments", "shipments",
         "Shipments that saw one of their events applied after a later one"),

@@ -69,20 +69,26 @@ pub fn merge(files: &[String], format: Format, out: &mut impl Write) -> Result<(
     }
 }
 
-/// Whether a row with `keys` is `M`'s: its parameters in row order, then some of its
-/// metrics, each once.
+/// Whether a row with `keys` is `M`'s: its parameters in row order (a [`models::Present`]
+/// one may be missing), then some of its metrics, each once.
 fn fits<M: Model>(keys: &[&str]) -> bool {
     let metrics = models::metric_keys::<M>();
-    let params: Vec<&str> = models::row_keys::<M>()
+    let mut at = 0;
+    for param in models::row_keys::<M>(None)
         .into_iter()
         .filter(|k| !metrics.contains(k))
-        .collect();
-    keys.len() > params.len()
-        && keys[..params.len()] == params[..]
-        && keys[params.len()..]
+    {
+        if keys.get(at) == Some(&param) {
+            at += 1;
+        } else if !M::PRESENT.iter().any(|q| q.key == param) {
+            return false;
+        }
+    }
+    keys.len() > at
+        && keys[at..]
             .iter()
             .enumerate()
-            .all(|(i, k)| metrics.contains(k) && !keys[params.len()..params.len() + i].contains(k))
+            .all(|(i, k)| metrics.contains(k) && !keys[at..at + i].contains(k))
 }
 
 /// The inputs' rows, in order, with where each came from.

@@ -1161,14 +1161,31 @@ pub const MAX_HISTOGRAM_RUNS: u64 = 100_000;
 /// Runs every combination of `flags` and draws a histogram of `metric` across them (the
 /// seeds of `--seed A..=B`, say): how the runs spread. One chart, all runs in it.
 pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Result<String, String> {
-    let Some(m) = M::METRICS.iter().find(|m| m.key == metric) else {
-        let keys: Vec<&str> = M::METRICS.iter().map(|m| m.key).collect();
+    // A model's metric, or a derived one (`cost`) where its flag is given.
+    type CellOf<M> =
+        Box<dyn Fn(&<M as Model>::Params, &<M as Model>::Metrics) -> crate::output::Cell>;
+    let cell: CellOf<M> = if let Some(m) = M::METRICS.iter().find(|m| m.key == metric) {
+        let f = m.cell;
+        Box::new(move |_, x| f(x))
+    } else if let Some(d) = M::DERIVED.iter().find(|d| d.key == metric) {
+        Box::new(d.cell)
+    } else {
+        let keys = crate::models::metric_keys::<M>();
         return Err(format!(
             "--metric {metric}: accepted values are {}",
             keys.join(", ")
         ));
     };
     let grid: Grid<M> = flags.grid()?;
+    if let Some(q) = M::PRESENT
+        .iter()
+        .find(|q| q.key == metric && !(q.when)(&grid.params(0)))
+    {
+        return Err(format!(
+            "--metric {metric} is a metric of runs with {} only",
+            q.needs
+        ));
+    }
     if grid.len() > MAX_HISTOGRAM_RUNS {
         return Err(format!(
             "a histogram takes at most {MAX_HISTOGRAM_RUNS} runs; the lists make {}",
@@ -1180,7 +1197,7 @@ pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Resul
     for i in 0..grid.len() {
         let p = grid.params(i);
         let metrics = M::run(&p, &mut scratch).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
-        let v = match (m.cell)(&metrics) {
+        let v = match cell(&p, &metrics) {
             crate::output::Cell::Int(n) => n as f64,
             crate::output::Cell::Float(x) | crate::output::Cell::Stat(x) => x,
             _ => return Err(format!("--metric {metric} is not a number")),

@@ -147,14 +147,24 @@ pub fn sweep_grid<M: Model>(
 ) -> Result<(), Failure> {
     let metrics = match options.columns.as_deref() {
         Some("help") => {
-            for m in models::metric_keys::<M>() {
+            // The metrics these runs' rows have (`cost` only with `--price`).
+            for m in models::metric_keys_for::<M>(&grid.params(0)) {
                 writeln!(out, "{m}")?;
             }
             return Ok(());
         }
         Some(list) => columns::<M>(list).map_err(Failure::Input)?,
-        None => models::metric_keys::<M>(),
+        None => models::metric_keys_for::<M>(&grid.params(0)),
     };
+    if let Some(q) = M::PRESENT
+        .iter()
+        .find(|q| metrics.contains(&q.key) && !models::shown::<M>(q.key, &grid.params(0)))
+    {
+        return Err(Failure::Input(format!(
+            "--columns: '{}' is a metric of runs with {} only",
+            q.key, q.needs
+        )));
+    }
     let runs = match options.shard {
         None => 0..grid.len(),
         Some(_) if options.summary => {
@@ -189,7 +199,7 @@ pub fn sweep_grid<M: Model>(
     match options.shard {
         Some(shard) if shard.k > 1 => sink.writer.skip_header(),
         Some(_) if runs.is_empty() && options.format == Format::Csv => {
-            let mut keys = models::row_keys::<M>();
+            let mut keys = models::row_keys::<M>(Some(&grid.params(0)));
             keys.retain(|k| !all_metrics.contains(k));
             keys.extend(&metrics);
             sink.writer.write_header(out, &keys)?;

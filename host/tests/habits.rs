@@ -238,6 +238,12 @@ const AUTOSCALE_METRICS: [&str; 35] = [
 fn columns_help_lists_the_metrics() {
     let listed = stdout_ok(&["autoscale", "--columns", "help"]);
     assert_eq!(listed.lines().collect::<Vec<_>>(), AUTOSCALE_METRICS);
+    // A price adds its one metric, last.
+    let listed = stdout_ok(&["autoscale", "--price", "1:0.2:0.05", "--columns", "help"]);
+    assert_eq!(
+        listed.lines().collect::<Vec<_>>(),
+        [&AUTOSCALE_METRICS[..], &["cost"]].concat()
+    );
     let listed = stdout_ok(&["bulkhead", "--columns", "help"]);
     assert!(listed.lines().any(|l| l == "tracking_dropped"), "{listed}");
     let listed = stdout_ok(&["consumers", "--columns", "help"]);

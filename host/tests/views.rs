@@ -99,6 +99,7 @@ fn autoscale_values(key: &str) -> Vec<String> {
         "on_demand_percent" => &["0", "50", "100"],
         "warm_pool" => &["6", "3:running", "256"],
         "warm_pool_reuse" => &["yes"],
+        "price" => &["0:0:0", "1:0.2:0.05", "1e9:1e9:1e9"],
         "seed" => &["1", "2147483646"],
         _ => panic!("autoscale parameter {key} has no test values"),
     };

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::batch::batched_window;
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
+use super::{param_axis, Ahead, Column, Derived, Metric, Model, Outcome, Param, Present, Value};
 
 /// A formula file given to `--formula`, parsed once per command (`none`: the lesson's
 /// threshold policy).
@@ -250,6 +250,77 @@ impl Value for Option<Steps> {
     }
 }
 
+/// The largest price of one instance-round `--price` takes (any currency).
+pub const MAX_PRICE: f64 = 1e9;
+
+/// `--price D:S:P`: what one instance-round costs billed as a dedicated instance (`D`), as a
+/// spot instance (`S`) and Stopped (`P`: its disks and addresses, seed 002). The three are
+/// joined by `:` because `,` separates a flag's values: `1:0.2:0.05,1:0.5:0.05` is a grid
+/// of two prices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price {
+    /// A dedicated instance-round billed in full.
+    pub dedicated: f64,
+    /// A spot instance-round billed in full.
+    pub spot: f64,
+    /// A Stopped instance-round (economical mode's stopped instances, a Stopped warm pool).
+    pub stopped: f64,
+}
+
+impl Price {
+    /// The bill of a run: `(billed_rounds − billed_spot_rounds) × D + billed_spot_rounds × S
+    /// + stopped_rounds × P`, summed in that order.
+    pub fn cost(&self, m: &autoscale::Metrics) -> f64 {
+        let dedicated = m.billed_rounds.saturating_sub(m.billed_spot_rounds);
+        dedicated as f64 * self.dedicated
+            + m.billed_spot_rounds as f64 * self.spot
+            + m.stopped_rounds as f64 * self.stopped
+    }
+}
+
+impl Item for Option<Price> {
+    const WORDS: &'static [&'static str] = &["none"];
+    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+        if s == "none" {
+            out.push(None);
+            return Ok(());
+        }
+        let parts: Vec<&str> = s.split(':').collect();
+        let [d, sp, st] = parts[..] else {
+            return Err(format!(
+                "'{s}' is not three prices D:S:P (dedicated:spot:stopped, e.g. 1:0.2:0.05)"
+            ));
+        };
+        let mut v = [0.0; 3];
+        for (x, t) in v.iter_mut().zip([d, sp, st]) {
+            *x = match t.parse::<f64>() {
+                Ok(x) if (0.0..=MAX_PRICE).contains(&x) => x,
+                _ => {
+                    return Err(format!(
+                        "'{s}': '{t}' is not a price from 0 to 1e9 (D:S:P, e.g. 1:0.2:0.05)"
+                    ))
+                }
+            };
+        }
+        out.push(Some(Price {
+            dedicated: v[0],
+            spot: v[1],
+            stopped: v[2],
+        }));
+        Ok(())
+    }
+}
+
+/// `none`, or `D:S:P` as the flag takes it.
+impl Value for Option<Price> {
+    fn cell(&self) -> Cell {
+        match self {
+            None => Cell::Word("none"),
+            Some(p) => Cell::Text(format!("{}:{}:{}", p.dedicated, p.spot, p.stopped)),
+        }
+    }
+}
+
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
@@ -273,6 +344,8 @@ pub struct AutoscaleParams {
     pub target_utilization: u32,
     /// Target tracking never scales in.
     pub disable_scale_in: bool,
+    /// What one instance-round costs (`--price`); `None`: no `cost` column.
+    pub price: Option<Price>,
     /// The step policy's bands (shared: a grid's runs copy their parameters).
     pub steps: Option<Arc<Steps>>,
 }
@@ -325,6 +398,7 @@ impl Default for AutoscaleParams {
             target_utilization: 50,
             disable_scale_in: false,
             steps: None,
+            price: None,
         }
     }
 }
@@ -747,6 +821,9 @@ impl Model for Autoscale {
         param!("warm_pool_reuse", core.lifecycle.warm_pool.reuse: bool,
             "AWS ReuseOnScaleIn: scale-in returns instances to the warm pool while fewer than N are warm",
             "no or yes", "no"),
+        param!(price: Option<Price>,
+            "What an instance-round costs: D:S:P for a dedicated one billed, a spot one billed, a Stopped one (':' joins the three; ',' separates prices, a grid); adds the cost metric",
+            "none, or three prices from 0 to 1e9 joined by ':'", "none"),
         param!(core.seed: u32,
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
@@ -766,8 +843,25 @@ impl Model for Autoscale {
         Ok(())
     };
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
-        crate::policy_flags::check(grid)
+        crate::policy_flags::check(grid)?;
+        super::check_present(grid)
     }
+    const PRESENT: &'static [Present<AutoscaleParams>] = &[
+        Present {
+            key: "price",
+            when: |p| p.price.is_some(),
+            needs: "--price",
+        },
+        Present {
+            key: "cost",
+            when: |p| p.price.is_some(),
+            needs: "--price",
+        },
+    ];
+    const DERIVED: &'static [Derived<AutoscaleParams, autoscale::Metrics>] = &[Derived {
+        key: "cost",
+        cell: |p, m| Cell::Float(p.price.map_or(0.0, |price| price.cost(m))),
+    }];
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
     const METRICS: &'static [Metric<autoscale::Metrics>] = &[

@@ -325,6 +325,59 @@ pub struct Metric<M> {
     pub cell: fn(&M) -> Cell,
 }
 
+/// A metric computed from a run's parameters and metrics (`cost`: the metrics priced by
+/// `--price`), after the model's [`Model::METRICS`] in rows; shown only where
+/// [`Model::PRESENT`] says.
+pub struct Derived<P, M> {
+    /// The row key (`cost`).
+    pub key: &'static str,
+    /// Returns the value, as a row shows it.
+    pub cell: fn(&P, &M) -> Cell,
+}
+
+/// A row key (a parameter's or a metric's) present only in the rows of runs that turn it
+/// on: without its flag the rows, tables, CSV headers and JSON objects are what they were
+/// before the key existed. A grid's runs all have it or all lack it
+/// ([`check_present`]).
+pub struct Present<P> {
+    /// The row key (`price`, `cost`).
+    pub key: &'static str,
+    /// Whether a run's rows have the key.
+    pub when: fn(&P) -> bool,
+    /// The flag that turns it on, for errors (`--price`).
+    pub needs: &'static str,
+}
+
+/// Whether rows of a run with `p` have `key` (every key but [`Model::PRESENT`]'s always).
+pub fn shown<M: Model>(key: &str, p: &M::Params) -> bool {
+    M::PRESENT
+        .iter()
+        .filter(|q| q.key == key)
+        .all(|q| (q.when)(p))
+}
+
+/// Refuses a grid whose runs disagree on a [`Present`] key (`--price none,1:0.2:0.05`):
+/// its rows would not share one header. Each axis's values are tried on the first run.
+pub fn check_present<M: Model>(grid: &Grid<M>) -> Result<(), String> {
+    let first = grid.params(0);
+    for q in M::PRESENT {
+        let on = (q.when)(&first);
+        for a in 0..grid.axes() {
+            let mut digits = vec![0; grid.axes()];
+            for d in 1..grid.axis_len(a) {
+                digits[a] = d;
+                if (q.when)(&grid.params(grid.index(&digits))) != on {
+                    return Err(format!(
+                        "{}: a grid's runs all have a '{}' column or none do: give {} for every run or for none (no 'none' among its values)",
+                        q.needs, q.key, q.needs
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Declares a metric of the table's `Metrics`: `metric!(field)`.
 macro_rules! metric {
     ($field:ident) => {
@@ -370,6 +423,10 @@ pub trait Model: Sized + Send + Sync + 'static {
     const HEADLINE: &'static [&'static str];
     /// The metrics, in contract order.
     const METRICS: &'static [Metric<Self::Metrics>];
+    /// Metrics computed from parameters and metrics, after [`Model::METRICS`] in rows.
+    const DERIVED: &'static [Derived<Self::Params, Self::Metrics>] = &[];
+    /// The keys present only in some runs' rows, and when.
+    const PRESENT: &'static [Present<Self::Params>] = &[];
     /// Returns fresh scratch storage.
     fn scratch() -> Self::Scratch;
     /// Runs one combination, handing `observer` every round (the core's observer contract).
@@ -428,9 +485,21 @@ pub type Outcome<M> = Result<M, Error>;
 /// Outcomes of runs past the current window, computed early, by run index.
 pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
 
-/// Returns the metric keys of `M`, in contract order.
+/// Returns every metric key of `M`, in contract order (the derived ones last), whether a
+/// run shows it or not: what `--columns` and `capsim metrics` know.
 pub fn metric_keys<M: Model>() -> Vec<&'static str> {
-    M::METRICS.iter().map(|m| m.key).collect()
+    M::METRICS
+        .iter()
+        .map(|m| m.key)
+        .chain(M::DERIVED.iter().map(|d| d.key))
+        .collect()
+}
+
+/// Returns the metric keys a run with `p` shows, in contract order.
+pub fn metric_keys_for<M: Model>(p: &M::Params) -> Vec<&'static str> {
+    let mut keys = metric_keys::<M>();
+    keys.retain(|k| shown::<M>(k, p));
+    keys
 }
 
 /// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
@@ -440,6 +509,9 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     let mut row = Row::with_capacity(M::PARAMS.len() + results + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        if !shown::<M>(q.key, p) {
+            continue;
+        }
         row.push((Key::Borrowed(q.key), (q.cell)(p)));
         if let Some(result) = &q.result {
             row.push((Key::Borrowed(result.key), (result.cell)(p)));
@@ -451,20 +523,29 @@ pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
     for metric in M::METRICS {
         row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
     }
+    for d in M::DERIVED.iter().filter(|d| shown::<M>(d.key, p)) {
+        row.push((Key::Borrowed(d.key), (d.cell)(p, m)));
+    }
     row
 }
 
-/// Returns the keys of a run's row, in [`row`]'s order (a CSV header with no row to take it
-/// from: an empty `--shard 1/N`).
-pub fn row_keys<M: Model>() -> Vec<&'static str> {
+/// Returns the keys of the row of a run with `p`, in [`row`]'s order (a CSV header with no
+/// row to take it from: an empty `--shard 1/N`); `None`: every key any run may have.
+pub fn row_keys<M: Model>(p: Option<&M::Params>) -> Vec<&'static str> {
     let mut keys = Vec::with_capacity(M::PARAMS.len() * 2 + M::METRICS.len());
     let seed = M::PARAMS.iter().find(|q| q.key == "seed");
     for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        if p.is_some_and(|p| !shown::<M>(q.key, p)) {
+            continue;
+        }
         keys.push(q.key);
         keys.extend(q.result.as_ref().map(|r| r.key));
         keys.extend(seed.filter(|_| q.key == M::SEED_AFTER).map(|s| s.key));
     }
-    keys.extend(metric_keys::<M>());
+    match p {
+        Some(p) => keys.extend(metric_keys_for::<M>(p)),
+        None => keys.extend(metric_keys::<M>()),
+    }
     keys
 }
 
@@ -489,7 +570,8 @@ mod grid;
 
 pub use autoscale::{
     Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile, FormulaFile, FormulaScratch,
-    HostGroup, LoadedDemand, LoadedFormula, PolicyName, HOST_GROUP_SIZE, MAX_SAMPLE_DELAY,
+    HostGroup, LoadedDemand, LoadedFormula, PolicyName, Price, HOST_GROUP_SIZE, MAX_PRICE,
+    MAX_SAMPLE_DELAY,
 };
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};
@@ -615,13 +697,65 @@ mod tests {
         let row = row::<M>(&M::Params::default(), &run_default::<M>());
         let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
         let results = M::PARAMS.iter().filter(|p| p.result.is_some()).count();
-        assert_eq!(row_keys.len(), keys.len() + results + M::METRICS.len());
+        // A lesson run's row lacks every key only some runs have (`price`, `cost`).
+        let optional = M::PRESENT.len();
+        assert_eq!(
+            row_keys.len(),
+            keys.len() + results + M::METRICS.len() + M::DERIVED.len() - optional
+        );
+        assert!(M::PRESENT.iter().all(|q| !row_keys.contains(&q.key)));
+        assert_eq!(row_keys, row_keys_fn::<M>(Some(&M::Params::default())));
+        // Every optional key is a parameter's or a derived metric's, and the key list of
+        // any run is that of every run with the keys removed that it lacks.
+        let all = row_keys_fn::<M>(None);
+        for q in M::PRESENT {
+            assert!(all.contains(&q.key), "{}", q.key);
+        }
+        let mut without = all.clone();
+        without.retain(|k| !M::PRESENT.iter().any(|q| q.key == *k));
+        assert_eq!(row_keys, without);
         let seed_at = row_keys.iter().position(|k| *k == M::SEED_AFTER).unwrap() + 1;
         assert_eq!(row_keys[seed_at], "seed");
     }
 
+    use super::row_keys as row_keys_fn;
+
     fn run_default<M: Model>() -> M::Metrics {
         M::run(&M::Params::default(), &mut M::scratch()).unwrap()
+    }
+
+    /// With a price, the row has both keys, `price` after the options and `cost` last, and
+    /// its keys are every key any run may have.
+    #[test]
+    fn a_price_brings_its_two_keys() {
+        let g = grid::<Autoscale>(&["--price", "1:0.2:0.05", "--reclaim", "stop,release"]);
+        let p = g.params(0);
+        let m = run_default::<Autoscale>();
+        let keys: Vec<String> = row::<Autoscale>(&p, &m)
+            .iter()
+            .map(|(k, _)| k.to_string())
+            .collect();
+        assert_eq!(keys, row_keys_fn::<Autoscale>(None));
+        assert_eq!(keys, row_keys_fn::<Autoscale>(Some(&p)));
+        assert_eq!(keys.last().map(String::as_str), Some("cost"));
+        assert!(check_present(&g).is_ok());
+        // A grid whose price axis has `none` among prices is refused, wherever the axis is.
+        for args in [
+            &["--price", "none,1:1:1"][..],
+            &["--price", "1:1:1,none", "--seed", "1..=3"][..],
+            &["--reclaim", "stop,release", "--price", "1:1:1,none"][..],
+        ] {
+            let cmd = <Flags<Autoscale> as clap::Args>::augment_args(Command::new("model"));
+            let matches = cmd
+                .try_get_matches_from([&["model"], args].concat())
+                .unwrap();
+            let err = Flags::<Autoscale>::from_arg_matches(&matches)
+                .unwrap()
+                .grid()
+                .err()
+                .unwrap_or_else(|| panic!("{args:?}"));
+            assert!(err.starts_with("--price: "), "{err}");
+        }
     }
 
     #[test]
