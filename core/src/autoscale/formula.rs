@@ -105,6 +105,9 @@ pub struct FormulaPolicy<
     const POOL: usize = VECTOR_POOL,
 > {
     program: &'a BoundedProgram<NODES>,
+    /// The programs a timed formula action may swap in, by index (none unless
+    /// [`Self::with_programs`]): caller-owned, so the policy stays small.
+    programs: &'a [&'a BoundedProgram<NODES>],
     history: &'a mut History<N>,
     ws: &'a mut BoundedWorkspace<POOL>,
     capacity: f64,
@@ -143,6 +146,7 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
         history.clear();
         Ok(Self {
             program,
+            programs: &[],
             history,
             ws,
             capacity,
@@ -157,6 +161,13 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             target_changes: 0,
             last: None,
         })
+    }
+
+    /// Returns the policy with `programs`, the formulas a timed action
+    /// ([`super::Timed::Formula`]) swaps in by index.
+    pub fn with_programs(mut self, programs: &'a [&'a BoundedProgram<NODES>]) -> Self {
+        self.programs = programs;
+        self
     }
 
     /// Returns the dedicated target now (`None` before the first round).
@@ -307,6 +318,15 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         // Checked with the parameters (5 to 10,080): a new schedule from `round` on.
         self.interval = rounds.max(1);
         self.schedule_start = round;
+    }
+
+    fn set_formula(&mut self, round: u32, index: u32) {
+        // Batch's "enable autoscale with a new formula": a new schedule from `round` on, the
+        // pool's target, samples and deallocation option kept.
+        if let Some(program) = self.programs.get(index as usize) {
+            self.program = program;
+            self.schedule_start = round;
+        }
     }
 
     fn drain_rounds(&self) -> u32 {

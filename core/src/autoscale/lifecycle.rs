@@ -518,7 +518,7 @@ impl Lifecycle {
     /// minimum never above the maximum from any action's round on.
     fn timed_ok(&self) -> bool {
         let counts = self.at.iter().all(|a| match a.what {
-            Timed::MinInstances | Timed::MaxInstances | Timed::Desired => true,
+            Timed::MinInstances | Timed::MaxInstances | Timed::Desired | Timed::Formula => true,
             Timed::EvaluationInterval => {
                 (super::MIN_EVALUATION_INTERVAL..=super::MAX_EVALUATION_INTERVAL).contains(&a.value)
             }

@@ -488,8 +488,9 @@ mod consumers;
 mod grid;
 
 pub use autoscale::{
-    Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile, FormulaFile, FormulaScratch,
-    HostGroup, LoadedDemand, LoadedFormula, PolicyName, HOST_GROUP_SIZE, MAX_SAMPLE_DELAY,
+    timed_formula, timed_formula_path, Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile,
+    FormulaFile, FormulaScratch, HostGroup, LoadedDemand, LoadedFormula, PolicyName,
+    HOST_GROUP_SIZE, MAX_SAMPLE_DELAY,
 };
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};
