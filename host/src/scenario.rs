@@ -187,7 +187,12 @@ pub fn flags<M: crate::models::Model>(path: &Path) -> Result<crate::models::Flag
             .iter()
             .map(|(flag, value)| (flag.as_str(), value.as_str())),
     )
-    .map_err(|e| format!("{}: {e}", path.display()))
+    .map_err(|e| match e.split_once(" <LIST>': ") {
+        // A formula's located error (`f.formula:4:24: error: …`) is its line alone, as on
+        // the command line.
+        Some((_, located)) if crate::input::is_located(located) => located.to_string(),
+        _ => format!("{}: {e}", path.display()),
+    })
 }
 
 /// Returns the 1-based line and column (in characters) of byte `at` of `text`.
