@@ -30,6 +30,10 @@
 //!   with autoscale from an evaluation at enable time, then every interval. So a run of
 //!   `rounds` rounds evaluates `ceil(rounds / K)` times; the first usually fails when the
 //!   formula samples (nothing is recorded yet).
+//! - **A timed formula** ([`super::Timed::Formula`], a program of
+//!   [`FormulaPolicy::with_programs`]) replaces the program at its round and restarts the
+//!   schedule there, as a timed interval does: Batch's enable-autoscale with a new formula.
+//!   The target, the samples and the deallocation option carry over to the new formula.
 //! - **The target** starts as the initial group's size and changes only on a successful
 //!   evaluation that assigns `$TargetDedicatedNodes` (fractions truncated by the evaluator).
 //!   Every round the group is steered to it (Batch keeps resizing a pool to its target):
