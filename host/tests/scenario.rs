@@ -526,6 +526,9 @@ fn a_timed_formula_takes_the_group_from_its_round_on() {
         .map(|(t, _)| t)
         .collect();
     assert_eq!(evaluated, expected);
+    // The chart's evaluation ticks are the run's, not a fixed grid.
+    let svg = stdout_ok(&["plot", "autoscale", "--scenario", &swap, "-o", "-"]);
+    assert!(svg.contains("formula evaluation (the schedule restarts at a timed action)"));
     // The flag says the same as the file.
     let keep = root("examples/formulas/keep-current.formula");
     let zero = root("examples/formulas/zero.formula");
