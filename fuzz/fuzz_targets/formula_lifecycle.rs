@@ -81,7 +81,10 @@ fn run<O: Observer>(
 ) -> Result<autoscale::Metrics, Error> {
     let mut history: History = History::new(DEFAULT_DELAY);
     ws.reseed(u64::from(p.seed));
-    let mut policy = FormulaPolicy::new(program, &mut history, ws, interval, p.capacity)?;
+    // A timed formula (index 0) swaps the same program in: its schedule restarts.
+    let programs = [program];
+    let mut policy = FormulaPolicy::new(program, &mut history, ws, interval, p.capacity)?
+        .with_programs(&programs);
     autoscale::run_formula(p, &mut policy, &mut GroupLcg::new(p.seed), observer)
 }
 
