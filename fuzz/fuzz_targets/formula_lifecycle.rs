@@ -9,13 +9,14 @@
 //! capacity; watching a run does not change it; its rounds sum to its metrics
 //! (`capsim_tests::check_round_sums`: states add up to the group; billed, idle, launched,
 //! restarted and failed launches are the per-round figures summed; the size extremes are the
-//! rounds'); and the formula is evaluated exactly in rounds 0, K, 2K, …
-//! (`ceil(rounds / K)` evaluations, the failed and the changing ones among them), each
+//! rounds'); and the formula is evaluated exactly in rounds 0, K, 2K, … (a timed interval
+//! or a timed formula restarting the schedule at its round: [`evaluation_rounds`]; the
+//! failed and the changing ones among them), each
 //! reported to the observer (`Observer::formula_evaluation`) in its round, before that
 //! round's state, which marks it. Capped at 400 rounds.
 #![no_main]
 
-use capsim_core::autoscale::{self, FormulaPolicy, Lifecycle, Params};
+use capsim_core::autoscale::{self, FormulaPolicy, Lifecycle, Params, Timed};
 use capsim_core::formula::{
     AutoScaleRun, BoundedProgram, BoundedWorkspace, History, DEFAULT_DELAY,
 };
@@ -81,8 +82,30 @@ fn run<O: Observer>(
 ) -> Result<autoscale::Metrics, Error> {
     let mut history: History = History::new(DEFAULT_DELAY);
     ws.reseed(u64::from(p.seed));
-    let mut policy = FormulaPolicy::new(program, &mut history, ws, interval, p.capacity)?;
+    // A timed formula (index 0) swaps the same program in: its schedule restarts.
+    let programs = [program];
+    let mut policy = FormulaPolicy::new(program, &mut history, ws, interval, p.capacity)?
+        .with_programs(&programs);
     autoscale::run_formula(p, &mut policy, &mut GroupLcg::new(p.seed), observer)
+}
+
+/// The rounds a formula driving `p` evaluates in, counted one by one: every `interval`
+/// from round 0, the schedule restarting at a timed interval (with its value) and at a
+/// timed formula that names a program given (index 0: the run's own).
+fn evaluation_rounds(p: &Params, interval: u32) -> Vec<u32> {
+    let (mut start, mut every) = (0, interval);
+    (0..p.rounds)
+        .filter(|&t| {
+            for a in p.lifecycle.at.iter().filter(|a| a.round == t) {
+                match a.what {
+                    Timed::EvaluationInterval => (start, every) = (t, a.value),
+                    Timed::Formula if a.value == 0 => start = t,
+                    _ => {}
+                }
+            }
+            (t - start) % every == 0
+        })
+        .collect()
 }
 
 fuzz_target!(|input: (u8, u16, Params, Lifecycle)| {
@@ -118,14 +141,14 @@ fuzz_target!(|input: (u8, u16, Params, Lifecycle)| {
         Err(e) => panic!("{p:?}: {e:?}"),
     };
     check_round_sums(&p, &tape.0, &m);
+    let expected = evaluation_rounds(&p, interval);
     assert_eq!(
-        m.evaluations,
-        p.rounds.div_ceil(interval),
+        m.evaluations as usize,
+        expected.len(),
         "{p:?} every {interval}"
     );
     assert!(m.failed_evaluations <= m.evaluations);
     assert!(m.target_changes <= m.evaluations - m.failed_evaluations);
-    let expected: Vec<u32> = (0..p.rounds).step_by(interval as usize).collect();
     let rounds: Vec<u32> = record.runs.iter().map(|r| r.0).collect();
     assert_eq!(rounds, expected, "{p:?} every {interval}");
     for &(round, failed, before) in &record.runs {

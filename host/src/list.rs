@@ -34,6 +34,13 @@ pub trait Item: Sized + Clone {
     /// Whether the item's errors say on their own what is accepted; if not, a flag's error
     /// ends with the flag's documented accepted values ([`with_accepted`]).
     const NAMES_ITS_VALUES: bool = false;
+
+    /// Whether error `e` says on its own what is wrong ([`Item::NAMES_ITS_VALUES`] unless
+    /// an item's errors differ: a file's error among counts' is complete).
+    fn names_its_values(e: &str) -> bool {
+        let _ = e;
+        Self::NAMES_ITS_VALUES
+    }
 }
 
 /// Returns the candidate nearest `s` if it is close enough to be a typo of it (for "did
@@ -87,7 +94,7 @@ fn dash_range(s: &str) -> Option<String> {
 /// item's errors say them, or the flag documents none): every number's error names the
 /// flag's own range, not the integer type's. A suggestion (`; did you mean X?`) stays last.
 pub fn with_accepted<T: Item>(e: String, accepted: &str) -> String {
-    if T::NAMES_ITS_VALUES || accepted.is_empty() {
+    if T::names_its_values(&e) || accepted.is_empty() {
         return e;
     }
     match e.find("; did you mean ") {
@@ -573,6 +580,10 @@ pub fn timed_text(a: &TimedAction) -> String {
         } else {
             a.value.to_string()
         };
+    let value = match a.what {
+        Timed::Formula => crate::models::timed_formula_path(a.value).unwrap_or(value),
+        _ => value,
+    };
     format!("{}:{}={value}", a.round, a.what.key())
 }
 
@@ -639,12 +650,22 @@ impl Item for &'static [LifecycleHook] {
     }
 }
 
+/// How a timed formula's unreadable file is named in its error.
+const TIMED_FORMULA_ERROR: &str = "formula file ";
+
 /// Timed operator actions: `none`, or `ROUND:KEY=VALUE` joined by `+` (KEY min_instances or
 /// max_instances with a size or `none`, desired, standby, unstandby, protect, unprotect,
 /// detach with a count, template with a version, evaluation_interval with a formula's new
-/// interval); at most 125.
+/// interval, formula with a formula file: its index among the command's timed formulas,
+/// parsed once per path, [`crate::models::timed_formula`]); at most 125.
 impl Item for &'static [TimedAction] {
     const WORDS: &'static [&'static str] = &["none"];
+
+    // A timed formula's file error is its own line: `FILE:L:C: error: …` or
+    // `formula file FILE: reason`.
+    fn names_its_values(e: &str) -> bool {
+        crate::input::is_located(e) || e.starts_with(TIMED_FORMULA_ERROR)
+    }
 
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         if s == "none" {
@@ -668,6 +689,13 @@ impl Item for &'static [TimedAction] {
             };
             let value = match (what, value) {
                 (Timed::MinInstances | Timed::MaxInstances, "none") => NO_BOUND,
+                (Timed::Formula, path) => crate::models::timed_formula(path).map_err(|e| {
+                    if crate::input::is_located(&e) {
+                        e
+                    } else {
+                        format!("{TIMED_FORMULA_ERROR}{e}")
+                    }
+                })?,
                 _ => parse_u32(value)?,
             };
             actions.push(TimedAction {

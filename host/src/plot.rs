@@ -221,6 +221,9 @@ pub struct Lines {
     /// Windows of consecutive rounds in which an instance waited in a lifecycle hook
     /// (Pending:Wait or Removing:Wait), `[start, end)`, at most [`MAX_WINDOWS`].
     pub hook_waits: Vec<(f64, f64)>,
+    /// The rounds a formula was evaluated in (the run's own schedule, which a timed
+    /// interval or formula restarts).
+    pub evaluated: Vec<f64>,
 }
 
 /// The most hook-wait windows a chart shades (later ones are merged into the last).
@@ -241,6 +244,9 @@ impl Observer for Lines {
     fn group_round(&mut self, s: &autoscale::RoundState) {
         use autoscale::State;
         let r = f64::from(s.round);
+        if s.evaluated {
+            self.evaluated.push(r);
+        }
         if s.counts.get(State::PendingWait) + s.counts.get(State::RemovingWait) > 0 {
             let full = self.hook_waits.len() == MAX_WINDOWS;
             match self.hook_waits.last_mut() {
@@ -392,7 +398,25 @@ impl Plotted for Autoscale {
             let label = format!("instance breaks (round {})", round_list(&failures));
             marks.lines.push((failures, label));
         }
-        if p.formula.0.is_some() {
+        let restarted = c.lifecycle.at.iter().any(|a| {
+            matches!(
+                a.what,
+                autoscale::Timed::EvaluationInterval | autoscale::Timed::Formula
+            )
+        });
+        if p.formula.0.is_some() && restarted {
+            // A timed action restarted the schedule: the run's own evaluations.
+            let at: Vec<f64> = lines
+                .evaluated
+                .iter()
+                .copied()
+                .take_while(|&r| r < end)
+                .collect();
+            marks.ticks.push((
+                at,
+                "formula evaluation (the schedule restarts at a timed action)".into(),
+            ));
+        } else if p.formula.0.is_some() {
             let every = p.evaluation_interval.max(1);
             let at: Vec<f64> = (0..c.rounds)
                 .step_by(every as usize)

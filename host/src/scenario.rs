@@ -18,8 +18,10 @@
 //! - `[[at]]`: timed operator actions, each `round = R` and one or more of
 //!   `min_instances`, `max_instances` (an integer or `"none"`), `desired`, `standby`,
 //!   `unstandby`, `protect`, `unprotect`, `detach` (counts), `template` (a version ≥ 1) and
-//!   `evaluation_interval` (a formula's, 5 to 10,080: its schedule restarts there), applied
-//!   in the table's key order; they become the `at` parameter.
+//!   `evaluation_interval` (a formula's, 5 to 10,080: its schedule restarts there) and
+//!   `formula` (a formula file, relative to the scenario's folder, that drives the group from
+//!   that round on; its schedule restarts there), applied in the table's key order; they
+//!   become the `at` parameter.
 //!
 //! Flags given on the command line override the file's values (the caller merges them).
 //! Errors are one line: a TOML error names the file, line and column
@@ -42,7 +44,7 @@ pub const HOOK_KEYS: [&str; 5] = [
 ];
 
 /// The keys of an `[[at]]` table besides `round`, in the order they are documented.
-pub const AT_KEYS: [&str; 10] = [
+pub const AT_KEYS: [&str; 11] = [
     "min_instances",
     "max_instances",
     "desired",
@@ -53,6 +55,7 @@ pub const AT_KEYS: [&str; 10] = [
     "detach",
     "template",
     "evaluation_interval",
+    "formula",
 ];
 
 /// The top-level tables a scenario may have.
@@ -74,15 +77,28 @@ pub fn load(path: &Path, keys: &[&str]) -> Result<Scenario, String> {
         .map_err(|e| format!("--scenario {e}"))?;
     let mut scenario = parse(&text, keys).map_err(|e| format!("{}:{e}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new(""));
+    let relative = |f: &str| match f {
+        "none" | "-" => f.to_string(),
+        f if Path::new(f).is_absolute() => f.to_string(),
+        f => dir.join(f).to_string_lossy().into_owned(),
+    };
     for (flag, value) in &mut scenario.pairs {
+        if flag == "at" {
+            // A timed formula's file: `R:formula=FILE` (in each `+` list of a grid's values).
+            let action = |a: &str| match a.split_once(":formula=") {
+                Some((round, f)) => format!("{round}:formula={}", relative(f)),
+                None => a.to_string(),
+            };
+            *value = value
+                .split(',')
+                .map(|l| l.split('+').map(action).collect::<Vec<_>>().join("+"))
+                .collect::<Vec<_>>()
+                .join(",");
+        }
         if FILE_KEYS.contains(&flag.as_str()) {
             *value = value
                 .split(',')
-                .map(|f| match f.trim() {
-                    f @ ("none" | "-") => f.to_string(),
-                    f if Path::new(f).is_absolute() => f.to_string(),
-                    f => dir.join(f).to_string_lossy().into_owned(),
-                })
+                .map(|f| relative(f.trim()))
                 .collect::<Vec<_>>()
                 .join(",");
         }
@@ -171,7 +187,12 @@ pub fn flags<M: crate::models::Model>(path: &Path) -> Result<crate::models::Flag
             .iter()
             .map(|(flag, value)| (flag.as_str(), value.as_str())),
     )
-    .map_err(|e| format!("{}: {e}", path.display()))
+    .map_err(|e| match e.split_once(" <LIST>': ") {
+        // A formula's located error (`f.formula:4:24: error: …`) is its line alone, as on
+        // the command line.
+        Some((_, located)) if crate::input::is_located(located) => located.to_string(),
+        _ => format!("{}: {e}", path.display()),
+    })
 }
 
 /// Returns the 1-based line and column (in characters) of byte `at` of `text`.
@@ -333,6 +354,12 @@ fn at_text(t: &Table) -> Result<String, String> {
         }
         let value = match (key.as_str(), v) {
             ("min_instances" | "max_instances", Value::String(s)) if s == "none" => "none".into(),
+            ("formula", Value::String(s)) if !s.is_empty() && !s.contains(['+', ',']) => s.clone(),
+            ("formula", _) => {
+                return Err(format!(
+                    " [[at]] 'formula' at round {round} must be a file's path (without '+' or ',')"
+                ))
+            }
             _ => count("at", key, v)?,
         };
         parts.push(format!("{round}:{key}={value}"));

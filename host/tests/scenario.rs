@@ -454,3 +454,197 @@ fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
         0
     );
 }
+
+/// The trace's rows as (round, column `key`) pairs.
+fn trace_column(args: &[&str], key: &str) -> Vec<(u32, String)> {
+    let csv = stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (round, col) = (
+        header.iter().position(|h| *h == "round").unwrap(),
+        header.iter().position(|h| *h == key).unwrap(),
+    );
+    lines
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[round].parse().unwrap(), c[col].to_string())
+        })
+        .collect()
+}
+
+/// The `--evaluations` lines of a trace: (round, results).
+fn evaluation_lines(args: &[&str]) -> Vec<(u32, String)> {
+    stdout_ok(&[&["trace", "autoscale"], args, &["--evaluations"]].concat())
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["round"].as_u64().unwrap() as u32,
+                v["results"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_timed_formula_takes_the_group_from_its_round_on() {
+    // The example: keep-current.formula holds the pool, zero.formula comes in at round 120.
+    let swap = root("examples/scenarios/formula-swap.toml");
+    let args = ["--scenario", swap.as_str()];
+    let sizes = trace_column(&args, "size");
+    assert_eq!(sizes.len(), 240);
+    let first = sizes[0].1.clone();
+    assert_ne!(first, "0");
+    for (t, s) in &sizes {
+        match t {
+            // Held: the size the group started with.
+            0..120 => assert_eq!(*s, first, "round {t}"),
+            // $TargetDedicatedNodes = 0 from the swap's own evaluation on.
+            _ => assert_eq!(s, "0", "round {t}"),
+        }
+    }
+    // Batch evaluates the new formula when it is enabled, then every interval (15): the
+    // old schedule's 0, 15, …, 105, then 120, 135, …, 225.
+    let evaluations = evaluation_lines(&args);
+    let rounds: Vec<u32> = evaluations.iter().map(|e| e.0).collect();
+    let expected: Vec<u32> = (0..240).step_by(15).collect();
+    assert_eq!(rounds, expected);
+    for (t, results) in &evaluations {
+        let zero = results.starts_with("$TargetDedicatedNodes=0;");
+        assert_eq!(zero, *t >= 120, "round {t}: {results}");
+        if *t < 120 {
+            assert!(
+                results.starts_with(&format!("$TargetDedicatedNodes={first};")),
+                "round {t}: {results}"
+            );
+        }
+    }
+    // One run, many views: the trace's `evaluated` column marks the same rounds.
+    let evaluated: Vec<u32> = trace_column(&args, "evaluated")
+        .into_iter()
+        .filter(|(_, e)| e == "1")
+        .map(|(t, _)| t)
+        .collect();
+    assert_eq!(evaluated, expected);
+    // The chart's evaluation ticks are the run's, not a fixed grid.
+    let svg = stdout_ok(&["plot", "autoscale", "--scenario", &swap, "-o", "-"]);
+    assert!(svg.contains("formula evaluation (the schedule restarts at a timed action)"));
+    // The flag says the same as the file.
+    let keep = root("examples/formulas/keep-current.formula");
+    let zero = root("examples/formulas/zero.formula");
+    let at = format!("120:formula={zero}");
+    let flags = ["--formula", keep.as_str(), "--at", at.as_str()];
+    assert_eq!(trace_column(&flags, "size"), sizes);
+    assert_eq!(evaluation_lines(&flags), evaluations);
+}
+
+#[test]
+fn a_timed_formulas_schedule_restarts_at_its_round() {
+    // Off the old grid: 0, 15, 30, 45 under the first formula, then 50, 65, …, 230 (240
+    // rounds); a second swap at 100 restarts it again: 100, 115, …, 235.
+    let demand = root("examples/formulas/demand.formula");
+    let zero = root("examples/formulas/zero.formula");
+    let once = format!("50:formula={zero}");
+    let args = ["--formula", demand.as_str(), "--at", once.as_str()];
+    let rounds: Vec<u32> = evaluation_lines(&args).into_iter().map(|e| e.0).collect();
+    let expected: Vec<u32> = (0..50).step_by(15).chain((50..240).step_by(15)).collect();
+    assert_eq!(rounds, expected);
+    assert_eq!(
+        n(&row(&[&["autoscale"], &args[..]].concat()), "evaluations"),
+        expected.len() as u64
+    );
+    let twice = format!("50:formula={zero}+100:formula={demand}");
+    let args = ["--formula", demand.as_str(), "--at", twice.as_str()];
+    let lines = evaluation_lines(&args);
+    let expected: Vec<u32> = (0..50)
+        .step_by(15)
+        .chain((50..100).step_by(15))
+        .chain((100..240).step_by(15))
+        .collect();
+    assert_eq!(lines.iter().map(|e| e.0).collect::<Vec<_>>(), expected);
+    // zero.formula's evaluations only between the swaps.
+    for (t, results) in &lines {
+        let zero = results.starts_with("$TargetDedicatedNodes=0;");
+        assert_eq!(zero, (50..100).contains(t), "round {t}: {results}");
+    }
+    // With a timed interval too: the swap keeps the interval in force (5 from round 20).
+    let both = format!("20:evaluation_interval=5+52:formula={zero}");
+    let args = ["--formula", demand.as_str(), "--at", both.as_str()];
+    let rounds: Vec<u32> = evaluation_lines(&args).into_iter().map(|e| e.0).collect();
+    let expected: Vec<u32> = [0, 15]
+        .into_iter()
+        .chain((20..52).step_by(5))
+        .chain((52..240).step_by(5))
+        .collect();
+    assert_eq!(rounds, expected);
+}
+
+#[test]
+fn a_bad_timed_formula_is_one_line_naming_the_file() {
+    let keep = root("examples/formulas/keep-current.formula");
+    // A missing file, by flag and by scenario (relative to the scenario's folder).
+    let e = one_line_error(&[
+        "autoscale",
+        "--formula",
+        &keep,
+        "--at",
+        "120:formula=/nonexistent/gone.formula",
+    ]);
+    assert!(
+        e.contains("formula file /nonexistent/gone.formula: no such file"),
+        "{e}"
+    );
+    let toml = temp_file(
+        "swap-missing.toml",
+        format!("[params]\nformula = \"{keep}\"\n[[at]]\nround = 120\nformula = \"gone-swap.formula\"\n"),
+    );
+    let dir = std::path::Path::new(&toml)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(
+        e.contains(&format!(
+            "formula file {dir}/gone-swap.formula: no such file"
+        )),
+        "{e}"
+    );
+    // A formula's error is FILE:LINE:COL: error: … alone, exit 2.
+    let bad = temp_file("swap-bad.formula", "$TargetDedicatedNodes = 1;\nx = (\n");
+    for args in [
+        vec!["autoscale", "--formula", &keep, "--at", &format!("120:formula={bad}")],
+        vec![
+            "trace",
+            "autoscale",
+            "--scenario",
+            &temp_file(
+                "swap-bad.toml",
+                format!("[params]\nformula = \"{keep}\"\n[[at]]\nround = 9\nformula = \"swap-bad.formula\"\n"),
+            ),
+        ],
+    ] {
+        let out = capsim(&args);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("{bad}:3:1: error: ")), "{err}");
+    }
+    // A path that is not a string, and the lesson's policy (no formula to replace).
+    let toml = temp_file("swap-number.toml", "[[at]]\nround = 1\nformula = 5\n");
+    let e = one_line_error(&["autoscale", "--scenario", &toml]);
+    assert!(
+        e.contains("'formula' at round 1 must be a file's path"),
+        "{e}"
+    );
+    let zero = root("examples/formulas/zero.formula");
+    for command in [&["autoscale"][..], &["trace", "autoscale"]] {
+        let at = format!("120:formula={zero}");
+        let e = one_line_error(&[command, &["--at", at.as_str()]].concat());
+        assert!(
+            e.contains("--at: accepted values are formula actions only with --formula"),
+            "{e}"
+        );
+    }
+}

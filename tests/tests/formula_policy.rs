@@ -378,3 +378,55 @@ fn a_record_shows_the_pools_deallocation_when_the_formula_leaves_it() {
         ]
     );
 }
+
+/// A timed formula (Batch's "enable autoscale with a new formula") swaps the program by
+/// index and restarts the schedule at its round; an index past the list changes nothing.
+#[test]
+fn a_timed_formula_swaps_the_program_and_restarts_the_schedule() {
+    use capsim_core::autoscale::{Timed, TimedAction};
+    let twelve = storage("$TargetDedicatedNodes = 12;");
+    let zero = storage("$TargetDedicatedNodes = 0;");
+    static AT: [TimedAction; 2] = [
+        TimedAction {
+            round: 50,
+            what: Timed::Formula,
+            value: 1,
+        },
+        TimedAction {
+            round: 70,
+            what: Timed::Formula,
+            value: 7,
+        },
+    ];
+    let mut p = Params::default();
+    p.lifecycle.at = &AT;
+    let mut s = storage("$TargetDedicatedNodes = 5;");
+    let programs = [&*twelve.program, &*zero.program];
+    let mut policy = FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, 15, p.capacity)
+        .unwrap()
+        .with_programs(&programs);
+    let mut rounds = Rounds::default();
+    let m =
+        autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut rounds).unwrap();
+    let rounds = rounds.0;
+    // 5 from round 0; the swap to program 1 (0 nodes) at round 50 evaluates at once; the
+    // action at 70 names no program (index 7 of 2) and is ignored: the schedule stays.
+    for s in &rounds {
+        let want = if s.round < 50 { 5 } else { 0 };
+        assert_eq!(s.target_dedicated, want, "round {}", s.round);
+    }
+    let evaluated: Vec<u32> = rounds
+        .iter()
+        .filter(|s| s.evaluated)
+        .map(|s| s.round)
+        .collect();
+    let expected: Vec<u32> = (0..50).step_by(15).chain((50..240).step_by(15)).collect();
+    assert_eq!(evaluated, expected);
+    assert_eq!(m.evaluations, expected.len() as u32);
+    // Without programs every index is past the list: the first formula stays.
+    let mut s = storage("$TargetDedicatedNodes = 5;");
+    let mut policy =
+        FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, 15, p.capacity).unwrap();
+    let m = autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    assert_eq!(m.evaluations, (0..240).step_by(15).count() as u32);
+}

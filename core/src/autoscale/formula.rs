@@ -30,6 +30,10 @@
 //!   with autoscale from an evaluation at enable time, then every interval. So a run of
 //!   `rounds` rounds evaluates `ceil(rounds / K)` times; the first usually fails when the
 //!   formula samples (nothing is recorded yet).
+//! - **A timed formula** ([`super::Timed::Formula`], a program of
+//!   [`FormulaPolicy::with_programs`]) replaces the program at its round and restarts the
+//!   schedule there, as a timed interval does: Batch's enable-autoscale with a new formula.
+//!   The target, the samples and the deallocation option carry over to the new formula.
 //! - **The target** starts as the initial group's size and changes only on a successful
 //!   evaluation that assigns `$TargetDedicatedNodes` (fractions truncated by the evaluator).
 //!   Every round the group is steered to it (Batch keeps resizing a pool to its target):
@@ -105,6 +109,9 @@ pub struct FormulaPolicy<
     const POOL: usize = VECTOR_POOL,
 > {
     program: &'a BoundedProgram<NODES>,
+    /// The programs a timed formula action may swap in, by index (none unless
+    /// [`Self::with_programs`]): caller-owned, so the policy stays small.
+    programs: &'a [&'a BoundedProgram<NODES>],
     history: &'a mut History<N>,
     ws: &'a mut BoundedWorkspace<POOL>,
     capacity: f64,
@@ -143,6 +150,7 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
         history.clear();
         Ok(Self {
             program,
+            programs: &[],
             history,
             ws,
             capacity,
@@ -157,6 +165,13 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
             target_changes: 0,
             last: None,
         })
+    }
+
+    /// Returns the policy with `programs`, the formulas a timed action
+    /// ([`super::Timed::Formula`]) swaps in by index.
+    pub fn with_programs(mut self, programs: &'a [&'a BoundedProgram<NODES>]) -> Self {
+        self.programs = programs;
+        self
     }
 
     /// Returns the dedicated target now (`None` before the first round).
@@ -307,6 +322,15 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
         // Checked with the parameters (5 to 10,080): a new schedule from `round` on.
         self.interval = rounds.max(1);
         self.schedule_start = round;
+    }
+
+    fn set_formula(&mut self, round: u32, index: u32) {
+        // Batch's "enable autoscale with a new formula": a new schedule from `round` on, the
+        // pool's target, samples and deallocation option kept.
+        if let Some(program) = self.programs.get(index as usize) {
+            self.program = program;
+            self.schedule_start = round;
+        }
     }
 
     fn drain_rounds(&self) -> u32 {

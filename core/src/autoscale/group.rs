@@ -306,6 +306,7 @@ impl<'p> Group<'p> {
                 // Launches read the version from the list (`template_epoch`).
                 Timed::Template => {}
                 Timed::EvaluationInterval => policy.set_evaluation_interval(t, a.value),
+                Timed::Formula => policy.set_formula(t, a.value),
                 Timed::Desired => {
                     let c = &self.counts;
                     let have = i64::from(c.serving())

@@ -518,7 +518,7 @@ impl Lifecycle {
     /// minimum never above the maximum from any action's round on.
     fn timed_ok(&self) -> bool {
         let counts = self.at.iter().all(|a| match a.what {
-            Timed::MinInstances | Timed::MaxInstances | Timed::Desired => true,
+            Timed::MinInstances | Timed::MaxInstances | Timed::Desired | Timed::Formula => true,
             Timed::EvaluationInterval => {
                 (super::MIN_EVALUATION_INTERVAL..=super::MAX_EVALUATION_INTERVAL).contains(&a.value)
             }
@@ -659,7 +659,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
         const fn a(round: u32, what: Timed, value: u32) -> TimedAction {
             TimedAction { round, what, value }
         }
-        static AT: [TimedAction; 11] = [
+        static AT: [TimedAction; 12] = [
             a(5, Timed::MaxInstances, 8),
             a(8, Timed::Desired, 14),
             a(20, Timed::Template, 2),
@@ -671,6 +671,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             a(70, Timed::Protect, 2),
             a(80, Timed::Desired, 0),
             a(90, Timed::EvaluationInterval, 5),
+            a(100, Timed::Formula, 0),
         ];
         let mut window = |len: usize| -> arbitrary::Result<(usize, usize)> {
             let start = u.int_in_range(0..=len)?;

@@ -93,6 +93,12 @@ pub trait ScalingPolicy {
     fn set_evaluation_interval(&mut self, round: u32, rounds: u32) {
         let _ = (round, rounds);
     }
+
+    /// Hears a timed action swap in formula `index` (of the programs the policy was given)
+    /// in round `round` (its schedule restarts there); a policy without formulas ignores it.
+    fn set_formula(&mut self, round: u32, index: u32) {
+        let _ = (round, index);
+    }
 }
 
 /// The lesson's policy: once `cooldown` rounds have passed since its last action, out to

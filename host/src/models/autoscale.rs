@@ -6,7 +6,7 @@ use crate::list::{Item, WarmSize};
 use crate::output::Cell;
 use capsim_core::autoscale::{
     self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
-    LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout, TimedAction,
+    LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout, Timed, TimedAction,
 };
 use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState};
 use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
@@ -87,6 +87,36 @@ impl Value for FormulaFile {
             .as_ref()
             .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
     }
+}
+
+/// The formulas timed actions swap in (`ROUND:formula=FILE`), each file parsed once per
+/// command; a [`Timed::Formula`] action's value is its index here.
+static TIMED_FORMULAS: std::sync::Mutex<Vec<Arc<LoadedFormula>>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn timed_formulas() -> std::sync::MutexGuard<'static, Vec<Arc<LoadedFormula>>> {
+    TIMED_FORMULAS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Reads and parses the formula at `path` for a timed action (once per path and command);
+/// returns its index, the action's value. The error is [`FormulaFile::load`]'s one line.
+pub fn timed_formula(path: &str) -> Result<u32, String> {
+    if let Some(i) = timed_formulas().iter().position(|f| f.path == path) {
+        return Ok(i as u32);
+    }
+    let FormulaFile(Some(loaded)) = FormulaFile::load(path)? else {
+        return Err(format!("{path}: not a formula file"));
+    };
+    let mut pool = timed_formulas();
+    pool.push(loaded);
+    Ok(pool.len() as u32 - 1)
+}
+
+/// Returns the path of timed formula `index` (as the action was given).
+pub fn timed_formula_path(index: u32) -> Option<String> {
+    timed_formulas().get(index as usize).map(|f| f.path.clone())
 }
 
 /// A demand file given to `--demand-file` (`none`: the lesson's curve), read once per
@@ -422,6 +452,25 @@ fn board_full<M>(r: &Outcome<M>) -> bool {
     )
 }
 
+/// Returns whether a timed action of `p` swaps a formula in.
+fn has_timed_formula(p: &autoscale::Params) -> bool {
+    p.lifecycle.at.iter().any(|a| a.what == Timed::Formula)
+}
+
+impl AutoscaleParams {
+    /// A timed formula replaces the formula driving the group: without `--formula` (the
+    /// lesson's or AWS's policy) it is refused, not taken over from its round.
+    fn check_timed_formula(&self) -> Result<(), Error> {
+        if self.formula.0.is_none() && has_timed_formula(&self.core) {
+            return Err(Error::OutOfRange {
+                param: "at",
+                accepted: capsim_core::Accepted::TimedFormula,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
@@ -459,6 +508,7 @@ impl AutoscaleScratch {
 
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
     fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
+        p.check_timed_formula()?;
         let r = match p.table() {
             None => self.run_lesson_fast(&p.core),
             Some(table) => {
@@ -484,6 +534,7 @@ impl AutoscaleScratch {
     ) -> Outcome<autoscale::Metrics> {
         let core = &p.core;
         core.validate()?;
+        p.check_timed_formula()?;
         if let Some(table) = p.table() {
             table.check(core)?;
         }
@@ -505,13 +556,21 @@ impl AutoscaleScratch {
         // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
         // than the run (evaluations start afresh anyway).
         ws.reseed(u64::from(core.seed));
+        // The command's timed formulas, by index (the actions' values).
+        let swaps: Vec<Arc<LoadedFormula>> = if has_timed_formula(core) {
+            timed_formulas().clone()
+        } else {
+            Vec::new()
+        };
+        let programs: Vec<&Program> = swaps.iter().map(|f| &*f.program).collect();
         let mut policy = FormulaPolicy::new(
             &f.program,
             history,
             ws,
             p.evaluation_interval,
             core.capacity,
-        )?;
+        )?
+        .with_programs(&programs);
         autoscale::run_formula_in(core, group, demand, &mut policy, &mut rng, observer)
     }
 
@@ -613,6 +672,7 @@ fn run_autoscale_batch(
     let together = params.len() > 1
         && params.iter().all(|p| {
             p.formula.0.is_none()
+                && !has_timed_formula(&p.core)
                 && p.demand_file.0.is_none()
                 && p.core.rounds <= MAX_DEMAND_TABLE
                 && p.core.validate().is_ok()
@@ -770,7 +830,7 @@ impl Model for Autoscale {
             "Scenario terminate hooks, run in order after --terminate-hook (as --launch-hooks; abandon skips the rest, rollback returns the instance to service)",
             "as --launch-hooks, or none", "none"),
         param!("at", core.lifecycle.at: &'static [TimedAction],
-            "Timed operator actions, '+'-joined ROUND:KEY=VALUE, in list order after --events within a round: min_instances / max_instances (a size or none), desired (launch or remove to that many serving and launching), standby / unstandby / protect / unprotect / detach (counts), template (a new launch-template version; --removal-policy oldest-template removes the oldest version first), evaluation_interval (a formula's new interval, 5 to 10080: evaluations from that round on every N rounds)",
+            "Timed operator actions, '+'-joined ROUND:KEY=VALUE, in list order after --events within a round: min_instances / max_instances (a size or none), desired (launch or remove to that many serving and launching), standby / unstandby / protect / unprotect / detach (counts), template (a new launch-template version; --removal-policy oldest-template removes the oldest version first), evaluation_interval (a formula's new interval, 5 to 10080: evaluations from that round on every N rounds), formula (a formula FILE that drives the group from that round on, its schedule restarting there; needs --formula; FILE without '+' or ',')",
             "at most 125 actions, counts and versions 1 to 4294967295, the minimum never above the maximum, or none",
             "none"),
         param!("task_rounds", core.lifecycle.task_rounds: Option<u32>,

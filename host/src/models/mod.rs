@@ -569,9 +569,9 @@ mod consumers;
 mod grid;
 
 pub use autoscale::{
-    Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile, FormulaFile, FormulaScratch,
-    HostGroup, LoadedDemand, LoadedFormula, PolicyName, Price, HOST_GROUP_SIZE, MAX_PRICE,
-    MAX_SAMPLE_DELAY,
+    timed_formula, timed_formula_path, Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile,
+    FormulaFile, FormulaScratch, HostGroup, LoadedDemand, LoadedFormula, PolicyName, Price,
+    HOST_GROUP_SIZE, MAX_PRICE, MAX_SAMPLE_DELAY,
 };
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};

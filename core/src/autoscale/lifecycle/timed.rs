@@ -53,11 +53,19 @@ pub enum Timed {
     /// `EnableAutoScale` `autoScaleEvaluationInterval`): evaluations at this round, then every
     /// value rounds. Other policies have no interval (nothing changes).
     EvaluationInterval,
+    /// A new autoscale formula: the value indexes the programs the caller compiled and gave
+    /// the formula policy ([`super::super::FormulaPolicy::with_programs`]). "Enable
+    /// autoscale with a new formula" restarts the evaluation schedule as
+    /// [`Timed::EvaluationInterval`] does: the new formula evaluates in this round, then
+    /// every interval. The pool's target, samples and deallocation option stay. A policy
+    /// without formulas, or an index past the list, ignores it (the host refuses a timed
+    /// formula without `--formula`).
+    Formula,
 }
 
 impl Timed {
     /// Every action, in declaration order.
-    pub const ALL: [Timed; 10] = [
+    pub const ALL: [Timed; 11] = [
         Timed::MinInstances,
         Timed::MaxInstances,
         Timed::Desired,
@@ -68,6 +76,7 @@ impl Timed {
         Timed::Detach,
         Timed::Template,
         Timed::EvaluationInterval,
+        Timed::Formula,
     ];
 
     /// Returns the action as its scenario key spells it.
@@ -83,6 +92,7 @@ impl Timed {
             Timed::Detach => "detach",
             Timed::Template => "template",
             Timed::EvaluationInterval => "evaluation_interval",
+            Timed::Formula => "formula",
         }
     }
 
