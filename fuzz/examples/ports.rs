@@ -145,6 +145,7 @@ fn main() {
             final_event_rounds: u(&p["final_event_rounds"]),
             event_rounds_min: u(&p["event_rounds_min"]),
             event_rounds_spread: u(&p["event_rounds_spread"]),
+            ..consumers::Params::default()
         };
         let e = &v["expected"];
         let expected = consumers::Metrics {
@@ -152,6 +153,10 @@ fn main() {
             reordered_shipments: u(&e["reordered_shipments"]),
             wrong_final_state: u(&e["wrong_final_state"]),
             throughput: f(&e["throughput"]),
+            // The lesson's queue: every event queued at round 0, none dropped.
+            max_backlog: params.events(),
+            dropped_events: 0,
+            dropped_shipments: 0,
         };
         let m = capsim_fuzz::consumers(&params);
         assert!(

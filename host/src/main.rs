@@ -174,7 +174,7 @@ enum TraceCommand {
         scenario: ScenarioArg,
         #[command(flatten)]
         out: TraceArgs,
-        /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round":R,"timestamp":"...Z","results":"$TargetDedicatedNodes=...;...","error":null or "line L, col C: message"} (needs --formula; not with --format)
+        /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round": R, "timestamp": "...Z", "results": "$TargetDedicatedNodes=...; ...", "error": null or "line L, col C: message"} (needs --formula; not with --format)
         #[arg(long, conflicts_with = "format")]
         evaluations: bool,
     },

@@ -75,17 +75,18 @@ pub struct Printed {
 pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> Printed {
     let mut printed = Printed::default();
     if let Err(e) = dispatch(pairs, max_runs, progress, &mut printed) {
-        // As the binary prints it: a formula's located error as it is (a flag's value's
-        // alone, without the `invalid value … for '--formula <LIST>': ` before it), else
+        // As the binary prints it: a formula's located error as it is (also when a flag's
+        // value carried it, as the binary unwraps clap's `invalid value …` around it), else
         // `error: …`.
-        let e = match e.split_once(" <LIST>': ") {
-            Some((_, rest)) if crate::input::is_located(rest) => rest.to_string(),
-            _ => e,
-        };
-        printed.error = Some(if crate::input::is_located(&e) {
-            e
-        } else {
-            format!("error: {e}")
+        let located = e
+            .split_once(" <LIST>': ")
+            .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
+            .filter(|first| crate::input::is_located(first))
+            .map(str::to_string);
+        printed.error = Some(match located {
+            Some(line) => line,
+            None if crate::input::is_located(&e) => e,
+            None => format!("error: {e}"),
         });
     }
     printed

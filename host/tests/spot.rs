@@ -79,8 +79,19 @@ fn the_preempted_nodes_formula_gets_its_low_priority_nodes() {
     assert!(n(&hit, "under_capacity_rounds") >= n(&on, "under_capacity_rounds"));
     // The trace of that run shows the spot columns; the plain trace has none.
     let t = trace(&["--formula", &formula, "--preemption-rate", "0.02"]);
-    assert_eq!(&t.0[t.0.len() - 3..], ["spot", "preempted", "warm"]);
+    // The spot columns come right after the states, then a formula run's own.
     let spot = t.0.iter().position(|c| c == "spot").unwrap();
+    assert_eq!(
+        &t.0[spot..],
+        [
+            "spot",
+            "preempted",
+            "warm",
+            "target_dedicated",
+            "evaluated",
+            "evaluation_failed"
+        ]
+    );
     let max = t.1.iter().map(|r| r[spot].parse::<u64>().unwrap()).max();
     assert_eq!(max, Some(n(&hit, "spot_max")));
     let plain = trace(&[]);

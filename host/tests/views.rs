@@ -115,6 +115,10 @@ fn consumers_values(key: &str) -> Vec<String> {
         "final_event_rounds" => &["0", "20"],
         "event_rounds_min" => &["0", "5"],
         "event_rounds_spread" => &["0", "10"],
+        "arrival_rate" => &["none", "0.5", "65536"],
+        "outage" => &["none", "100..300", "0..1"],
+        "buffer" => &["none", "1", "300"],
+        "routing" => &["shared", "keyed"],
         "seed" => &["1", "2147483646"],
         _ => panic!("consumers parameter {key} has no test values"),
     };
@@ -134,6 +138,10 @@ fn bulkhead_values(key: &str) -> Vec<String> {
         "tracking_hold" => &["1", "127"],
         "event_hold" => &["1", "127"],
         "slow_hold" => &["1", "127"],
+        "failure_end" => &["none", "1500"],
+        "breaker" => &["none", "0.5:9:20", "0:1:1"],
+        "retries" => &["0", "2", "10"],
+        "retry_backoff" => &["0", "3"],
         "seed" => &["1", "2147483646"],
         _ => panic!("bulkhead parameter {key} has no test values"),
     };
@@ -257,7 +265,9 @@ fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
     let what = format!("{p:?}");
     assert_eq!(t.len() as u64, m.rounds, "{what}");
     let applied: u64 = t.iter().map(|s| u64::from(s.applied)).sum();
-    assert_eq!(applied, p.events(), "{what}");
+    assert_eq!(applied, p.events() - m.dropped_events, "{what}");
+    let dropped: u64 = t.iter().map(|s| s.dropped).sum();
+    assert_eq!(dropped, m.dropped_events, "{what}");
     let reordered: u32 = t.iter().map(|s| s.reordered).sum();
     assert_eq!(reordered, m.reordered_shipments, "{what}");
     for (i, s) in t.iter().enumerate() {
@@ -266,10 +276,16 @@ fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
     }
     let last = t.last().unwrap();
     assert_eq!((last.queue_left, last.busy_consumers), (0, 0), "{what}");
+    // A flow option adds its columns (arrived, dropped, backlog), and only it does.
+    let flow = p.flows();
+    if flow {
+        let backlog = t.iter().map(|s| s.backlog).max().unwrap_or(0);
+        assert_eq!(backlog, m.max_backlog, "{what}");
+    }
     let mut csv = String::new();
-    capsim_core::trace::consumers_header(&mut csv).unwrap();
+    capsim_core::trace::consumers_header_with(&mut csv, flow).unwrap();
     for s in t {
-        capsim_core::trace::consumers_row(&mut csv, s).unwrap();
+        capsim_core::trace::consumers_row_with(&mut csv, s, flow).unwrap();
     }
     assert_eq!(trace::csv::<Consumers>(p).0, csv, "{what}");
 }
@@ -284,14 +300,22 @@ fn check_bulkhead(p: &bulkhead::Params, m: &bulkhead::Metrics, tape: &Tape) {
     assert_eq!(sum(|s| s.tracking_dropped), m.tracking_dropped, "{what}");
     assert_eq!(sum(|s| s.event_served), m.event_served, "{what}");
     assert_eq!(sum(|s| s.event_dropped), m.event_dropped, "{what}");
+    assert_eq!(sum(|s| s.dependency_calls), m.dependency_calls, "{what}");
     for s in t {
         assert_eq!(s.first_busy + s.second_busy, s.busy, "{what}");
     }
+    // The breaker is first open in the round the metric names.
+    let opened = t
+        .iter()
+        .position(|s| s.breaker == bulkhead::BreakerState::Open)
+        .map(|r| r as u32);
+    assert_eq!(opened, m.breaker_opened_round, "{what}");
     let split = Bulkhead::split(p);
+    let options = Bulkhead::options(p);
     let mut csv = String::new();
-    capsim_core::trace::bulkhead_header(&mut csv, split).unwrap();
+    capsim_core::trace::bulkhead_header_with(&mut csv, split, options).unwrap();
     for s in t {
-        capsim_core::trace::bulkhead_row(&mut csv, s, split).unwrap();
+        capsim_core::trace::bulkhead_row_with(&mut csv, s, split, options).unwrap();
     }
     assert_eq!(trace::csv::<Bulkhead>(p).0, csv, "{what}");
 }
@@ -348,6 +372,11 @@ impl Pick {
 /// Adds to `pairs` the `--policy` a policy's own flag needs (`capsim::policy_flags::NEEDS`:
 /// without it the flag is an error), to the list if one is given.
 fn with_policy(pairs: &mut Vec<(String, String)>) {
+    // A consumers outage needs an arrival process: the lesson's queue has no arrivals.
+    let has = |pairs: &Vec<(String, String)>, k: &str| pairs.iter().any(|(f, _)| f == k);
+    if has(pairs, "outage") && !has(pairs, "arrival-rate") {
+        pairs.push(("arrival-rate".to_string(), "0.5".to_string()));
+    }
     for (key, policy) in capsim::policy_flags::NEEDS {
         let flag = key.replace('_', "-");
         if !pairs.iter().any(|(k, _)| *k == flag) {

@@ -10,8 +10,6 @@ pub(crate) struct Counts {
     event_served: u64,
     idle_slots: u64,
     busy_slot_rounds: u64,
-    /// Event requests served during the slowdown: each a call to the broken dependency.
-    slow_served: u64,
 }
 
 /// Release calendar length: one more than the longest hold, rounded up to a power of two.
@@ -88,6 +86,10 @@ pub(crate) struct Lane {
     /// First round of the slowdown, `u32::MAX` for a healthy run.
     slow_from: u32,
     c: Counts,
+    /// The event requests served before the slowdown, taken at its first round by
+    /// [`Lane::slowdown_starts`] (`None` until then): the rest were calls to the broken
+    /// dependency.
+    served_before_slowdown: Option<u64>,
 }
 
 impl Lane {
@@ -105,8 +107,8 @@ impl Lane {
             event_served: 0,
             idle_slots: 0,
             busy_slot_rounds: 0,
-            slow_served: 0,
         },
+        served_before_slowdown: None,
     };
 
     /// Sets this lane up for `p`, in place, whatever a previous run left in it.
@@ -130,6 +132,17 @@ impl Lane {
         self.slow_hold = slowdown.hold;
         self.slow_from = slowdown.from;
         self.c = Counts::default();
+        self.served_before_slowdown = None;
+    }
+
+    /// The first round of this lane's slowdown (`u32::MAX` for a healthy one).
+    pub(crate) fn slow_from(&self) -> u32 {
+        self.slow_from
+    }
+
+    /// Called at the start of the slowdown's first round, before the lane plays it.
+    pub(crate) fn slowdown_starts(&mut self) {
+        self.served_before_slowdown = Some(self.c.event_served);
     }
 
     /// Returns the run's metrics, given the stream's arrivals of each kind: the drops are
@@ -145,7 +158,9 @@ impl Lane {
             idle_slots: c.idle_slots,
             busy_slot_rounds: c.busy_slot_rounds,
             dependency_calls: c.event_served,
-            broken_slot_rounds: c.slow_served * u64::from(self.slow_hold),
+            broken_slot_rounds: self.served_before_slowdown.map_or(0, |before| {
+                (c.event_served - before) * u64::from(self.slow_hold)
+            }),
             breaker_opened_round: None,
         }
     }
@@ -182,8 +197,7 @@ impl Lane {
         let second_busy = self.second.as_ref().map_or(0, |p| p.busy);
         let busy = self.first.busy + second_busy;
         self.c.busy_slot_rounds += u64::from(busy);
-        let slow = t >= self.slow_from;
-        let event_hold = if slow {
+        let event_hold = if t >= self.slow_from {
             self.slow_hold
         } else {
             self.event_hold
@@ -218,7 +232,6 @@ impl Lane {
         };
         self.c.tracking_served += u64::from(tracking_served);
         self.c.event_served += u64::from(event_served);
-        self.c.slow_served += if slow { u64::from(event_served) } else { 0 };
         if !OBSERVE {
             return RoundState::default();
         }

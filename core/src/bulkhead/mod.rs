@@ -218,6 +218,18 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         lane.set(&params[i].pools(), params[i].slowdown());
     }
     let mut active = leaders;
+    // The lanes whose slowdown starts within the horizon, by the round it starts: each takes
+    // its count of served events then (so the rounds before it cost nothing more).
+    let mut slowdowns = [(u32::MAX, 0usize); B];
+    let mut slow_lanes = 0;
+    for (k, lane) in lanes.iter().enumerate() {
+        if lane.slow_from() < first.horizon {
+            slowdowns[slow_lanes] = (lane.slow_from(), k);
+            slow_lanes += 1;
+        }
+    }
+    slowdowns[..slow_lanes].sort_unstable();
+    let mut next_slowdown = 0;
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
     let mut arrivals = Arrivals::new();
@@ -268,6 +280,12 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             let (playing, waiting) = lanes.split_at_mut(active);
             waiting[0].follow(&playing[leader[active]]);
             active += 1;
+        }
+        while next_slowdown < slow_lanes && slowdowns[next_slowdown].0 == t {
+            // A lane joins by the first round of its slowdown (the plan's join is the earlier
+            // slowdown of the two), so it is playing.
+            lanes[slowdowns[next_slowdown].1].slowdown_starts();
+            next_slowdown += 1;
         }
         let lanes = &mut lanes[..active];
         if observe {

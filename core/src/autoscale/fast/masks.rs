@@ -3,6 +3,11 @@
 //! metrics read kept beside them, and the word operations the fast path's rounds are made of
 //! (remove, compact, append, scale in, count streaks; [`select`] finds the k-th set bit).
 
+// The four bit helpers below are hinted `#[inline]` where the build has several codegen units
+// and no LTO (the host's release build: without the hint they are calls from the round's
+// code in `fast/mod.rs`); the boards' builds (LTO, one codegen unit) inline them as they
+// need, and with the hint grew by 2.8 KB of code.
+
 // Word-parallel code indexes several masks by the same word.
 #![allow(clippy::needless_range_loop)]
 
@@ -10,7 +15,7 @@ use super::{Mask, RING, WORDS};
 use crate::autoscale::MAX_GROUP_SIZE;
 
 /// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
 pub(super) fn span(w: usize, lo: usize, hi: usize) -> u64 {
     let base = w * 64;
     let lo = lo.clamp(base, base + 64) - base;
@@ -23,7 +28,7 @@ const L8: u64 = 0x0101_0101_0101_0101;
 const H8: u64 = 0x8080_8080_8080_8080;
 
 /// Returns, in each byte, the number of set bits of `x` in that byte and all lower ones.
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
 pub(super) fn byte_prefix_counts(x: u64) -> u64 {
     let mut s = x - ((x >> 1) & 0x5555_5555_5555_5555);
     s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
@@ -32,7 +37,7 @@ pub(super) fn byte_prefix_counts(x: u64) -> u64 {
 }
 
 /// Returns how many bytes of `prefix` (each at most 64) are at most `k` (`k` < 128).
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
 pub(super) fn bytes_at_most(prefix: u64, k: u64) -> u64 {
     let le = (((k * L8) | H8) - prefix) & H8;
     (le >> 7).wrapping_mul(L8) >> 56
@@ -40,7 +45,7 @@ pub(super) fn bytes_at_most(prefix: u64, k: u64) -> u64 {
 
 /// Returns bit `k` (from 0) of the set bits of `x`, as a one-bit mask, 0 when `x` has at most
 /// `k`: branch-free (a loop would mispredict on the random `k`).
-#[inline]
+#[cfg_attr(not(target_os = "none"), inline)]
 pub(super) fn select(x: u64, k: u32) -> u64 {
     let k = u64::from(k);
     let prefix = byte_prefix_counts(x);
