@@ -209,7 +209,8 @@ Every combination of the flags' values is one run (at most 8 in one chart, of an
 rounds); each run draws its series, labelled by its values of the listed flags. 9 to 36 runs
 (the lesson's 3 x 3 sweep, say) are drawn as small multiples: a panel per run, captioned by
 its values, every panel on the same axes. autoscale: group size, ready
-and required instances; consumers: events not yet applied; bulkhead: tracking and event
+and required instances (a --formula run adds the formula's target, the trace's
+target_dedicated, as a wide band under them); consumers: events not yet applied; bulkhead: tracking and event
 requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
 same bytes on every machine. -o - writes it to stdout; a FILE with another extension than

@@ -217,6 +217,12 @@ pub struct Lines {
     /// Whether the run has its model's extra series ([`crate::trace::Traced::split`]): a
     /// consumers run with a flow option draws its queue after arrivals and its drops too.
     pub extra: bool,
+    /// An autoscale run with the spot class: it keeps the dedicated instances too (after
+    /// group size, ready and required).
+    pub dedicated: bool,
+    /// An autoscale run driven by a formula: it keeps the formula's dedicated target too
+    /// (`target_dedicated`, last).
+    pub target: bool,
     rejected: u64,
     /// Windows of consecutive rounds in which an instance waited in a lifecycle hook
     /// (Pending:Wait or Removing:Wait), `[start, end)`, at most [`MAX_WINDOWS`].
@@ -254,16 +260,18 @@ impl Observer for Lines {
                 _ => self.hook_waits.push((r, r + 1.0)),
             }
         }
-        self.push(
-            f64::from(s.round),
-            &[
-                f64::from(s.size),
-                f64::from(s.counts.serving()),
-                s.required as f64,
-                // The spot class's runs only (see `Plotted::series_of`).
-                f64::from(s.size - s.spot),
-            ],
-        );
+        // The spot class's and a formula's only (see `Plotted::series_of`).
+        let dedicated = self.dedicated.then_some(f64::from(s.size - s.spot));
+        let target = self.target.then_some(f64::from(s.target_dedicated));
+        let values = [
+            Some(f64::from(s.size)),
+            Some(f64::from(s.counts.serving())),
+            Some(s.required as f64),
+            dedicated,
+            target,
+        ];
+        let values: Vec<f64> = values.into_iter().flatten().collect();
+        self.push(f64::from(s.round), &values);
     }
     fn consumers_round(&mut self, s: &consumers::RoundState) {
         let backlog = s.queue_left + u64::from(s.busy_consumers);
@@ -320,6 +328,14 @@ pub trait Plotted: Traced {
     fn marks(p: &Self::Params, lines: &Lines) -> Marks {
         let _ = (p, lines);
         Marks::default()
+    }
+
+    /// What a run with `p` keeps: the series [`Plotted::series_of`] names, in its order.
+    fn lines(p: &Self::Params) -> Lines {
+        Lines {
+            extra: Self::split(p),
+            ..Lines::default()
+        }
     }
 }
 
@@ -431,9 +447,10 @@ impl Plotted for Autoscale {
     }
 
     /// With the spot class the two classes are stacked: the dedicated instances, and the
-    /// spot ones above them up to the group size.
+    /// spot ones above them up to the group size. A formula's run adds the formula's
+    /// dedicated target (the trace's `target_dedicated`), last.
     fn series_of(p: &Self::Params) -> Vec<&'static str> {
-        if p.core.lifecycle.spot.enabled() {
+        let mut names = if p.core.lifecycle.spot.enabled() {
             vec![
                 "group size (dedicated + spot)",
                 "ready",
@@ -442,9 +459,27 @@ impl Plotted for Autoscale {
             ]
         } else {
             Self::SERIES.to_vec()
+        };
+        if p.formula.0.is_some() {
+            names.push(TARGET_SERIES);
+        }
+        names
+    }
+
+    fn lines(p: &Self::Params) -> Lines {
+        Lines {
+            extra: <Self as Traced>::split(p),
+            dedicated: p.core.lifecycle.spot.enabled(),
+            target: p.formula.0.is_some(),
+            ..Lines::default()
         }
     }
 }
+
+/// The legend's name of a formula run's target series: the trace's `target_dedicated`, the
+/// dedicated target after each round's decision (the last evaluation's
+/// `$TargetDedicatedNodes`, truncated, held between evaluations).
+pub const TARGET_SERIES: &str = "target ($TargetDedicatedNodes)";
 
 impl Plotted for Consumers {
     const Y_LABEL: &'static str = "events not yet applied";
@@ -527,10 +562,7 @@ fn run_series<M: Plotted>(grid: &Grid<M>, i: u64) -> Result<(String, Vec<Series>
     let p = grid.params(i);
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
     let name = values(grid, &p, true);
-    let mut lines = Lines {
-        extra: M::split(&p),
-        ..Lines::default()
-    };
+    let mut lines = M::lines(&p);
     crate::trace::observe::<M>(&p, &mut lines).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
     let series = M::series_of(&p)
         .iter()
@@ -661,7 +693,7 @@ fn draw_multiples(
     let mut x = (width as i32 - widths) / 2;
     for (i, name) in names.iter().enumerate() {
         let (colour, dash) = style_of(i);
-        draw_dashed(root, &[(x, 44), (x + 22, 44)], colour, dash)?;
+        draw_dashed(root, &[(x, 44), (x + 22, 44)], colour, dash, width_of(name))?;
         x += 28;
         root.draw(&Text::new(*name, (x, 36), font(14.0)))?;
         x += text_size(14.0, name).0 as i32 + 16;
@@ -692,12 +724,12 @@ fn draw_multiples(
             .draw()?;
         let plot = chart.plotting_area();
         draw_marks(root, plot, &panel.marks, (x_max, y_max))?;
-        for (i, s) in series.iter().enumerate() {
+        for (i, s) in drawing_order(series) {
             let (colour, dash) = style_of(i);
             let pixels: Vec<BackendCoord> =
                 s.points.iter().map(|&p| plot.map_coordinate(&p)).collect();
             // map_coordinate gives the root's pixels.
-            draw_dashed(root, &pixels, colour, dash)?;
+            draw_dashed(root, &pixels, colour, dash, width_of(&s.label))?;
         }
     }
     Ok(())
@@ -751,8 +783,9 @@ fn draw_dashed(
     pixels: &[BackendCoord],
     colour: RGBColor,
     dash: Option<(i32, i32)>,
+    width: u32,
 ) -> Result<(), Failed> {
-    let style = colour.stroke_width(2);
+    let style = colour.stroke_width(width);
     match dash {
         None => area.draw(&PathElement::new(pixels.to_vec(), style))?,
         Some((on, off)) => {
@@ -938,7 +971,11 @@ fn legend(
         .map(|(i, s)| {
             (
                 s.label.as_str(),
-                Swatch::Line(COLOURS[i % COLOURS.len()], dash_of(s.run)),
+                Swatch::Line(
+                    COLOURS[i % COLOURS.len()],
+                    dash_of(s.run),
+                    width_of(&s.label),
+                ),
             )
         })
         .collect();
@@ -985,8 +1022,8 @@ fn legend(
         let mid = (2 * (ty + line_y(i)) + dy as i32) / 2;
         let x0 = x + LEGEND_MARGIN;
         match *swatch {
-            Swatch::Line(colour, dash) => {
-                draw_dashed(area, &[(x0, mid), (x0 + 20, mid)], colour, dash)?
+            Swatch::Line(colour, dash, width) => {
+                draw_dashed(area, &[(x0, mid), (x0 + 20, mid)], colour, dash, width)?
             }
             Swatch::Window(colour) => area.draw(&Rectangle::new(
                 [(x0, mid - 6), (x0 + 20, mid + 6)],
@@ -1008,7 +1045,7 @@ fn legend(
 /// A legend entry's picture.
 #[derive(Clone, Copy)]
 enum Swatch {
-    Line(RGBColor, Option<(i32, i32)>),
+    Line(RGBColor, Option<(i32, i32)>, u32),
     Window(RGBColor),
     Rule,
     Tick,
@@ -1024,6 +1061,28 @@ const WINDOW_ALPHA: f64 = 0.18;
 /// The failure rounds' rules and the formula evaluations' ticks.
 const RULE_COLOUR: RGBColor = RGBColor(180, 0, 40);
 const TICK_COLOUR: RGBColor = RGBColor(110, 40, 160);
+
+/// A line's stroke width in pixels: 2, and [`TARGET_WIDTH`] for a formula's target (see
+/// [`drawing_order`]). `label` is the series' legend text, `run: what` or `what`.
+fn width_of(label: &str) -> u32 {
+    if label.ends_with(TARGET_SERIES) {
+        TARGET_WIDTH
+    } else {
+        2
+    }
+}
+
+/// A formula's target is a wide band drawn under the other lines: where the group is at its
+/// target, the group size runs along the band's middle.
+const TARGET_WIDTH: u32 = 6;
+
+/// The series with their places (their colours) in the order they are drawn: the formulas'
+/// targets first, under the rest, then the others in order.
+fn drawing_order(series: &[Series]) -> impl Iterator<Item = (usize, &Series)> {
+    let target = |s: &Series| width_of(&s.label) == TARGET_WIDTH;
+    let first = series.iter().enumerate().filter(move |(_, s)| target(s));
+    first.chain(series.iter().enumerate().filter(move |(_, s)| !target(s)))
+}
 
 /// A run's dash pattern (pixels on, off), by its place in the grid: solid, dashed, dotted.
 fn dash_of(run: usize) -> Option<(i32, i32)> {
@@ -1061,7 +1120,7 @@ fn draw_marks(
         for &r in rounds.iter().filter(|&&r| r <= x_max) {
             let top = plot.map_coordinate(&(r, y_max));
             let bottom = plot.map_coordinate(&(r, 0.0));
-            draw_dashed(root, &[top, bottom], RULE_COLOUR, Some((5, 3)))?;
+            draw_dashed(root, &[top, bottom], RULE_COLOUR, Some((5, 3)), 2)?;
         }
     }
     for (rounds, _) in &marks.ticks {
@@ -1107,20 +1166,20 @@ fn draw(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     draw_marks(root, chart.plotting_area(), marks, (x_max, y_max))?;
-    for (i, s) in series.iter().enumerate() {
+    for (i, s) in drawing_order(series) {
         let colour = COLOURS[i % COLOURS.len()];
         match dash_of(s.run) {
             None => {
                 chart.draw_series(LineSeries::new(
                     s.points.iter().copied(),
-                    colour.stroke_width(2),
+                    colour.stroke_width(width_of(&s.label)),
                 ))?;
             }
             dash => {
                 let plot = chart.plotting_area();
                 let pixels: Vec<BackendCoord> =
                     s.points.iter().map(|&p| plot.map_coordinate(&p)).collect();
-                draw_dashed(root, &pixels, colour, dash)?;
+                draw_dashed(root, &pixels, colour, dash, width_of(&s.label))?;
             }
         }
     }

@@ -2,7 +2,9 @@
 //! entry point. `lesson=all` is `capsim lesson all`; `model=autoscale&threshold=3&format=json`
 //! is `capsim autoscale --threshold 3 --format json`: every flag is a pair of the same name
 //! (without the dashes) taking the same values, and the output and error lines are the
-//! command line's bytes.
+//! command line's bytes. A flag without a value is a bare pair (`summary`, or `summary=`):
+//! `trace=autoscale&formula-text=…&evaluations` is `capsim trace autoscale --formula
+//! editor.formula --evaluations`.
 
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
 use capsim_core::lesson::{self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
@@ -151,7 +153,7 @@ fn command(
     }
     if kind == "trace" {
         return match name {
-            "autoscale" => trace::<Autoscale>(rest, &mut printed.stdout),
+            "autoscale" => trace_autoscale(rest, &mut printed.stdout),
             "consumers" => trace::<Consumers>(rest, &mut printed.stdout),
             "bulkhead" => trace::<Bulkhead>(rest, &mut printed.stdout),
             _ => Err(format!(
@@ -192,31 +194,108 @@ fn command(
 /// with `formula=check|eval` the command's FILE.
 pub const FORMULA_TEXT_FILE: &str = "editor.formula";
 
+/// A trace's own pairs, taken out of its model's flags.
+struct TracePairs<'a> {
+    /// `format`'s value (table without one), and where among the pairs it was given.
+    format: (Format, Option<usize>),
+    /// Where `evaluations` (autoscale's) was given, if it was.
+    evaluations: Option<usize>,
+    /// The model's flags.
+    flags: Vec<(&'a str, &'a str)>,
+}
+
+/// Splits a trace's pairs into its own (`format`, and `evaluations` where `evaluations` is
+/// one of the model's) and the model's flags; a repeated or ill-valued one is the command
+/// line's error.
+fn trace_pairs<'a>(
+    pairs: &[(&'a str, &'a str)],
+    evaluations: bool,
+) -> Result<TracePairs<'a>, String> {
+    let mut t = TracePairs {
+        format: (Format::Table, None),
+        evaluations: None,
+        flags: Vec::new(),
+    };
+    for (i, &(k, v)) in pairs.iter().enumerate() {
+        match k {
+            "format" => {
+                if t.format.1.replace(i).is_some() {
+                    return Err(
+                        "the argument '--format <FORMAT>' cannot be used multiple times".into(),
+                    );
+                }
+                t.format.0 = Format::from_name(v).ok_or_else(|| {
+                    let hint = did_you_mean(v, &["table", "json", "csv"]);
+                    format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
+                })?;
+            }
+            // A URL gives a flag without a value as `evaluations` (or `evaluations=`).
+            "evaluations" if evaluations => {
+                if !v.is_empty() {
+                    return Err(format!(
+                        "unexpected value '{v}' for '--evaluations' found; no more were expected"
+                    ));
+                }
+                if t.evaluations.replace(i).is_some() {
+                    return Err("the argument '--evaluations' cannot be used multiple times".into());
+                }
+            }
+            _ => t.flags.push((k, v)),
+        }
+    }
+    Ok(t)
+}
+
 /// `capsim trace MODEL [flags] [--format F]`.
 fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
-    let mut format = Format::Table;
-    let mut flags = Vec::new();
-    let mut seen = false;
-    for &(k, v) in pairs {
-        if k != "format" {
-            flags.push((k, v));
-            continue;
-        }
-        if std::mem::replace(&mut seen, true) {
-            return Err("the argument '--format <FORMAT>' cannot be used multiple times".into());
-        }
-        format = Format::from_name(v).ok_or_else(|| {
-            let hint = did_you_mean(v, &["table", "json", "csv"]);
-            format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
-        })?;
-    }
-    let flags = Flags::<M>::from_pairs(flags)?;
-    let p = crate::trace::single(&flags)?;
+    let t = trace_pairs(pairs, false)?;
+    write_trace::<M>(&Flags::<M>::from_pairs(t.flags)?, t.format.0, out)
+}
+
+/// Writes the trace of the one run `flags` describe.
+fn write_trace<M: Traced>(
+    flags: &Flags<M>,
+    format: Format,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let p = crate::trace::single(flags)?;
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-    crate::trace::write::<M>(&p, format, out).map_err(|e| match e {
+    crate::trace::write::<M>(&p, format, out).map_err(trace_stop)
+}
+
+fn trace_stop(e: crate::trace::Stop) -> String {
+    match e {
         crate::trace::Stop::Input(m) => m,
         crate::trace::Stop::Io(e) => format!("cannot write the output: {e}"),
-    })
+    }
+}
+
+/// `capsim trace autoscale [flags] [--format F | --evaluations]`: with `evaluations` (a pair
+/// without a value), one JSON Line per formula evaluation, the bytes
+/// [`crate::trace::write_evaluations`] writes for the command line.
+fn trace_autoscale(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+    let t = trace_pairs(pairs, true)?;
+    let flags = Flags::<Autoscale>::from_pairs(t.flags)?;
+    let Some(at) = t.evaluations else {
+        return write_trace(&flags, t.format.0, out);
+    };
+    // As clap words a conflict: the one given first, then the other.
+    match t.format.1 {
+        Some(f) if at < f => {
+            return Err(
+                "the argument '--evaluations' cannot be used with '--format <FORMAT>'".into(),
+            )
+        }
+        Some(_) => {
+            return Err(
+                "the argument '--format <FORMAT>' cannot be used with '--evaluations'".into(),
+            )
+        }
+        None => {}
+    }
+    let p = crate::trace::single(&flags)?;
+    (Autoscale::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    crate::trace::write_evaluations(&p, out).map_err(trace_stop)
 }
 
 /// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...

@@ -1029,3 +1029,128 @@ fn png_is_the_svg_rasterised() {
         assert!(differ > 2000, "{args:?}: {differ} pixels of text");
     }
 }
+
+/// The value at pixel `y` of a single chart, read off its value-axis tick labels (the
+/// right-aligned numbers left of the plot): the lowest and the highest tick's pixels and
+/// values.
+fn value_at(svg: &str) -> impl Fn(f64) -> f64 {
+    let ticks: Vec<(f64, f64)> = elements(svg, "text")
+        .into_iter()
+        .filter(|(tag, t)| attr(tag, "text-anchor") == Some("end") && t.parse::<f64>().is_ok())
+        .map(|(tag, t)| (num(tag, "y"), t.parse().unwrap()))
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let (a, b) = (ticks[0], ticks[ticks.len() - 1]);
+    move |y| a.1 + (y - a.0) * (b.1 - a.1) / (b.0 - a.0)
+}
+
+/// The polylines of stroke width `width`, each as its points (pixels).
+fn polylines(svg: &str, width: &str) -> Vec<Vec<(f64, f64)>> {
+    elements(svg, "polyline")
+        .into_iter()
+        .filter(|(tag, _)| attr(tag, "stroke-width") == Some(width))
+        .map(|(tag, _)| {
+            attr(tag, "points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A formula run draws the formula's target beside the group size and the demand: a wide
+/// band (under the other lines) whose every point, read back through the axes' tick labels,
+/// is the trace's `target_dedicated` at that round, from round 0 to the last; every target
+/// the trace shows is drawn. A run without a formula has none, and a grid draws it for its
+/// formula runs only.
+#[test]
+fn a_formula_run_draws_its_target() {
+    let formula = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/formulas/cpu-busy.formula"
+    );
+    let svg = stdout_ok(&["plot", "autoscale", "--formula", formula, "-o", "-"]);
+    let trace = stdout_ok(&[
+        "trace",
+        "autoscale",
+        "--formula",
+        formula,
+        "--format",
+        "csv",
+    ]);
+    let target = column(&trace, "target_dedicated");
+    assert_eq!(target.len(), 240);
+    let t = texts(&svg);
+    for label in ["group size", "required", "target ($TargetDedicatedNodes)"] {
+        assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
+    }
+    // The band on the plot and its legend swatch (two points).
+    let mut bands = polylines(&svg, "6");
+    bands.sort_by_key(|b| std::cmp::Reverse(b.len()));
+    assert_eq!(bands.len(), 2, "{bands:?}");
+    assert_eq!(bands[1].len(), 2);
+    let (round, value) = (round_at(&svg), value_at(&svg));
+    let drawn: Vec<(usize, f64)> = bands[0]
+        .iter()
+        .map(|&(x, y)| (round(x).round() as usize, value(y)))
+        .collect();
+    assert_eq!(drawn.first().unwrap().0, 0);
+    assert_eq!(drawn.last().unwrap().0, 239);
+    for &(r, v) in &drawn {
+        assert!(
+            (v - target[r]).abs() < 0.25,
+            "round {r}: drawn {v}, trace {}",
+            target[r]
+        );
+    }
+    let mut seen: Vec<i64> = target.iter().map(|&v| v as i64).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let mut shown: Vec<i64> = drawn.iter().map(|&(_, v)| v.round() as i64).collect();
+    shown.sort_unstable();
+    shown.dedup();
+    assert_eq!(shown, seen);
+    assert!(seen.len() > 3, "{seen:?}");
+    // The band is drawn before (under) the group size's line.
+    let band = svg.find("stroke-width=\"6\"").unwrap();
+    let size = svg.find("stroke=\"#1F77B4\" stroke-width=\"2\"").unwrap();
+    assert!(band < size);
+    // Without a formula: no band, no legend entry.
+    let plain = stdout_ok(&["plot", "autoscale", "-o", "-"]);
+    assert!(polylines(&plain, "6").is_empty());
+    assert!(!plain.contains("TargetDedicatedNodes"));
+    // A grid of a plain run and a formula one: the formula run's band only (dashed, as the
+    // second run's lines are: many pieces, of one colour).
+    let both = format!("none,{formula}");
+    let svg = stdout_ok(&["plot", "autoscale", "--formula", &both, "-o", "-"]);
+    let colours: Vec<&str> = elements(&svg, "polyline")
+        .into_iter()
+        .filter(|(tag, _)| attr(tag, "stroke-width") == Some("6"))
+        .map(|(tag, _)| attr(tag, "stroke").unwrap())
+        .collect();
+    assert!(colours.len() > 10, "{colours:?}");
+    assert!(colours.iter().all(|c| *c == colours[0]), "{colours:?}");
+    assert_eq!(
+        texts(&svg)
+            .iter()
+            .filter(|x| x.ends_with("target ($TargetDedicatedNodes)"))
+            .count(),
+        1
+    );
+    // Small multiples: a band in each of the 9 panels, and one in the legend line.
+    let svg = stdout_ok(&[
+        "plot",
+        "autoscale",
+        "--formula",
+        formula,
+        "--threshold",
+        "1..=9",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(polylines(&svg, "6").len(), 10);
+}

@@ -12,6 +12,8 @@ fn same(pairs: &[(&str, &str)]) {
         match k {
             "model" => args.insert(0, v),
             "lesson" => args.splice(0..0, ["lesson", v]).for_each(drop),
+            "trace" => args.splice(0..0, ["trace", v]).for_each(drop),
+            "evaluations" if v.is_empty() => args.push("--evaluations"),
             // A URL's `summary=1` is the flag given a value.
             "summary" if !v.is_empty() => args.push(leak(format!("--summary={v}"))),
             "summary" => args.push("--summary"),
@@ -146,10 +148,12 @@ fn same_as_file(pairs: &[(&str, &str)]) -> String {
         .find(|(k, _)| *k == "formula-text")
         .map(|(_, v)| *v)
         .unwrap();
+    // A directory per call: tests run side by side in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "capsim-query-{}-{}",
         std::process::id(),
-        text.len()
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("editor.formula"), text).unwrap();
@@ -166,6 +170,9 @@ fn same_as_file(pairs: &[(&str, &str)]) -> String {
                 tail.extend(["--formula".into(), "editor.formula".into()])
             }
             "formula-text" => {}
+            // A URL's bare `evaluations` is the flag; with a value, the flag given one.
+            "evaluations" if v.is_empty() => tail.push("--evaluations".into()),
+            "evaluations" => tail.push(format!("--evaluations={v}")),
             _ => tail.extend([format!("--{k}"), v.into()]),
         }
     }
@@ -294,5 +301,115 @@ fn formula_text_cannot_be_given_with_a_formula_file() {
     assert_eq!(
         p.error.as_deref(),
         Some("error: formula-text and formula cannot both be given (formula-text is the file editor.formula)")
+    );
+}
+
+/// `trace=autoscale&evaluations` is `capsim trace autoscale --formula F --evaluations`: the
+/// same JSON Lines, byte for byte, for every example formula (one line per evaluation: round
+/// 0 and every 15 rounds of the 240, the lesson day's 16), and the same one-line errors.
+#[test]
+fn the_evaluations_view_is_the_command_lines() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
+    let mut examples: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "formula"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 10, "{examples:?}");
+    for path in &examples {
+        let text = std::fs::read_to_string(path).unwrap();
+        let out = same_as_file(&[
+            ("trace", "autoscale"),
+            ("formula-text", &text),
+            ("evaluations", ""),
+        ]);
+        if path.ends_with("cpu-400-as-printed.formula") {
+            // Microsoft's text as printed does not parse: no lines, the located error.
+            assert_eq!(out, "");
+            continue;
+        }
+        let rounds: Vec<u64> = out
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["round"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(
+            rounds,
+            (0..16).map(|i| 15 * i).collect::<Vec<_>>(),
+            "{path:?}"
+        );
+    }
+    let demand = std::fs::read_to_string(format!("{dir}/demand.formula")).unwrap();
+    // Other intervals and seeds; a bare `evaluations=` is the flag too.
+    let out = same_as_file(&[
+        ("trace", "autoscale"),
+        ("formula-text", &demand),
+        ("evaluation-interval", "5"),
+        ("seed", "7"),
+        ("evaluations", ""),
+    ]);
+    assert_eq!(out.lines().count(), 48);
+    let out = same_as_file(&[
+        ("trace", "autoscale"),
+        ("formula-text", &demand),
+        ("evaluation-interval", "10080"),
+        ("evaluations", ""),
+    ]);
+    assert_eq!(out.lines().count(), 1);
+    // Errors: with --format (either order), twice, a value, one run only, no formula, a
+    // bad flag value, the flag on another model's trace.
+    for pairs in [
+        &[("evaluations", ""), ("format", "csv")][..],
+        &[("format", "json"), ("evaluations", "")],
+        &[("evaluations", ""), ("evaluations", "")],
+        &[("evaluations", "yes")],
+        &[("evaluations", ""), ("threshold", "2,3")],
+        &[("evaluations", ""), ("evaluation-interval", "4")],
+        &[("evaluations", ""), ("threshold", "x")],
+    ] {
+        let mut all = vec![("trace", "autoscale"), ("formula-text", demand.as_str())];
+        all.extend_from_slice(pairs);
+        same_as_file(&all);
+    }
+    same(&[("trace", "autoscale"), ("evaluations", "")]);
+    same(&[("trace", "consumers"), ("evaluations", "")]);
+}
+
+/// A failed evaluation is on its line with its error, as Batch's AutoScaleRun records it:
+/// cpu-busy.formula asks for 70 % of five minutes of $CPUPercent samples, which round 0 does
+/// not have, so its first evaluation fails at the GetSample call (line and column counted
+/// here from the file), with nothing assigned yet but the pool's deallocation option.
+#[test]
+fn a_failed_evaluation_shows_its_error() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
+    let text = std::fs::read_to_string(format!("{dir}/cpu-busy.formula")).unwrap();
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("GetSample").map(|c| (i + 1, c + 1)))
+        .unwrap();
+    let out = same_as_file(&[
+        ("trace", "autoscale"),
+        ("formula-text", &text),
+        ("evaluations", ""),
+    ]);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first,
+        serde_json::json!({
+            "round": 0,
+            "timestamp": "2026-10-01T00:00:00.000Z",
+            "results": "$NodeDeallocationOption=requeue",
+            "error": format!("line {line}, col {col}: Insufficient data from data set: $CPUPercent wanted 70%, received 0%"),
+        })
+    );
+    // The ones after it have the samples: no error.
+    assert!(
+        out.lines().skip(1).all(|l| l.ends_with(",\"error\":null}")),
+        "{out}"
     );
 }

@@ -349,14 +349,81 @@ test("the formula editor: an example one click away, live check, eval with sampl
   assert.equal(await page.evaluate(() => document.getElementById("eval-output").textContent), evalCli.stdout);
   assert.match(evalCli.stdout, /\$TargetDedicatedNodes=16;/);
   // The log: one row per evaluation, round 0 and every 15 rounds (240 rounds: 16, the
-  // metrics' `evaluations`).
+  // metrics' `evaluations`), each row the CLI's --evaluations line's fields.
   await page.waitForFunction(() => document.body.dataset.log === "done");
-  const rounds = await page.$$eval("#evaluation-table tbody tr", (trs) => trs.map((tr) => Number(tr.cells[0].textContent)));
+  const rows = await logRows(page);
   const metrics = JSON.parse(cliOnFile(demand, ["autoscale", "--formula", "editor.formula", "--format", "json"]).stdout);
-  assert.equal(rounds.length, metrics.evaluations);
-  assert.deepEqual(rounds, Array.from({ length: 16 }, (_, i) => 15 * i));
+  assert.equal(rows.length, metrics.evaluations);
+  assert.deepEqual(rows.map((r) => Number(r[0])), Array.from({ length: 16 }, (_, i) => 15 * i));
+  assert.deepEqual(rows, cliEvaluations(demand));
+  assert.ok(rows.every((r) => r[2].startsWith("$TargetDedicatedNodes=") && r[3] === "—"), JSON.stringify(rows));
+  // The chart draws the formula's target beside the group size and the demand.
+  const legend = await page.$$eval("#chart text", (ts) => ts.map((t) => t.textContent.trim()));
+  for (const label of ["group size", "required", "target ($TargetDedicatedNodes)"]) {
+    assert.ok(legend.includes(label), label + ": " + JSON.stringify(legend));
+  }
   fs.mkdirSync(path.join(__dirname, "screenshots"), { recursive: true });
   await page.screenshot({ path: path.join(__dirname, "screenshots", "formula-1280x800.png"), fullPage: true });
+  await page.close();
+});
+
+// The evaluation log's rows, each its cells' texts.
+async function logRows(page) {
+  return page.$$eval("#evaluation-table tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+}
+
+// `capsim trace autoscale --formula editor.formula --evaluations` on a file of `text`: each
+// line's round, timestamp, results string and error ("—" for none), as the log shows them.
+function cliEvaluations(text, args = []) {
+  const cli = cliOnFile(text, ["trace", "autoscale", "--formula", "editor.formula", ...args, "--evaluations"]);
+  assert.equal(cli.status, 0, cli.stderr);
+  return cli.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l))
+    .map((e) => [String(e.round), e.timestamp, e.results, e.error ?? "—"]);
+}
+
+test("the evaluation log is the run's --evaluations records: a failed evaluation's error, its place marked", async () => {
+  const page = await browser.newPage();
+  // cpu-busy.formula wants 70 % of five minutes of $CPUPercent samples: round 0 has none.
+  const text = fs.readFileSync(path.join(formulas, "cpu-busy.formula"), "utf8");
+  const args = [["evaluation-interval", "5"], ["seed", "7"]];
+  await page.goto(formulaUrl(text, args));
+  await done(page);
+  await page.waitForFunction(() => document.body.dataset.log === "done");
+  const rows = await logRows(page);
+  const cli = cliEvaluations(text, ["--evaluation-interval", "5", "--seed", "7"]);
+  assert.equal(rows.length, 48);
+  assert.deepEqual(rows, cli);
+  const failed = rows.filter((r) => r[3] !== "—");
+  assert.ok(failed.length >= 1, JSON.stringify(rows));
+  // The error names the GetSample call's line and column, counted here from the text.
+  const lines = text.split("\n");
+  const line = lines.findIndex((l) => l.includes("$CPUPercent.GetSample(")) + 1;
+  const col = lines[line - 1].indexOf("GetSample") + 1;
+  assert.equal(rows[0][0], "0");
+  assert.equal(rows[0][1], "2026-10-01T00:00:00.000Z");
+  assert.equal(rows[0][3], `line ${line}, col ${col}: Insufficient data from data set: $CPUPercent wanted 70%, received 0%`);
+  // The metrics row counts the same failures.
+  const metrics = JSON.parse(cliOnFile(text, ["autoscale", "--formula", "editor.formula", "--evaluation-interval", "5", "--seed", "7", "--format", "json"]).stdout);
+  assert.equal(failed.length, metrics.failed_evaluations);
+  assert.equal(await page.$$eval("#evaluation-table tr.failed", (trs) => trs.length), failed.length);
+  // Clicking the failed row marks its place in the text.
+  await page.click("#evaluation-table tr.failed");
+  const m = await mark(page);
+  assert.equal(m.hidden, false);
+  assert.equal([m.line, m.col].join(":"), `${line}:${col}`);
+  assert.equal(m.marked, "G");
+  // A grid is not one run: the log says so, as capsim trace does.
+  await page.goto(formulaUrl(text, [["threshold", "2,5"]]));
+  await done(page);
+  await page.waitForFunction(() => document.body.dataset.log === "done");
+  assert.equal((await logRows(page)).length, 0);
+  assert.equal(
+    await page.evaluate(() => document.getElementById("evaluation-note").textContent),
+    "The log is of one run: --threshold has more than one value (give one)"
+  );
   await page.close();
 });
 

@@ -9,7 +9,7 @@ let worker = null;
 let workerReady = null;
 let busy = false;
 let jobId = 0;
-// Quick commands (a formula's check or eval, the evaluation log's trace), answered by id.
+// Quick commands (a formula's check or eval, the evaluation log's records), answered by id.
 let askId = 0;
 const asked = new Map();
 // The file a formula-text is, as the command line sees it (capsim::query::FORMULA_TEXT_FILE).
@@ -431,12 +431,11 @@ async function evalFormula() {
   document.body.dataset.eval = "done";
 }
 
-// The evaluation log under the chart: one row per evaluation (round, results string, error).
-// Every record of it comes from this one function, so it can switch to the per-evaluation
-// records of `capsim trace autoscale --formula F --evaluations` (JSON lines with round,
-// results and error) when the library has them: today it asks for the run's trace and lists
-// the evaluation rounds (round 0, then every --evaluation-interval rounds), each with what the
-// trace shows the group doing over the interval after it.
+// The evaluation log under the chart: one row per evaluation (round, timestamp, results
+// string, error), the records `capsim trace autoscale --formula F --evaluations` prints, one
+// JSON line each with Batch's AutoScaleRun fields, for the run the chart and the metrics row
+// come from (the same flags, one run). Every record of it comes from this one function. A
+// failed evaluation's row marks its line and column in the text when clicked.
 async function evaluationLog(pairs, m) {
   const box = $("evaluation-log");
   const body = $("evaluation-table").querySelector("tbody");
@@ -451,42 +450,34 @@ async function evaluationLog(pairs, m) {
   };
   if (m.error) return settle("No run, so no evaluations: " + m.error);
   const model = pairs.filter(([k]) => !["page", "lang", "model", "format", "summary", "threads", "columns", "shard"].includes(k));
-  let trace;
+  let log;
   try {
-    trace = await ask([["trace", "autoscale"], ...model, ["format", "csv"]]);
+    log = await ask([["trace", "autoscale"], ...model, ["evaluations", ""]]);
   } catch {
     return;
   }
-  if (trace.error) return settle("The log is of one run: " + trace.error.replace(/^error: a trace is one run: /, ""));
-  const rows = trace.stdout.trimEnd().split("\n");
-  const keys = rows.shift().split(",");
-  const col = (k) => keys.indexOf(k);
-  const value = (pair, fallback) => Number((pairs.find(([k]) => k === pair) || [0, fallback])[1]);
-  const interval = value("evaluation-interval", 15);
-  const records = [];
-  for (let r = 0; r < rows.length; r += interval) {
-    const now = rows[r].split(",");
-    const next = rows[Math.min(r + interval, rows.length) - 1].split(",");
-    records.push({
-      round: Number(now[col("round")]),
-      results: null,
-      error: null,
-      seen: `size ${now[col("size")]} (required ${now[col("required")]}) → ${next[col("size")]} by round ${next[col("round")]}`,
-    });
-  }
+  if (log.error) return settle("The log is of one run: " + log.error.replace(/^error: a trace is one run: /, ""));
+  const records = log.stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line));
   for (const e of records) {
     const tr = document.createElement("tr");
-    for (const cell of [e.round, e.results ?? e.seen, e.error ?? "—"]) {
+    for (const cell of [e.round, e.timestamp ?? "—", e.results, e.error ?? "—"]) {
       const td = document.createElement("td");
       td.textContent = cell;
       tr.append(td);
     }
+    if (e.error !== null) {
+      tr.className = "failed";
+      if (errorPlace(e.error)) {
+        tr.title = "click: mark its place in the formula";
+        tr.addEventListener("click", () => markFormula(e.error));
+      }
+    }
     body.append(tr);
   }
+  const failed = records.filter((e) => e.error !== null).length;
   settle(
-    `${records.length} evaluations, every ${interval} rounds from round 0 (capsim trace autoscale --formula ` +
-    `${FORMULA_FILE} --format csv). The results strings and errors are not in the trace yet: until they are, ` +
-    "the second column is what the trace shows the group doing after each evaluation."
+    `${records.length} evaluations, ${failed} failed (capsim trace autoscale --formula ${FORMULA_FILE} ` +
+    "--evaluations: the run of the chart and the output). A failed evaluation leaves the group as it was."
   );
 }
 
