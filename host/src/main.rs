@@ -213,9 +213,10 @@ and required instances (a --formula run adds the formula's target, the trace's
 target_dedicated, as a wide band under them); consumers: events not yet applied; bulkhead: tracking and event
 requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
-same bytes on every machine. -o - writes it to stdout; a FILE with another extension than
-.svg (x.png, say) is refused: capsim draws SVG only (convert it, e.g. rsvg-convert -o x.png
-x.svg).";
+same bytes on every machine. -o - writes it to stdout; -o FILE.png writes the same chart as
+PNG in a build with the png feature (cargo install --path host --locked --features png), and
+is refused otherwise (convert the SVG, e.g. rsvg-convert -o x.png x.svg); any other extension
+is refused.";
 
 /// `capsim plot <model>`.
 #[derive(Subcommand, Debug)]
