@@ -214,6 +214,8 @@ impl Lane {
                 };
                 self.first.take(t, self.tracking_hold, t_served);
                 self.first.take(t, event_hold, e_served);
+                self.c.tracking_served += u64::from(t_served);
+                self.c.event_served += u64::from(e_served);
                 (t_served, e_served)
             }
             Some(event_pool) => {
@@ -221,17 +223,18 @@ impl Lane {
                 let event_free = event_pool.free();
                 let t_served = tracking_free.min(tracking);
                 let e_served = event_free.min(events);
+                self.first.take(t, self.tracking_hold, t_served);
+                event_pool.take(t, event_hold, e_served);
+                self.c.tracking_served += u64::from(t_served);
+                self.c.event_served += u64::from(e_served);
+                // Counted last: unobserved, nothing of the round lives across the call.
                 if t_served < tracking || e_served < events {
                     let idle = arrivals.idle_slots(t_served, e_served, tracking_free, event_free);
                     self.c.idle_slots += idle;
                 }
-                self.first.take(t, self.tracking_hold, t_served);
-                event_pool.take(t, event_hold, e_served);
                 (t_served, e_served)
             }
         };
-        self.c.tracking_served += u64::from(tracking_served);
-        self.c.event_served += u64::from(event_served);
         if !OBSERVE {
             return RoundState::default();
         }

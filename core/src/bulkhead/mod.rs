@@ -220,16 +220,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     let mut active = leaders;
     // The lanes whose slowdown starts within the horizon, by the round it starts: each takes
     // its count of served events then (so the rounds before it cost nothing more).
-    let mut slowdowns = [(u32::MAX, 0usize); B];
-    let mut slow_lanes = 0;
-    for (k, lane) in lanes.iter().enumerate() {
-        if lane.slow_from() < first.horizon {
-            slowdowns[slow_lanes] = (lane.slow_from(), k);
-            slow_lanes += 1;
-        }
-    }
-    slowdowns[..slow_lanes].sort_unstable();
-    let mut next_slowdown = 0;
+    let mut slowdowns = Slowdowns::<B>::new(lanes, first.horizon);
     // One run observed reports its rounds; batches report none (see `Observer`).
     let observe = O::ROUNDS && params.len() == 1;
     let mut arrivals = Arrivals::new();
@@ -281,11 +272,10 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             waiting[0].follow(&playing[leader[active]]);
             active += 1;
         }
-        while next_slowdown < slow_lanes && slowdowns[next_slowdown].0 == t {
+        if t == slowdowns.next {
             // A lane joins by the first round of its slowdown (the plan's join is the earlier
             // slowdown of the two), so it is playing.
-            lanes[slowdowns[next_slowdown].1].slowdown_starts();
-            next_slowdown += 1;
+            slowdowns.start(t, lanes);
         }
         let lanes = &mut lanes[..active];
         if observe {
@@ -311,4 +301,57 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
         out[i] = lane.metrics(tracking_total, events_total);
     }
     Ok(())
+}
+
+/// The lanes of a batch whose slowdown starts within the horizon, by the round it starts.
+///
+/// The round loop tests one word a round (`next`); the rest is touched only at those rounds,
+/// out of line, so that it does not take registers from the lanes' rounds.
+struct Slowdowns<const B: usize> {
+    /// `(first slow round, lane)`, sorted, the first `len` of them.
+    at: [(u32, usize); B],
+    len: usize,
+    /// Index in `at` of the next to start.
+    upcoming: usize,
+    /// The round it starts, `u32::MAX` when none is left (no round is `u32::MAX`: rounds are
+    /// below the horizon ≤ [`MAX_HORIZON`]).
+    next: u32,
+}
+
+impl<const B: usize> Slowdowns<B> {
+    fn new(lanes: &[Lane], horizon: u32) -> Self {
+        let mut at = [(u32::MAX, 0usize); B];
+        let mut len = 0;
+        for (k, lane) in lanes.iter().enumerate() {
+            if lane.slow_from() < horizon {
+                at[len] = (lane.slow_from(), k);
+                len += 1;
+            }
+        }
+        at[..len].sort_unstable();
+        let next = if len > 0 { at[0].0 } else { u32::MAX };
+        Self {
+            at,
+            len,
+            upcoming: 0,
+            next,
+        }
+    }
+
+    /// Round `t` is `next`: each lane whose slowdown starts now takes its count.
+    #[cold]
+    #[inline(never)]
+    fn start(&mut self, t: u32, lanes: &mut [Lane]) {
+        while self.upcoming < self.len && self.at[self.upcoming].0 == t {
+            if let Some(lane) = lanes.get_mut(self.at[self.upcoming].1) {
+                lane.slowdown_starts();
+            }
+            self.upcoming += 1;
+        }
+        self.next = if self.upcoming < self.len {
+            self.at[self.upcoming].0
+        } else {
+            u32::MAX
+        };
+    }
 }
