@@ -195,7 +195,9 @@ fn the_plot_stacks_the_two_classes() {
             "group size (dedicated + spot)",
             "ready",
             "required",
-            "dedicated (spot above, to the group size)"
+            "dedicated (spot above, to the group size)",
+            // A formula run draws the formula's target too.
+            "target ($TargetDedicatedNodes)",
         ]
     );
     let mut run = Classes::default();
@@ -209,9 +211,17 @@ fn the_plot_stacks_the_two_classes() {
         run.0.iter().any(|r| r.2 < r.1),
         "some rounds have spot instances"
     );
-    // Without the class: the three lines of before.
+    // Without the class: the three lines of before, and the formula's target.
     let plain = Flags::<Autoscale>::from_pairs([("formula", formula.as_str())]).unwrap();
     let series = capsim::plot::series(&plain.grid().unwrap()).unwrap();
     let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
-    assert_eq!(labels, ["group size", "ready", "required"]);
+    assert_eq!(
+        labels,
+        [
+            "group size",
+            "ready",
+            "required",
+            "target ($TargetDedicatedNodes)"
+        ]
+    );
 }
