@@ -93,7 +93,7 @@ if ! command -v qemu-system-arm >/dev/null || ! command -v qemu-system-riscv32 >
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${suite[@]}" qemu-system-arm "$riscv_pkg" >/dev/null
 fi
-command -v defmt-print >/dev/null || cargo install -q --locked defmt-print
+command -v defmt-print >/dev/null || cargo install -q --locked --debug defmt-print
 for tool in qemu-system-arm qemu-system-riscv32 defmt-print "$llvm_size" "$llvm_nm"; do
   command -v "$tool" >/dev/null || { echo "missing tool: $tool"; exit 1; }
 done

@@ -7,7 +7,8 @@
 #   thumbv6m-none-eabi, wasm32-unknown-unknown, wasm32-wasip1, s390x-unknown-linux-gnu and
 #   the firmware's and real boards' targets (thumbv7m-none-eabi, riscv32imac-unknown-none-elf);
 #   a nightly toolchain (minimal profile) for the fuzz targets.
-# - cargo tools: defmt-print (scripts/firmware-test.sh), cargo-fuzz.
+# - cargo tools: defmt-print (scripts/firmware-test.sh), cargo-fuzz; built unoptimized
+#   (`cargo install --debug`): they only drive the runs, and an optimized build takes minutes.
 # - Debian packages, with apt-get (as root; some steps use sudo when not root):
 #   librsvg2-bin (rsvg-convert: the README's pictures);
 #   parallel, groff-base, zsh, fish (scripts/cli-test.sh: shards, man pages, completions);
@@ -19,7 +20,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step's header says how long the run has taken so far (bash's SECONDS), so a slow step
+# shows in CI's log.
+step() { printf '\n== %s  [%d:%02d in]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
+
+# The Debian packages the later steps use, in one apt-get run (each step also installs its own
+# when run alone; the firmware's QEMU stays with scripts/firmware-test.sh, which picks the suite).
+# A package is missing when the command it provides is not on PATH.
+debian_missing=()
+for pair in rsvg-convert:librsvg2-bin parallel:parallel groff:groff-base zsh:zsh fish:fish \
+    chromium:chromium s390x-linux-gnu-gcc:gcc-s390x-linux-gnu s390x-linux-gnu-gcc:libc6-dev-s390x-cross \
+    qemu-s390x:qemu-user; do
+    command -v "${pair%%:*}" >/dev/null || debian_missing+=("${pair#*:}")
+done
+if [ ${#debian_missing[@]} -gt 0 ]; then
+    step "Debian packages: ${debian_missing[*]}"
+    sudo=$([ "$(id -u)" = 0 ] || echo sudo)
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debian_missing[@]}" >/dev/null
+fi
 
 step "toolchain: rustfmt, clippy and the no_std targets"
 rustup component add rustfmt clippy >/dev/null
@@ -93,9 +112,9 @@ bash scripts/playground-test.sh
 step "big-endian s390x under qemu-user, byte-identical to x86_64"
 bash scripts/cross-test.sh
 
-step "fuzz targets, ${FUZZ_SECONDS:-20} s each from the committed seed corpus (longer runs: fuzz/README.md)"
+step "fuzz targets, ${FUZZ_SECONDS:-10} s each from the committed seed corpus (longer runs: fuzz/README.md)"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --debug
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 # The targets' oracles, ports of the lesson programs, must compute every reference vector.
 cargo +nightly run --manifest-path fuzz/Cargo.toml --locked --example ports
@@ -106,7 +125,7 @@ for target in $fuzz_targets; do
     # A copy of the corpus: what the run adds stays out of the repository.
     cp -r "fuzz/corpus/$target" "$fuzz_dir/$target"
     if ! cargo +nightly fuzz run --sanitizer none "$target" "$fuzz_dir/$target" -- \
-        -max_total_time="${FUZZ_SECONDS:-20}" -timeout=10 >"$fuzz_dir/$target.log" 2>&1; then
+        -max_total_time="${FUZZ_SECONDS:-10}" -timeout=10 >"$fuzz_dir/$target.log" 2>&1; then
         grep -E -A4 'panicked at|ERROR: libFuzzer' "$fuzz_dir/$target.log" | head -n 30
         grep -E -A2 '^Reproduce with' "$fuzz_dir/$target.log" || tail -n 12 "$fuzz_dir/$target.log"
         echo "fuzz target $target failed (input saved under fuzz/artifacts/$target/)"
