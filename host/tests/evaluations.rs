@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{capsim, example, one_line_error, stdout_ok, temp_file};
+use common::{argv, capsim, error_naming, example, stdout_ok, temp_file};
 use serde_json::Value;
 
 /// The lesson's day: 240 rounds of one minute (the group lesson's `TUR`).
@@ -243,22 +243,14 @@ fn the_columns_come_after_the_existing_ones_for_a_formula_run_only() {
 
 #[test]
 fn evaluations_need_a_formula_and_no_format() {
-    let e = one_line_error(&["trace", "autoscale", "--evaluations"]);
-    assert!(
-        e.contains("--evaluations") && e.contains("--formula"),
-        "{e}"
+    error_naming(
+        &["trace", "autoscale", "--evaluations"],
+        &["--evaluations", "--formula"],
     );
     let f = example("keep-current.formula");
-    let e = one_line_error(&[
-        "trace",
-        "autoscale",
-        "--formula",
-        &f,
-        "--evaluations",
-        "--format",
-        "csv",
-    ]);
-    assert!(e.contains("--evaluations") && e.contains("--format"), "{e}");
+    let mut args = argv("trace autoscale --formula");
+    args.extend([f.as_str(), "--evaluations", "--format", "csv"]);
+    error_naming(&args, &["--evaluations", "--format"]);
     // A formula that fails to parse is its one located line.
     let bad = temp_file("evaluations-bad.formula", "$TargetDedicatedNodes = ;\n");
     let out = capsim(&["trace", "autoscale", "--formula", &bad, "--evaluations"]);

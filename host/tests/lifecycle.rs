@@ -276,23 +276,23 @@ fn bad_lifecycle_input_is_one_line_and_status_2() {
 #[test]
 fn help_explains_each_lifecycle_flag_with_its_range() {
     let help = stdout_ok(&["autoscale", "--help"]);
-    for needle in [
-        "--launch-hook",
-        "--terminate-hook",
-        "1 to 360",
-        "--count-pending",
-        "--protected",
-        "0 to 256",
-        "--removal-policy",
-        "--reclaim",
-        "--restart-rounds",
-        "--check-latency",
-        "0 to 7",
-        "--apply-delay",
-        "0 to 64",
-        "--stockout-rounds",
-        "--events",
+    // Each flag, and the range of those that take a number ("" for the others).
+    for (flag, range) in [
+        ("--launch-hook", "1 to 360"),
+        ("--terminate-hook", "1 to 360"),
+        ("--count-pending", ""),
+        ("--protected", "0 to 256"),
+        ("--removal-policy", ""),
+        ("--reclaim", ""),
+        ("--restart-rounds", ""),
+        ("--check-latency", "0 to 7"),
+        ("--apply-delay", "0 to 64"),
+        ("--stockout-rounds", ""),
+        ("--events", ""),
     ] {
-        assert!(help.contains(needle), "{needle}");
+        assert!(
+            help.contains(flag) && help.contains(range),
+            "{flag} {range}"
+        );
     }
 }
