@@ -9,7 +9,7 @@ mod common;
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags};
 use capsim::plot::{self, Envelope, Plotted, BUCKETS};
 use capsim_core::{autoscale, bulkhead, consumers, Observer};
-use common::{capsim, one_line_error, stdout_ok};
+use common::{argv, capsim, one_line_error, stdout_ok};
 
 // ---------------------------------------------------------------- reading an SVG
 
@@ -677,33 +677,15 @@ fn the_lessons_3x3_sweep_is_drawn_as_small_multiples() {
 
 #[test]
 fn small_multiples_stop_at_36_runs() {
-    let svg = stdout_ok(&[
-        "plot",
-        "consumers",
-        "--consumers",
-        "1..=6",
-        "--slots",
-        "1..=6",
-        "-o",
-        "-",
-    ]);
+    let svg = stdout_ok(&argv("plot consumers --consumers 1..=6 --slots 1..=6 -o -"));
     let captions = elements(&svg, "text")
         .into_iter()
         .filter(|(_, t)| t.starts_with("consumers="))
         .count();
     assert_eq!(captions, 36);
-    let e = one_line_error(&[
-        "plot",
-        "consumers",
-        "--consumers",
-        "1..=6",
-        "--slots",
-        "1..=6",
-        "--seed",
-        "1,2",
-        "-o",
-        "-",
-    ]);
+    let e = one_line_error(&argv(
+        "plot consumers --consumers 1..=6 --slots 1..=6 --seed 1,2 -o -",
+    ));
     assert_eq!(
         e.trim_end(),
         "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 72"
