@@ -63,38 +63,30 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-REFERENCE=../shared/reference
-ROUNDS=3
+BENCH=compare-grids
+# shellcheck source=host/benches/lib.sh
+. host/benches/lib.sh
 REPS=5
 ONLY=autoscale,consumers,bulkhead
 CAPSIM=
 
-die() { echo "compare-grids: $*" >&2; exit 1; }
-
 while [ $# -gt 0 ]; do
+    if bench_option "$@"; then shift "$SHIFT"; continue; fi
     case "$1" in
-        --reference) [ $# -ge 2 ] || die "--reference needs a directory"; REFERENCE=$2; shift 2 ;;
-        --rounds) [ $# -ge 2 ] || die "--rounds needs a number"; ROUNDS=$2; shift 2 ;;
         --reps) [ $# -ge 2 ] || die "--reps needs a number"; REPS=$2; shift 2 ;;
         --only) [ $# -ge 2 ] || die "--only needs a list"; ONLY=$2; shift 2 ;;
         --capsim) [ $# -ge 2 ] || die "--capsim needs a path"; CAPSIM=$2; shift 2 ;;
-        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $1 (see --help)" ;;
     esac
 done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
+bench_require
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
 IFS=, read -r -a GRIDS <<<"$ONLY"
 for g in "${GRIDS[@]}"; do
     case "$g" in autoscale|consumers|bulkhead) ;; *) die "unknown grid in --only: $g" ;; esac
 done
 
-command -v node >/dev/null 2>&1 || die "node not found on PATH; the reference side needs Node.js"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
 [ -n "${EPOCHREALTIME:-}" ] || die "bash 5 or later is needed (EPOCHREALTIME)"
-for f in olcum-agi/grup.mjs rakip/tuketici.mjs bolme/kosum.mjs; do
-    [ -f "$REFERENCE/$f" ] || die "missing $REFERENCE/$f (pass --reference DIR)"
-done
 
 if [ -z "$CAPSIM" ]; then
     echo "building capsim (release)..." >&2
@@ -103,26 +95,13 @@ if [ -z "$CAPSIM" ]; then
 fi
 [ -x "$CAPSIM" ] || die "capsim not found at $CAPSIM"
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/capsim-grids.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-# Copy the reference programs out of the repository: cut off where the printing starts, and
+# Copy the reference programs out of the repository (cut off where the printing starts), and
 # let the two that fix their seed take one (each edit must match exactly one line).
-strip_from() { # <marker line regex> <source> <destination> <export line>
-    grep -q "$1" "$2" || die "$2: cannot find where the printing starts (/$1/)"
-    sed "/$1/,\$d" "$2" >"$3"
-    echo "$4" >>"$3"
-}
+bench_copy_references capsim-grids
 edit_once() { # <file> <line regex> <sed substitution>
     [ "$(grep -c "$2" "$1")" = 1 ] || die "$1: expected exactly one line matching /$2/"
     sed -i "$3" "$1"
 }
-cp -r "$REFERENCE/olcum-agi" "$TMP/olcum-agi"
-mkdir "$TMP/rakip" "$TMP/bolme"
-strip_from '^const olaylar = isYuku();' "$REFERENCE/rakip/tuketici.mjs" \
-    "$TMP/rakip/tuketici.mjs" 'export { isYuku, kosum };'
-strip_from '^const b = (x, n = 2) =>' "$REFERENCE/bolme/kosum.mjs" \
-    "$TMP/bolme/kosum.mjs" 'export { kosum };'
 # isYuku(tohum): the parameter shadows the program's TOHUM inside the function only.
 edit_once "$TMP/rakip/tuketici.mjs" '^function isYuku() {' \
     's/^function isYuku() {/function isYuku(TOHUM) {/'
@@ -140,23 +119,24 @@ import { isYuku, kosum as tuketici } from "./rakip/tuketici.mjs";
 import { kosum as bolme } from "./bolme/kosum.mjs";
 
 const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+// A metrics line: the values of `keys` in `m`, as node's String(x), joined by commas.
+const line = (m, keys) => keys.map((k) => String(m[k])).join(",");
 // Each grid: its runs' count, and `pass(from, to, out)` computing runs [from, to) in grid
 // order (first flag outermost, seed innermost) into out[i] (a metrics line).
+// A grid of the lists A × B × seeds, each run computed alone by run(a, b, seed).
+const eachRun = (A, B, seeds, run) => ({
+  n: A.length * B.length * seeds.length,
+  pass(from, to, out) {
+    for (let i = from; i < to; i++) {
+      const a = A[Math.floor(i / (seeds.length * B.length))];
+      out[i] = run(a, B[Math.floor(i / seeds.length) % B.length], seeds[i % seeds.length]);
+    }
+  },
+});
 const grids = {
-  autoscale: (() => {
-    const T = [2, 3, 5], C = [0, 3, 8], seeds = range(1, 200);
-    const n = T.length * C.length * seeds.length;
-    const keys = ["min", "max", "esZamanli", "oran", "alti", "baslatilan", "yanlis", "bozukTur",
-      "olcekleme", "degistirme"];
-    return { n, pass(from, to, out) {
-      for (let i = from; i < to; i++) {
-        const s = seeds[i % seeds.length], c = C[Math.floor(i / seeds.length) % C.length];
-        const t = T[Math.floor(i / (seeds.length * C.length))];
-        const m = grup({ esik: t, soguma: c, tohum: s });
-        out[i] = keys.map((k) => String(m[k])).join(",");
-      }
-    } };
-  })(),
+  autoscale: eachRun([2, 3, 5], [0, 3, 8], range(1, 200), (esik, soguma, tohum) =>
+    line(grup({ esik, soguma, tohum }), ["min", "max", "esZamanli", "oran", "alti", "baslatilan",
+      "yanlis", "bozukTur", "olcekleme", "degistirme"])),
   consumers: (() => {
     const N = [1, 2, 3, 4, 6, 8], S = [2, 4], seeds = range(1, 5);
     const n = N.length * S.length * seeds.length;
@@ -175,19 +155,9 @@ const grids = {
       }
     } };
   })(),
-  bulkhead: (() => {
-    const B = [null, 28, 24, 20, 16], K = ["saglikli", "yavaslama"], seeds = range(1, 100);
-    const n = B.length * K.length * seeds.length;
-    const keys = ["takipYanit", "takipDusen", "olayYanit", "olayDusen", "atil", "doluTur"];
-    return { n, pass(from, to, out) {
-      for (let i = from; i < to; i++) {
-        const s = seeds[i % seeds.length], k = K[Math.floor(i / seeds.length) % K.length];
-        const b = B[Math.floor(i / (seeds.length * K.length))];
-        const m = bolme({ bolme: b, kip: k, tohum: s });
-        out[i] = keys.map((key) => String(m[key])).join(",");
-      }
-    } };
-  })(),
+  bulkhead: eachRun([null, 28, 24, 20, 16], ["saglikli", "yavaslama"], range(1, 100),
+    (b, kip, tohum) => line(bolme({ bolme: b, kip, tohum }), ["takipYanit", "takipDusen",
+      "olayYanit", "olayDusen", "atil", "doluTur"])),
 };
 
 const [name, checkFile] = process.argv.slice(2);
@@ -205,11 +175,6 @@ const ms = Number(process.hrtime.bigint() - start) / 1e6;
 writeFileSync(checkFile, out.join("\n") + "\n");
 console.log(`${name} ${ms.toFixed(3)} ${grid.n}`);
 EOF
-
-PIN=()
-if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
-    PIN=(taskset -c 0)
-fi
 
 declare -A ARGS=(
     [autoscale]="autoscale --threshold 2,3,5 --cooldown 0,3,8 --seed 1..=200"
@@ -244,16 +209,12 @@ micros() { # <command...>
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
-RESULTS="$TMP/results"
-: >"$RESULTS"
 "$CAPSIM" "${START_ARGS[@]}" >/dev/null || die "capsim failed on its start run"
 for round in $(seq 1 "$ROUNDS"); do
     for grid in "${GRIDS[@]}"; do
         echo "round $round/$ROUNDS: $grid (node, then capsim x $REPS)..." >&2
-        line=$("${PIN[@]}" node "$TMP/harness.mjs" "$grid" "$TMP/node-$grid.csv") ||
-            die "node failed on $grid"
+        line=$(bench_node "$grid" "$TMP/node-$grid.csv") || exit 1
         read -r _ node_ms runs <<<"$line"
-        [[ ${node_ms:-} =~ ^[0-9.]+$ ]] || die "node printed no timing for $grid"
         if [ "$round" = 1 ]; then
             capsim_metrics "$grid" >"$TMP/capsim-$grid.csv" || die "capsim failed on $grid"
             cmp -s "$TMP/node-$grid.csv" "$TMP/capsim-$grid.csv" ||
@@ -273,19 +234,11 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 
-cpu=$(grep -m1 -E '^(model name|Hardware|Processor)[[:space:]]*:' /proc/cpuinfo 2>/dev/null |
-    sed 's/^[^:]*:[[:space:]]*//' || true)
-echo "machine: nproc $(nproc), CPU ${cpu:-unknown}, node $(node --version), $(rustc --version)"
+bench_machine
 echo "pinned: ${PIN[*]:-no (taskset unavailable)}; capsim --threads 1; $ROUNDS round(s), $REPS capsim processes a round, medians shown"
 echo "node: warm, in-process, one pass; capsim: whole process minus its start (a one-round run)"
 echo
-awk -v grids="${GRIDS[*]}" -v goals="autoscale=${GOAL[autoscale]} consumers=${GOAL[consumers]} bulkhead=${GOAL[bulkhead]}" '
-    function median(list,   a, n, i, j, t) {
-        n = split(list, a, " ")
-        for (i = 2; i <= n; i++)
-            for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+awk -v grids="${GRIDS[*]}" -v goals="autoscale=${GOAL[autoscale]} consumers=${GOAL[consumers]} bulkhead=${GOAL[bulkhead]}" "$AWK_MEDIAN"'
     BEGIN { n = split(goals, g, " "); for (i = 1; i <= n; i++) { split(g[i], kv, "="); goal[kv[1]] = kv[2] } }
     {
         net = ($4 - $5) / 1000

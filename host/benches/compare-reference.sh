@@ -42,50 +42,28 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
-REFERENCE=../shared/reference
-ROUNDS=3
+BENCH=compare-reference
+# shellcheck source=host/benches/lib.sh
+. host/benches/lib.sh
 MIN_SECS=1
 
-die() { echo "compare-reference: $*" >&2; exit 1; }
-
 while [ $# -gt 0 ]; do
+    if bench_option "$@"; then shift "$SHIFT"; continue; fi
     case "$1" in
-        --reference) [ $# -ge 2 ] || die "--reference needs a directory"; REFERENCE=$2; shift 2 ;;
-        --rounds) [ $# -ge 2 ] || die "--rounds needs a number"; ROUNDS=$2; shift 2 ;;
         --min-secs) [ $# -ge 2 ] || die "--min-secs needs a number"; MIN_SECS=$2; shift 2 ;;
-        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $1 (see --help)" ;;
     esac
 done
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
+bench_require
 [[ $MIN_SECS =~ ^[0-9]*\.?[0-9]+$ ]] || die "--min-secs must be a number"
-
-command -v node >/dev/null 2>&1 || die "node not found on PATH; the reference side needs Node.js"
-command -v cargo >/dev/null 2>&1 || die "cargo not found on PATH"
-for f in olcum-agi/grup.mjs rakip/tuketici.mjs bolme/kosum.mjs; do
-    [ -f "$REFERENCE/$f" ] || die "missing $REFERENCE/$f (pass --reference DIR)"
-done
 
 echo "building capsim's sweep_timing example (release)..." >&2
 cargo build --release --quiet -p capsim --example sweep_timing
 CAPSIM="${CARGO_TARGET_DIR:-target}/release/examples/sweep_timing"
 [ -x "$CAPSIM" ] || die "built example not found at $CAPSIM"
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/capsim-compare.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
 # Copy the reference programs out of the repository; cut off where the printing starts.
-strip_from() { # <marker line regex> <source> <destination> <export line>
-    grep -q "$1" "$2" || die "$2: cannot find where the printing starts (/$1/)"
-    sed "/$1/,\$d" "$2" >"$3"
-    echo "$4" >>"$3"
-}
-cp -r "$REFERENCE/olcum-agi" "$TMP/olcum-agi"
-mkdir "$TMP/rakip" "$TMP/bolme"
-strip_from '^const olaylar = isYuku();' "$REFERENCE/rakip/tuketici.mjs" \
-    "$TMP/rakip/tuketici.mjs" 'export { isYuku, kosum };'
-strip_from '^const b = (x, n = 2) =>' "$REFERENCE/bolme/kosum.mjs" \
-    "$TMP/bolme/kosum.mjs" 'export { kosum };'
+bench_copy_references capsim-compare
 
 # The node harness: `node harness.mjs SWEEP MIN_SECS` prints `SWEEP <ms per sweep> <check>`.
 cat >"$TMP/harness.mjs" <<'EOF'
@@ -142,25 +120,16 @@ for (let n = 1; ; ) {
 }
 EOF
 
-PIN=()
-if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
-    PIN=(taskset -c 0)
-fi
-
 SWEEPS=(group_sweep consumers bulkhead)
 declare -A EXPECTED=([group_sweep]=group-sweep.out [consumers]=consumers.out [bulkhead]=bulkhead.out)
-RESULTS="$TMP/results"
-: >"$RESULTS"
 for round in $(seq 1 "$ROUNDS"); do
     for sweep in "${SWEEPS[@]}"; do
         echo "round $round/$ROUNDS: $sweep (node, then capsim)..." >&2
-        line=$("${PIN[@]}" node "$TMP/harness.mjs" "$sweep" "$MIN_SECS") ||
-            die "node failed on $sweep"
+        line=$(bench_node "$sweep" "$MIN_SECS") || exit 1
         read -r _ node_ms _ <<<"$line"
         line=$("${PIN[@]}" "$CAPSIM" --min-secs "$MIN_SECS" "$sweep") ||
             die "capsim's sweep_timing failed on $sweep"
         read -r _ capsim_ms bytes <<<"$line"
-        [[ ${node_ms:-} =~ ^[0-9.]+$ ]] || die "node printed no timing for $sweep"
         [[ ${capsim_ms:-} =~ ^[0-9.]+$ ]] || die "capsim printed no timing for $sweep"
         expected="$REFERENCE/expected/${EXPECTED[$sweep]}"
         if [ -f "$expected" ] && [ "$bytes" != "$(wc -c <"$expected")" ]; then
@@ -170,18 +139,10 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 
-cpu=$(grep -m1 -E '^(model name|Hardware|Processor)[[:space:]]*:' /proc/cpuinfo 2>/dev/null |
-    sed 's/^[^:]*:[[:space:]]*//' || true)
-echo "machine: nproc $(nproc), CPU ${cpu:-unknown}, node $(node --version), $(rustc --version)"
+bench_machine
 echo "pinned: ${PIN[*]:-no (taskset unavailable)}; $ROUNDS round(s), batches >= ${MIN_SECS} s, medians shown"
 echo
-awk -v sweeps="${SWEEPS[*]}" '
-    function median(list,   a, n, i, j, t) {
-        n = split(list, a, " ")
-        for (i = 2; i <= n; i++)
-            for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+awk -v sweeps="${SWEEPS[*]}" "$AWK_MEDIAN"'
     {
         node[$1] = node[$1] " " $3; capsim[$1] = capsim[$1] " " $4
         ratios[$1] = ratios[$1] sprintf(" %.1f", $3 / $4)

@@ -5,7 +5,7 @@ mod common;
 use std::process::Command;
 
 use capsim_tests::{golden, golden_en};
-use common::{capsim, one_line_error};
+use common::{argv, capsim, one_line_error};
 
 const LESSONS: [&str; 5] = [
     "group",
@@ -108,103 +108,50 @@ fn json_lines(args: &[&str]) -> Vec<serde_json::Map<String, serde_json::Value>> 
 }
 
 /// The lesson's own sweeps, as JSON Lines queries.
-const GROUP_PAIRS: &[&str] = &[
-    "autoscale",
-    "--threshold",
-    "2,5",
-    "--cooldown",
-    "0,8",
-    "--format",
-    "json",
-];
-const CONSUMERS_N1_N8: &[&str] = &[
-    "consumers",
-    "--consumers",
-    "1,8",
-    "--slots",
-    "2",
-    "--format",
-    "json",
-];
-const BULKHEAD_LAYOUTS: &[&str] = &[
-    "bulkhead",
-    "--split",
-    "shared,24",
-    "--mode",
-    "healthy,slowdown",
-    "--format",
-    "json",
-];
+const GROUP_PAIRS: &str = "autoscale --threshold 2,5 --cooldown 0,8 --format json";
+const CONSUMERS_N1_N8: &str = "consumers --consumers 1,8 --slots 2 --format json";
+const BULKHEAD_LAYOUTS: &str = "bulkhead --split shared,24 --mode healthy,slowdown --format json";
 
 #[test]
 fn json_holds_parameters_and_the_contract_metric_keys() {
-    let cases: [(&[&str], &[&str]); 3] = [
+    let cases = [
         (
             GROUP_PAIRS,
-            &[
-                "threshold",
-                "cooldown",
-                "seed",
-                "min_size",
-                "max_size",
-                "max_launching",
-                "max_launching_ratio",
-                "under_capacity_rounds",
-                "launched",
-                "false_replacements",
-                "broken_rounds",
-                "scaling_actions",
-                "replacements",
-            ],
+            "threshold cooldown seed min_size max_size max_launching max_launching_ratio \
+             under_capacity_rounds launched false_replacements broken_rounds scaling_actions \
+             replacements",
         ),
         (
             CONSUMERS_N1_N8,
-            &[
-                "consumers",
-                "slots",
-                "shipments",
-                "seed",
-                "rounds",
-                "reordered_shipments",
-                "wrong_final_state",
-                "throughput",
-            ],
+            "consumers slots shipments seed rounds reordered_shipments wrong_final_state \
+             throughput",
         ),
         (
             BULKHEAD_LAYOUTS,
-            &[
-                "split",
-                "mode",
-                "seed",
-                "tracking_served",
-                "tracking_dropped",
-                "event_served",
-                "event_dropped",
-                "idle_slots",
-                "busy_slot_rounds",
-            ],
+            "split mode seed tracking_served tracking_dropped event_served event_dropped \
+             idle_slots busy_slot_rounds",
         ),
     ];
     for (args, keys) in cases {
-        let rows = json_lines(args);
-        let runs = if args[0] == "consumers" { 2 } else { 4 };
-        assert_eq!(rows.len(), runs, "{args:?}");
+        let rows = json_lines(&argv(args));
+        let runs = if args.starts_with("consumers") { 2 } else { 4 };
+        assert_eq!(rows.len(), runs, "{args}");
         for row in &rows {
-            for key in keys {
-                assert!(row.contains_key(*key), "{key} missing in {args:?}");
+            for key in keys.split_whitespace() {
+                assert!(row.contains_key(key), "{key} missing in {args}");
             }
         }
     }
     // The lesson's numbers, through the CLI.
-    let g = json_lines(GROUP_PAIRS);
+    let g = json_lines(&argv(GROUP_PAIRS));
     assert_eq!(
         (g[0]["launched"].as_u64(), g[3]["launched"].as_u64()),
         (Some(46), Some(19))
     );
-    let c = json_lines(CONSUMERS_N1_N8);
+    let c = json_lines(&argv(CONSUMERS_N1_N8));
     assert_eq!(c[1]["rounds"].as_u64(), Some(17551));
     assert_eq!(c[1]["wrong_final_state"].as_u64(), Some(432));
-    let b = json_lines(BULKHEAD_LAYOUTS);
+    let b = json_lines(&argv(BULKHEAD_LAYOUTS));
     assert_eq!(b[0]["split"], "shared");
     assert_eq!(b[3]["split"], 24);
     assert_eq!(b[3]["mode"], "slowdown");
@@ -214,15 +161,9 @@ fn json_holds_parameters_and_the_contract_metric_keys() {
 
 #[test]
 fn csv_and_table_have_a_header_and_a_line_per_run() {
-    let out = capsim(&[
-        "autoscale",
-        "--threshold",
-        "2,3,5",
-        "--cooldown",
-        "0,3,8",
-        "--format",
-        "csv",
-    ]);
+    let out = capsim(&argv(
+        "autoscale --threshold 2,3,5 --cooldown 0,3,8 --format csv",
+    ));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 10);
@@ -238,15 +179,7 @@ fn csv_and_table_have_a_header_and_a_line_per_run() {
 
 #[test]
 fn thread_count_does_not_change_the_bytes() {
-    let args = [
-        "bulkhead",
-        "--split",
-        "shared,24",
-        "--seed",
-        "1..=40",
-        "--format",
-        "csv",
-    ];
+    let args = argv("bulkhead --split shared,24 --seed 1..=40 --format csv");
     let serial = capsim(&[&args[..], &["--threads", "1"]].concat()).stdout;
     let parallel = capsim(&[&args[..], &["--threads", "2"]].concat()).stdout;
     assert_eq!(serial.iter().filter(|&&b| b == b'\n').count(), 81);
@@ -375,15 +308,7 @@ fn a_failing_run_names_itself_whatever_the_threads() {
     // With one request per instance, round 0's demand (20,000) needs 20,000 instances: more
     // than the host's group holds (16,384). Seeds are innermost, so the capacity=100 runs
     // (1 to 300) come first and the first failing run is capacity=1 with the first seed.
-    let args = [
-        "autoscale",
-        "--demand-base",
-        "20000",
-        "--capacity",
-        "100,1",
-        "--seed",
-        "1..=300",
-    ];
+    let args = argv("autoscale --demand-base 20000 --capacity 100,1 --seed 1..=300");
     let mut seen = Vec::new();
     for threads in ["1", "2", "3"] {
         let (out, err, code) = capsim_text(&[&args[..], &["--threads", threads]].concat());
@@ -404,19 +329,9 @@ fn a_failing_run_names_itself_whatever_the_threads() {
 fn a_later_failing_run_follows_the_streamed_rows() {
     // 5000 good runs fill more than one window (4096 runs); run 5001 (capacity=1, seed=1)
     // is the first to fail. Every earlier row is printed, in grid order, then the error.
-    let args = [
-        "autoscale",
-        "--demand-base",
-        "20000",
-        "--rounds",
-        "1",
-        "--capacity",
-        "100,1",
-        "--seed",
-        "1..=5000",
-        "--format",
-        "csv",
-    ];
+    let args = argv(
+        "autoscale --demand-base 20000 --rounds 1 --capacity 100,1 --seed 1..=5000 --format csv",
+    );
     let mut seen = Vec::new();
     for threads in ["1", "2"] {
         let (out, err, code) = capsim_text(&[&args[..], &["--threads", threads]].concat());
@@ -436,15 +351,7 @@ fn a_later_failing_run_follows_the_streamed_rows() {
 #[test]
 fn parameter_errors_come_before_any_row() {
     // The bad capacity is the grid's last combination: still nothing is run or printed.
-    let args = [
-        "autoscale",
-        "--rounds",
-        "1",
-        "--capacity",
-        "100,-1",
-        "--seed",
-        "1..=5000",
-    ];
+    let args = argv("autoscale --rounds 1 --capacity 100,-1 --seed 1..=5000");
     assert_bad_input(&args, "--capacity");
     // Only the named flags and the seed make the run's name.
     let (_, err, _) = capsim_text(&["autoscale", "--demand-base", "900,3000000", "--seed", "4"]);
@@ -458,15 +365,7 @@ fn parameter_errors_come_before_any_row() {
 fn long_grids_stream_in_grid_order() {
     // 10000 runs: three windows. JSON and CSV rows come in grid order, nothing on stderr
     // (no progress display on a pipe).
-    let (out, err, code) = capsim_text(&[
-        "autoscale",
-        "--rounds",
-        "1",
-        "--seed",
-        "1..=10000",
-        "--format",
-        "csv",
-    ]);
+    let (out, err, code) = capsim_text(&argv("autoscale --rounds 1 --seed 1..=10000 --format csv"));
     assert_eq!((code, err.as_str()), (Some(0), ""));
     let seeds: Vec<&str> = out
         .lines()
@@ -489,14 +388,7 @@ fn long_grids_stream_in_grid_order() {
 fn summaries_stream_one_combination_at_a_time() {
     // The second combination's 3000 runs straddle the first window's end (4096 runs); its
     // summary must be what it is alone.
-    let base = [
-        "autoscale",
-        "--rounds",
-        "1",
-        "--seed",
-        "1..=3000",
-        "--summary",
-    ];
+    let base = argv("autoscale --rounds 1 --seed 1..=3000 --summary");
     let both = capsim_text(&[&base[..], &["--threshold", "2,3", "--format", "csv"]].concat());
     assert_eq!((both.1.as_str(), both.2), ("", Some(0)));
     let alone =
@@ -567,15 +459,9 @@ fn an_emptied_group_prints_its_nan_ratio() {
 /// bounded by the group's size, computes `{"min":0,"max":9,"oran":null,"olcekleme":49}`.
 #[test]
 fn a_huge_negative_demand_finishes() {
-    let out = json_lines(&[
-        "autoscale",
-        "--demand-amplitude",
-        "-1e17",
-        "--rounds",
-        "50",
-        "--format",
-        "json",
-    ]);
+    let out = json_lines(&argv(
+        "autoscale --demand-amplitude -1e17 --rounds 50 --format json",
+    ));
     assert_eq!(out[0]["min_size"], 0);
     assert_eq!(out[0]["max_size"], 9);
     assert_eq!(out[0]["scaling_actions"], 49);

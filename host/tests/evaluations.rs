@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{capsim, example, one_line_error, stdout_ok, temp_file};
+use common::{argv, capsim, error_naming, example, stdout_ok, temp_file, Csv};
 use serde_json::Value;
 
 /// The lesson's day: 240 rounds of one minute (the group lesson's `TUR`).
@@ -22,30 +22,14 @@ fn evaluations(formula: &str, extra: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-/// The trace as CSV: the header's names and the rows' cells.
-fn trace(formula: &str, extra: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut args = vec!["trace", "autoscale", "--format", "csv"];
+/// The CSV trace of `capsim trace autoscale [--formula FORMULA] EXTRA`.
+fn trace(formula: &str, extra: &[&str]) -> Csv {
+    let mut args = vec!["trace", "autoscale"];
     if !formula.is_empty() {
         args.extend_from_slice(&["--formula", formula]);
     }
     args.extend_from_slice(extra);
-    let text = stdout_ok(&args);
-    let mut lines = text.lines();
-    let header = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    let rows = lines
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect();
-    (header, rows)
-}
-
-fn column(header: &[String], rows: &[Vec<String>], name: &str) -> Vec<u64> {
-    let i = header.iter().position(|h| h == name).expect(name);
-    rows.iter().map(|r| r[i].parse().unwrap()).collect()
+    Csv::of(&args)
 }
 
 /// The evaluation time of round `r`: the simulator's epoch, Thursday 2026-10-01T00:00:00Z,
@@ -148,14 +132,15 @@ fn the_views_add_up_to_the_run() {
         let f = example(name);
         for extra in [&[][..], &["--evaluation-interval", "5", "--seed", "7"][..]] {
             let lines = evaluations(&f, extra);
-            let (header, rows) = trace(&f, extra);
+            let t = trace(&f, extra);
+            let rows = &t.rows;
             let mut args = vec!["autoscale", "--format", "json", "--formula", &f];
             args.extend_from_slice(extra);
             let row: Value = serde_json::from_str(stdout_ok(&args).trim()).unwrap();
 
-            let evaluated = column(&header, &rows, "evaluated");
-            let failed = column(&header, &rows, "evaluation_failed");
-            let target = column(&header, &rows, "target_dedicated");
+            let evaluated = t.ints("evaluated");
+            let failed = t.ints("evaluation_failed");
+            let target = t.ints("target_dedicated");
             let marked: Vec<u64> = (0..rows.len() as u64)
                 .filter(|&r| evaluated[r as usize] == 1)
                 .collect();
@@ -170,7 +155,7 @@ fn the_views_add_up_to_the_run() {
 
             // Before round 0's evaluation the target is the initial group: required(0)
             // instances (the lesson's group starts with what round 0's demand needs).
-            let initial = column(&header, &rows, "required")[0];
+            let initial = t.ints("required")[0];
             let mut last = None;
             let mut changes = 0;
             for l in &lines {
@@ -216,9 +201,10 @@ fn the_views_add_up_to_the_run() {
 /// ones.
 #[test]
 fn the_columns_come_after_the_existing_ones_for_a_formula_run_only() {
-    let (plain, _) = trace("", &[]);
+    let plain = trace("", &[]).header;
     assert!(!plain.iter().any(|h| h == "target_dedicated"));
-    let (with, rows) = trace(&example("keep-current.formula"), &[]);
+    let formula_run = trace(&example("keep-current.formula"), &[]);
+    let (with, rows) = (&formula_run.header, &formula_run.rows);
     assert_eq!(&with[..plain.len()], &plain[..]);
     assert_eq!(
         &with[plain.len()..],
@@ -243,22 +229,14 @@ fn the_columns_come_after_the_existing_ones_for_a_formula_run_only() {
 
 #[test]
 fn evaluations_need_a_formula_and_no_format() {
-    let e = one_line_error(&["trace", "autoscale", "--evaluations"]);
-    assert!(
-        e.contains("--evaluations") && e.contains("--formula"),
-        "{e}"
+    error_naming(
+        &["trace", "autoscale", "--evaluations"],
+        &["--evaluations", "--formula"],
     );
     let f = example("keep-current.formula");
-    let e = one_line_error(&[
-        "trace",
-        "autoscale",
-        "--formula",
-        &f,
-        "--evaluations",
-        "--format",
-        "csv",
-    ]);
-    assert!(e.contains("--evaluations") && e.contains("--format"), "{e}");
+    let mut args = argv("trace autoscale --formula");
+    args.extend([f.as_str(), "--evaluations", "--format", "csv"]);
+    error_naming(&args, &["--evaluations", "--format"]);
     // A formula that fails to parse is its one located line.
     let bad = temp_file("evaluations-bad.formula", "$TargetDedicatedNodes = ;\n");
     let out = capsim(&["trace", "autoscale", "--formula", &bad, "--evaluations"]);

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{capsim, example, one_line_error, temp_file};
+use common::{capsim, example, one_line_error, temp_file, with_stdin};
 use serde_json::Value;
 
 /// Runs with `--format json` and returns the rows.
@@ -85,20 +85,6 @@ fn intervals_5_and_10080_are_accepted_and_others_refused() {
             &["evaluation-interval", "5", "10080"],
         );
     }
-}
-
-/// Runs `capsim args` with `input` on standard input.
-fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
 }
 
 /// `--formula -` reads the formula from standard input, once: the same rows as the file;

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{capsim, example, temp_file};
+use common::{capsim, example, temp_file, with_stdin};
 
 /// Asserts `status`, exactly one line on stderr equal to `line`, nothing on stdout.
 fn assert_error(args: &[&str], status: i32, line: &str) {
@@ -177,33 +177,52 @@ fn check_and_eval_follow_the_documented_language() {
         stdout_ok(&["formula", "eval", &now, "--at", "2016-10-13T19:18:47.805Z"]),
         "$NodeDeallocationOption=requeue;$t=2016-10-13T19:18:47.805Z\n"
     );
-    // A static type error fails check with its position (was: passes, then every
-    // evaluation fails).
-    let typed = temp_file("typed.formula", b"$TargetDedicatedNodes = \"abc\" + 1;");
-    assert_error(
-        &["formula", "check", &typed],
-        2,
-        &format!("{typed}:1:31: error: operator '+' does not apply to string and double"),
-    );
     // Sunday is 7.
     let day = temp_file("day.formula", b"d = time().weekday;");
     assert_eq!(
         stdout_ok(&["formula", "eval", &day, "--at", "2016-10-16T12:00:00Z"]),
         "$NodeDeallocationOption=requeue;d=7\n"
     );
-    // Lexical errors are one readable line.
-    let bell = temp_file("bell.formula", b"x = 1\x07;");
-    assert_error(
-        &["formula", "check", &bell],
-        2,
-        &format!("{bell}:1:6: error: unexpected character '\\u{{0007}}'"),
-    );
-    let cr = temp_file("cr.formula", b"x = 1;\ry = 2;\rz = ;");
-    assert_error(
-        &["formula", "check", &cr],
-        2,
-        &format!("{cr}:3:5: error: expected a value before ';'"),
-    );
+    // Errors at a place in the file, each one line: a static type error fails check with
+    // its position (was: passes, then every evaluation fails), lexical errors are readable,
+    // and a bad percentile fails the evaluation (status 1).
+    for (name, text, command, status, error) in [
+        (
+            "typed.formula",
+            &b"$TargetDedicatedNodes = \"abc\" + 1;"[..],
+            "check",
+            2,
+            "1:31: error: operator '+' does not apply to string and double",
+        ),
+        (
+            "bell.formula",
+            b"x = 1\x07;",
+            "check",
+            2,
+            "1:6: error: unexpected character '\\u{0007}'",
+        ),
+        (
+            "cr.formula",
+            b"x = 1;\ry = 2;\rz = ;",
+            "check",
+            2,
+            "3:5: error: expected a value before ';'",
+        ),
+        (
+            "pct.formula",
+            b"x = percentile([1, 2], 150);",
+            "eval",
+            1,
+            "1:24: error: percentile takes p from 0 to 100, got 150",
+        ),
+    ] {
+        let path = temp_file(name, text);
+        assert_error(
+            &["formula", command, &path],
+            status,
+            &format!("{path}:{error}"),
+        );
+    }
     let huge = temp_file(
         "huge.formula",
         format!("x = {};", "1".repeat(400)).as_bytes(),
@@ -215,12 +234,6 @@ fn check_and_eval_follow_the_documented_language() {
         err.starts_with(&format!("{huge}:1:5: error: number '1111"))
             && err.ends_with("is beyond the largest double (about 1.8e308)\n"),
         "{err}"
-    );
-    let pct = temp_file("pct.formula", b"x = percentile([1, 2], 150);");
-    assert_error(
-        &["formula", "eval", &pct],
-        1,
-        &format!("{pct}:1:24: error: percentile takes p from 0 to 100, got 150"),
     );
 }
 
@@ -444,21 +457,6 @@ fn help_documents_the_limits() {
             at += found.unwrap() + 1;
         }
     }
-}
-
-/// Runs `capsim args` with `input` on standard input.
-fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // capsim may stop reading early (a bound), so a broken pipe here is fine.
-    let _ = child.stdin.take().unwrap().write_all(input);
-    child.wait_with_output().unwrap()
 }
 
 /// Issue 25: `-` is standard input for `check` and `eval`, read with the same 8 KB bound,

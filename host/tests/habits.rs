@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{capsim, one_line_error, stdout_ok, temp_file};
+use common::{argv, capsim, error_naming, one_line_error, stdout_ok, temp_file};
 
 /// The subcommands every completion script and the man page name.
 const COMMANDS: [&str; 10] = [
@@ -265,15 +265,7 @@ fn columns_help_lists_the_metrics() {
 /// summaries; every value is the one the full row has.
 #[test]
 fn columns_select_metrics_in_every_format() {
-    let grid = [
-        "autoscale",
-        "--threshold",
-        "2,3",
-        "--seed",
-        "1,2",
-        "--rounds",
-        "120",
-    ];
+    let grid = argv("autoscale --threshold 2,3 --seed 1,2 --rounds 120");
     let full = stdout_ok(&[&grid[..], &["--format", "json"]].concat());
     let picked = stdout_ok(
         &[
@@ -353,15 +345,7 @@ fn columns_select_metrics_in_every_format() {
 #[test]
 fn all_columns_are_the_plain_output() {
     let all = AUTOSCALE_METRICS.join(",");
-    let grid = [
-        "autoscale",
-        "--threshold",
-        "2,3",
-        "--seed",
-        "1,2",
-        "--rounds",
-        "100",
-    ];
+    let grid = argv("autoscale --threshold 2,3 --seed 1,2 --rounds 100");
     for more in [
         &["--format", "table"][..],
         &["--format", "csv"],
@@ -398,19 +382,18 @@ fn all_columns_are_the_plain_output() {
 
 #[test]
 fn unknown_columns_are_one_line_with_a_suggestion() {
-    let err = one_line_error(&["autoscale", "--columns", "launchd"]);
-    assert!(
-        err.contains("'launchd'") && err.contains("did you mean launched?"),
-        "{err}"
-    );
-    assert!(err.contains("--columns help"), "{err}");
-    let err = one_line_error(&["autoscale", "--columns", "launched,launched"]);
-    assert!(err.contains("twice"), "{err}");
-    let err = one_line_error(&["autoscale", "--columns", "launched,"]);
-    assert!(err.contains("empty"), "{err}");
-    // A parameter is not a metric column.
-    let err = one_line_error(&["autoscale", "--columns", "threshold"]);
-    assert!(err.contains("not a metric"), "{err}");
+    for (columns, needles) in [
+        (
+            "launchd",
+            &["'launchd'", "did you mean launched?", "--columns help"][..],
+        ),
+        ("launched,launched", &["twice"]),
+        ("launched,", &["empty"]),
+        // A parameter is not a metric column.
+        ("threshold", &["not a metric"]),
+    ] {
+        error_naming(&["autoscale", "--columns", columns], needles);
+    }
 }
 
 /// Runs `args` on a pseudo-terminal (python3's `pty`), stdout to /dev/null; sends Ctrl-C
@@ -473,15 +456,7 @@ sys.exit(code if code >= 0 else 128 - code)
 #[test]
 fn ctrl_c_clears_the_progress_line() {
     let (shown, code) = on_a_terminal(
-        &[
-            "autoscale",
-            "--seed",
-            "1..=1000000",
-            "--threads",
-            "1",
-            "--format",
-            "csv",
-        ],
+        &argv("autoscale --seed 1..=1000000 --threads 1 --format csv"),
         &[],
         Some("runs/s"),
     );

@@ -3,70 +3,27 @@
 
 mod common;
 
-use common::{capsim, one_line_error};
+use common::{
+    argv, assert_row, autoscale_row as row, capsim, error_naming, n, one_line_error, with_stdin,
+    Csv,
+};
 use serde_json::Value;
 
-/// Runs `capsim autoscale ARGS --format json` and returns its one row.
-fn row(args: &[&str]) -> Value {
-    let mut all = vec!["autoscale"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let out = capsim(&all);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
-    let v = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert!(lines.next().is_none(), "{args:?}: one row");
-    v
-}
-
-fn n(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
-}
+/// A flat demand of 300,000 requests a round.
+const FLAT_300K: &str = "--demand-base 300000 --demand-amplitude 0 --surge 0";
+/// No randomness and no failures.
+const NO_FAILURES: &str = "--transient-failure 0 --failure-rounds none";
 
 #[test]
 fn a_group_of_three_thousand_runs() {
     // The issue's command: 300,000 requests a round need 3,000 instances.
-    let v = row(&[
-        "--demand-base",
-        "300000",
-        "--demand-amplitude",
-        "0",
-        "--surge",
-        "0",
-    ]);
+    let v = row(&argv(FLAT_300K));
     assert!(n(&v, "max_size") >= 3000, "{v}");
     // Without randomness or failures the group is exactly 3,000 all day.
-    let v = row(&[
-        "--demand-base",
-        "300000",
-        "--demand-amplitude",
-        "0",
-        "--surge",
-        "0",
-        "--transient-failure",
-        "0",
-        "--failure-rounds",
-        "none",
-    ]);
+    let v = row(&argv(&format!("{FLAT_300K} {NO_FAILURES}")));
     assert_eq!((n(&v, "max_size"), n(&v, "launched")), (3000, 0));
     // The trace (the general path, observed) runs it too, 240 rows and the header.
-    let out = capsim(&[
-        "trace",
-        "autoscale",
-        "--demand-base",
-        "300000",
-        "--demand-amplitude",
-        "0",
-        "--surge",
-        "0",
-        "--format",
-        "csv",
-    ]);
+    let out = capsim(&argv(&format!("trace autoscale {FLAT_300K} --format csv")));
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 241);
 }
@@ -76,35 +33,18 @@ fn the_host_capacity_is_in_the_help_and_the_error() {
     let help = String::from_utf8(capsim(&["autoscale", "--help"]).stdout).unwrap();
     assert!(help.contains("at most 16384 instances"), "{help}");
     // 1,638,500 requests need 16,385 instances: one more than the host's group holds.
-    let line = one_line_error(&[
-        "autoscale",
-        "--demand-base",
-        "1638500",
-        "--demand-amplitude",
-        "0",
-        "--surge",
-        "0",
-    ]);
+    let line = one_line_error(&argv(
+        "autoscale --demand-base 1638500 --demand-amplitude 0 --surge 0",
+    ));
     assert!(
         line.trim_end()
             .ends_with("group size exceeds its capacity of 16384"),
         "{line}"
     );
     // 1,638,400 fit exactly.
-    let v = row(&[
-        "--demand-base",
-        "1638400",
-        "--demand-amplitude",
-        "0",
-        "--surge",
-        "0",
-        "--transient-failure",
-        "0",
-        "--failure-rounds",
-        "none",
-        "--rounds",
-        "3",
-    ]);
+    let v = row(&argv(&format!(
+        "--demand-base 1638400 --demand-amplitude 0 --surge 0 {NO_FAILURES} --rounds 3"
+    )));
     assert_eq!(n(&v, "max_size"), 16384);
 }
 
@@ -134,26 +74,8 @@ fn min_and_max_instances_hold_the_issues_figures() {
     let line = one_line_error(&["autoscale", "--min-instances", "4", "--max-instances", "3"]);
     assert!(line.contains("--min-instances"), "{line}");
     // The trace shows the same run: its largest size is the row's.
-    let csv = common::stdout_ok(&[
-        "trace",
-        "autoscale",
-        "--max-instances",
-        "18",
-        "--format",
-        "csv",
-    ]);
-    let size = csv
-        .lines()
-        .next()
-        .unwrap()
-        .split(',')
-        .position(|c| c == "size")
-        .unwrap();
-    let largest = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(size).unwrap().parse::<u32>().unwrap())
-        .max();
+    let csv = Csv::of(&argv("trace autoscale --max-instances 18"));
+    let largest = csv.ints("size").into_iter().max();
     assert_eq!(largest, Some(18));
 }
 
@@ -163,15 +85,10 @@ fn the_lessons_trace_fed_back_is_the_lesson() {
     let whole = common::temp_file("lesson-trace.csv", &trace);
     // The issue's round trip: min_size 7, max_size 24, launched 46, under_capacity_rounds 10.
     let check = |v: &Value| {
-        let got = [
-            "rounds",
-            "min_size",
-            "max_size",
-            "launched",
-            "under_capacity_rounds",
-        ]
-        .map(|k| n(v, k));
-        assert_eq!(got, [240, 7, 24, 46, 10], "{v}");
+        assert_row(
+            v,
+            "rounds=240 min_size=7 max_size=24 launched=46 under_capacity_rounds=10",
+        )
     };
     check(&row(&["--demand-file", &whole]));
     // The demand column alone, as `cut` gives it (header included), and `round,demand`.
@@ -202,28 +119,10 @@ fn the_lessons_trace_fed_back_is_the_lesson() {
     ]);
     assert_eq!(again, trace);
     // `-` reads stdin; --rounds takes the first rows.
-    use std::io::Write as _;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args([
-            "autoscale",
-            "--demand-file",
-            "-",
-            "--rounds",
-            "100",
-            "--format",
-            "json",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(column.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        &argv("autoscale --demand-file - --rounds 100 --format json"),
+        column.as_bytes(),
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let first100 = row(&["--rounds", "100"]);
     assert_eq!(v["launched"], first100["launched"]);
@@ -287,12 +186,7 @@ fn the_policies_and_the_check_interval_through_the_cli() {
     let kept = row(&["--policy", "target-tracking", "--disable-scale-in", "yes"]);
     assert!(n(&kept, "billed_rounds") > n(&tt, "billed_rounds"));
     // Steps: printed as the flag takes them, and a bad band is one line.
-    let st = row(&[
-        "--policy",
-        "step",
-        "--steps",
-        "..50:-1/80..120:+2/120..:+30%",
-    ]);
+    let st = row(&argv("--policy step --steps ..50:-1/80..120:+2/120..:+30%"));
     assert_eq!(st["steps"], "..50:-1/80..120:+2/120..:+30%");
     assert!(n(&st, "under_capacity_rounds") < n(&lesson, "under_capacity_rounds"));
     for bad in ["50..40:+1", "..40:1", "..40:+0", "..50:+1/40..:+1"] {
@@ -302,14 +196,9 @@ fn the_policies_and_the_check_interval_through_the_cli() {
     let line = one_line_error(&["autoscale", "--policy", "step"]);
     assert!(line.contains("--steps"), "{line}");
     for bad in ["0", "101"] {
-        let line = one_line_error(&[
-            "autoscale",
-            "--policy",
-            "target-tracking",
-            "--target-utilization",
-            bad,
-        ]);
-        assert!(line.contains("integers from 1 to 100"), "{line}");
+        let mut args = argv("autoscale --policy target-tracking --target-utilization");
+        args.push(bad);
+        error_naming(&args, &["integers from 1 to 100"]);
     }
     // The check interval: fewer checks, fewer replacements; its range's ends.
     let sparse = row(&["--check-interval", "10"]);
@@ -324,26 +213,7 @@ fn the_policies_and_the_check_interval_through_the_cli() {
     let line = one_line_error(&["autoscale", "--check-interval", "0"]);
     assert!(line.contains("integers from 1 to 10080"), "{line}");
     // A trace of a policy run sums to its row (one run, many views).
-    let csv = common::stdout_ok(&[
-        "trace",
-        "autoscale",
-        "--policy",
-        "target-tracking",
-        "--format",
-        "csv",
-    ]);
-    let col = csv
-        .lines()
-        .next()
-        .unwrap()
-        .split(',')
-        .position(|c| c == "launched")
-        .unwrap();
-    let launched: u64 = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
-        .sum();
+    let launched = Csv::of(&argv("trace autoscale --policy target-tracking")).sum("launched");
     assert_eq!(launched, n(&tt, "launched"));
 }
 

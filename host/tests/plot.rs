@@ -9,7 +9,7 @@ mod common;
 use capsim::models::{Autoscale, Bulkhead, Consumers, Flags};
 use capsim::plot::{self, Envelope, Plotted, BUCKETS};
 use capsim_core::{autoscale, bulkhead, consumers, Observer};
-use common::{capsim, one_line_error, stdout_ok};
+use common::{argv, capsim, one_line_error, stdout_ok};
 
 // ---------------------------------------------------------------- reading an SVG
 
@@ -70,18 +70,16 @@ impl Histogram {
         let texts = elements(svg, "text");
         let title = texts[0].1.to_string();
         let tick = |t: &&(&str, &str)| attr(t.0, "font-size").unwrap().starts_with("11.29");
-        let x_ticks = texts
-            .iter()
-            .filter(tick)
-            .filter(|t| attr(t.0, "text-anchor") == Some("middle"))
-            .map(|t| (num(t.0, "x"), t.1.to_string()))
-            .collect();
-        let y_ticks = texts
-            .iter()
-            .filter(tick)
-            .filter(|t| attr(t.0, "text-anchor") == Some("end"))
-            .map(|t| (num(t.0, "y"), t.1.to_string()))
-            .collect();
+        // The ticks' labels anchored `anchor`, each with its pixel on the axis `at`.
+        let ticks = |anchor: &str, at: &str| {
+            texts
+                .iter()
+                .filter(tick)
+                .filter(|t| attr(t.0, "text-anchor") == Some(anchor))
+                .map(|t| (num(t.0, at), t.1.to_string()))
+                .collect()
+        };
+        let (x_ticks, y_ticks) = (ticks("middle", "x"), ticks("end", "y"));
         let bars = elements(svg, "rect")
             .iter()
             .filter(|r| attr(r.0, "fill") == Some("#1F77B4"))
@@ -679,33 +677,15 @@ fn the_lessons_3x3_sweep_is_drawn_as_small_multiples() {
 
 #[test]
 fn small_multiples_stop_at_36_runs() {
-    let svg = stdout_ok(&[
-        "plot",
-        "consumers",
-        "--consumers",
-        "1..=6",
-        "--slots",
-        "1..=6",
-        "-o",
-        "-",
-    ]);
+    let svg = stdout_ok(&argv("plot consumers --consumers 1..=6 --slots 1..=6 -o -"));
     let captions = elements(&svg, "text")
         .into_iter()
         .filter(|(_, t)| t.starts_with("consumers="))
         .count();
     assert_eq!(captions, 36);
-    let e = one_line_error(&[
-        "plot",
-        "consumers",
-        "--consumers",
-        "1..=6",
-        "--slots",
-        "1..=6",
-        "--seed",
-        "1,2",
-        "-o",
-        "-",
-    ]);
+    let e = one_line_error(&argv(
+        "plot consumers --consumers 1..=6 --slots 1..=6 --seed 1,2 -o -",
+    ));
     assert_eq!(
         e.trim_end(),
         "error: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 72"
@@ -837,26 +817,13 @@ fn formula_evaluations_and_hook_waits_are_marked() {
         env!("CARGO_MANIFEST_DIR"),
         "/../examples/formulas/demand.formula"
     );
-    let row = stdout_ok(&[
-        "autoscale",
-        "--formula",
-        formula,
-        "--launch-hook",
-        "3",
-        "--format",
-        "csv",
-    ]);
+    // One run, three views: its metrics row, its chart and its trace.
+    let run = |command: &[&str], more: &[&str]| {
+        stdout_ok(&[command, &["--formula", formula, "--launch-hook", "3"], more].concat())
+    };
+    let row = run(&["autoscale"], &["--format", "csv"]);
     let evaluations = column(&row, "evaluations")[0];
-    let svg = stdout_ok(&[
-        "plot",
-        "autoscale",
-        "--formula",
-        formula,
-        "--launch-hook",
-        "3",
-        "-o",
-        "-",
-    ]);
+    let svg = run(&["plot", "autoscale"], &["-o", "-"]);
     let round = round_at(&svg);
     let ticks: Vec<f64> = marks_of(&svg, "#6E28A0")
         .into_iter()
@@ -882,16 +849,7 @@ fn formula_evaluations_and_hook_waits_are_marked() {
     let p = flags.grid().unwrap().params(0);
     let mut lines = plot::Lines::default();
     capsim::trace::observe::<Autoscale>(&p, &mut lines).unwrap();
-    let trace = stdout_ok(&[
-        "trace",
-        "autoscale",
-        "--formula",
-        formula,
-        "--launch-hook",
-        "3",
-        "--format",
-        "csv",
-    ]);
+    let trace = run(&["trace", "autoscale"], &["--format", "csv"]);
     let waits: Vec<f64> = column(&trace, "pending_wait")
         .iter()
         .zip(column(&trace, "removing_wait"))

@@ -7,70 +7,29 @@
 
 mod common;
 
-use common::{capsim, example, one_line_error, stdout_ok};
+use common::{argv, autoscale_row as row, capsim, example, one_line_error, stdout_ok, Csv};
 use serde_json::Value;
 
-/// Runs `capsim autoscale ARGS --format json` and returns its one row.
-fn row(args: &[&str]) -> Value {
-    let mut all = vec!["autoscale"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let text = stdout_ok(&all);
-    let mut lines = text.lines();
-    let v = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert!(lines.next().is_none(), "{args:?}: one row");
-    v
-}
-
 /// The trace's columns summed over the day, by name (0 for a column the trace lacks).
-struct Sums {
-    header: Vec<String>,
-    sums: Vec<u64>,
-}
+struct Sums(Csv);
 
 impl Sums {
     fn of(args: &[&str]) -> Self {
-        let mut all = vec!["trace", "autoscale"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["--format", "csv"]);
-        let text = stdout_ok(&all);
-        let mut lines = text.lines();
-        let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-        let mut sums = vec![0u64; header.len()];
-        let mut rounds = 0;
-        for line in lines {
-            rounds += 1;
-            for (s, cell) in sums.iter_mut().zip(line.split(',')) {
-                // The demand column is a float; only integer columns are summed.
-                *s += cell.parse::<u64>().unwrap_or(0);
-            }
-        }
-        assert_eq!(rounds, 240, "{args:?}");
-        Self { header, sums }
+        let trace = Csv::of(&[&["trace", "autoscale"], args].concat());
+        assert_eq!(trace.rows.len(), 240, "{args:?}");
+        Self(trace)
     }
 
     fn get(&self, name: &str) -> u64 {
-        self.header
-            .iter()
-            .position(|c| c == name)
-            .map_or(0, |i| self.sums[i])
+        self.0.find(name).map_or(0, |_| self.0.sum(name))
     }
 
     /// Instance-rounds in a billed state (the lifecycle's states but Stopped).
     fn billed_states(&self) -> u64 {
-        [
-            "pending",
-            "pending_wait",
-            "in_service",
-            "standby",
-            "protected",
-            "removing",
-            "removing_wait",
-            "restarting",
-        ]
-        .iter()
-        .map(|c| self.get(c))
-        .sum()
+        "pending pending_wait in_service standby protected removing removing_wait restarting"
+            .split(' ')
+            .map(|c| self.get(c))
+            .sum()
     }
 }
 
@@ -181,15 +140,9 @@ fn prices_at_their_extremes() {
     let stopped = row(&["--reclaim", "stop", "--price", "0:0:1"]);
     assert_eq!(cost(&stopped), 1433.0);
     // A grid of prices is a comma list of triples: one row each, in order.
-    let text = stdout_ok(&[
-        "autoscale",
-        "--price",
-        "0:0:0,1:0:0",
-        "--columns",
-        "billed_rounds,cost",
-        "--format",
-        "csv",
-    ]);
+    let text = stdout_ok(&argv(
+        "autoscale --price 0:0:0,1:0:0 --columns billed_rounds,cost --format csv",
+    ));
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
     assert!(
@@ -271,15 +224,9 @@ fn priced_rows_summarize_shard_and_merge_as_the_grid_does() {
         joined += &stdout_ok(&[&grid[..], &["--format", "csv", "--shard", &shard]].concat());
     }
     assert_eq!(joined, whole);
-    let empty = stdout_ok(&[
-        "autoscale",
-        "--price",
-        PRICE,
-        "--format",
-        "csv",
-        "--shard",
-        "1/2",
-    ]);
+    let empty = stdout_ok(&argv(&format!(
+        "autoscale --price {PRICE} --format csv --shard 1/2"
+    )));
     let header = empty.lines().next().unwrap();
     assert_eq!(Some(header), whole.lines().next());
     assert!(
@@ -292,33 +239,20 @@ fn priced_rows_summarize_shard_and_merge_as_the_grid_does() {
 #[test]
 fn plot_takes_the_price_and_draws_the_cost() {
     let svg = common::temp_file("price-hist.svg", "");
-    stdout_ok(&[
-        "plot",
-        "autoscale",
-        "--summary",
-        "--price",
-        PRICE,
-        "--seed",
-        "1..=5",
-        "--metric",
-        "cost",
-        "-o",
-        &svg,
-    ]);
+    let summary = format!("plot autoscale --summary --price {PRICE} --seed 1..=5 --metric cost -o");
+    stdout_ok(&[&argv(&summary)[..], &[&svg]].concat());
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(
         text.contains("capsim autoscale: cost over 5 runs"),
         "{text}"
     );
-    let err = one_line_error(&[
-        "plot",
-        "autoscale",
-        "--summary",
-        "--metric",
-        "cost",
-        "-o",
-        &svg,
-    ]);
+    let err = one_line_error(
+        &[
+            &argv("plot autoscale --summary --metric cost -o")[..],
+            &[&svg],
+        ]
+        .concat(),
+    );
     assert!(err.contains("--price"), "{err}");
     // A price changes nothing in a run's plot: the rounds do not depend on it.
     let plain = common::temp_file("price-plain.svg", "");

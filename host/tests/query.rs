@@ -1,9 +1,51 @@
 //! `capsim::query` (the browser playground's entry) against the `capsim` binary: a command
 //! given as URL pairs prints the binary's stdout bytes and its one stderr line.
 
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
-use capsim::query::{run, BROWSER_MAX_RUNS};
+use capsim::query::{run, Printed, BROWSER_MAX_RUNS};
+
+/// Runs `pairs` as the browser does.
+fn browser(pairs: &[(&str, &str)]) -> Printed {
+    run(pairs, BROWSER_MAX_RUNS, &())
+}
+
+/// Asserts that the browser's `printed` is the command line's `cli` (run with `args`): the
+/// same stdout, the same error line, success when there is none. Returns the stdout.
+fn assert_same(
+    printed: Printed,
+    cli: Output,
+    args: &[impl AsRef<str> + std::fmt::Debug],
+) -> String {
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        String::from_utf8_lossy(&cli.stdout),
+        "{args:?}"
+    );
+    let stderr = String::from_utf8(cli.stderr).unwrap();
+    assert_eq!(
+        printed.error.map(|e| e + "\n").unwrap_or_default(),
+        stderr,
+        "{args:?}"
+    );
+    assert_eq!(cli.status.success(), stderr.is_empty());
+    String::from_utf8(cli.stdout).unwrap()
+}
+
+/// The example formulas, in name order (at least ten).
+fn example_formulas() -> Vec<PathBuf> {
+    let mut examples: Vec<_> = std::fs::read_dir(EXAMPLES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "formula"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 10, "{examples:?}");
+    examples
+}
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
 
 /// Runs `pairs` both ways and asserts the same stdout, stderr line and success.
 fn same(pairs: &[(&str, &str)]) {
@@ -24,130 +66,81 @@ fn same(pairs: &[(&str, &str)]) {
         .args(&args)
         .output()
         .unwrap();
-    let printed = run(pairs, BROWSER_MAX_RUNS, &());
-    let error = printed.error.clone();
-    assert_eq!(
-        String::from_utf8_lossy(&printed.stdout),
-        String::from_utf8_lossy(&cli.stdout),
-        "{args:?}"
-    );
-    let stderr = String::from_utf8(cli.stderr).unwrap();
-    assert_eq!(
-        error.map(|e| e + "\n").unwrap_or_default(),
-        stderr,
-        "{args:?}"
-    );
-    assert_eq!(cli.status.success(), stderr.is_empty());
+    assert_same(browser(pairs), cli, &args);
 }
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
+/// The pairs of a URL's query: `model=autoscale&summary` is `[("model", "autoscale"),
+/// ("summary", "")]` (a value may hold `=`, none holds `&`).
+fn query(q: &str) -> Vec<(&str, &str)> {
+    q.split('&')
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .collect()
+}
+
 #[test]
 fn grids_print_the_binarys_bytes() {
-    same(&[("lesson", "group-sweep")]);
-    same(&[
-        ("model", "autoscale"),
-        ("threshold", "2,5"),
-        ("seed", "1..3"),
-        ("format", "json"),
-    ]);
-    same(&[
-        ("model", "consumers"),
-        ("consumers", "1,2"),
-        ("shipments", "200"),
-        ("format", "csv"),
-    ]);
-    same(&[
-        ("model", "bulkhead"),
-        ("split", "shared,24"),
-        ("seed", "1..=4"),
-        ("summary", ""),
-    ]);
-    // --columns and --shard, as the command line takes them.
-    same(&[
-        ("model", "autoscale"),
-        ("threshold", "2,3"),
-        ("columns", "launched,min_size"),
-        ("format", "json"),
-    ]);
-    same(&[
-        ("model", "consumers"),
-        ("consumers", "1,2"),
-        ("shipments", "200"),
-        ("columns", "throughput"),
-        ("summary", ""),
-    ]);
-    same(&[("model", "bulkhead"), ("columns", "help")]);
-    for shard in ["1/3", "2/3", "3/3"] {
-        same(&[
-            ("model", "bulkhead"),
-            ("split", "shared,24"),
-            ("seed", "1..=4"),
-            ("format", "csv"),
-            ("shard", shard),
-        ]);
+    for q in [
+        "lesson=group-sweep",
+        "model=autoscale&threshold=2,5&seed=1..3&format=json",
+        "model=consumers&consumers=1,2&shipments=200&format=csv",
+        "model=bulkhead&split=shared,24&seed=1..=4&summary",
+        // --columns and --shard, as the command line takes them.
+        "model=autoscale&threshold=2,3&columns=launched,min_size&format=json",
+        "model=consumers&consumers=1,2&shipments=200&columns=throughput&summary",
+        "model=bulkhead&columns=help",
+        "model=bulkhead&split=shared,24&seed=1..=4&format=csv&shard=1/3",
+        "model=bulkhead&split=shared,24&seed=1..=4&format=csv&shard=2/3",
+        "model=bulkhead&split=shared,24&seed=1..=4&format=csv&shard=3/3",
+    ] {
+        same(&query(q));
     }
 }
 
 #[test]
 fn bad_input_prints_the_binarys_error_line() {
-    for pairs in [
-        &[("model", "autoscale"), ("threshold", "x")][..],
-        &[("model", "autoscale"), ("threshold", "0")],
-        &[("model", "autoscale"), ("bogus", "1")],
-        &[("model", "autoscale"), ("format", "xml")],
-        &[
-            ("model", "autoscale"),
-            ("threshold", "2"),
-            ("threshold", "3"),
-        ],
-        &[("model", "autoscale"), ("threshold", "")],
-        &[("model", "autoscale"), ("summary", "1")],
-        &[("model", "autoscale"), ("threads", "999")],
-        &[("model", "autoscale"), ("seed", "1..=2000000")],
-        &[("model", "bulkhead"), ("split", "40")],
-        &[("model", "consumers"), ("consumers", "65")],
-        &[("lesson", "foo")],
+    for q in [
+        "model=autoscale&threshold=x",
+        "model=autoscale&threshold=0",
+        "model=autoscale&bogus=1",
+        "model=autoscale&format=xml",
+        "model=autoscale&threshold=2&threshold=3",
+        "model=autoscale&threshold=",
+        "model=autoscale&summary=1",
+        "model=autoscale&threads=999",
+        "model=autoscale&seed=1..=2000000",
+        "model=bulkhead&split=40",
+        "model=consumers&consumers=65",
+        "lesson=foo",
         // Suggestions, as the command line makes them.
-        &[("lesson", "grup")],
-        &[("model", "autoscal")],
-        &[("model", "autoscale"), ("treshold", "3")],
-        &[("model", "autoscale"), ("formt", "csv")],
-        &[("model", "autoscale"), ("format", "jsn")],
-        &[("model", "autoscale"), ("removal-policy", "olde")],
-        &[("model", "autoscale"), ("seed", "1-100")],
-        &[("model", "autoscale"), ("columns", "launchd")],
-        &[("model", "autoscale"), ("columns", "launched,launched")],
-        &[("model", "autoscale"), ("shard", "0/3")],
-        &[("model", "autoscale"), ("shard", "1/2")],
-        &[
-            ("model", "autoscale"),
-            ("format", "csv"),
-            ("shard", "1/2"),
-            ("shard", "2/2"),
-        ],
-        &[
-            ("model", "autoscale"),
-            ("format", "csv"),
-            ("summary", ""),
-            ("shard", "1/2"),
-        ],
+        "lesson=grup",
+        "model=autoscal",
+        "model=autoscale&treshold=3",
+        "model=autoscale&formt=csv",
+        "model=autoscale&format=jsn",
+        "model=autoscale&removal-policy=olde",
+        "model=autoscale&seed=1-100",
+        "model=autoscale&columns=launchd",
+        "model=autoscale&columns=launched,launched",
+        "model=autoscale&shard=0/3",
+        "model=autoscale&shard=1/2",
+        "model=autoscale&format=csv&shard=1/2&shard=2/2",
+        "model=autoscale&format=csv&summary&shard=1/2",
     ] {
-        same(pairs);
+        same(&query(q));
     }
 }
 
-/// Runs `pairs` (with `formula-text`) in the browser's way, and the command line on a file
-/// `editor.formula` holding the text, in a directory of its own; asserts the same stdout,
-/// error line and success; returns the stdout.
-fn same_as_file(pairs: &[(&str, &str)]) -> String {
-    let text = pairs
-        .iter()
-        .find(|(k, _)| *k == "formula-text")
-        .map(|(_, v)| *v)
-        .unwrap();
+/// Runs the query `q` with `formula-text=TEXT` as its second pair in the browser's way, and
+/// the command line on a file `editor.formula` holding the text, in a directory of its own;
+/// asserts the same stdout, error line and success; returns the stdout.
+fn same_as_file(text: &str, q: &str) -> String {
+    let mut pairs = query(q);
+    pairs.insert(1, ("formula-text", text));
+    let pairs = &pairs[..];
     // A directory per call: tests run side by side in one process.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
@@ -183,40 +176,15 @@ fn same_as_file(pairs: &[(&str, &str)]) -> String {
         .output()
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    let printed = run(pairs, BROWSER_MAX_RUNS, &());
-    assert_eq!(
-        String::from_utf8_lossy(&printed.stdout),
-        String::from_utf8_lossy(&cli.stdout),
-        "{args:?}"
-    );
-    let stderr = String::from_utf8(cli.stderr).unwrap();
-    assert_eq!(
-        printed.error.map(|e| e + "\n").unwrap_or_default(),
-        stderr,
-        "{args:?}"
-    );
-    assert_eq!(cli.status.success(), stderr.is_empty());
-    String::from_utf8(cli.stdout).unwrap()
+    assert_same(browser(pairs), cli, &args)
 }
 
 #[test]
 fn formula_text_is_a_file_of_that_text() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
-    let mut examples: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "formula"))
-        .collect();
-    examples.sort();
-    assert!(examples.len() >= 10, "{examples:?}");
-    for path in &examples {
+    for path in &example_formulas() {
         let text = std::fs::read_to_string(path).unwrap();
         let t = text.as_str();
-        let row = same_as_file(&[
-            ("model", "autoscale"),
-            ("formula-text", t),
-            ("format", "json"),
-        ]);
+        let row = same_as_file(t, "model=autoscale&format=json");
         // cpu-400-as-printed.formula is Microsoft's text as printed, which does not parse.
         let parses = !path.ends_with("cpu-400-as-printed.formula");
         assert_eq!(
@@ -224,33 +192,13 @@ fn formula_text_is_a_file_of_that_text() {
             parses,
             "{row}"
         );
-        assert_eq!(
-            same_as_file(&[("formula", "check"), ("formula-text", t)]),
-            ""
-        );
-        same_as_file(&[
-            ("formula", "eval"),
-            ("formula-text", t),
-            ("sample", "$CPUPercent=0.2:0.9:0.95"),
-            ("sample", "$PendingTasks=3:4:5:6:7:8:9:10:11:12"),
-            ("set", "$CurrentDedicatedNodes=4"),
-            ("at", "2026-10-05T09:30:00Z"),
-        ]);
+        assert_eq!(same_as_file(t, "formula=check"), "");
+        same_as_file(t, "formula=eval&sample=$CPUPercent=0.2:0.9:0.95&sample=$PendingTasks=3:4:5:6:7:8:9:10:11:12&set=$CurrentDedicatedNodes=4&at=2026-10-05T09:30:00Z");
     }
-    let demand = std::fs::read_to_string(format!("{dir}/demand.formula")).unwrap();
-    let trace = same_as_file(&[
-        ("trace", "autoscale"),
-        ("formula-text", &demand),
-        ("evaluation-interval", "5"),
-        ("format", "csv"),
-    ]);
+    let demand = std::fs::read_to_string(format!("{EXAMPLES}/demand.formula")).unwrap();
+    let trace = same_as_file(&demand, "trace=autoscale&evaluation-interval=5&format=csv");
     assert_eq!(trace.lines().count(), 241);
-    same_as_file(&[
-        ("model", "autoscale"),
-        ("formula-text", &demand),
-        ("threshold", "2,5"),
-        ("format", "csv"),
-    ]);
+    same_as_file(&demand, "model=autoscale&threshold=2,5&format=csv");
     // Bad texts: a grammar error on line 2, a type error, an empty text, 8192 bytes (read)
     // and 8193 bytes (refused, Batch's limit); each as the command, the grid and the trace.
     let long_ok = format!("$TargetDedicatedNodes = 1;{}", " ".repeat(8192 - 26));
@@ -263,44 +211,38 @@ fn formula_text_is_a_file_of_that_text() {
         long_ok.as_str(),
         too_long.as_str(),
     ] {
-        same_as_file(&[("formula", "check"), ("formula-text", t)]);
-        same_as_file(&[("formula", "eval"), ("formula-text", t)]);
-        same_as_file(&[("model", "autoscale"), ("formula-text", t)]);
-        same_as_file(&[("trace", "autoscale"), ("formula-text", t)]);
+        same_as_file(t, "formula=check");
+        same_as_file(t, "formula=eval");
+        same_as_file(t, "model=autoscale");
+        same_as_file(t, "trace=autoscale");
     }
     // eval's own flags at their extremes and past them.
     let t = "$TargetDedicatedNodes = rand() > 0.5 ? 1 : 2;";
-    for (k, v) in [
-        ("delay", "0"),
-        ("delay", "86400"),
-        ("delay", "86401"),
-        ("delay", "-1"),
-        ("delay", "x"),
-        ("seed", "0"),
-        ("seed", "18446744073709551615"),
-        ("seed", "18446744073709551616"),
-        ("at", "yesterday"),
-        ("sample", "$Nope=1"),
+    for flag in [
+        "delay=0",
+        "delay=86400",
+        "delay=86401",
+        "delay=-1",
+        "delay=x",
+        "seed=0",
+        "seed=18446744073709551615",
+        "seed=18446744073709551616",
+        "at=yesterday",
+        "sample=$Nope=1",
     ] {
-        same_as_file(&[("formula", "eval"), ("formula-text", t), (k, v)]);
+        same_as_file(t, &format!("formula=eval&{flag}"));
     }
 }
 
 #[test]
 fn formula_text_cannot_be_given_with_a_formula_file() {
-    let p = run(
-        &[
-            ("model", "autoscale"),
-            ("formula", "none"),
-            ("formula-text", "$TargetDedicatedNodes = 1;"),
-        ],
-        BROWSER_MAX_RUNS,
-        &(),
-    );
-    assert!(p.stdout.is_empty());
+    let p = browser(&query(
+        "model=autoscale&formula=none&formula-text=$TargetDedicatedNodes = 1;",
+    ));
+    let error = "error: formula-text and formula cannot both be given (formula-text is the file editor.formula)";
     assert_eq!(
-        p.error.as_deref(),
-        Some("error: formula-text and formula cannot both be given (formula-text is the file editor.formula)")
+        (p.stdout.as_slice(), p.error.as_deref()),
+        (&[][..], Some(error))
     );
 }
 
@@ -309,21 +251,9 @@ fn formula_text_cannot_be_given_with_a_formula_file() {
 /// 0 and every 15 rounds of the 240, the lesson day's 16), and the same one-line errors.
 #[test]
 fn the_evaluations_view_is_the_command_lines() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
-    let mut examples: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "formula"))
-        .collect();
-    examples.sort();
-    assert!(examples.len() >= 10, "{examples:?}");
-    for path in &examples {
+    for path in &example_formulas() {
         let text = std::fs::read_to_string(path).unwrap();
-        let out = same_as_file(&[
-            ("trace", "autoscale"),
-            ("formula-text", &text),
-            ("evaluations", ""),
-        ]);
+        let out = same_as_file(&text, "trace=autoscale&evaluations");
         if path.ends_with("cpu-400-as-printed.formula") {
             // Microsoft's text as printed does not parse: no lines, the located error.
             assert_eq!(out, "");
@@ -343,40 +273,33 @@ fn the_evaluations_view_is_the_command_lines() {
             "{path:?}"
         );
     }
-    let demand = std::fs::read_to_string(format!("{dir}/demand.formula")).unwrap();
+    let demand = std::fs::read_to_string(format!("{EXAMPLES}/demand.formula")).unwrap();
     // Other intervals and seeds; a bare `evaluations=` is the flag too.
-    let out = same_as_file(&[
-        ("trace", "autoscale"),
-        ("formula-text", &demand),
-        ("evaluation-interval", "5"),
-        ("seed", "7"),
-        ("evaluations", ""),
-    ]);
+    let out = same_as_file(
+        &demand,
+        "trace=autoscale&evaluation-interval=5&seed=7&evaluations",
+    );
     assert_eq!(out.lines().count(), 48);
-    let out = same_as_file(&[
-        ("trace", "autoscale"),
-        ("formula-text", &demand),
-        ("evaluation-interval", "10080"),
-        ("evaluations", ""),
-    ]);
+    let out = same_as_file(
+        &demand,
+        "trace=autoscale&evaluation-interval=10080&evaluations",
+    );
     assert_eq!(out.lines().count(), 1);
     // Errors: with --format (either order), twice, a value, one run only, no formula, a
     // bad flag value, the flag on another model's trace.
-    for pairs in [
-        &[("evaluations", ""), ("format", "csv")][..],
-        &[("format", "json"), ("evaluations", "")],
-        &[("evaluations", ""), ("evaluations", "")],
-        &[("evaluations", "yes")],
-        &[("evaluations", ""), ("threshold", "2,3")],
-        &[("evaluations", ""), ("evaluation-interval", "4")],
-        &[("evaluations", ""), ("threshold", "x")],
+    for q in [
+        "evaluations&format=csv",
+        "format=json&evaluations",
+        "evaluations&evaluations",
+        "evaluations=yes",
+        "evaluations&threshold=2,3",
+        "evaluations&evaluation-interval=4",
+        "evaluations&threshold=x",
     ] {
-        let mut all = vec![("trace", "autoscale"), ("formula-text", demand.as_str())];
-        all.extend_from_slice(pairs);
-        same_as_file(&all);
+        same_as_file(&demand, &format!("trace=autoscale&{q}"));
     }
-    same(&[("trace", "autoscale"), ("evaluations", "")]);
-    same(&[("trace", "consumers"), ("evaluations", "")]);
+    same(&query("trace=autoscale&evaluations"));
+    same(&query("trace=consumers&evaluations"));
 }
 
 /// A failed evaluation is on its line with its error, as Batch's AutoScaleRun records it:
@@ -385,18 +308,13 @@ fn the_evaluations_view_is_the_command_lines() {
 /// here from the file), with nothing assigned yet but the pool's deallocation option.
 #[test]
 fn a_failed_evaluation_shows_its_error() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/formulas");
-    let text = std::fs::read_to_string(format!("{dir}/cpu-busy.formula")).unwrap();
+    let text = std::fs::read_to_string(format!("{EXAMPLES}/cpu-busy.formula")).unwrap();
     let (line, col) = text
         .lines()
         .enumerate()
         .find_map(|(i, l)| l.find("GetSample").map(|c| (i + 1, c + 1)))
         .unwrap();
-    let out = same_as_file(&[
-        ("trace", "autoscale"),
-        ("formula-text", &text),
-        ("evaluations", ""),
-    ]);
+    let out = same_as_file(&text, "trace=autoscale&evaluations");
     let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert_eq!(
         first,

@@ -5,31 +5,19 @@
 
 mod common;
 
-use common::{capsim, one_line_error, stdout_ok, temp_file};
+use common::{
+    argv, capsim, error_naming, json_row, n, one_line_error, root, stdout_ok, temp_file, Csv,
+};
 use serde_json::Value;
 
-fn root(path: &str) -> String {
-    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `capsim ARGS --format json` and returns its rows.
-fn rows(args: &[&str]) -> Vec<Value> {
-    let mut all = args.to_vec();
-    all.extend_from_slice(&["--format", "json"]);
-    stdout_ok(&all)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
+/// `capsim ARGS --format json`'s one row.
 fn row(args: &[&str]) -> Value {
-    let mut r = rows(args);
-    assert_eq!(r.len(), 1, "{args:?}: one row");
-    r.remove(0)
+    json_row(&[args, &["--format", "json"]].concat())
 }
 
-fn n(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
+/// `capsim LINE ARGS --format FORMAT`'s stdout, `line` a command line split at its spaces.
+fn printed(line: &str, args: &[&str], format: &str) -> String {
+    stdout_ok(&[&argv(line)[..], args, &["--format", format]].concat())
 }
 
 /// The lesson's boot in rounds, read from the reference program's trace: each launch is
@@ -63,59 +51,34 @@ fn lesson_boot() -> u64 {
 #[test]
 fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
     let file = root("examples/scenarios/lesson-5-8.toml");
+    let scenario = ["--scenario", file.as_str()];
     for format in ["table", "json", "csv"] {
-        let flags = stdout_ok(&[
-            "autoscale",
-            "--threshold",
-            "5",
-            "--cooldown",
-            "8",
-            "--format",
-            format,
-        ]);
-        let scenario = stdout_ok(&["autoscale", "--scenario", &file, "--format", format]);
-        assert_eq!(scenario, flags, "{format}");
+        let flags = printed("autoscale --threshold 5 --cooldown 8", &[], format);
+        assert_eq!(printed("autoscale", &scenario, format), flags, "{format}");
         // Summaries too.
-        let flags = stdout_ok(&[
-            "autoscale",
-            "--threshold",
-            "5",
-            "--cooldown",
-            "8",
-            "--seed",
-            "1..=5",
-            "--summary",
-            "--format",
+        let summary = "--seed 1..=5 --summary";
+        let flags = printed(
+            &format!("autoscale --threshold 5 --cooldown 8 {summary}"),
+            &[],
             format,
-        ]);
-        let scenario = stdout_ok(&[
+        );
+        let file = printed(
             "autoscale",
-            "--scenario",
-            &file,
-            "--seed",
-            "1..=5",
-            "--summary",
-            "--format",
+            &[&scenario[..], &argv(summary)].concat(),
             format,
-        ]);
-        assert_eq!(scenario, flags, "{format} summary");
+        );
+        assert_eq!(file, flags, "{format} summary");
     }
     // A list is the flag's list: the same grid.
     let grid = root("examples/scenarios/lesson-grid.toml");
     for format in ["table", "csv"] {
         assert_eq!(
-            stdout_ok(&["autoscale", "--scenario", &grid, "--format", format]),
-            stdout_ok(&[
-                "autoscale",
-                "--threshold",
-                "2,3,5",
-                "--cooldown",
-                "0,3,8",
-                "--seed",
-                "1..=3",
-                "--format",
-                format,
-            ]),
+            printed("autoscale --scenario", &[&grid], format),
+            printed(
+                "autoscale --threshold 2,3,5 --cooldown 0,3,8 --seed 1..=3",
+                &[],
+                format
+            ),
         );
     }
     // The trace and the plot of the file are those of the flags.
@@ -136,24 +99,8 @@ fn a_scenarios_params_print_what_the_flags_print_in_every_format() {
 fn flags_override_the_file() {
     let file = root("examples/scenarios/lesson-5-8.toml");
     assert_eq!(
-        stdout_ok(&[
-            "autoscale",
-            "--scenario",
-            &file,
-            "--cooldown",
-            "3",
-            "--format",
-            "csv"
-        ]),
-        stdout_ok(&[
-            "autoscale",
-            "--threshold",
-            "5",
-            "--cooldown",
-            "3",
-            "--format",
-            "csv"
-        ])
+        printed("autoscale --scenario", &[&file, "--cooldown", "3"], "csv"),
+        printed("autoscale --threshold 5 --cooldown 3", &[], "csv")
     );
 }
 
@@ -165,34 +112,41 @@ fn a_bad_scenario_is_one_line() {
     );
     let e = one_line_error(&["autoscale", "--scenario", &toml]);
     assert!(e.starts_with(&format!("error: {toml}:3:12: ")), "{e}");
-    let toml = temp_file("bad-key.toml", "[params]\nthreshhold = 5\n");
-    let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(
-        e.contains("unknown key 'threshhold' in [params]; did you mean threshold?"),
-        "{e}"
+    for (name, text, needles) in [
+        (
+            "bad-key.toml",
+            "[params]\nthreshhold = 5\n",
+            &[
+                "unknown key 'threshhold' in [params]; did you mean threshold?",
+                "(accepted: threshold, cooldown, rounds, ",
+            ][..],
+        ),
+        (
+            "bad-value.toml",
+            "[params]\nthreshold = 0\n",
+            &["threshold"],
+        ),
+        (
+            "bad-hook.toml",
+            "[[launch_hooks]]\ntimeout = 121\nprovider = \"aws\"\n",
+            &["--launch-hooks: accepted values are at most 50 hooks"],
+        ),
+    ] {
+        error_naming(
+            &["autoscale", "--scenario", &temp_file(name, text)],
+            needles,
+        );
+    }
+    error_naming(
+        &["autoscale", "--scenario", "/nonexistent.toml"],
+        &["/nonexistent.toml: no such file"],
     );
-    assert!(
-        e.contains("(accepted: threshold, cooldown, rounds, "),
-        "{e}"
-    );
-    let toml = temp_file("bad-value.toml", "[params]\nthreshold = 0\n");
-    let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(e.contains("threshold"), "{e}");
-    let toml = temp_file(
-        "bad-hook.toml",
-        "[[launch_hooks]]\ntimeout = 121\nprovider = \"aws\"\n",
-    );
-    let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(
-        e.contains("--launch-hooks: accepted values are at most 50 hooks"),
-        "{e}"
-    );
-    let e = one_line_error(&["autoscale", "--scenario", "/nonexistent.toml"]);
-    assert!(e.contains("/nonexistent.toml: no such file"), "{e}");
     // Read bounded: a longer file than 1 MiB stops at once.
     let big = temp_file("big.toml", vec![b'#'; (1 << 20) + 1]);
-    let e = one_line_error(&["autoscale", "--scenario", &big]);
-    assert!(e.contains("longer than the limit of 1048576 bytes"), "{e}");
+    error_naming(
+        &["autoscale", "--scenario", &big],
+        &["longer than the limit of 1048576 bytes"],
+    );
     let exactly = temp_file("exact.toml", vec![b'#'; 1 << 20]);
     stdout_ok(&["autoscale", "--scenario", &exactly]);
 }
@@ -219,23 +173,15 @@ fn heartbeats_extend_a_wait_and_the_providers_cap_ends_it() {
     let boot = lesson_boot();
     // Alibaba: at most 20 heartbeats (RecordLifecycleActionHeartbeat); every 5 rounds of a
     // 10-round timeout, then a last full timeout.
-    let v = row(&[
-        "autoscale",
-        "--count-pending",
-        "yes",
-        "--launch-hooks",
-        "10:heartbeat=5",
-    ]);
+    let v = row(&argv(
+        "autoscale --count-pending yes --launch-hooks 10:heartbeat=5",
+    ));
     assert_eq!(n(&v, "time_to_in_service_max"), boot + 20 * 5 + 10);
     assert!(n(&v, "heartbeats") >= 20);
     // AWS: the global timeout, 100 × the heartbeat timeout, ends a wait kept open every round.
-    let v = row(&[
-        "autoscale",
-        "--count-pending",
-        "yes",
-        "--launch-hooks",
-        "2:continue:heartbeat=1:aws",
-    ]);
+    let v = row(&argv(
+        "autoscale --count-pending yes --launch-hooks 2:continue:heartbeat=1:aws",
+    ));
     assert_eq!(n(&v, "time_to_in_service_max"), boot + 100 * 2);
     assert!(n(&v, "hook_cap_timeouts") > 0);
     // AWS's default result is ABANDON: the same hook without a result never serves.
@@ -248,16 +194,12 @@ fn the_one_hook_flags_stay_a_shorthand_with_the_same_bytes() {
     let toml = temp_file("one-hook.toml", "[[launch_hooks]]\ntimeout = 5\n[[terminate_hooks]]\ntimeout = 3\ndefault_result = \"abandon\"\n");
     for format in ["csv", "json", "table"] {
         assert_eq!(
-            stdout_ok(&["autoscale", "--scenario", &toml, "--format", format]),
-            stdout_ok(&[
-                "autoscale",
-                "--launch-hook",
-                "5",
-                "--terminate-hook",
-                "3:abandon",
-                "--format",
+            printed("autoscale --scenario", &[&toml], format),
+            printed(
+                "autoscale --launch-hook 5 --terminate-hook 3:abandon",
+                &[],
                 format
-            ])
+            )
         );
     }
 }
@@ -337,13 +279,7 @@ fn every_example_scenario_runs() {
 
 /// The trace's column `key`, summed.
 fn trace_sum(args: &[&str], key: &str) -> u64 {
-    let csv = stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == key).unwrap();
-    lines
-        .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
-        .sum()
+    Csv::of(&[&["trace", "autoscale"], args].concat()).sum(key)
 }
 
 #[test]
@@ -427,19 +363,15 @@ fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
     // of the 240-round day):
     let expected = (0..60).step_by(15).count() + (60..240).step_by(5).count();
     let formula = root("examples/formulas/demand.formula");
-    let v = row(&[
-        "autoscale",
-        "--formula",
-        &formula,
-        "--at",
-        "60:evaluation_interval=5",
-    ]);
-    assert_eq!(n(&v, "evaluations"), expected as u64);
-    let plain = row(&["autoscale", "--formula", &formula]);
+    let evaluations = |more: &str| {
+        let v = row(&[&["autoscale", "--formula", &formula][..], &argv(more)].concat());
+        n(&v, "evaluations")
+    };
     assert_eq!(
-        n(&plain, "evaluations"),
-        (0..240).step_by(15).count() as u64
+        evaluations("--at 60:evaluation_interval=5"),
+        expected as u64
     );
+    assert_eq!(evaluations(""), (0..240).step_by(15).count() as u64);
     // Batch's range: 5 minutes to 168 hours.
     for bad in ["60:evaluation_interval=4", "60:evaluation_interval=10081"] {
         let e = one_line_error(&["autoscale", "--formula", &formula, "--at", bad]);
@@ -457,18 +389,10 @@ fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
 
 /// The trace's rows as (round, column `key`) pairs.
 fn trace_column(args: &[&str], key: &str) -> Vec<(u32, String)> {
-    let csv = stdout_ok(&[&["trace", "autoscale"], args, &["--format", "csv"]].concat());
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let (round, col) = (
-        header.iter().position(|h| *h == "round").unwrap(),
-        header.iter().position(|h| *h == key).unwrap(),
-    );
-    lines
-        .map(|l| {
-            let c: Vec<&str> = l.split(',').collect();
-            (c[round].parse().unwrap(), c[col].to_string())
-        })
+    let trace = Csv::of(&[&["trace", "autoscale"], args].concat());
+    let rounds = trace.ints("round").into_iter().map(|r| r as u32);
+    rounds
+        .zip(trace.column(key).into_iter().map(String::from))
         .collect()
 }
 
@@ -583,16 +507,10 @@ fn a_timed_formulas_schedule_restarts_at_its_round() {
 fn a_bad_timed_formula_is_one_line_naming_the_file() {
     let keep = root("examples/formulas/keep-current.formula");
     // A missing file, by flag and by scenario (relative to the scenario's folder).
-    let e = one_line_error(&[
-        "autoscale",
-        "--formula",
-        &keep,
-        "--at",
-        "120:formula=/nonexistent/gone.formula",
-    ]);
-    assert!(
-        e.contains("formula file /nonexistent/gone.formula: no such file"),
-        "{e}"
+    let gone = argv("--at 120:formula=/nonexistent/gone.formula");
+    error_naming(
+        &[&["autoscale", "--formula", &keep][..], &gone].concat(),
+        &["formula file /nonexistent/gone.formula: no such file"],
     );
     let toml = temp_file(
         "swap-missing.toml",
@@ -633,10 +551,9 @@ fn a_bad_timed_formula_is_one_line_naming_the_file() {
     }
     // A path that is not a string, and the lesson's policy (no formula to replace).
     let toml = temp_file("swap-number.toml", "[[at]]\nround = 1\nformula = 5\n");
-    let e = one_line_error(&["autoscale", "--scenario", &toml]);
-    assert!(
-        e.contains("'formula' at round 1 must be a file's path"),
-        "{e}"
+    error_naming(
+        &["autoscale", "--scenario", &toml],
+        &["'formula' at round 1 must be a file's path"],
     );
     let zero = root("examples/formulas/zero.formula");
     for command in [&["autoscale"][..], &["trace", "autoscale"]] {

@@ -3,47 +3,24 @@
 
 mod common;
 
-use common::{capsim, one_line_error, stdout_ok};
+use common::{argv, capsim, error_naming, one_line_error, stdout_ok};
 
 /// One grid per model, each cut by some shard boundary inside a batch of runs the model
 /// runs together (autoscale: thresholds × cooldowns of one seed, 16 at most; consumers:
 /// consumers × slots of one workload; bulkhead: splits × modes of one seed).
-const GRIDS: [&[&str]; 3] = [
-    &[
-        "autoscale",
-        "--threshold",
-        "1..=5",
-        "--cooldown",
-        "0..=3",
-        "--seed",
-        "1..=3",
-        "--rounds",
-        "200",
-    ],
-    &[
-        "consumers",
-        "--consumers",
-        "1,2,3,4",
-        "--slots",
-        "2,4",
-        "--shipments",
-        "200",
-        "--seed",
-        "1..=5",
-    ],
-    &[
-        "bulkhead",
-        "--split",
-        "shared,24,28",
-        "--mode",
-        "healthy,slowdown",
-        "--seed",
-        "1..=4",
-    ],
+const GRIDS: [&str; 3] = [
+    "autoscale --threshold 1..=5 --cooldown 0..=3 --seed 1..=3 --rounds 200",
+    "consumers --consumers 1,2,3,4 --slots 2,4 --shipments 200 --seed 1..=5",
+    "bulkhead --split shared,24,28 --mode healthy,slowdown --seed 1..=4",
 ];
 
-fn with(grid: &[&str], more: &[&str]) -> Vec<String> {
-    grid.iter().chain(more).map(|s| s.to_string()).collect()
+/// The grid `grid` (a command line) with the arguments `more`.
+fn with(grid: &str, more: &[&str]) -> Vec<String> {
+    argv(grid)
+        .into_iter()
+        .chain(more.iter().copied())
+        .map(String::from)
+        .collect()
 }
 
 fn run_ok(args: &[String]) -> String {
@@ -81,7 +58,7 @@ fn shards_concatenated_are_the_whole_grid() {
 /// 3, 3 and 4 runs; in 4 shards 2, 3, 2 and 3. The CSV header comes with shard 1 only.
 #[test]
 fn shard_bounds_are_rounded_down() {
-    let grid = ["autoscale", "--rounds", "1", "--seed", "1..=10"];
+    let grid = "autoscale --rounds 1 --seed 1..=10";
     for (n, sizes) in [
         (3, &[3, 3, 4][..]),
         (4, &[2, 3, 2, 3]),
@@ -90,7 +67,7 @@ fn shard_bounds_are_rounded_down() {
         let mut next_seed = 1;
         for (k, &size) in (1..).zip(sizes) {
             let shard = format!("{k}/{n}");
-            let out = run_ok(&with(&grid, &["--format", "csv", "--shard", &shard]));
+            let out = run_ok(&with(grid, &["--format", "csv", "--shard", &shard]));
             let mut lines: Vec<&str> = out.lines().collect();
             if k == 1 {
                 assert!(lines[0].starts_with("threshold,cooldown,seed,"), "{out}");
@@ -162,17 +139,9 @@ fn bad_shards_are_one_line() {
     assert!(help.contains("1 <= K <= N <= 1000000"), "{help}");
     let err = one_line_error(&["autoscale", "--shard", "1/2"]);
     assert!(err.contains("--shard") && err.contains("table"), "{err}");
-    let err = one_line_error(&[
-        "autoscale",
-        "--format",
-        "csv",
-        "--summary",
-        "--shard",
-        "1/2",
-    ]);
-    assert!(
-        err.contains("--shard") && err.contains("--summary"),
-        "{err}"
+    error_naming(
+        &argv("autoscale --format csv --summary --shard 1/2"),
+        &["--shard", "--summary"],
     );
 }
 
@@ -182,17 +151,7 @@ fn bad_shards_are_one_line() {
 #[test]
 fn a_failing_run_in_a_shard_is_reported_as_the_whole_grid_reports_it() {
     // capacity=1 cannot serve round 0's demand: runs 10 to 19 fail, the first is seed 1.
-    let grid = [
-        "autoscale",
-        "--rounds",
-        "1",
-        "--capacity",
-        "100,0.01",
-        "--seed",
-        "1..=10",
-        "--format",
-        "csv",
-    ];
+    let grid = argv("autoscale --rounds 1 --capacity 100,0.01 --seed 1..=10 --format csv");
     let whole = capsim(&grid);
     assert_eq!(whole.status.code(), Some(2));
     let whole_err = String::from_utf8(whole.stderr).unwrap();
@@ -224,20 +183,9 @@ fn a_failing_run_in_a_shard_is_reported_as_the_whole_grid_reports_it() {
 fn every_shard_refuses_a_bad_grid() {
     for k in 1..=3 {
         let shard = format!("{k}/3");
-        let err = one_line_error(&[
-            "autoscale",
-            "--rounds",
-            "1",
-            "--capacity",
-            "100,-1",
-            "--seed",
-            "1..=6",
-            "--format",
-            "json",
-            "--shard",
-            &shard,
-        ]);
-        assert!(err.contains("--capacity"), "{err}");
+        let mut args = argv("autoscale --rounds 1 --capacity 100,-1 --seed 1..=6 --format json");
+        args.extend(["--shard", &shard]);
+        error_naming(&args, &["--capacity"]);
     }
 }
 

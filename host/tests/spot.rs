@@ -5,55 +5,20 @@
 
 mod common;
 
-use common::{capsim, example, one_line_error, stdout_ok};
-use serde_json::Value;
+use common::{autoscale_row as row, capsim, example, n, one_line_error, stdout_ok, Csv};
 
-/// Runs `capsim autoscale ARGS --format json` and returns its one row.
-fn row(args: &[&str]) -> Value {
-    let mut all = vec!["autoscale"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "json"]);
-    let text = stdout_ok(&all);
-    let mut lines = text.lines();
-    let v = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert!(lines.next().is_none(), "{args:?}: one row");
-    v
-}
-
-fn n(v: &Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
-}
-
-/// Returns the trace's CSV (header and rows) of `capsim trace autoscale ARGS`.
-fn trace(args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut all = vec!["trace", "autoscale"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--format", "csv"]);
-    let text = stdout_ok(&all);
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(String::from).collect())
-        .collect();
-    (header, rows)
-}
-
-/// Sums column `name` of a trace.
-fn column_sum(t: &(Vec<String>, Vec<Vec<String>>), name: &str) -> u64 {
-    let i =
-        t.0.iter()
-            .position(|c| c == name)
-            .unwrap_or_else(|| panic!("{name}"));
-    t.1.iter().map(|r| r[i].parse::<u64>().unwrap()).sum()
+/// The CSV trace of `capsim trace autoscale ARGS`.
+fn trace(args: &[&str]) -> Csv {
+    Csv::of(&[&["trace", "autoscale"], args].concat())
 }
 
 #[test]
 fn stopped_rounds_is_the_traces_sum_of_stopped() {
     let v = row(&["--reclaim", "stop"]);
     let t = trace(&["--reclaim", "stop"]);
-    assert_eq!(t.1.len(), 240);
+    assert_eq!(t.rows.len(), 240);
     // One run, two views: the metric is the trace's column summed; the figure.
-    assert_eq!(n(&v, "stopped_rounds"), column_sum(&t, "stopped"));
+    assert_eq!(n(&v, "stopped_rounds"), t.sum("stopped"));
     assert_eq!(n(&v, "stopped_rounds"), 1433);
     // Released instances are never Stopped.
     assert_eq!(n(&row(&[]), "stopped_rounds"), 0);
@@ -80,9 +45,9 @@ fn the_preempted_nodes_formula_gets_its_low_priority_nodes() {
     // The trace of that run shows the spot columns; the plain trace has none.
     let t = trace(&["--formula", &formula, "--preemption-rate", "0.02"]);
     // The spot columns come right after the states, then a formula run's own.
-    let spot = t.0.iter().position(|c| c == "spot").unwrap();
+    let spot = t.find("spot").unwrap();
     assert_eq!(
-        &t.0[spot..],
+        &t.header[spot..],
         [
             "spot",
             "preempted",
@@ -92,11 +57,11 @@ fn the_preempted_nodes_formula_gets_its_low_priority_nodes() {
             "evaluation_failed"
         ]
     );
-    let max = t.1.iter().map(|r| r[spot].parse::<u64>().unwrap()).max();
+    let max = t.ints("spot").into_iter().max();
     assert_eq!(max, Some(n(&hit, "spot_max")));
     let plain = trace(&[]);
     assert!(!plain
-        .0
+        .header
         .iter()
         .any(|c| ["spot", "preempted", "warm"].contains(&c.as_str())));
 }

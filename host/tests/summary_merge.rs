@@ -3,49 +3,22 @@
 
 mod common;
 
-use common::{capsim, one_line_error, stdout_ok, temp_file};
+use common::{argv, capsim, one_line_error, stdout_ok, temp_file, with_stdin};
 
 /// One grid per model, its combinations cut by the shard boundaries (3 shards).
-const GRIDS: [&[&str]; 3] = [
-    &[
-        "autoscale",
-        "--threshold",
-        "1..=5",
-        "--cooldown",
-        "0,3",
-        "--seed",
-        "1..=3",
-        "--rounds",
-        "200",
-    ],
-    &[
-        "consumers",
-        "--consumers",
-        "1,2,3,4,6",
-        "--slots",
-        "2,4",
-        "--shipments",
-        "200",
-        "--seed",
-        "1..=3",
-    ],
-    &[
-        "bulkhead",
-        "--split",
-        "shared,24",
-        "--mode",
-        "healthy,slowdown",
-        "--seed",
-        "1..=5",
-    ],
+const GRIDS: [&str; 3] = [
+    "autoscale --threshold 1..=5 --cooldown 0,3 --seed 1..=3 --rounds 200",
+    "consumers --consumers 1,2,3,4,6 --slots 2,4 --shipments 200 --seed 1..=3",
+    "bulkhead --split shared,24 --mode healthy,slowdown --seed 1..=5",
 ];
 
-fn args<'a>(grid: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
-    grid.iter().chain(more).copied().collect()
+/// The grid `grid` (a command line) with the arguments `more`.
+fn args<'a>(grid: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    argv(grid).into_iter().chain(more.iter().copied()).collect()
 }
 
 /// Writes shards 1..n of `grid` (`--format json`) to files and returns their paths.
-fn shards(name: &str, grid: &[&str], n: usize, more: &[&str]) -> Vec<String> {
+fn shards(name: &str, grid: &str, n: usize, more: &[&str]) -> Vec<String> {
     (1..=n)
         .map(|k| {
             let shard = format!("{k}/{n}");
@@ -69,20 +42,22 @@ fn summary(files: &[String], format: &str) -> String {
 #[test]
 fn three_shards_merge_into_the_whole_grids_summary() {
     for grid in GRIDS {
-        let files = shards(grid[0], grid, 3, &[]);
+        let model = argv(grid)[0];
+        let files = shards(model, grid, 3, &[]);
         // Each shard holds some rows, and a boundary cuts a combination (the seeds of one
         // combination fall in two shards): the merge must join them.
         let lens: Vec<usize> = files
             .iter()
             .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
             .collect();
-        let at = grid.iter().position(|a| *a == "--seed").unwrap() + 1;
-        let seeds: usize = grid[at].trim_start_matches("1..=").parse().unwrap();
+        let words = argv(grid);
+        let at = words.iter().position(|a| *a == "--seed").unwrap() + 1;
+        let seeds: usize = words[at].trim_start_matches("1..=").parse().unwrap();
         assert!(lens.iter().all(|&l| l > 0), "{lens:?}");
-        assert!(!lens[0].is_multiple_of(seeds), "{}: {lens:?}", grid[0]);
+        assert!(!lens[0].is_multiple_of(seeds), "{model}: {lens:?}");
         for format in ["table", "json", "csv"] {
             let whole = stdout_ok(&args(grid, &["--summary", "--format", format]));
-            assert_eq!(summary(&files, format), whole, "{} {format}", grid[0]);
+            assert_eq!(summary(&files, format), whole, "{model} {format}");
         }
         // The default format is --summary's: a table.
         assert_eq!(
@@ -108,12 +83,12 @@ fn one_shard_many_shards_and_one_seed() {
         assert_eq!(summary(&shards("one", grid, 1, &[]), format), whole);
         assert_eq!(summary(&shards("many", grid, 25, &[]), format), whole);
     }
-    let single = ["autoscale", "--threshold", "2,3", "--cooldown", "0..=2"];
-    let files = shards("single", &single, 2, &[]);
+    let single = "autoscale --threshold 2,3 --cooldown 0..=2";
+    let files = shards("single", single, 2, &[]);
     for format in ["table", "json", "csv"] {
         assert_eq!(
             summary(&files, format),
-            stdout_ok(&args(&single, &["--summary", "--format", format]))
+            stdout_ok(&args(single, &["--summary", "--format", format]))
         );
     }
 }
@@ -137,27 +112,19 @@ fn chosen_columns_are_summarized_as_chosen() {
 /// grid of more than 4096 runs merges to the same bytes.
 #[test]
 fn a_grid_longer_than_a_window_merges_alike() {
-    let grid = ["bulkhead", "--split", "shared,24", "--seed", "1..=2100"];
-    let files = shards("long", &grid, 3, &[]);
-    let whole = stdout_ok(&args(&grid, &["--summary"]));
+    let grid = "bulkhead --split shared,24 --seed 1..=2100";
+    let files = shards("long", grid, 3, &[]);
+    let whole = stdout_ok(&args(grid, &["--summary"]));
     assert_eq!(summary(&files, "table"), whole);
 }
 
 /// `-` reads standard input (json and csv); a table needs files.
 #[test]
 fn a_dash_reads_standard_input() {
-    use std::io::Write;
     let grid = GRIDS[2];
     let files = shards("stdin", grid, 2, &[]);
     let first = std::fs::read(&files[0]).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_capsim"))
-        .args(["summary", "--format", "csv", "-", &files[1]])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&first).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(&["summary", "--format", "csv", "-", &files[1]], &first);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),

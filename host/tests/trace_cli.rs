@@ -5,7 +5,7 @@
 mod common;
 
 use capsim_tests::read;
-use common::{one_line_error as assert_one_line_error, stdout_ok as stdout};
+use common::{one_line_error as assert_one_line_error, stdout_ok as stdout, temp_path};
 
 #[test]
 fn lesson_traces_are_the_reference_programs_byte_for_byte() {
@@ -56,27 +56,12 @@ fn json_and_table_have_a_row_per_round() {
     assert_eq!(first["ready"], 9);
     let table = stdout(&["trace", "autoscale", "--rounds", "10"]);
     assert_eq!(table.lines().count(), 11);
-    assert!(table.lines().next().unwrap().split_whitespace().eq([
-        "round",
-        "demand",
-        "required",
-        "size",
-        "ready",
-        "booting",
-        "broken",
-        "launched",
-        "replaced",
-        "removed",
-        "pending",
-        "pending_wait",
-        "in_service",
-        "standby",
-        "protected",
-        "removing",
-        "removing_wait",
-        "stopped",
-        "restarting"
-    ]));
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header.join(" "),
+        "round demand required size ready booting broken launched replaced removed pending \
+         pending_wait in_service standby protected removing removing_wait stopped restarting"
+    );
 }
 
 #[test]
@@ -91,19 +76,9 @@ fn a_shared_pool_has_no_per_pool_columns() {
 
 #[test]
 fn plots_are_the_same_bytes_each_time() {
-    let dir = std::env::temp_dir().join(format!("capsim-plot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let a = dir.join("a.svg");
-    let b = dir.join("b.svg");
+    let (a, b) = (temp_path("trace-cli-a.svg"), temp_path("trace-cli-b.svg"));
     for path in [&a, &b] {
-        stdout(&[
-            "plot",
-            "autoscale",
-            "--threshold",
-            "2,5",
-            "-o",
-            path.to_str().unwrap(),
-        ]);
+        stdout(&["plot", "autoscale", "--threshold", "2,5", "-o", path]);
     }
     let svg = std::fs::read_to_string(&a).unwrap();
     assert_eq!(svg, std::fs::read_to_string(&b).unwrap());
@@ -112,7 +87,6 @@ fn plots_are_the_same_bytes_each_time() {
         "x axis named round, a minute each"
     );
     assert!(svg.contains("threshold=2: group size") && svg.contains("threshold=5: ready"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -124,10 +98,7 @@ fn plot_errors_are_one_line() {
 
 #[test]
 fn a_summary_plot_is_a_histogram_across_seeds() {
-    let dir = std::env::temp_dir().join(format!("capsim-hist-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("h.svg");
-    let p = path.to_str().unwrap();
+    let p = &temp_path("trace-cli-hist.svg");
     stdout(&[
         "plot",
         "autoscale",
@@ -137,7 +108,7 @@ fn a_summary_plot_is_a_histogram_across_seeds() {
         "-o",
         p,
     ]);
-    let svg = std::fs::read_to_string(&path).unwrap();
+    let svg = std::fs::read_to_string(p).unwrap();
     assert!(
         svg.contains("launched over 20 runs"),
         "title names metric and runs"
@@ -145,5 +116,4 @@ fn a_summary_plot_is_a_histogram_across_seeds() {
     assert!(svg.contains(">\nruns\n<"), "y axis counts runs");
     let err = assert_one_line_error(&["plot", "bulkhead", "--summary", "--metric", "x", "-o", p]);
     assert!(err.contains("tracking_dropped"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

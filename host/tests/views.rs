@@ -34,119 +34,136 @@ fn formula(name: &str) -> String {
     format!("{}/../examples/formulas/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Accepted values of each autoscale parameter, none of them the lesson's. A parameter
-/// missing here fails the test: a new row of the table needs its values.
+/// Accepted values of each autoscale parameter (separated by spaces), none of them the
+/// lesson's; a formula and a demand file by their names in `examples/`. A parameter missing
+/// here fails the test: a new row of the table needs its values.
+const AUTOSCALE_VALUES: &[(&str, &str)] = &[
+    ("threshold", "1 3 5"),
+    ("cooldown", "3 8"),
+    ("rounds", "60 400"),
+    ("capacity", "60 150"),
+    ("boot_rounds", "0 5 9"),
+    ("transient_failure", "0 0.3 1"),
+    ("failure_rounds", "none 5:10:10:200"),
+    ("demand_base", "100 1500"),
+    ("demand_amplitude", "0 900"),
+    ("demand_period", "30 500"),
+    ("surge_start", "0 100"),
+    ("surge_end", "60 239"),
+    ("surge", "-800 1500"),
+    ("launch_hook", "3 2:abandon"),
+    ("terminate_hook", "2 4:abandon"),
+    ("count_pending", "yes"),
+    ("protected", "3 256"),
+    ("removal_policy", "oldest newest"),
+    ("reclaim", "stop"),
+    ("restart_rounds", "0 4"),
+    ("check_latency", "2 7"),
+    ("apply_delay", "3 20"),
+    ("stockout_rounds", "100..150 0..=5"),
+    (
+        "events",
+        "3:standby:2+6:unstandby:2 0:protect:3+50:unprotect:3",
+    ),
+    ("formula", "zero.formula demand.formula cpu-busy.formula"),
+    ("min_instances", "0 10 30"),
+    ("max_instances", "0 12 18"),
+    ("check_interval", "2 10080"),
+    // `step` alone is an error (it needs `--steps`), so it is not a value to set alone.
+    ("policy", "target-tracking"),
+    ("target_utilization", "1 80 100"),
+    ("disable_scale_in", "yes"),
+    ("steps", "..40:-1/80..120:+2/120..:+30% ..50:=3/50..:+100%"),
+    ("demand_file", "flash-crowd.csv slow-ramp.csv"),
+    ("evaluation_interval", "5 10080"),
+    ("sample_delay", "0 600"),
+    (
+        "launch_hooks",
+        "10:action=3 2:continue:heartbeat=1:aws+5:abandon",
+    ),
+    ("terminate_hooks", "4:rollback 3:abandon+50"),
+    (
+        "at",
+        "100:max_instances=12 30:standby=2+60:unstandby=2+10:detach=1+120:template=2+220:desired=8",
+    ),
+    ("task_rounds", "1 10080"),
+    ("preemption_rate", "0 0.02 1"),
+    ("preemption_rounds", "0 60:150"),
+    ("preemption_notice", "2 1440"),
+    ("on_preemption", "replace"),
+    ("on_demand_base", "0 4"),
+    ("on_demand_percent", "0 50 100"),
+    ("warm_pool", "6 3:running 256"),
+    ("warm_pool_reuse", "yes"),
+    ("price", "0:0:0 1:0.2:0.05 1e9:1e9:1e9"),
+    ("seed", "1 2147483646"),
+];
+
+/// Accepted values of each consumers parameter, as [`AUTOSCALE_VALUES`].
+const CONSUMERS_VALUES: &[(&str, &str)] = &[
+    ("consumers", "5 64"),
+    ("slots", "1 3"),
+    ("shipments", "1 300"),
+    ("events_per_shipment", "1 20"),
+    ("queue_gap", "0 2.5"),
+    ("final_event_rounds", "0 20"),
+    ("event_rounds_min", "0 5"),
+    ("event_rounds_spread", "0 10"),
+    ("arrival_rate", "none 0.5 65536"),
+    ("outage", "none 100..300 0..1"),
+    ("buffer", "none 1 300"),
+    ("routing", "shared keyed"),
+    ("seed", "1 2147483646"),
+];
+
+/// Accepted values of each bulkhead parameter, as [`AUTOSCALE_VALUES`].
+const BULKHEAD_VALUES: &[(&str, &str)] = &[
+    ("split", "1 31 16"),
+    ("mode", "slowdown healthy"),
+    ("total_slots", "2 100"),
+    ("rounds_per_second", "10 1000"),
+    ("horizon", "1 500"),
+    ("failure_start", "0 200"),
+    ("tracking_rate", "0 1000"),
+    ("event_rate", "0 500"),
+    ("tracking_hold", "1 127"),
+    ("event_hold", "1 127"),
+    ("slow_hold", "1 127"),
+    ("failure_end", "none 1500"),
+    ("breaker", "none 0.5:9:20 0:1:1"),
+    ("retries", "0 2 10"),
+    ("retry_backoff", "0 3"),
+    ("seed", "1 2147483646"),
+];
+
+/// The values of `model`'s parameter `key` in its `table`.
+fn values_in(model: &str, table: &[(&str, &str)], key: &str) -> Vec<String> {
+    let (_, values) = table
+        .iter()
+        .find(|(k, _)| *k == key)
+        .unwrap_or_else(|| panic!("{model} parameter {key} has no test values"));
+    values.split(' ').map(String::from).collect()
+}
+
 fn autoscale_values(key: &str) -> Vec<String> {
-    let v: &[&str] = match key {
-        "threshold" => &["1", "3", "5"],
-        "cooldown" => &["3", "8"],
-        "rounds" => &["60", "400"],
-        "capacity" => &["60", "150"],
-        "boot_rounds" => &["0", "5", "9"],
-        "transient_failure" => &["0", "0.3", "1"],
-        "failure_rounds" => &["none", "5:10:10:200"],
-        "demand_base" => &["100", "1500"],
-        "demand_amplitude" => &["0", "900"],
-        "demand_period" => &["30", "500"],
-        "surge_start" => &["0", "100"],
-        "surge_end" => &["60", "239"],
-        "surge" => &["-800", "1500"],
-        "launch_hook" => &["3", "2:abandon"],
-        "terminate_hook" => &["2", "4:abandon"],
-        "count_pending" => &["yes"],
-        "protected" => &["3", "256"],
-        "removal_policy" => &["oldest", "newest"],
-        "reclaim" => &["stop"],
-        "restart_rounds" => &["0", "4"],
-        "check_latency" => &["2", "7"],
-        "apply_delay" => &["3", "20"],
-        "stockout_rounds" => &["100..150", "0..=5"],
-        "events" => &["3:standby:2+6:unstandby:2", "0:protect:3+50:unprotect:3"],
-        "formula" => {
-            return ["zero.formula", "demand.formula", "cpu-busy.formula"]
-                .iter()
-                .map(|f| formula(f))
-                .collect()
-        }
-        "min_instances" => &["0", "10", "30"],
-        "max_instances" => &["0", "12", "18"],
-        "check_interval" => &["2", "10080"],
-        // `step` alone is an error (it needs `--steps`), so it is not a value to set alone.
-        "policy" => &["target-tracking"],
-        "target_utilization" => &["1", "80", "100"],
-        "disable_scale_in" => &["yes"],
-        "steps" => &["..40:-1/80..120:+2/120..:+30%", "..50:=3/50..:+100%"],
-        "demand_file" => {
-            return ["flash-crowd.csv", "slow-ramp.csv"]
-                .iter()
-                .map(|f| format!("{}/../examples/demand/{f}", env!("CARGO_MANIFEST_DIR")))
-                .collect()
-        }
-        "evaluation_interval" => &["5", "10080"],
-        "sample_delay" => &["0", "600"],
-        "launch_hooks" => &["10:action=3", "2:continue:heartbeat=1:aws+5:abandon"],
-        "terminate_hooks" => &["4:rollback", "3:abandon+50"],
-        "at" => &[
-            "100:max_instances=12",
-            "30:standby=2+60:unstandby=2+10:detach=1+120:template=2+220:desired=8",
-        ],
-        "task_rounds" => &["1", "10080"],
-        "preemption_rate" => &["0", "0.02", "1"],
-        "preemption_rounds" => &["0", "60:150"],
-        "preemption_notice" => &["2", "1440"],
-        "on_preemption" => &["replace"],
-        "on_demand_base" => &["0", "4"],
-        "on_demand_percent" => &["0", "50", "100"],
-        "warm_pool" => &["6", "3:running", "256"],
-        "warm_pool_reuse" => &["yes"],
-        "price" => &["0:0:0", "1:0.2:0.05", "1e9:1e9:1e9"],
-        "seed" => &["1", "2147483646"],
-        _ => panic!("autoscale parameter {key} has no test values"),
-    };
-    v.iter().map(|s| s.to_string()).collect()
+    let values = values_in("autoscale", AUTOSCALE_VALUES, key);
+    let root = env!("CARGO_MANIFEST_DIR");
+    match key {
+        "formula" => values.iter().map(|f| formula(f)).collect(),
+        "demand_file" => values
+            .iter()
+            .map(|f| format!("{root}/../examples/demand/{f}"))
+            .collect(),
+        _ => values,
+    }
 }
 
 fn consumers_values(key: &str) -> Vec<String> {
-    let v: &[&str] = match key {
-        "consumers" => &["5", "64"],
-        "slots" => &["1", "3"],
-        "shipments" => &["1", "300"],
-        "events_per_shipment" => &["1", "20"],
-        "queue_gap" => &["0", "2.5"],
-        "final_event_rounds" => &["0", "20"],
-        "event_rounds_min" => &["0", "5"],
-        "event_rounds_spread" => &["0", "10"],
-        "arrival_rate" => &["none", "0.5", "65536"],
-        "outage" => &["none", "100..300", "0..1"],
-        "buffer" => &["none", "1", "300"],
-        "routing" => &["shared", "keyed"],
-        "seed" => &["1", "2147483646"],
-        _ => panic!("consumers parameter {key} has no test values"),
-    };
-    v.iter().map(|s| s.to_string()).collect()
+    values_in("consumers", CONSUMERS_VALUES, key)
 }
 
 fn bulkhead_values(key: &str) -> Vec<String> {
-    let v: &[&str] = match key {
-        "split" => &["1", "31", "16"],
-        "mode" => &["slowdown", "healthy"],
-        "total_slots" => &["2", "100"],
-        "rounds_per_second" => &["10", "1000"],
-        "horizon" => &["1", "500"],
-        "failure_start" => &["0", "200"],
-        "tracking_rate" => &["0", "1000"],
-        "event_rate" => &["0", "500"],
-        "tracking_hold" => &["1", "127"],
-        "event_hold" => &["1", "127"],
-        "slow_hold" => &["1", "127"],
-        "failure_end" => &["none", "1500"],
-        "breaker" => &["none", "0.5:9:20", "0:1:1"],
-        "retries" => &["0", "2", "10"],
-        "retry_backoff" => &["0", "3"],
-        "seed" => &["1", "2147483646"],
-        _ => panic!("bulkhead parameter {key} has no test values"),
-    };
-    v.iter().map(|s| s.to_string()).collect()
+    values_in("bulkhead", BULKHEAD_VALUES, key)
 }
 
 /// `Math.max` over the booting shares, NaN kept (the metric's rule, written again here).

@@ -5,7 +5,7 @@
 mod common;
 
 use capsim_tests::read;
-use common::{example, stdout_ok as stdout};
+use common::{example, json_row, stdout_ok as stdout, temp_path};
 
 /// The column `key` of a CSV trace's last row.
 fn last(csv: &str, key: &str) -> String {
@@ -66,30 +66,24 @@ fn the_evaluation_interval_and_sample_delay_reach_the_trace() {
 
 #[test]
 fn a_plot_draws_every_run_of_a_formula_grid() {
-    let dir = std::env::temp_dir().join(format!("capsim-views-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let zero = example("zero.formula");
     let formulas = format!("none,{zero}");
-    let with = dir.join("with.svg");
-    let without = dir.join("without.svg");
-    stdout(&[
-        "plot",
-        "autoscale",
-        "--formula",
-        &formulas,
-        "--threshold",
-        "2,5",
-        "-o",
-        with.to_str().unwrap(),
-    ]);
-    stdout(&[
-        "plot",
-        "autoscale",
-        "--threshold",
-        "2,5",
-        "-o",
-        without.to_str().unwrap(),
-    ]);
+    let (with, without) = (
+        temp_path("views-cli-with.svg"),
+        temp_path("views-cli-without.svg"),
+    );
+    let plot = |more: &[&str], svg: &str| {
+        stdout(
+            &[
+                &["plot", "autoscale"],
+                more,
+                &["--threshold", "2,5", "-o", svg],
+            ]
+            .concat(),
+        )
+    };
+    plot(&["--formula", &formulas], &with);
+    plot(&[], &without);
     let svg = std::fs::read_to_string(&with).unwrap();
     assert_ne!(svg, std::fs::read_to_string(&without).unwrap());
     // Four runs, each named in the legend with its threshold and formula: the two lesson
@@ -103,7 +97,6 @@ fn a_plot_draws_every_run_of_a_formula_grid() {
     assert!(svg.contains(&format!(
         "threshold=2 formula={zero}, threshold=5 formula={zero}: group size"
     )));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -202,7 +195,7 @@ fn the_lessons_boot_is_billed_as_the_ledger_states_it() {
             launched += n;
             idle += n * (rounds - t as u64).min(2);
         }
-        let row = stdout(&[
+        let row = json_row(&[
             "autoscale",
             "--threshold",
             threshold,
@@ -211,7 +204,6 @@ fn the_lessons_boot_is_billed_as_the_ledger_states_it() {
             "--format",
             "json",
         ]);
-        let row: serde_json::Value = serde_json::from_str(&row).unwrap();
         assert_eq!(row["launched"], launched, "{golden}");
         assert_eq!(row["idle_billed_rounds"], idle, "{golden}");
         if threshold == "2" {
