@@ -373,14 +373,8 @@ mod tests {
     /// (redo it from `capsim formula variables`).
     #[test]
     fn the_readme_variables_are_this_table() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-            .expect("README.md");
-        let rows: Vec<&str> = readme
-            .lines()
-            .skip_while(|l| *l != "| variable | kind | unit | what capsim supplies |")
-            .skip(2)
-            .take_while(|l| l.starts_with("| "))
-            .collect();
+        let rows =
+            crate::test_support::readme_table("| variable | kind | unit | what capsim supplies |");
         let want: Vec<String> = VARIABLES
             .iter()
             .map(|v| {

@@ -22,3 +22,20 @@ pub mod scenario;
 pub mod summary;
 pub mod sweep;
 pub mod trace;
+
+/// What the unit tests of several modules share.
+#[cfg(test)]
+mod test_support {
+    /// The body rows of README.md's table whose header row is `header`, as written.
+    pub(crate) fn readme_table(header: &str) -> Vec<String> {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+            .expect("README.md");
+        readme
+            .lines()
+            .skip_while(|l| *l != header)
+            .skip(2)
+            .take_while(|l| l.starts_with("| "))
+            .map(str::to_string)
+            .collect()
+    }
+}

@@ -2,7 +2,7 @@
 //! demand file), its table of `Param`s and metrics, and how a grid's runs share demand
 //! tables, seeds' streams and lockstep sweeps.
 
-use crate::list::{Item, WarmSize};
+use crate::list::{none_or, Item, WarmSize};
 use crate::output::Cell;
 use capsim_core::autoscale::{
     self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
@@ -311,10 +311,16 @@ impl Price {
 impl Item for Option<Price> {
     const WORDS: &'static [&'static str] = &["none"];
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
+        none_or(s, out, |price| {
+            price.push(Price::parse(s)?);
+            Ok(())
+        })
+    }
+}
+
+impl Price {
+    /// Parses `D:S:P`: three prices from 0 to [`MAX_PRICE`].
+    fn parse(s: &str) -> Result<Price, String> {
         let parts: Vec<&str> = s.split(':').collect();
         let [d, sp, st] = parts[..] else {
             return Err(format!(
@@ -332,12 +338,11 @@ impl Item for Option<Price> {
                 }
             };
         }
-        out.push(Some(Price {
+        Ok(Price {
             dedicated: v[0],
             spot: v[1],
             stopped: v[2],
-        }));
-        Ok(())
+        })
     }
 }
 
