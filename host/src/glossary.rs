@@ -135,22 +135,20 @@ mod tests {
             Ok(vec![entry("b", "u", "x"), entry("a", "v", "y, 'z'")])
         );
         assert_eq!(parse(""), Ok(Vec::new()));
-        assert_eq!(
-            parse("[m.a]\nunit = \"u\"\n"),
-            Err("m.a: no string 'meaning'".into())
-        );
-        assert_eq!(
-            parse("[m.a]\nunit = \"u\"\nmeaning = \"x\"\nnote = \"n\"\n"),
-            Err("m.a: unknown field 'note'".into())
-        );
-        assert_eq!(
-            parse("[m.a]\nunit = 3\nmeaning = \"x\"\n"),
-            Err("m.a: no string 'unit'".into())
-        );
-        assert_eq!(
-            parse("m = 1\n"),
-            Err("'m' is not a table of metrics".into())
-        );
+        for (text, error) in [
+            ("[m.a]\nunit = \"u\"\n", "m.a: no string 'meaning'"),
+            (
+                "[m.a]\nunit = \"u\"\nmeaning = \"x\"\nnote = \"n\"\n",
+                "m.a: unknown field 'note'",
+            ),
+            (
+                "[m.a]\nunit = 3\nmeaning = \"x\"\n",
+                "m.a: no string 'unit'",
+            ),
+            ("m = 1\n", "'m' is not a table of metrics"),
+        ] {
+            assert_eq!(parse(text), Err(error.to_string()), "{text}");
+        }
         assert!(parse("[m.a\n").is_err());
     }
 

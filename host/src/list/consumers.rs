@@ -38,9 +38,5 @@ mod flow_values {
         }
     }
 
-    impl Value for Routing {
-        fn cell(&self) -> Cell {
-            Cell::Word(self.name())
-        }
-    }
+    crate::models::named_values!(Routing);
 }

@@ -30,7 +30,7 @@ impl std::fmt::Debug for LoadedFormula {
     }
 }
 
-impl FormulaFile {
+impl LoadedFormula {
     /// Reads (at most 8 KB and one byte, [`crate::input::read_bounded`]; `-`: standard
     /// input) and parses `path`; the error is one line: a formula's
     /// `PATH:LINE:COL: error: message` as compilers print it ([`crate::input::located`];
@@ -50,32 +50,10 @@ impl FormulaFile {
         program
             .parse(&src)
             .map_err(|e| crate::input::located(file, e.line, e.col, &e.kind))?;
-        Ok(Self(Some(Arc::new(LoadedFormula {
+        Ok(Self {
             path: path.to_string(),
             program,
-        }))))
-    }
-}
-
-impl Item for FormulaFile {
-    // A file's error (unreadable, a formula's line and column) is its own message.
-    const NAMES_ITS_VALUES: bool = true;
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(if s == "none" {
-            Self(None)
-        } else {
-            Self::load(s)?
-        });
-        Ok(())
-    }
-}
-
-/// The path, or `none`.
-impl Value for FormulaFile {
-    fn cell(&self) -> Cell {
-        self.0
-            .as_ref()
-            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+        })
     }
 }
 
@@ -91,16 +69,14 @@ pub(super) fn timed_formulas() -> std::sync::MutexGuard<'static, Vec<Arc<LoadedF
 }
 
 /// Reads and parses the formula at `path` for a timed action (once per path and command);
-/// returns its index, the action's value. The error is [`FormulaFile::load`]'s one line.
+/// returns its index, the action's value. The error is [`LoadedFormula::load`]'s one line.
 pub fn timed_formula(path: &str) -> Result<u32, String> {
     if let Some(i) = timed_formulas().iter().position(|f| f.path == path) {
         return Ok(i as u32);
     }
-    let FormulaFile(Some(loaded)) = FormulaFile::load(path)? else {
-        return Err(format!("{path}: not a formula file"));
-    };
+    let loaded = LoadedFormula::load(path)?;
     let mut pool = timed_formulas();
-    pool.push(loaded);
+    pool.push(Arc::new(loaded));
     Ok(pool.len() as u32 - 1)
 }
 
@@ -123,28 +99,44 @@ pub struct LoadedDemand {
     pub values: Vec<f64>,
 }
 
-impl Item for DemandFile {
-    // Its errors name the file and the line (`--demand-file d.csv: line 17: …`).
-    const NAMES_ITS_VALUES: bool = true;
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(if s == "none" {
-            Self(None)
-        } else {
-            Self(Some(Arc::new(LoadedDemand {
-                path: s.to_string(),
-                values: crate::demand::load(s)?,
-            })))
-        });
-        Ok(())
+impl LoadedDemand {
+    /// Reads the demand table at `path` ([`crate::demand::load`]; `-`: standard input); the
+    /// error names the file and the line (`--demand-file d.csv: line 17: …`).
+    pub fn load(path: &str) -> Result<Self, String> {
+        Ok(Self {
+            path: path.to_string(),
+            values: crate::demand::load(path)?,
+        })
     }
 }
 
-/// The path, or `none`.
-impl Value for DemandFile {
-    fn cell(&self) -> Cell {
-        self.0
-            .as_ref()
-            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
-    }
+/// Implements [`Item`] and [`Value`] for the file flags `FLAG(LOADED)`, `FLAG` holding an
+/// `Option<Arc<LOADED>>`: the item is `none` or a path, read and parsed by `LOADED::load`
+/// (its error names the file, so it is the whole message); the cell is the path, or `none`.
+macro_rules! file_flags {
+    ($($flag:ident($loaded:ident)),+) => {$(
+        impl Item for $flag {
+            const NAMES_ITS_VALUES: bool = true;
+
+            fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+                out.push(if s == "none" {
+                    Self(None)
+                } else {
+                    Self(Some(Arc::new($loaded::load(s)?)))
+                });
+                Ok(())
+            }
+        }
+
+        /// The path, or `none`.
+        impl Value for $flag {
+            fn cell(&self) -> Cell {
+                self.0
+                    .as_ref()
+                    .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
+            }
+        }
+    )+};
 }
+
+file_flags!(FormulaFile(LoadedFormula), DemandFile(LoadedDemand));

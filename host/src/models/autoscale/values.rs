@@ -20,25 +20,26 @@ pub enum PolicyName {
     Step,
 }
 
+/// `none` for no items, else their texts joined by `+`, as the flags take them.
+fn plus_joined<T>(items: &[T], text: fn(&T) -> String) -> Cell {
+    if items.is_empty() {
+        return Cell::Word("none");
+    }
+    let texts: Vec<String> = items.iter().map(text).collect();
+    Cell::Text(texts.join("+"))
+}
+
 /// `none`, or the hooks as the flag takes them (`10:action=3+5:abandon:aws`).
 impl Value for &'static [LifecycleHook] {
     fn cell(&self) -> Cell {
-        if self.is_empty() {
-            return Cell::Word("none");
-        }
-        let hooks: Vec<String> = self.iter().map(crate::list::hook_text).collect();
-        Cell::Text(hooks.join("+"))
+        plus_joined(self, crate::list::hook_text)
     }
 }
 
 /// `none`, or the actions as the flag takes them (`100:max_instances=12+220:desired=8`).
 impl Value for &'static [TimedAction] {
     fn cell(&self) -> Cell {
-        if self.is_empty() {
-            return Cell::Word("none");
-        }
-        let actions: Vec<String> = self.iter().map(crate::list::timed_text).collect();
-        Cell::Text(actions.join("+"))
+        plus_joined(self, crate::list::timed_text)
     }
 }
 
@@ -81,11 +82,7 @@ impl Value for WarmSize {
     }
 }
 
-impl Value for OnPreemption {
-    fn cell(&self) -> Cell {
-        Cell::Word(self.name())
-    }
-}
+crate::models::named_values!(OnPreemption);
 
 impl Value for PolicyName {
     fn cell(&self) -> Cell {
