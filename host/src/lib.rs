@@ -23,6 +23,15 @@ pub mod summary;
 pub mod sweep;
 pub mod trace;
 
+/// The consumers workspace `capsim lesson` renders the lessons in: a lane per consumers
+/// configuration of the lesson (twelve), so that they share one pass over its queue.
+pub type LessonWorkspace = capsim_core::consumers::Workspace<
+    { capsim_core::lesson::LESSON_SHIPMENTS },
+    { capsim_core::consumers::DEFAULT_IN_FLIGHT },
+    { capsim_core::lesson::LESSON_CONFIGURATIONS },
+    { capsim_core::lesson::LESSON_EVENTS },
+>;
+
 /// What the unit tests of several modules share.
 #[cfg(test)]
 mod test_support {
