@@ -580,65 +580,51 @@ pub fn params_json() -> String {
 mod tests {
     use super::*;
 
+    /// Runs `pairs` as the playground does, at most [`BROWSER_MAX_RUNS`] runs.
+    fn browser(pairs: &[(&str, &str)]) -> Printed {
+        run(pairs, BROWSER_MAX_RUNS, &())
+    }
+
+    /// The error line of `pairs` run as the playground does (which then prints nothing else).
+    fn browser_error(pairs: &[(&str, &str)]) -> String {
+        let p = browser(pairs);
+        assert!(p.stdout.is_empty() && p.chart.is_none(), "{pairs:?}");
+        p.error.unwrap_or_default()
+    }
+
     #[test]
     fn a_lesson_is_printed_in_the_language_asked_for() {
-        let tr = run(&[("lesson", "group")], BROWSER_MAX_RUNS, &());
-        let tr_again = run(
-            &[("lesson", "group"), ("lang", "tr")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        let en = run(
-            &[("lesson", "group"), ("lang", "en")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let tr = browser(&[("lesson", "group")]);
+        let tr_again = browser(&[("lesson", "group"), ("lang", "tr")]);
+        let en = browser(&[("lesson", "group"), ("lang", "en")]);
         assert_eq!(tr.stdout, capsim_tests::golden("group"));
         assert_eq!(tr_again.stdout, tr.stdout);
         assert_eq!(en.stdout, capsim_tests::golden_en("group"));
-        let bad = run(
-            &[("lesson", "group"), ("lang", "de")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        assert!(bad.stdout.is_empty());
         assert_eq!(
-            bad.error.as_deref(),
-            Some("error: invalid value 'de' for '--lang <LANG>' [possible values: tr, en]")
+            browser_error(&[("lesson", "group"), ("lang", "de")]),
+            "error: invalid value 'de' for '--lang <LANG>' [possible values: tr, en]"
         );
     }
 
     #[test]
     fn bad_input_is_one_error_line_and_no_output() {
-        let p = run(
-            &[("model", "autoscale"), ("threshold", "x")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        assert!(p.stdout.is_empty() && p.chart.is_none());
         assert_eq!(
-            p.error.as_deref(),
-            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295")
+            browser_error(&[("model", "autoscale"), ("threshold", "x")]),
+            "error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295"
         );
-        let p = run(
-            &[("model", "autoscale"), ("seed", "1..=100001")],
-            BROWSER_MAX_RUNS,
-            &(),
+        assert!(
+            browser_error(&[("model", "autoscale"), ("seed", "1..=100001")])
+                .contains("the browser runs at most 100000")
         );
-        assert!(p.error.unwrap().contains("the browser runs at most 100000"));
     }
 
     #[test]
     fn the_chart_is_capsim_plots_svg_or_a_note() {
-        let p = run(
-            &[
-                ("model", "autoscale"),
-                ("threshold", "2,5"),
-                ("format", "csv"),
-            ],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let p = browser(&[
+            ("model", "autoscale"),
+            ("threshold", "2,5"),
+            ("format", "csv"),
+        ]);
         let flags = Flags::<Autoscale>::from_pairs([("threshold", "2,5")]).unwrap();
         let svg = plot::plot("autoscale", &flags).unwrap();
         let chart = p.chart.unwrap();
@@ -648,17 +634,13 @@ mod tests {
         let pairs = [("threshold", "2,3,5"), ("cooldown", "0,3,8")];
         let mut all = vec![("model", "autoscale")];
         all.extend(pairs);
-        let p = run(&all, BROWSER_MAX_RUNS, &());
+        let p = browser(&all);
         assert!(p.error.is_none() && !p.stdout.is_empty());
         let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
         let svg = plot::plot("autoscale", &flags).unwrap();
         assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
         // Beyond 36 runs, a note, and the table still printed.
-        let p = run(
-            &[("model", "autoscale"), ("threshold", "1..=37")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let p = browser(&[("model", "autoscale"), ("threshold", "1..=37")]);
         assert!(p.error.is_none() && !p.stdout.is_empty());
         assert_eq!(
             p.chart.as_deref(),
@@ -673,7 +655,7 @@ mod tests {
         let pairs = [("threshold", "2,3,5"), ("seed", "1..=40")];
         let mut all = vec![("model", "autoscale"), ("summary", "")];
         all.extend(pairs);
-        let p = run(&all, BROWSER_MAX_RUNS, &());
+        let p = browser(&all);
         assert!(p.error.is_none(), "{:?}", p.error);
         let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
         let svg = plot::histogram("autoscale", &flags, "launched").unwrap();
