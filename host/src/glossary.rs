@@ -1,8 +1,9 @@
 //! `capsim metrics`: what every metric of every model means, and its unit.
 //!
-//! One table, `glossary.toml` (data a translator edits), serves the command, the playground's glossary (its tooltips) and the README's
-//! glossary; a test checks that it names each model's metrics exactly once, in the order the
-//! rows print them, so a new metric without a meaning fails the tests.
+//! One table, `glossary.toml` (data, as a translator edits it), serves the command, the
+//! playground's glossary (its tooltips) and the README's glossary; a test checks that it
+//! names each model's metrics exactly once, in the order the rows print them, so a new metric
+//! without a meaning fails the tests.
 
 use std::fmt::Write as _;
 
@@ -28,9 +29,9 @@ pub const MODELS: [&str; 3] = ["autoscale", "consumers", "bulkhead"];
 /// per metric with its `unit` and `meaning`, by model, in row order.
 const TEXT: &str = include_str!("glossary.toml");
 
-/// Reads a glossary written as [`TEXT`] is: each top-level table a model, each of its tables a
-/// metric (its key) with the strings `unit` and `meaning`, nothing else; the entries in the
-/// order written.
+/// Reads a glossary written as `glossary.toml` is: each top-level table a model, each of its
+/// tables a metric (its key) with the strings `unit` and `meaning`, nothing else; the entries
+/// in the order written.
 pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| e.to_string())?;
     let mut entries = Vec::new();
@@ -63,7 +64,7 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
     Ok(entries)
 }
 
-/// Every metric of every model, by model, in row order ([`TEXT`], read once). A round is one
+/// Every metric of every model, by model, in row order (`glossary.toml`, read once). A round is one
 /// minute of the group lesson's story; an instance-round is one instance for one round.
 pub fn glossary() -> &'static [Entry] {
     static GLOSSARY: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();

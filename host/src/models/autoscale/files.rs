@@ -58,7 +58,8 @@ impl LoadedFormula {
 }
 
 /// The formulas timed actions swap in (`ROUND:formula=FILE`), each file parsed once per
-/// command; a [`Timed::Formula`] action's value is its index here.
+/// command; a [`Timed::Formula`](capsim_core::autoscale::Timed::Formula) action's value is
+/// its index here.
 static TIMED_FORMULAS: std::sync::Mutex<Vec<Arc<LoadedFormula>>> =
     std::sync::Mutex::new(Vec::new());
 
