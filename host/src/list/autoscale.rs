@@ -439,3 +439,80 @@ impl Item for WarmSize {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::list::parse;
+
+    /// The shared item rules give each flag its own words: the errors as the flags have
+    /// always written them, the limits of each list, `none`.
+    #[test]
+    fn each_item_keeps_its_own_errors_and_limits() {
+        let err = |r: Result<(), String>| r.unwrap_err();
+        let mut hooks = Vec::new();
+        assert_eq!(
+            err(Option::<Hook>::parse_item("3:maybe", &mut hooks)),
+            "'3:maybe': the result is 'continue' or 'abandon'"
+        );
+        assert_eq!(
+            err(Option::<Hook>::parse_item("x:abandon", &mut hooks)),
+            "'x:abandon' is not ROUNDS[:continue|abandon] or 'none': 'x' is not an integer"
+        );
+        let mut warm = Vec::new();
+        assert_eq!(
+            err(WarmSize::parse_item("2:hot", &mut warm)),
+            "'2:hot': the pool state is 'stopped' or 'running'"
+        );
+        assert_eq!(
+            err(WarmSize::parse_item("x", &mut warm)),
+            "'x' is not N[:stopped|running]: 'x' is not an integer"
+        );
+        WarmSize::parse_item("1..=2:running", &mut warm).unwrap();
+        assert_eq!(
+            warm,
+            [1, 2].map(|size| WarmSize {
+                size,
+                state: WarmState::Running
+            })
+        );
+        let rounds = |n: usize| vec!["7"; n].join(":");
+        assert_eq!(parse::<FailureRounds>(&rounds(64)).unwrap().0[0].len(), 64);
+        assert_eq!(
+            parse::<FailureRounds>(&rounds(65)).unwrap_err(),
+            format!("'{}' lists more than 64 failure rounds", rounds(65))
+        );
+        assert_eq!(
+            parse::<PreemptionRounds>(&rounds(32)).unwrap().0[0].len(),
+            32
+        );
+        assert_eq!(
+            parse::<PreemptionRounds>(&rounds(33)).unwrap_err(),
+            format!("'{}' lists more than 32 preemption rounds", rounds(33))
+        );
+        assert!(parse::<PreemptionRounds>("none").unwrap().0[0].is_empty());
+        let plus = |part: &str, n: usize| vec![part; n].join("+");
+        assert_eq!(
+            parse::<&'static [LifecycleHook]>(&plus("5", 50)).unwrap().0[0].len(),
+            50
+        );
+        assert_eq!(
+            parse::<&'static [LifecycleHook]>(&plus("5", 51)).unwrap_err(),
+            format!("'{}' lists more than 50 hooks", plus("5", 51))
+        );
+        assert!(parse::<&'static [LifecycleHook]>("none").unwrap().0[0].is_empty());
+        assert_eq!(
+            parse::<&'static [TimedAction]>(&plus("1:desired=2", 126)).unwrap_err(),
+            format!("'{}' lists more than 125 actions", plus("1:desired=2", 126))
+        );
+        assert!(parse::<&'static [TimedAction]>("none").unwrap().0[0].is_empty());
+        let mut reclaim = Vec::new();
+        assert_eq!(
+            err(Reclaim::parse_item("stp", &mut reclaim)),
+            "'stp' is not a reclaim mode (release or stop)"
+        );
+        assert_eq!(Reclaim::WORDS, ["release", "stop"]);
+        assert_eq!(OnPreemption::WORDS, ["stay", "replace"]);
+        assert_eq!(parse::<Option<Steps>>("none").unwrap().0, [None]);
+    }
+}
