@@ -132,19 +132,18 @@ pub const VARIABLES: &[Variable] = &[
 /// what capsim supplies).
 pub fn variables_text() -> String {
     use std::fmt::Write as _;
-    let name_w = VARIABLES
-        .iter()
-        .map(|v| v.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
+    // A column's width: its longest text, and two spaces.
+    let width = |text: fn(&Variable) -> &str| {
+        VARIABLES
+            .iter()
+            .map(|v| text(v).chars().count())
+            .max()
+            .unwrap_or(0)
+            + 2
+    };
+    let name_w = width(|v| v.name);
     let kind_w = "sampled".len() + 2;
-    let unit_w = VARIABLES
-        .iter()
-        .map(|v| v.unit.chars().count())
-        .max()
-        .unwrap_or(0)
-        + 2;
+    let unit_w = width(|v| v.unit);
     let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
     let mut out = String::new();
     let _ = writeln!(
@@ -373,14 +372,8 @@ mod tests {
     /// (redo it from `capsim formula variables`).
     #[test]
     fn the_readme_variables_are_this_table() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-            .expect("README.md");
-        let rows: Vec<&str> = readme
-            .lines()
-            .skip_while(|l| *l != "| variable | kind | unit | what capsim supplies |")
-            .skip(2)
-            .take_while(|l| l.starts_with("| "))
-            .collect();
+        let rows =
+            crate::test_support::readme_table("| variable | kind | unit | what capsim supplies |");
         let want: Vec<String> = VARIABLES
             .iter()
             .map(|v| {

@@ -209,25 +209,37 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
         }
         return Ok(text);
     }
-    if is_stdin(path) {
+    let mut bytes = Vec::new();
+    let read = if is_stdin(path) {
         claim_stdin(path)?;
-        let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
             .take(limit as u64 + 1)
             .read_to_end(&mut bytes)
-            .map_err(|error| InputError::Io {
-                path: owned(),
-                error,
-            })?;
-        if bytes.len() > limit {
-            return Err(InputError::TooLong {
-                path: owned(),
-                limit,
-            });
-        }
-        return String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() });
+    } else {
+        metadata_of(path)?;
+        bytes.reserve(limit.min(1 << 16) + 1);
+        open_file(path)?
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
+    };
+    read.map_err(|error| InputError::Io {
+        path: owned(),
+        error,
+    })?;
+    if bytes.len() > limit {
+        return Err(InputError::TooLong {
+            path: owned(),
+            limit,
+        });
     }
+    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() })
+}
+
+/// Returns the metadata of the file at `path`, refusing what is not a file to read
+/// ([`kind_of`]: a directory, a FIFO, a socket, a block device) before it is opened.
+fn metadata_of(path: &Path) -> Result<std::fs::Metadata, InputError> {
+    let owned = || path.to_path_buf();
     let meta = std::fs::metadata(path).map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound => InputError::Missing { path: owned() },
         _ => InputError::Io {
@@ -241,24 +253,15 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<String, InputError> {
             what,
         });
     }
-    let file = std::fs::File::open(path).map_err(|error| InputError::Io {
-        path: owned(),
+    Ok(meta)
+}
+
+/// Opens the file at `path` for reading.
+fn open_file(path: &Path) -> Result<std::fs::File, InputError> {
+    std::fs::File::open(path).map_err(|error| InputError::Io {
+        path: path.to_path_buf(),
         error,
-    })?;
-    let mut bytes = Vec::with_capacity(limit.min(1 << 16) + 1);
-    file.take(limit as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|error| InputError::Io {
-            path: owned(),
-            error,
-        })?;
-    if bytes.len() > limit {
-        return Err(InputError::TooLong {
-            path: owned(),
-            limit,
-        });
-    }
-    String::from_utf8(bytes).map_err(|_| InputError::NotUtf8 { path: owned() })
+    })
 }
 
 thread_local! {
@@ -313,19 +316,7 @@ pub fn open(path: &Path, limit: u64) -> Result<Box<dyn Read>, InputError> {
         claim_stdin(path)?;
         return Ok(Box::new(std::io::stdin().take(limit.saturating_add(1))));
     }
-    let meta = std::fs::metadata(path).map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound => InputError::Missing { path: owned() },
-        _ => InputError::Io {
-            path: owned(),
-            error,
-        },
-    })?;
-    if let Some(what) = kind_of(&meta) {
-        return Err(InputError::NotAFile {
-            path: owned(),
-            what,
-        });
-    }
+    let meta = metadata_of(path)?;
     if meta.is_file() && meta.len() > limit {
         return Err(InputError::TooBig {
             path: owned(),
@@ -333,10 +324,7 @@ pub fn open(path: &Path, limit: u64) -> Result<Box<dyn Read>, InputError> {
             limit,
         });
     }
-    let file = std::fs::File::open(path).map_err(|error| InputError::Io {
-        path: owned(),
-        error,
-    })?;
+    let file = open_file(path)?;
     Ok(Box::new(file.take(limit.saturating_add(1))))
 }
 

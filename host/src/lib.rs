@@ -22,3 +22,29 @@ pub mod scenario;
 pub mod summary;
 pub mod sweep;
 pub mod trace;
+
+/// The consumers workspace `capsim lesson` renders the lessons in: a lane per consumers
+/// configuration of the lesson (twelve), so that they share one pass over its queue.
+pub type LessonWorkspace = capsim_core::consumers::Workspace<
+    { capsim_core::lesson::LESSON_SHIPMENTS },
+    { capsim_core::consumers::DEFAULT_IN_FLIGHT },
+    { capsim_core::lesson::LESSON_CONFIGURATIONS },
+    { capsim_core::lesson::LESSON_EVENTS },
+>;
+
+/// What the unit tests of several modules share.
+#[cfg(test)]
+mod test_support {
+    /// The body rows of README.md's table whose header row is `header`, as written.
+    pub(crate) fn readme_table(header: &str) -> Vec<String> {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+            .expect("README.md");
+        readme
+            .lines()
+            .skip_while(|l| *l != header)
+            .skip(2)
+            .take_while(|l| l.starts_with("| "))
+            .map(str::to_string)
+            .collect()
+    }
+}

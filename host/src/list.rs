@@ -1,14 +1,12 @@
 //! Parameter lists on the command line: `2,3,5`, ranges `1..=10000` and `1..5`, and the
-//! model-specific items (`shared`, `healthy`, `40:95:170`).
+//! model-specific items (`shared`, `healthy`, `40:95:170`), each model's in its own file
+//! (`list/autoscale.rs`, `list/consumers.rs`, `list/bulkhead.rs`).
 
-use capsim_core::autoscale::{
-    Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, LifecycleHook, Provider,
-    Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
-    MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN,
-};
-use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState, MAX_PREEMPTION_ROUNDS};
-use capsim_core::bulkhead::{Breaker, Mode, Split};
-use capsim_core::consumers::{Outage, Routing};
+mod autoscale;
+mod bulkhead;
+mod consumers;
+
+pub use autoscale::{hook_text, timed_text, WarmSize};
 
 /// The most values one flag may expand to (ranges included).
 pub const MAX_LIST_LEN: usize = 1_000_000;
@@ -90,6 +88,12 @@ fn dash_range(s: &str) -> Option<String> {
     (digits(a) && digits(b)).then(|| format!("{a}..={b}"))
 }
 
+/// The hint of an item that takes ranges and words: `A..=B` for `A-B`, else the nearest of
+/// `words`.
+fn range_or_word(s: &str, words: &[&str]) -> Option<String> {
+    dash_range(s).or_else(|| closest(s, words).map(str::to_string))
+}
+
 /// A flag's parse error `e`, ended with the flag's documented `accepted` values (unless the
 /// item's errors say them, or the flag documents none): every number's error names the
 /// flag's own range, not the integer type's. A suggestion (`; did you mean X?`) stays last.
@@ -155,72 +159,24 @@ impl Item for u32 {
 /// An optional integer: `none`, or integers and ranges as for `u32`.
 impl Item for Option<u32> {
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        let mut values = Vec::new();
-        u32::parse_item(s, &mut values)?;
-        out.extend(values.into_iter().map(Some));
-        Ok(())
+        none_or(s, out, |values| u32::parse_item(s, values))
     }
 }
 
-/// Step adjustments: `BAND/BAND/…` or `none`; a BAND is `[LOW]..[HIGH]:ADJ` (utilisation
-/// percent 0 to 65534, LOW included, HIGH excluded, either omitted for an open end) and ADJ
-/// is `+N` or `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances
-/// exactly (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity; N to 32767).
-impl Item for Option<Steps> {
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        let mut steps = Steps::new();
-        for band in s.split('/') {
-            let bad = || {
-                format!(
-                    "'{band}' is not a band [LOW]..[HIGH]:ADJ (bounds 0 to 65534; ADJ +N, -N, +N%, -N% or =N, N to 32767)"
-                )
-            };
-            let (range, adj) = band.split_once(':').ok_or_else(bad)?;
-            let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
-            let bound = |b: &str, open: u16| -> Result<u16, String> {
-                if b.is_empty() {
-                    return Ok(open);
-                }
-                match b.parse::<u16>() {
-                    Ok(v) if v < OPEN => Ok(v),
-                    _ => Err(bad()),
-                }
-            };
-            let number = |n: &str| n.parse::<i16>().map_err(|_| bad());
-            if !adj.starts_with(['+', '-', '=']) {
-                return Err(bad());
-            }
-            let adjustment = if let Some(n) = adj.strip_prefix('=') {
-                Adjustment::Exact(
-                    n.parse::<u16>()
-                        .ok()
-                        .filter(|&n| n <= 32767)
-                        .ok_or_else(bad)?,
-                )
-            } else if let Some(p) = adj.strip_suffix('%') {
-                Adjustment::Percent(number(p)?)
-            } else {
-                Adjustment::Change(number(adj)?)
-            };
-            steps
-                .push(Step {
-                    low: bound(lo, 0)?,
-                    high: bound(hi, OPEN)?,
-                    adjustment,
-                })
-                .map_err(|_| format!("more than {MAX_STEPS} bands"))?;
-        }
-        out.push(Some(steps));
-        Ok(())
+/// Parses an optional item: `none`, or the values `some` pushes for `s`, each `Some`.
+pub(crate) fn none_or<T>(
+    s: &str,
+    out: &mut Vec<Option<T>>,
+    some: impl FnOnce(&mut Vec<T>) -> Result<(), String>,
+) -> Result<(), String> {
+    if s == "none" {
+        out.push(None);
+        return Ok(());
     }
+    let mut values = Vec::new();
+    some(&mut values)?;
+    out.extend(values.into_iter().map(Some));
+    Ok(())
 }
 
 impl Item for f64 {
@@ -235,149 +191,45 @@ impl Item for f64 {
     }
 }
 
-impl Item for Split {
-    const WORDS: &'static [&'static str] = &["shared"];
-
-    fn hint(s: &str) -> Option<String> {
-        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
-    }
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "shared" {
-            out.push(Split::Shared);
-            return Ok(());
-        }
-        let mut slots = Vec::new();
-        u32::parse_item(s, &mut slots)
-            .map_err(|_| format!("'{s}' is neither 'shared' nor a number of tracking slots"))?;
-        out.extend(slots.into_iter().map(Split::Partitioned));
-        Ok(())
-    }
-}
-
-/// `none`, or `RATIO:WINDOW[:OPEN_ROUNDS]` (the ranges are the core's `validate`'s).
-impl Item for Option<Breaker> {
+/// An optional number: `none`, or a finite number.
+impl Item for Option<f64> {
     const WORDS: &'static [&'static str] = &["none"];
 
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        match Breaker::parse(s) {
-            Some(b) => {
-                out.push(Some(b));
+        none_or(s, out, |values| {
+            f64::parse_item(s, values)
+                .map_err(|_| format!("'{s}' is not a finite number or 'none'"))
+        })
+    }
+}
+
+/// Implements [`Item`] for a type whose values are words: `WORD => VALUE, …` (its
+/// [`Item::WORDS`], in that order), and the error for any other item.
+macro_rules! word_item {
+    ($(#[$doc:meta])* $T:ty { $($word:literal => $value:expr),+ $(,)? } else |$s:ident| $error:expr) => {
+        $(#[$doc])*
+        impl $crate::list::Item for $T {
+            const WORDS: &'static [&'static str] = &[$($word),+];
+
+            fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+                out.push(match s {
+                    $($word => $value,)+
+                    $s => return Err($error),
+                });
                 Ok(())
             }
-            None => Err(format!(
-                "'{s}' is not RATIO:WINDOW[:OPEN_ROUNDS] or 'none' (a number and one or two integers)"
-            )),
         }
-    }
+    };
 }
+use word_item;
 
-impl Item for Mode {
-    const WORDS: &'static [&'static str] = &["healthy", "slowdown"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "healthy" => Mode::Healthy,
-            "slowdown" => Mode::Slowdown,
-            _ => return Err(format!("'{s}' is not a mode (healthy or slowdown)")),
-        });
-        Ok(())
-    }
-}
-
-impl Item for FailureRounds {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        let mut rounds = FailureRounds::new();
-        if s != "none" {
-            for part in s.split(':') {
-                rounds.push(parse_u32(part)?).map_err(|_| {
-                    format!("'{s}' lists more than {MAX_FAILURE_ROUNDS} failure rounds")
-                })?;
-            }
-        }
-        out.push(rounds);
-        Ok(())
-    }
-}
-
-/// A hook: `ROUNDS[:continue|abandon]` (ROUNDS may be a range) or `none`.
-impl Item for Option<Hook> {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn hint(s: &str) -> Option<String> {
-        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
-    }
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        let (rounds, result) = match s.rsplit_once(':') {
-            Some((r, "continue")) => (r, HookResult::Continue),
-            Some((r, "abandon")) => (r, HookResult::Abandon),
-            Some(_) => return Err(format!("'{s}': the result is 'continue' or 'abandon'")),
-            None => (s, HookResult::Continue),
-        };
-        let mut all = Vec::new();
-        u32::parse_item(rounds, &mut all)
-            .map_err(|e| format!("'{s}' is not ROUNDS[:continue|abandon] or 'none': {e}"))?;
-        out.extend(all.into_iter().map(|rounds| Some(Hook { rounds, result })));
-        Ok(())
-    }
-}
-
-/// `yes` or `no`.
-impl Item for bool {
-    const WORDS: &'static [&'static str] = &["yes", "no"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "yes" => true,
-            "no" => false,
-            _ => return Err(format!("'{s}' is neither 'yes' nor 'no'")),
-        });
-        Ok(())
-    }
-}
-
-impl Item for RemovalPolicy {
-    const WORDS: &'static [&'static str] = &["lesson", "oldest", "newest", "oldest-template"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "lesson" => RemovalPolicy::Lesson,
-            "oldest" => RemovalPolicy::Oldest,
-            "newest" => RemovalPolicy::Newest,
-            "oldest-template" => RemovalPolicy::OldestTemplate,
-            _ => {
-                return Err(format!(
-                    "'{s}' is not a removal policy (lesson, oldest, newest or oldest-template)"
-                ))
-            }
-        });
-        Ok(())
-    }
-}
-
-impl Item for Reclaim {
-    const WORDS: &'static [&'static str] = &["release", "stop"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "release" => Reclaim::Release,
-            "stop" => Reclaim::Stop,
-            _ => return Err(format!("'{s}' is not a reclaim mode (release or stop)")),
-        });
-        Ok(())
-    }
-}
+word_item!(
+    /// `yes` or `no`.
+    bool {
+        "yes" => true,
+        "no" => false,
+    } else |s| format!("'{s}' is neither 'yes' nor 'no'")
+);
 
 /// A span of rounds `A..B` (B excluded) or `A..=B`, or `none`: `(start, end)`, `end` excluded.
 fn parse_span(s: &str) -> Result<Option<(u32, u32)>, String> {
@@ -398,319 +250,26 @@ fn parse_span(s: &str) -> Result<Option<(u32, u32)>, String> {
     Ok(Some((start, end)))
 }
 
-/// Stockout rounds: `A..B` (B excluded), `A..=B`, or `none`.
-impl Item for Option<Stockout> {
-    const WORDS: &'static [&'static str] = &["none"];
+/// Implements [`Item`] for `Option<T>`, `T` a span of rounds `{ start, end }` (`end`
+/// excluded): `A..B`, `A..=B`, or `none` ([`parse_span`]).
+macro_rules! span_item {
+    ($(#[$doc:meta])* $T:ident) => {
+        $(#[$doc])*
+        impl $crate::list::Item for Option<$T> {
+            const WORDS: &'static [&'static str] = &["none"];
 
-    fn hint(s: &str) -> Option<String> {
-        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
-    }
+            fn hint(s: &str) -> Option<String> {
+                $crate::list::range_or_word(s, Self::WORDS)
+            }
 
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(parse_span(s)?.map(|(start, end)| Stockout { start, end }));
-        Ok(())
-    }
-}
-
-/// Consumers outage rounds: `A..B` (B excluded), `A..=B`, or `none`.
-impl Item for Option<Outage> {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn hint(s: &str) -> Option<String> {
-        dash_range(s).or_else(|| closest(s, Self::WORDS).map(str::to_string))
-    }
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(parse_span(s)?.map(|(start, end)| Outage { start, end }));
-        Ok(())
-    }
-}
-
-/// An optional number: `none`, or a finite number.
-impl Item for Option<f64> {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        let mut values = Vec::new();
-        f64::parse_item(s, &mut values)
-            .map_err(|_| format!("'{s}' is not a finite number or 'none'"))?;
-        out.extend(values.into_iter().map(Some));
-        Ok(())
-    }
-}
-
-/// The consumers' routing: `shared` or `keyed`.
-impl Item for Routing {
-    const WORDS: &'static [&'static str] = &["shared", "keyed"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "shared" => Routing::Shared,
-            "keyed" => Routing::Keyed,
-            _ => return Err(format!("'{s}' is not a routing")),
-        });
-        Ok(())
-    }
-}
-
-/// How a row shows the consumers' flow options (the JSON the core's serde derives write):
-/// `none` or the number, `[]` or `[A,B]` (`A..B` as text), the routing's name.
-mod flow_values {
-    use capsim_core::consumers::{Outage, Routing};
-
-    use crate::models::Value;
-    use crate::output::Cell;
-
-    impl Value for Option<f64> {
-        fn cell(&self) -> Cell {
-            self.map_or(Cell::Word("none"), Cell::Float)
-        }
-    }
-
-    impl Value for Option<Outage> {
-        fn cell(&self) -> Cell {
-            self.map_or(Cell::Ints(Vec::new()), |o| Cell::Span(o.start, o.end))
-        }
-    }
-
-    impl Value for Routing {
-        fn cell(&self) -> Cell {
-            Cell::Word(self.name())
-        }
-    }
-}
-
-/// Scripted actions: `ROUND:ACTION:COUNT` joined by `+`, or `none`.
-impl Item for Events {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        let mut events = Events::new();
-        if s != "none" {
-            for part in s.split('+') {
-                let bad = || format!("'{part}' is not ROUND:ACTION:COUNT");
-                let mut fields = part.split(':');
-                let (Some(round), Some(action), Some(count), None) =
-                    (fields.next(), fields.next(), fields.next(), fields.next())
-                else {
-                    return Err(bad());
-                };
-                let action = match action {
-                    "standby" => Action::EnterStandby,
-                    "unstandby" => Action::ExitStandby,
-                    "protect" => Action::Protect,
-                    "unprotect" => Action::Unprotect,
-                    _ => {
-                        return Err(format!(
-                            "'{action}' is not an action (standby, unstandby, protect or unprotect)"
-                        ))
-                    }
-                };
-                let event = Event {
-                    round: parse_u32(round)?,
-                    action,
-                    count: parse_u32(count)?,
-                };
-                events
-                    .push(event)
-                    .map_err(|_| format!("'{s}' lists more than {MAX_EVENTS} actions"))?;
+            fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
+                out.push($crate::list::parse_span(s)?.map(|(start, end)| $T { start, end }));
+                Ok(())
             }
         }
-        out.push(events);
-        Ok(())
-    }
-}
-
-/// Returns `list` as a `'static` slice, leaking it only the first time that list is seen
-/// (the core keeps a scenario's lists by reference, so that its parameters stay small).
-fn intern<T: PartialEq + Clone + Send + Sync + 'static>(
-    pool: &'static std::sync::Mutex<Vec<&'static [T]>>,
-    list: Vec<T>,
-) -> &'static [T] {
-    if list.is_empty() {
-        return &[];
-    }
-    let mut pool = pool
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(seen) = pool.iter().find(|s| ***s == list[..]) {
-        return seen;
-    }
-    let leaked: &'static [T] = Box::leak(list.into_boxed_slice());
-    pool.push(leaked);
-    leaked
-}
-
-static HOOK_LISTS: std::sync::Mutex<Vec<&'static [LifecycleHook]>> =
-    std::sync::Mutex::new(Vec::new());
-static TIMED_LISTS: std::sync::Mutex<Vec<&'static [TimedAction]>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// Returns one scenario hook as its flag spells it:
-/// `TIMEOUT[:RESULT][:action=N][:heartbeat=K][:PROVIDER]` (the parts that differ from a
-/// plain Alibaba hook with CONTINUE).
-pub fn hook_text(h: &LifecycleHook) -> String {
-    let mut s = h.timeout.to_string();
-    if h.default_result != h.provider.default_result() {
-        s.push(':');
-        s.push_str(h.default_result.name());
-    }
-    if h.action_rounds != 0 {
-        s.push_str(&format!(":action={}", h.action_rounds));
-    }
-    if h.heartbeat_every != 0 {
-        s.push_str(&format!(":heartbeat={}", h.heartbeat_every));
-    }
-    if h.provider != Provider::Alibaba {
-        s.push(':');
-        s.push_str(h.provider.name());
-    }
-    s
-}
-
-/// Returns one timed action as its flag spells it: `ROUND:KEY=VALUE`.
-pub fn timed_text(a: &TimedAction) -> String {
-    let value =
-        if a.value == NO_BOUND && matches!(a.what, Timed::MinInstances | Timed::MaxInstances) {
-            "none".to_string()
-        } else {
-            a.value.to_string()
-        };
-    let value = match a.what {
-        Timed::Formula => crate::models::timed_formula_path(a.value).unwrap_or(value),
-        _ => value,
     };
-    format!("{}:{}={value}", a.round, a.what.key())
 }
-
-/// A scenario's hooks of one transition: `none`, or hooks joined by `+`, each
-/// `TIMEOUT[:continue|abandon|rollback][:action=N][:heartbeat=K][:alibaba|aws]` (the
-/// parts after TIMEOUT in any order; the result defaults to the provider's: Alibaba
-/// CONTINUE, AWS ABANDON). TIMEOUT 1 to 360 (Alibaba) or 120 (AWS) rounds; at most 50 hooks
-/// (the model checks the ranges and the total).
-impl Item for &'static [LifecycleHook] {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(&[]);
-            return Ok(());
-        }
-        let mut hooks = Vec::new();
-        for part in s.split('+') {
-            let bad = |why: &str| {
-                format!(
-                    "'{part}' is not TIMEOUT[:RESULT][:action=N][:heartbeat=K][:PROVIDER]: {why}"
-                )
-            };
-            let mut fields = part.split(':');
-            let timeout = fields.next().unwrap_or("");
-            let timeout: u16 = timeout.parse().map_err(|_| {
-                bad(&format!(
-                    "'{timeout}' is not a timeout in rounds (1 to 360)"
-                ))
-            })?;
-            let (mut result, mut provider) = (None, Provider::Alibaba);
-            let (mut action, mut heartbeat) = (0u16, 0u16);
-            for f in fields {
-                let number = |v: &str| {
-                    v.parse::<u16>()
-                        .map_err(|_| bad(&format!("'{v}' is not a count of rounds (0 to 65535)")))
-                };
-                match f {
-                    "continue" => result = Some(HookResult::Continue),
-                    "abandon" => result = Some(HookResult::Abandon),
-                    "rollback" => result = Some(HookResult::Rollback),
-                    "alibaba" => provider = Provider::Alibaba,
-                    "aws" => provider = Provider::Aws,
-                    _ => match f.split_once('=') {
-                        Some(("action", v)) => action = number(v)?,
-                        Some(("heartbeat", v)) => heartbeat = number(v)?,
-                        _ => return Err(bad(&format!("'{f}' is none of continue, abandon, rollback, action=N, heartbeat=K, alibaba, aws"))),
-                    },
-                }
-            }
-            hooks.push(LifecycleHook {
-                provider,
-                default_result: result.unwrap_or(provider.default_result()),
-                timeout,
-                action_rounds: action,
-                heartbeat_every: heartbeat,
-            });
-            if hooks.len() > MAX_HOOKS {
-                return Err(format!("'{s}' lists more than {MAX_HOOKS} hooks"));
-            }
-        }
-        out.push(intern(&HOOK_LISTS, hooks));
-        Ok(())
-    }
-}
-
-/// How a timed formula's unreadable file is named in its error.
-const TIMED_FORMULA_ERROR: &str = "formula file ";
-
-/// Timed operator actions: `none`, or `ROUND:KEY=VALUE` joined by `+` (KEY min_instances or
-/// max_instances with a size or `none`, desired, standby, unstandby, protect, unprotect,
-/// detach with a count, template with a version, evaluation_interval with a formula's new
-/// interval, formula with a formula file: its index among the command's timed formulas,
-/// parsed once per path, [`crate::models::timed_formula`]); at most 125.
-impl Item for &'static [TimedAction] {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    // A timed formula's file error is its own line: `FILE:L:C: error: …` or
-    // `formula file FILE: reason`.
-    fn names_its_values(e: &str) -> bool {
-        crate::input::is_located(e) || e.starts_with(TIMED_FORMULA_ERROR)
-    }
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(&[]);
-            return Ok(());
-        }
-        let mut actions = Vec::new();
-        for part in s.split('+') {
-            let bad = || format!("'{part}' is not ROUND:KEY=VALUE");
-            let (round, action) = part.split_once(':').ok_or_else(bad)?;
-            let (key, value) = action.split_once('=').ok_or_else(bad)?;
-            let Some(what) = Timed::from_key(key) else {
-                let keys: Vec<&str> = Timed::ALL.iter().map(|t| t.key()).collect();
-                let hint = closest(key, &keys)
-                    .map(|c| format!("; did you mean {c}?"))
-                    .unwrap_or_default();
-                return Err(format!(
-                    "'{key}' is not a timed action{hint} ({})",
-                    keys.join(", ")
-                ));
-            };
-            let value = match (what, value) {
-                (Timed::MinInstances | Timed::MaxInstances, "none") => NO_BOUND,
-                (Timed::Formula, path) => crate::models::timed_formula(path).map_err(|e| {
-                    if crate::input::is_located(&e) {
-                        e
-                    } else {
-                        format!("{TIMED_FORMULA_ERROR}{e}")
-                    }
-                })?,
-                _ => parse_u32(value)?,
-            };
-            actions.push(TimedAction {
-                round: parse_u32(round)?,
-                what,
-                value,
-            });
-            if actions.len() > MAX_TIMED {
-                return Err(format!("'{s}' lists more than {MAX_TIMED} actions"));
-            }
-        }
-        out.push(intern(&TIMED_LISTS, actions));
-        Ok(())
-    }
-}
+use span_item;
 
 /// Parses a comma-separated list (clap value parser).
 pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
@@ -737,6 +296,11 @@ pub fn parse<T: Item>(s: &str) -> Result<List<T>, String> {
 
 #[cfg(test)]
 mod tests {
+    use capsim_core::autoscale::{
+        Action, Events, FailureRounds, Hook, HookResult, RemovalPolicy, Stockout,
+    };
+    use capsim_core::bulkhead::{Mode, Split};
+
     use super::*;
 
     /// Suggestions: the nearest word within a third of its length, a prefix, a swap; none
@@ -848,65 +412,5 @@ mod tests {
         assert!(e[1].is_empty());
         assert!(parse::<Events>("0:protect").is_err());
         assert!(parse::<Events>("0:hibernate:1").is_err());
-    }
-}
-
-/// Scripted preemption rounds: `A:B:…` or `none`.
-impl Item for PreemptionRounds {
-    const WORDS: &'static [&'static str] = &["none"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        let mut rounds = PreemptionRounds::new();
-        if s != "none" {
-            for part in s.split(':') {
-                rounds.push(parse_u32(part)?).map_err(|_| {
-                    format!("'{s}' lists more than {MAX_PREEMPTION_ROUNDS} preemption rounds")
-                })?;
-            }
-        }
-        out.push(rounds);
-        Ok(())
-    }
-}
-
-impl Item for OnPreemption {
-    const WORDS: &'static [&'static str] = &["stay", "replace"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "stay" => OnPreemption::Stay,
-            "replace" => OnPreemption::Replace,
-            _ => return Err(format!("'{s}' is neither 'stay' nor 'replace'")),
-        });
-        Ok(())
-    }
-}
-
-/// A warm pool's size and the state its instances wait in: `N[:stopped|running]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WarmSize {
-    /// The instances the pool keeps warm (0: no pool).
-    pub size: u32,
-    /// The state they wait in (AWS's default: stopped).
-    pub state: WarmState,
-}
-
-impl Item for WarmSize {
-    fn hint(s: &str) -> Option<String> {
-        dash_range(s)
-    }
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        let (size, state) = match s.rsplit_once(':') {
-            Some((n, "stopped")) => (n, WarmState::Stopped),
-            Some((n, "running")) => (n, WarmState::Running),
-            Some(_) => return Err(format!("'{s}': the pool state is 'stopped' or 'running'")),
-            None => (s, WarmState::Stopped),
-        };
-        let mut all = Vec::new();
-        u32::parse_item(size, &mut all)
-            .map_err(|e| format!("'{s}' is not N[:stopped|running]: {e}"))?;
-        out.extend(all.into_iter().map(|size| WarmSize { size, state }));
-        Ok(())
     }
 }

@@ -7,11 +7,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-use capsim_core::consumers::Workspace;
-use capsim_core::consumers::DEFAULT_IN_FLIGHT;
-use capsim_core::lesson::{
-    self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS,
-};
+use capsim_core::lesson::{self, Lang, Lesson};
 use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -76,9 +72,7 @@ enum Command {
     #[command(after_help = AUTOSCALE_LIMITS)]
     Autoscale {
         #[command(flatten)]
-        model: Flags<Autoscale>,
-        #[command(flatten)]
-        scenario: ScenarioArg,
+        model: AutoscaleArgs,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -169,9 +163,7 @@ enum TraceCommand {
     #[command(after_help = TRACE_HELP)]
     Autoscale {
         #[command(flatten)]
-        model: Flags<Autoscale>,
-        #[command(flatten)]
-        scenario: ScenarioArg,
+        model: AutoscaleArgs,
         #[command(flatten)]
         out: TraceArgs,
         /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round": R, "timestamp": "...Z", "results": "$TargetDedicatedNodes=...; ...", "error": null or "line L, col C: message"} (needs --formula; not with --format)
@@ -225,9 +217,7 @@ enum PlotCommand {
     #[command(after_help = PLOT_HELP)]
     Autoscale {
         #[command(flatten)]
-        model: Flags<Autoscale>,
-        #[command(flatten)]
-        scenario: ScenarioArg,
+        model: AutoscaleArgs,
         #[command(flatten)]
         out: PlotArgs,
     },
@@ -263,22 +253,25 @@ struct PlotArgs {
     metric: Option<String>,
 }
 
-/// `--scenario FILE.toml`: an autoscale setup written down ([`capsim::scenario`]).
+/// The autoscale commands' parameters: the model's flags, over `--scenario FILE.toml`'s (an
+/// autoscale setup written down, [`capsim::scenario`]).
 #[derive(clap::Args, Debug)]
-struct ScenarioArg {
+struct AutoscaleArgs {
+    #[command(flatten)]
+    model: Flags<Autoscale>,
     /// A scenario file (TOML): [params] with the rows' keys and the flags' values (an array is a list), [[launch_hooks]] and [[terminate_hooks]] (timeout, default_result, action_rounds, heartbeat_every, provider), [[at]] (round and timed actions); flags given here override it [at most 1048576 bytes; at most 50 hooks, 125 timed actions]
     #[arg(long, value_name = "FILE.toml")]
     scenario: Option<std::path::PathBuf>,
 }
 
-impl ScenarioArg {
-    /// Returns `flags` over the scenario's (the flags alone without one).
-    fn apply<M: Model>(&self, flags: Flags<M>) -> Result<Flags<M>, Failure> {
+impl AutoscaleArgs {
+    /// Returns the flags over the scenario's (the flags alone without one).
+    fn flags(self) -> Result<Flags<Autoscale>, Failure> {
         match &self.scenario {
-            None => Ok(flags),
-            Some(path) => {
-                Ok(flags.over(capsim::scenario::flags::<M>(path).map_err(Failure::Input)?))
-            }
+            None => Ok(self.model),
+            Some(path) => Ok(self
+                .model
+                .over(capsim::scenario::flags::<Autoscale>(path).map_err(Failure::Input)?)),
         }
     }
 }
@@ -489,20 +482,15 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             Ok(())
         }
         Command::Man { command } => man_page(&command, out),
-        Command::Autoscale {
-            model,
-            scenario,
-            run,
-        } => sweep(&scenario.apply(model)?, &run, out),
+        Command::Autoscale { model, run } => sweep(&model.flags()?, &run, out),
         Command::Consumers { model, run } => sweep(&model, &run, out),
         Command::Bulkhead { model, run } => sweep(&model, &run, out),
         Command::Trace(TraceCommand::Autoscale {
             model,
-            scenario,
             evaluations: true,
             ..
         }) => {
-            let model = scenario.apply(model)?;
+            let model = model.flags()?;
             let p = capsim::trace::single(&model).map_err(Failure::Input)?;
             (Autoscale::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
             capsim::trace::write_evaluations(&p, out).map_err(|e| match e {
@@ -510,21 +498,14 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
                 capsim::trace::Stop::Io(e) => Failure::Io(e),
             })
         }
-        Command::Trace(TraceCommand::Autoscale {
-            model,
-            scenario,
-            out: o,
-            ..
-        }) => trace(&scenario.apply(model)?, o.format, out),
+        Command::Trace(TraceCommand::Autoscale { model, out: o, .. }) => {
+            trace(&model.flags()?, o.format, out)
+        }
         Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
         Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
-        Command::Plot(PlotCommand::Autoscale {
-            model,
-            scenario,
-            out: o,
-        }) => plot(
+        Command::Plot(PlotCommand::Autoscale { model, out: o }) => plot(
             "autoscale",
-            &scenario.apply(model)?,
+            &model.flags()?,
             &o,
             summary_metric("autoscale"),
             out,
@@ -595,12 +576,7 @@ fn print_lesson(name: &str, lang: &str, out: &mut impl Write) -> Result<(), Fail
         None => Lesson::ALL.to_vec(), // clap admits only the five names and "all"
     };
     // Twelve lanes: the consumers lesson's configurations share one pass over its queue.
-    let mut ws = Box::new(Workspace::<
-        LESSON_SHIPMENTS,
-        DEFAULT_IN_FLIGHT,
-        LESSON_CONFIGURATIONS,
-        LESSON_EVENTS,
-    >::new());
+    let mut ws = Box::new(capsim::LessonWorkspace::new());
     let mut w = FmtIo {
         inner: out,
         error: None,

@@ -73,8 +73,12 @@ pub struct Printed {
 /// Runs the command the pairs describe, at most `max_runs` runs (the command line's own
 /// limit, [`MAX_RUNS`], applies too); `progress` is told of the runs as they finish.
 pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> Printed {
-    let mut printed = Printed::default();
-    if let Err(e) = dispatch(pairs, max_runs, progress, &mut printed) {
+    let mut session = Session {
+        max_runs,
+        progress,
+        printed: Printed::default(),
+    };
+    if let Err(e) = dispatch(pairs, &mut session) {
         // As the binary prints it: a formula's located error as it is (also when a flag's
         // value carried it, as the binary unwraps clap's `invalid value …` around it), else
         // `error: …`.
@@ -83,21 +87,24 @@ pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> P
             .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
             .filter(|first| crate::input::is_located(first))
             .map(str::to_string);
-        printed.error = Some(match located {
+        session.printed.error = Some(match located {
             Some(line) => line,
             None if crate::input::is_located(&e) => e,
             None => format!("error: {e}"),
         });
     }
-    printed
+    session.printed
 }
 
-fn dispatch(
-    pairs: &[(&str, &str)],
+/// A command's budget and what it prints: at most `max_runs` runs, `progress` told of them
+/// as they finish.
+struct Session<'a, P> {
     max_runs: u64,
-    progress: &impl Progress,
-    printed: &mut Printed,
-) -> Result<(), String> {
+    progress: &'a P,
+    printed: Printed,
+}
+
+fn dispatch(pairs: &[(&str, &str)], session: &mut Session<impl Progress>) -> Result<(), String> {
     let found = pairs
         .iter()
         .position(|(k, _)| matches!(*k, "lesson" | "model" | "trace"))
@@ -131,12 +138,10 @@ fn dispatch(
                 rest.push(("formula", FORMULA_TEXT_FILE));
             }
             let path = std::path::Path::new(FORMULA_TEXT_FILE);
-            return crate::input::with_file(path, text, || {
-                command(kind, name, &rest, max_runs, progress, printed)
-            });
+            return crate::input::with_file(path, text, || command(kind, name, &rest, session));
         }
     }
-    command(kind, name, &rest, max_runs, progress, printed)
+    command(kind, name, &rest, session)
 }
 
 /// Runs the command `kind=name` with the other pairs `rest`.
@@ -144,18 +149,16 @@ fn command(
     kind: &str,
     name: &str,
     rest: &[(&str, &str)],
-    max_runs: u64,
-    progress: &impl Progress,
-    printed: &mut Printed,
+    session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     if kind == "formula" {
-        return formula(name, rest, &mut printed.stdout);
+        return formula(name, rest, &mut session.printed.stdout);
     }
     if kind == "trace" {
         return match name {
-            "autoscale" => trace_autoscale(rest, &mut printed.stdout),
-            "consumers" => trace::<Consumers>(rest, &mut printed.stdout),
-            "bulkhead" => trace::<Bulkhead>(rest, &mut printed.stdout),
+            "autoscale" => trace_autoscale(rest, &mut session.printed.stdout),
+            "consumers" => trace::<Consumers>(rest, &mut session.printed.stdout),
+            "bulkhead" => trace::<Bulkhead>(rest, &mut session.printed.stdout),
             _ => Err(format!(
                 "unrecognized subcommand '{name}'{}",
                 did_you_mean(name, &MODELS)
@@ -175,12 +178,12 @@ fn command(
                 _ => return Err(format!("unexpected argument '--{k}' found")),
             }
         }
-        return lessons(name, lang, &mut printed.stdout);
+        return lessons(name, lang, &mut session.printed.stdout);
     }
     match name {
-        "autoscale" => model::<Autoscale>(name, rest, max_runs, progress, printed),
-        "consumers" => model::<Consumers>(name, rest, max_runs, progress, printed),
-        "bulkhead" => model::<Bulkhead>(name, rest, max_runs, progress, printed),
+        "autoscale" => model::<Autoscale>(name, rest, session),
+        "consumers" => model::<Consumers>(name, rest, session),
+        "bulkhead" => model::<Bulkhead>(name, rest, session),
         _ => Err(format!(
             "unrecognized subcommand '{name}'{}",
             did_you_mean(name, &MODELS)
@@ -436,9 +439,7 @@ const OPTIONS: [&str; 5] = ["format", "summary", "threads", "columns", "shard"];
 fn model<M: Plotted>(
     name: &str,
     pairs: &[(&str, &str)],
-    max_runs: u64,
-    progress: &impl Progress,
-    printed: &mut Printed,
+    session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     let mut options = Options::new(Format::Table, false, 0);
     let mut flags = Vec::new();
@@ -511,7 +512,7 @@ fn model<M: Plotted>(
         }
     })?;
     let grid = flags.grid()?;
-    let limit = max_runs.min(MAX_RUNS);
+    let limit = session.max_runs.min(MAX_RUNS);
     if grid.len() > limit {
         return Err(format!(
             "the parameter lists make {} runs; the browser runs at most {limit} (the command line runs up to {MAX_RUNS})",
@@ -519,9 +520,14 @@ fn model<M: Plotted>(
         ));
     }
     let summary = options.summary;
-    let result = sweep::sweep_grid(grid, &options, &mut printed.stdout, progress);
+    let result = sweep::sweep_grid(
+        grid,
+        &options,
+        &mut session.printed.stdout,
+        session.progress,
+    );
     if result.is_ok() {
-        printed.chart = Some(if summary {
+        session.printed.chart = Some(if summary {
             histogram(name, &flags)
         } else {
             chart(name, &flags)
@@ -574,65 +580,51 @@ pub fn params_json() -> String {
 mod tests {
     use super::*;
 
+    /// Runs `pairs` as the playground does, at most [`BROWSER_MAX_RUNS`] runs.
+    fn browser(pairs: &[(&str, &str)]) -> Printed {
+        run(pairs, BROWSER_MAX_RUNS, &())
+    }
+
+    /// The error line of `pairs` run as the playground does (which then prints nothing else).
+    fn browser_error(pairs: &[(&str, &str)]) -> String {
+        let p = browser(pairs);
+        assert!(p.stdout.is_empty() && p.chart.is_none(), "{pairs:?}");
+        p.error.unwrap_or_default()
+    }
+
     #[test]
     fn a_lesson_is_printed_in_the_language_asked_for() {
-        let tr = run(&[("lesson", "group")], BROWSER_MAX_RUNS, &());
-        let tr_again = run(
-            &[("lesson", "group"), ("lang", "tr")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        let en = run(
-            &[("lesson", "group"), ("lang", "en")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let tr = browser(&[("lesson", "group")]);
+        let tr_again = browser(&[("lesson", "group"), ("lang", "tr")]);
+        let en = browser(&[("lesson", "group"), ("lang", "en")]);
         assert_eq!(tr.stdout, capsim_tests::golden("group"));
         assert_eq!(tr_again.stdout, tr.stdout);
         assert_eq!(en.stdout, capsim_tests::golden_en("group"));
-        let bad = run(
-            &[("lesson", "group"), ("lang", "de")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        assert!(bad.stdout.is_empty());
         assert_eq!(
-            bad.error.as_deref(),
-            Some("error: invalid value 'de' for '--lang <LANG>' [possible values: tr, en]")
+            browser_error(&[("lesson", "group"), ("lang", "de")]),
+            "error: invalid value 'de' for '--lang <LANG>' [possible values: tr, en]"
         );
     }
 
     #[test]
     fn bad_input_is_one_error_line_and_no_output() {
-        let p = run(
-            &[("model", "autoscale"), ("threshold", "x")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
-        assert!(p.stdout.is_empty() && p.chart.is_none());
         assert_eq!(
-            p.error.as_deref(),
-            Some("error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295")
+            browser_error(&[("model", "autoscale"), ("threshold", "x")]),
+            "error: invalid value 'x' for '--threshold <LIST>': 'x' is not an integer; accepted values are 1 to 4294967295"
         );
-        let p = run(
-            &[("model", "autoscale"), ("seed", "1..=100001")],
-            BROWSER_MAX_RUNS,
-            &(),
+        assert!(
+            browser_error(&[("model", "autoscale"), ("seed", "1..=100001")])
+                .contains("the browser runs at most 100000")
         );
-        assert!(p.error.unwrap().contains("the browser runs at most 100000"));
     }
 
     #[test]
     fn the_chart_is_capsim_plots_svg_or_a_note() {
-        let p = run(
-            &[
-                ("model", "autoscale"),
-                ("threshold", "2,5"),
-                ("format", "csv"),
-            ],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let p = browser(&[
+            ("model", "autoscale"),
+            ("threshold", "2,5"),
+            ("format", "csv"),
+        ]);
         let flags = Flags::<Autoscale>::from_pairs([("threshold", "2,5")]).unwrap();
         let svg = plot::plot("autoscale", &flags).unwrap();
         let chart = p.chart.unwrap();
@@ -642,17 +634,13 @@ mod tests {
         let pairs = [("threshold", "2,3,5"), ("cooldown", "0,3,8")];
         let mut all = vec![("model", "autoscale")];
         all.extend(pairs);
-        let p = run(&all, BROWSER_MAX_RUNS, &());
+        let p = browser(&all);
         assert!(p.error.is_none() && !p.stdout.is_empty());
         let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
         let svg = plot::plot("autoscale", &flags).unwrap();
         assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
         // Beyond 36 runs, a note, and the table still printed.
-        let p = run(
-            &[("model", "autoscale"), ("threshold", "1..=37")],
-            BROWSER_MAX_RUNS,
-            &(),
-        );
+        let p = browser(&[("model", "autoscale"), ("threshold", "1..=37")]);
         assert!(p.error.is_none() && !p.stdout.is_empty());
         assert_eq!(
             p.chart.as_deref(),
@@ -667,7 +655,7 @@ mod tests {
         let pairs = [("threshold", "2,3,5"), ("seed", "1..=40")];
         let mut all = vec![("model", "autoscale"), ("summary", "")];
         all.extend(pairs);
-        let p = run(&all, BROWSER_MAX_RUNS, &());
+        let p = browser(&all);
         assert!(p.error.is_none(), "{:?}", p.error);
         let flags = Flags::<Autoscale>::from_pairs(pairs).unwrap();
         let svg = plot::histogram("autoscale", &flags, "launched").unwrap();

@@ -2,354 +2,30 @@
 //! demand file), its table of `Param`s and metrics, and how a grid's runs share demand
 //! tables, seeds' streams and lockstep sweeps.
 
-use crate::list::{Item, WarmSize};
+mod files;
+mod scratch;
+mod values;
+
+pub use files::{
+    timed_formula, timed_formula_path, DemandFile, FormulaFile, LoadedDemand, LoadedFormula,
+};
+pub use scratch::{AutoscaleScratch, FormulaScratch, HostGroup, HOST_GROUP_SIZE};
+pub use values::{PolicyName, Price, MAX_PRICE};
+
+use crate::list::WarmSize;
 use crate::output::Cell;
 use capsim_core::autoscale::{
-    self, Adjustment, Demand as _, Events, FailureRounds, FormulaPolicy, GroupStorage, Hook,
-    LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout, Timed, TimedAction,
+    self, Events, FailureRounds, Hook, LifecycleHook, Reclaim, RemovalPolicy, Steps, Stockout,
+    TimedAction,
 };
-use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState};
-use capsim_core::formula::{self, History, Program, TimeInterval, DEFAULT_DELAY};
-use capsim_core::rng::{GroupLcg, GroupStream};
-use capsim_core::{Capacity, Error, Observer};
-use std::collections::HashMap;
+use capsim_core::autoscale::{OnPreemption, PreemptionRounds};
+use capsim_core::{Error, Observer};
+use scratch::{has_timed_formula, run_autoscale_batch, AUTOSCALE_FREE, AUTOSCALE_LANES};
 use std::sync::Arc;
 
 use super::batch::batched_window;
 use super::grid::Grid;
 use super::{param_axis, Ahead, Column, Derived, Metric, Model, Outcome, Param, Present, Value};
-
-/// A formula file given to `--formula`, parsed once per command (`none`: the lesson's
-/// threshold policy).
-#[derive(Clone, Debug, Default)]
-pub struct FormulaFile(pub Option<Arc<LoadedFormula>>);
-
-/// A parsed formula and the path it was read from.
-pub struct LoadedFormula {
-    /// The path as given (rows and run names show it).
-    pub path: String,
-    /// The parsed program (about 205 KB, so boxed).
-    pub program: Box<Program>,
-}
-
-impl std::fmt::Debug for LoadedFormula {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadedFormula")
-            .field("path", &self.path)
-            .finish()
-    }
-}
-
-impl FormulaFile {
-    /// Reads (at most 8 KB and one byte, [`crate::input::read_bounded`]; `-`: standard
-    /// input) and parses `path`; the error is one line: a formula's
-    /// `PATH:LINE:COL: error: message` as compilers print it ([`crate::input::located`];
-    /// `<stdin>` for `-`), or `PATH: reason`.
-    pub fn load(path: &str) -> Result<Self, String> {
-        let file = std::path::Path::new(path);
-        let src =
-            crate::input::read_bounded(file, formula::MAX_SOURCE_BYTES).map_err(|e| match e {
-                crate::input::InputError::TooLong { .. } => format!(
-                    "{}: the formula is longer than 8 KB ({} bytes), Batch's limit",
-                    crate::input::display_name(file),
-                    formula::MAX_SOURCE_BYTES
-                ),
-                e => e.to_string(),
-            })?;
-        let mut program = Box::new(Program::new());
-        program
-            .parse(&src)
-            .map_err(|e| crate::input::located(file, e.line, e.col, &e.kind))?;
-        Ok(Self(Some(Arc::new(LoadedFormula {
-            path: path.to_string(),
-            program,
-        }))))
-    }
-}
-
-impl Item for FormulaFile {
-    // A file's error (unreadable, a formula's line and column) is its own message.
-    const NAMES_ITS_VALUES: bool = true;
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(if s == "none" {
-            Self(None)
-        } else {
-            Self::load(s)?
-        });
-        Ok(())
-    }
-}
-
-/// The path, or `none`.
-impl Value for FormulaFile {
-    fn cell(&self) -> Cell {
-        self.0
-            .as_ref()
-            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
-    }
-}
-
-/// The formulas timed actions swap in (`ROUND:formula=FILE`), each file parsed once per
-/// command; a [`Timed::Formula`] action's value is its index here.
-static TIMED_FORMULAS: std::sync::Mutex<Vec<Arc<LoadedFormula>>> =
-    std::sync::Mutex::new(Vec::new());
-
-fn timed_formulas() -> std::sync::MutexGuard<'static, Vec<Arc<LoadedFormula>>> {
-    TIMED_FORMULAS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Reads and parses the formula at `path` for a timed action (once per path and command);
-/// returns its index, the action's value. The error is [`FormulaFile::load`]'s one line.
-pub fn timed_formula(path: &str) -> Result<u32, String> {
-    if let Some(i) = timed_formulas().iter().position(|f| f.path == path) {
-        return Ok(i as u32);
-    }
-    let FormulaFile(Some(loaded)) = FormulaFile::load(path)? else {
-        return Err(format!("{path}: not a formula file"));
-    };
-    let mut pool = timed_formulas();
-    pool.push(loaded);
-    Ok(pool.len() as u32 - 1)
-}
-
-/// Returns the path of timed formula `index` (as the action was given).
-pub fn timed_formula_path(index: u32) -> Option<String> {
-    timed_formulas().get(index as usize).map(|f| f.path.clone())
-}
-
-/// A demand file given to `--demand-file` (`none`: the lesson's curve), read once per
-/// command: its rows are the demand of rounds 0, 1, 2, … (see [`crate::demand`]).
-#[derive(Clone, Debug, Default)]
-pub struct DemandFile(pub Option<Arc<LoadedDemand>>);
-
-/// A demand table and the path it was read from.
-#[derive(Debug)]
-pub struct LoadedDemand {
-    /// The path as given (rows and run names show it).
-    pub path: String,
-    /// Requests per round, one per row.
-    pub values: Vec<f64>,
-}
-
-impl Item for DemandFile {
-    // Its errors name the file and the line (`--demand-file d.csv: line 17: …`).
-    const NAMES_ITS_VALUES: bool = true;
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(if s == "none" {
-            Self(None)
-        } else {
-            Self(Some(Arc::new(LoadedDemand {
-                path: s.to_string(),
-                values: crate::demand::load(s)?,
-            })))
-        });
-        Ok(())
-    }
-}
-
-/// The path, or `none`.
-impl Value for DemandFile {
-    fn cell(&self) -> Cell {
-        self.0
-            .as_ref()
-            .map_or(Cell::Word("none"), |f| Cell::Text(f.path.clone()))
-    }
-}
-
-/// The scaling policy `--policy` names (its settings have flags of their own).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum PolicyName {
-    /// The lesson's exact-count policy.
-    #[default]
-    Lesson,
-    /// AWS target tracking (`--target-utilization`, `--disable-scale-in`).
-    TargetTracking,
-    /// AWS step scaling (`--steps`).
-    Step,
-}
-
-/// `none`, or the hooks as the flag takes them (`10:action=3+5:abandon:aws`).
-impl Value for &'static [LifecycleHook] {
-    fn cell(&self) -> Cell {
-        if self.is_empty() {
-            return Cell::Word("none");
-        }
-        let hooks: Vec<String> = self.iter().map(crate::list::hook_text).collect();
-        Cell::Text(hooks.join("+"))
-    }
-}
-
-/// `none`, or the actions as the flag takes them (`100:max_instances=12+220:desired=8`).
-impl Value for &'static [TimedAction] {
-    fn cell(&self) -> Cell {
-        if self.is_empty() {
-            return Cell::Word("none");
-        }
-        let actions: Vec<String> = self.iter().map(crate::list::timed_text).collect();
-        Cell::Text(actions.join("+"))
-    }
-}
-
-impl Item for PolicyName {
-    const WORDS: &'static [&'static str] = &["lesson", "target-tracking", "step"];
-
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        out.push(match s {
-            "lesson" => Self::Lesson,
-            "target-tracking" => Self::TargetTracking,
-            "step" => Self::Step,
-            _ => {
-                return Err(format!(
-                    "'{s}' is not a policy (lesson, target-tracking or step)"
-                ))
-            }
-        });
-        Ok(())
-    }
-}
-
-impl Value for PreemptionRounds {
-    fn cell(&self) -> Cell {
-        Cell::Ints(self.to_vec())
-    }
-}
-
-/// The pool's size (its state has a column of its own, `warm_pool_state`).
-impl Value for WarmSize {
-    fn cell(&self) -> Cell {
-        Cell::Int(self.size.into())
-    }
-
-    /// `N` for a Stopped pool (AWS's default state), `N:running` else.
-    fn flag_text(&self) -> String {
-        match self.state {
-            WarmState::Stopped => self.size.to_string(),
-            WarmState::Running => format!("{}:running", self.size),
-        }
-    }
-}
-
-impl Value for OnPreemption {
-    fn cell(&self) -> Cell {
-        Cell::Word(self.name())
-    }
-}
-
-impl Value for PolicyName {
-    fn cell(&self) -> Cell {
-        Cell::Word(match self {
-            Self::Lesson => "lesson",
-            Self::TargetTracking => "target-tracking",
-            Self::Step => "step",
-        })
-    }
-}
-
-/// `none`, or the bands as the flag takes them.
-impl Value for Option<Steps> {
-    fn cell(&self) -> Cell {
-        let Some(steps) = self else {
-            return Cell::Word("none");
-        };
-        let bound = |b: u16, open: u16| {
-            if b == open {
-                String::new()
-            } else {
-                b.to_string()
-            }
-        };
-        let bands: Vec<String> = steps
-            .iter()
-            .map(|s| {
-                let adj = match s.adjustment {
-                    Adjustment::Change(n) => format!("{n:+}"),
-                    Adjustment::Percent(n) => format!("{n:+}%"),
-                    Adjustment::Exact(n) => format!("={n}"),
-                };
-                format!(
-                    "{}..{}:{adj}",
-                    bound(s.low, 0),
-                    bound(s.high, autoscale::OPEN)
-                )
-            })
-            .collect();
-        Cell::Text(bands.join("/"))
-    }
-}
-
-/// The largest price of one instance-round `--price` takes (any currency).
-pub const MAX_PRICE: f64 = 1e9;
-
-/// `--price D:S:P`: what one instance-round costs billed as a dedicated instance (`D`), as a
-/// spot instance (`S`) and Stopped (`P`: its disks and addresses, seed 002). The three are
-/// joined by `:` because `,` separates a flag's values: `1:0.2:0.05,1:0.5:0.05` is a grid
-/// of two prices.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Price {
-    /// A dedicated instance-round billed in full.
-    pub dedicated: f64,
-    /// A spot instance-round billed in full.
-    pub spot: f64,
-    /// A Stopped instance-round (economical mode's stopped instances, a Stopped warm pool).
-    pub stopped: f64,
-}
-
-impl Price {
-    /// The bill of a run: `(billed_rounds − billed_spot_rounds) × D + billed_spot_rounds × S
-    /// + stopped_rounds × P`, summed in that order.
-    pub fn cost(&self, m: &autoscale::Metrics) -> f64 {
-        let dedicated = m.billed_rounds.saturating_sub(m.billed_spot_rounds);
-        dedicated as f64 * self.dedicated
-            + m.billed_spot_rounds as f64 * self.spot
-            + m.stopped_rounds as f64 * self.stopped
-    }
-}
-
-impl Item for Option<Price> {
-    const WORDS: &'static [&'static str] = &["none"];
-    fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
-        if s == "none" {
-            out.push(None);
-            return Ok(());
-        }
-        let parts: Vec<&str> = s.split(':').collect();
-        let [d, sp, st] = parts[..] else {
-            return Err(format!(
-                "'{s}' is not three prices D:S:P (dedicated:spot:stopped, e.g. 1:0.2:0.05)"
-            ));
-        };
-        let mut v = [0.0; 3];
-        for (x, t) in v.iter_mut().zip([d, sp, st]) {
-            *x = match t.parse::<f64>() {
-                Ok(x) if (0.0..=MAX_PRICE).contains(&x) => x,
-                _ => {
-                    return Err(format!(
-                        "'{s}': '{t}' is not a price from 0 to 1e9 (D:S:P, e.g. 1:0.2:0.05)"
-                    ))
-                }
-            };
-        }
-        out.push(Some(Price {
-            dedicated: v[0],
-            spot: v[1],
-            stopped: v[2],
-        }));
-        Ok(())
-    }
-}
-
-/// `none`, or `D:S:P` as the flag takes it.
-impl Value for Option<Price> {
-    fn cell(&self) -> Cell {
-        match self {
-            None => Cell::Word("none"),
-            Some(p) => Cell::Text(format!("{}:{}:{}", p.dedicated, p.spot, p.stopped)),
-        }
-    }
-}
 
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
@@ -433,30 +109,6 @@ impl Default for AutoscaleParams {
     }
 }
 
-/// The most instances a group holds on the host (a board's group holds
-/// `autoscale::MAX_GROUP_SIZE`, 256): the storage of a run that outgrows a board's.
-pub const HOST_GROUP_SIZE: usize = 16_384;
-
-/// A host group's records (16 bytes each: 256 KiB), boxed, made for the first run that needs it.
-pub type HostGroup = Box<GroupStorage<HOST_GROUP_SIZE>>;
-
-/// Returns whether `r` is a run that stopped at a board's group capacity (the fast path's
-/// and `autoscale::run`'s 256 records): on the host it runs again in a [`HostGroup`].
-fn board_full<M>(r: &Outcome<M>) -> bool {
-    matches!(
-        r,
-        Err(Error::CapacityExceeded {
-            capacity: Capacity::GroupSize | Capacity::GroupWithInFlight,
-            limit,
-        }) if *limit as usize == autoscale::MAX_GROUP_SIZE
-    )
-}
-
-/// Returns whether a timed action of `p` swaps a formula in.
-fn has_timed_formula(p: &autoscale::Params) -> bool {
-    p.lifecycle.at.iter().any(|a| a.what == Timed::Formula)
-}
-
 impl AutoscaleParams {
     /// A timed formula replaces the formula driving the group: without `--formula` (the
     /// lesson's or AWS's policy) it is refused, not taken over from its round.
@@ -469,235 +121,6 @@ impl AutoscaleParams {
         }
         Ok(())
     }
-}
-
-/// A formula run's history and workspace (53 KB), reused by a thread's runs.
-pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
-
-/// A thread's storage for its autoscale runs: the formula's, and what runs of a grid share.
-#[derive(Default)]
-pub struct AutoscaleScratch {
-    formula: FormulaScratch,
-    /// The demand of the last runs' curve, by round.
-    demand: Option<(autoscale::DemandCurve, Vec<f64>)>,
-    /// Each seed's generator stream (the grid's pairs of one seed draw the same numbers).
-    streams: HashMap<u32, GroupStream<Box<[u32]>>>,
-    /// A batch's stream: one seed's runs in lockstep (`autoscale::run_sweep`), then the next.
-    batch_stream: Option<GroupStream<Box<[u32]>>>,
-    /// A group of up to [`HOST_GROUP_SIZE`] instances, for runs that outgrow a board's.
-    group: Option<HostGroup>,
-}
-
-/// The most rounds whose demand a thread tabulates (8 bytes each).
-const MAX_DEMAND_TABLE: u32 = 100_000;
-/// The draws a thread keeps per seed (4 bytes each): the lesson's runs draw under 3,000.
-const STREAM_DRAWS: usize = 4096;
-/// The most seeds whose streams a thread keeps (16 KiB each).
-const MAX_STREAMS: usize = 1024;
-
-impl AutoscaleScratch {
-    /// Returns `p`'s demand curve by round, tabulated once per demand parameters.
-    fn demand_table(&mut self, p: &autoscale::Params) -> &[f64] {
-        let key = p.demand_curve();
-        if self.demand.as_ref().is_none_or(|(k, _)| *k != key) {
-            let table = (0..p.rounds).map(|t| p.demand(t)).collect();
-            self.demand = Some((key, table));
-        }
-        self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..])
-    }
-
-    /// Runs the lesson's policy on `p` with the shared demand table and stream.
-    fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
-        p.check_timed_formula()?;
-        let r = match p.table() {
-            None => self.run_lesson_fast(&p.core),
-            Some(table) => {
-                p.core.validate()?;
-                table.check(&p.core)?;
-                let mut rng = GroupLcg::new(p.core.seed);
-                autoscale::run_with_demand(&p.core, |t| table.at(t), &mut rng, &mut ())
-            }
-        };
-        if board_full(&r) {
-            return self.run_general(p, &mut ());
-        }
-        r
-    }
-
-    /// Runs `p` on the general path in the thread's host group, calling `observer` after
-    /// every round: the lesson's policy or `p`'s formula. Every view of a run (trace, plot)
-    /// and every run that outgrows a board's group comes here.
-    pub fn run_general<O: Observer>(
-        &mut self,
-        p: &AutoscaleParams,
-        observer: &mut O,
-    ) -> Outcome<autoscale::Metrics> {
-        let core = &p.core;
-        core.validate()?;
-        p.check_timed_formula()?;
-        if let Some(table) = p.table() {
-            table.check(core)?;
-        }
-        let demand = |t: u32| p.demand(t);
-        let group = &mut **self
-            .group
-            .get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
-        let mut rng = GroupLcg::new(core.seed);
-        let Some(f) = &p.formula.0 else {
-            return autoscale::run_in(core, group, demand, &mut rng, observer);
-        };
-        let (history, ws) = &mut **self.formula.get_or_insert_with(|| {
-            Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
-        });
-        let delay = TimeInterval::from_seconds(p.sample_delay.into());
-        if history.delay() != delay {
-            *history = History::new(delay);
-        }
-        // Restart the rand() stream only: rewriting the 314 KB workspace would cost more
-        // than the run (evaluations start afresh anyway).
-        ws.reseed(u64::from(core.seed));
-        // The command's timed formulas, by index (the actions' values).
-        let swaps: Vec<Arc<LoadedFormula>> = if has_timed_formula(core) {
-            timed_formulas().clone()
-        } else {
-            Vec::new()
-        };
-        let programs: Vec<&Program> = swaps.iter().map(|f| &*f.program).collect();
-        let mut policy = FormulaPolicy::new(
-            &f.program,
-            history,
-            ws,
-            p.evaluation_interval,
-            core.capacity,
-        )?
-        .with_programs(&programs);
-        autoscale::run_formula_in(core, group, demand, &mut policy, &mut rng, observer)
-    }
-
-    /// Runs the lesson's policy on `p`, on the fast path when it applies, with the shared
-    /// demand table and stream; a board's group (256 instances).
-    fn run_lesson_fast(&mut self, p: &autoscale::Params) -> Outcome<autoscale::Metrics> {
-        p.validate()?;
-        if p.rounds > MAX_DEMAND_TABLE {
-            return autoscale::run(p);
-        }
-        self.demand_table(p);
-        let table = self.demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
-        let demand = |t: u32| {
-            table
-                .get(t as usize)
-                .copied()
-                .unwrap_or_else(|| p.demand(t))
-        };
-        if self.streams.len() >= MAX_STREAMS && !self.streams.contains_key(&p.seed) {
-            self.streams.clear();
-        }
-        let stream = self
-            .streams
-            .entry(p.seed)
-            .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
-        autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
-    }
-}
-
-impl AutoscaleScratch {
-    /// Runs `runs` (one seed, one demand curve; the lesson's policy) in lockstep on one
-    /// stream, eight at a time at most (`autoscale::run_sweep`): the generator's chain
-    /// overlaps the simulations, and the stream's buffer serves seed after seed.
-    fn run_sweep(&mut self, runs: &[autoscale::Params]) -> Vec<Outcome<autoscale::Metrics>> {
-        let Some(first) = runs.first() else {
-            return Vec::new();
-        };
-        self.demand_table(first);
-        let Self {
-            demand,
-            batch_stream,
-            ..
-        } = self;
-        let table = demand.as_ref().map_or(&[][..], |(_, t)| &t[..]);
-        let demand = |t: u32| {
-            table
-                .get(t as usize)
-                .copied()
-                .unwrap_or_else(|| first.demand(t))
-        };
-        let stream = batch_stream.get_or_insert_with(|| {
-            GroupStream::new(first.seed, vec![0; STREAM_DRAWS].into_boxed_slice())
-        });
-        stream.restart(first.seed);
-        let mut outcomes = Vec::with_capacity(runs.len());
-        let mut rest = runs;
-        while !rest.is_empty() {
-            rest = match rest.len() {
-                8.. => sweep_chunk::<8>(rest, &demand, stream, &mut outcomes),
-                4..=7 => sweep_chunk::<4>(rest, &demand, stream, &mut outcomes),
-                2 | 3 => sweep_chunk::<2>(rest, &demand, stream, &mut outcomes),
-                _ => sweep_chunk::<1>(rest, &demand, stream, &mut outcomes),
-            };
-        }
-        outcomes
-    }
-}
-
-/// Runs the first `N` of `runs` with `autoscale::run_sweep` into `outcomes`; returns the rest.
-fn sweep_chunk<'a, const N: usize>(
-    runs: &'a [autoscale::Params],
-    demand: &impl Fn(u32) -> f64,
-    stream: &mut GroupStream<Box<[u32]>>,
-    outcomes: &mut Vec<Outcome<autoscale::Metrics>>,
-) -> &'a [autoscale::Params] {
-    match runs.split_first_chunk::<N>() {
-        Some((chunk, rest)) => {
-            outcomes.extend(autoscale::run_sweep(chunk, demand, stream));
-            rest
-        }
-        None => &[],
-    }
-}
-
-/// Autoscale runs in lockstep on one seed's stream at most: the lesson's sweep, nine.
-const AUTOSCALE_LANES: usize = 16;
-
-/// The flags a batch of autoscale runs may vary: the rest (seed, demand, …) they share.
-const AUTOSCALE_FREE: [&str; 2] = ["threshold", "cooldown"];
-
-/// Runs `batch` (runs of `grid` that differ only in threshold and cooldown) in lockstep on
-/// one stream; formula runs, invalid ones and long ones run each on its own.
-fn run_autoscale_batch(
-    grid: &Grid<Autoscale>,
-    batch: &[u64],
-    scratch: &mut AutoscaleScratch,
-) -> Vec<(u64, Outcome<autoscale::Metrics>)> {
-    let params: Vec<AutoscaleParams> = batch.iter().map(|&i| grid.params(i)).collect();
-    let together = params.len() > 1
-        && params.iter().all(|p| {
-            p.formula.0.is_none()
-                && !has_timed_formula(&p.core)
-                && p.demand_file.0.is_none()
-                && p.core.rounds <= MAX_DEMAND_TABLE
-                && p.core.validate().is_ok()
-        });
-    if !together {
-        return batch
-            .iter()
-            .zip(&params)
-            .map(|(&i, p)| (i, Autoscale::run(p, scratch)))
-            .collect();
-    }
-    let cores: Vec<autoscale::Params> = params.into_iter().map(|p| p.core).collect();
-    let outcomes = scratch.run_sweep(&cores);
-    batch
-        .iter()
-        .copied()
-        .zip(outcomes)
-        .map(|(i, r)| {
-            if board_full(&r) {
-                (i, scratch.run_general(&grid.params(i), &mut ()))
-            } else {
-                (i, r)
-            }
-        })
-        .collect()
 }
 
 /// `capsim autoscale`: the auto-scaling group with a health check.
@@ -924,42 +347,42 @@ impl Model for Autoscale {
     }];
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
-    const METRICS: &'static [Metric<autoscale::Metrics>] = &[
-        metric!(min_size),
-        metric!(max_size),
-        metric!(max_launching),
-        metric!(max_launching_ratio),
-        metric!(under_capacity_rounds),
-        metric!(launched),
-        metric!(false_replacements),
-        metric!(broken_rounds),
-        metric!(scaling_actions),
-        metric!(replacements),
-        metric!(time_to_in_service_max),
-        metric!(scale_in_blocked_rounds),
-        metric!(restarts_from_stopped),
-        metric!(failed_launches),
-        metric!(hook_timeouts),
-        metric!(abandoned_launches),
-        metric!(billed_rounds),
-        metric!(idle_billed_rounds),
-        metric!(evaluations),
-        metric!(failed_evaluations),
-        metric!(target_changes),
-        metric!(clamped_rounds),
-        metric!(hook_completions),
-        metric!(heartbeats),
-        metric!(hook_cap_timeouts),
-        metric!(hook_rollbacks),
-        metric!(detached),
-        metric!(lost_task_rounds),
-        metric!(failed_tasks),
-        metric!(drain_rounds),
-        metric!(stopped_rounds),
-        metric!(spot_max),
-        metric!(preemptions),
-        metric!(billed_spot_rounds),
-        metric!(warm_starts),
+    const METRICS: &'static [Metric<autoscale::Metrics>] = metrics![
+        min_size,
+        max_size,
+        max_launching,
+        max_launching_ratio,
+        under_capacity_rounds,
+        launched,
+        false_replacements,
+        broken_rounds,
+        scaling_actions,
+        replacements,
+        time_to_in_service_max,
+        scale_in_blocked_rounds,
+        restarts_from_stopped,
+        failed_launches,
+        hook_timeouts,
+        abandoned_launches,
+        billed_rounds,
+        idle_billed_rounds,
+        evaluations,
+        failed_evaluations,
+        target_changes,
+        clamped_rounds,
+        hook_completions,
+        heartbeats,
+        hook_cap_timeouts,
+        hook_rollbacks,
+        detached,
+        lost_task_rounds,
+        failed_tasks,
+        drain_rounds,
+        stopped_rounds,
+        spot_max,
+        preemptions,
+        billed_spot_rounds,
+        warm_starts,
     ];
 
     fn scratch() -> AutoscaleScratch {
@@ -1026,41 +449,5 @@ mod tests {
         assert_eq!(cell("launch_hook"), "2");
         assert_eq!(cell("launch_hook_result"), "abandon");
         assert_eq!(cell("terminate_hook_result"), "none");
-    }
-
-    /// A thread's runs sharing demand tables and seeds' streams give each run's own
-    /// metrics: seeds revisited, the demand changed between runs, runs drawing past the
-    /// kept draws, and a run too long to tabulate.
-    #[test]
-    fn shared_autoscale_runs_equal_runs_alone() {
-        let mut scratch = AutoscaleScratch::default();
-        let lesson = autoscale::Params::default();
-        let mut cases = Vec::new();
-        for seed in [1, 20_261_001, 7, 1, 20_261_001] {
-            for (threshold, cooldown) in [(2, 0), (5, 8), (3, 3)] {
-                cases.push(autoscale::Params {
-                    threshold,
-                    cooldown,
-                    seed,
-                    ..lesson.clone()
-                });
-            }
-            cases.push(autoscale::Params {
-                seed,
-                surge: 2000.0,
-                rounds: 2000,
-                ..lesson.clone()
-            });
-        }
-        cases.push(autoscale::Params {
-            rounds: MAX_DEMAND_TABLE + 1,
-            demand_base: 100.0,
-            ..lesson.clone()
-        });
-        for p in &cases {
-            let alone = autoscale::run(p).unwrap();
-            let shared = scratch.run_lesson_fast(p).unwrap();
-            assert_eq!(format!("{shared:?}"), format!("{alone:?}"), "{p:?}");
-        }
     }
 }

@@ -55,6 +55,26 @@ pub(super) fn batched_window<M: Model>(
     .collect()
 }
 
+/// The outcomes of `batch`'s runs computed together into `metrics` (one lane a run, in
+/// order) when that succeeded (`together` is `Ok`); otherwise `alone()`'s, each run on its
+/// own, so that every run gets its own outcome.
+pub(super) fn lanes_or_alone<M, E>(
+    batch: &[u64],
+    together: Result<(), E>,
+    metrics: impl IntoIterator<Item = M>,
+    alone: impl FnOnce() -> Vec<(u64, Outcome<M>)>,
+) -> Vec<(u64, Outcome<M>)> {
+    match together {
+        Ok(()) => batch
+            .iter()
+            .copied()
+            .zip(metrics)
+            .map(|(i, m)| (i, Ok(m)))
+            .collect(),
+        Err(_) => alone(),
+    }
+}
+
 /// Whether `flag` (`queue-gap`, as the core's `Workload::FLAGS` and `Stream::FLAGS` name
 /// them) is the flag of row key `key` (`queue_gap`).
 pub(super) fn is_flag_of(flag: &str, key: &str) -> bool {

@@ -4,9 +4,9 @@
 use capsim_core::bulkhead::{self, Breaker, Mode, Split};
 use capsim_core::{Error, Observer};
 
-use super::batch::batched_window;
 #[cfg(test)]
 use super::batch::batches;
+use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
 use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
 
@@ -57,16 +57,16 @@ impl Model for Bulkhead {
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
-    const METRICS: &'static [Metric<bulkhead::Metrics>] = &[
-        metric!(tracking_served),
-        metric!(tracking_dropped),
-        metric!(event_served),
-        metric!(event_dropped),
-        metric!(idle_slots),
-        metric!(busy_slot_rounds),
-        metric!(breaker_opened_round),
-        metric!(dependency_calls),
-        metric!(broken_slot_rounds),
+    const METRICS: &'static [Metric<bulkhead::Metrics>] = metrics![
+        tracking_served,
+        tracking_dropped,
+        event_served,
+        event_dropped,
+        idle_slots,
+        busy_slot_rounds,
+        breaker_opened_round,
+        dependency_calls,
+        broken_slot_rounds,
     ];
 
     fn scratch() {}
@@ -143,19 +143,14 @@ fn run_lesson_batch(
     // 600 bytes per lane, on this worker's stack.
     let mut ws = bulkhead::Workspace::<BULKHEAD_LANES>::new();
     let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_LANES];
-    match bulkhead::run_batch(&params, &mut ws, &mut metrics) {
-        Ok(()) => batch
-            .iter()
-            .copied()
-            .zip(metrics)
-            .map(|(i, m)| (i, Ok(m)))
-            .collect(),
-        Err(_) => batch
+    let together = bulkhead::run_batch(&params, &mut ws, &mut metrics);
+    lanes_or_alone(batch, together, metrics, || {
+        batch
             .iter()
             .zip(&params)
             .map(|(&i, p)| (i, bulkhead::run(p)))
-            .collect(),
-    }
+            .collect()
+    })
 }
 
 #[cfg(all(test, feature = "cli"))]

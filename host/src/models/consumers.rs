@@ -4,7 +4,7 @@
 use capsim_core::consumers::{self, Outage, Routing, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS};
 use capsim_core::{Error, Observer};
 
-use super::batch::batched_window;
+use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
 use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
 
@@ -56,14 +56,14 @@ impl Model for Consumers {
     const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
-    const METRICS: &'static [Metric<consumers::Metrics>] = &[
-        metric!(rounds),
-        metric!(reordered_shipments),
-        metric!(wrong_final_state),
-        metric!(throughput),
-        metric!(max_backlog),
-        metric!(dropped_events),
-        metric!(dropped_shipments),
+    const METRICS: &'static [Metric<consumers::Metrics>] = metrics![
+        rounds,
+        reordered_shipments,
+        wrong_final_state,
+        throughput,
+        max_backlog,
+        dropped_events,
+        dropped_shipments,
     ];
 
     fn scratch() -> Self::Scratch {
@@ -173,15 +173,8 @@ fn run_consumers_batch(
     let mut metrics = [consumers::Metrics::default(); CONSUMERS_LANES];
     let draws = consumers::LessonDraws::new(first);
     let out = &mut metrics[..params.len()];
-    match consumers::run_batch_sorted_with(&params, draws, ws, keys, events, &mut (), out) {
-        Ok(()) => batch
-            .iter()
-            .copied()
-            .zip(metrics)
-            .map(|(i, m)| (i, Ok(m)))
-            .collect(),
-        Err(_) => alone(scratch),
-    }
+    let together = consumers::run_batch_sorted_with(&params, draws, ws, keys, events, &mut (), out);
+    lanes_or_alone(batch, together, metrics, || alone(scratch))
 }
 
 #[cfg(all(test, feature = "cli"))]

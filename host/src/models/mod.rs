@@ -71,11 +71,19 @@ impl Value for Split {
     }
 }
 
-impl Value for Mode {
-    fn cell(&self) -> Cell {
-        Cell::Word(self.name())
-    }
+/// Implements [`Value`] for types a row shows by their `name()` (`healthy`, `oldest`).
+macro_rules! named_values {
+    ($($T:ty),+ $(,)?) => {$(
+        impl $crate::models::Value for $T {
+            fn cell(&self) -> $crate::output::Cell {
+                $crate::output::Cell::Word(self.name())
+            }
+        }
+    )+};
 }
+pub(crate) use named_values;
+
+named_values!(Mode, RemovalPolicy, Reclaim);
 
 impl Value for FailureRounds {
     fn cell(&self) -> Cell {
@@ -106,18 +114,6 @@ impl Value for Option<Hook> {
 impl Value for bool {
     fn cell(&self) -> Cell {
         Cell::Word(if *self { "yes" } else { "no" })
-    }
-}
-
-impl Value for RemovalPolicy {
-    fn cell(&self) -> Cell {
-        Cell::Word(self.name())
-    }
-}
-
-impl Value for Reclaim {
-    fn cell(&self) -> Cell {
-        Cell::Word(self.name())
     }
 }
 
@@ -378,13 +374,14 @@ pub fn check_present<M: Model>(grid: &Grid<M>) -> Result<(), String> {
     Ok(())
 }
 
-/// Declares a metric of the table's `Metrics`: `metric!(field)`.
-macro_rules! metric {
-    ($field:ident) => {
-        Metric {
+/// Declares the metrics of the table's `Metrics`, in row order: `metrics![field, …]`, each a field
+/// of that name shown as its [`Value`].
+macro_rules! metrics {
+    ($($field:ident),+ $(,)?) => {
+        &[$(Metric {
             key: stringify!($field),
             cell: |m| Value::cell(&m.$field),
-        }
+        }),+]
     };
 }
 
