@@ -2,7 +2,7 @@
 //! workload generation on its own. Run with `cargo bench -p capsim`.
 
 use capsim_core::consumers::{self, LessonDraws, Queue, QueueSpace, Workspace, DEFAULT_IN_FLIGHT};
-use capsim_core::lesson::{render, Lesson, LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
+use capsim_core::lesson::{render, Lesson, LESSON_EVENTS, LESSON_SHIPMENTS};
 use capsim_core::{autoscale, bulkhead};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
@@ -81,12 +81,7 @@ fn lesson_sweeps(c: &mut Criterion) {
     let mut g = c.benchmark_group("sweep");
     g.sample_size(20);
     // What `capsim lesson` uses: one lane per consumers configuration.
-    let mut ws = Box::new(Workspace::<
-        LESSON_SHIPMENTS,
-        DEFAULT_IN_FLIGHT,
-        LESSON_CONFIGURATIONS,
-        LESSON_EVENTS,
-    >::new());
+    let mut ws = Box::new(capsim::LessonWorkspace::new());
     for (name, lesson) in [
         ("group_9_pairs", Lesson::GroupSweep),
         ("consumers_s_by_n", Lesson::Consumers),
