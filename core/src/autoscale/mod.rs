@@ -8,7 +8,8 @@
 //! scale-in may stop instead of release, and the provider's three delays of the lesson's
 //! ledger (health-check latency, apply delay, capacity availability) can be switched on.
 //!
-//! A round is five phases over a [`Group`] (each a method of it, in this order):
+//! A round is five phases over a [`Group`] (each a method of it, in this order; one file a
+//! phase in `reference/`):
 //! 1. permanent failures strike (the first serving, healthy instance per listed round); then
 //!    the round's scripted user actions (Standby, protection) apply, in list order; then,
 //!    with the spot class ([`Spot`]), preempted nodes come back, notices count down and
@@ -32,13 +33,29 @@
 //!
 //! # Engines
 //!
-//! [`Group`] (`group.rs`) is the reference engine: every input, phase by phase as above, the
-//! one to read first beside the lesson's program. Unobserved runs (an [`Observer`] without
-//! [`Observer::ROUNDS`]) of the lesson's policy with every lifecycle option off take the fast
-//! engine that keeps the group as bit masks (`fast/`, bit-identical), and [`run_sweep`]'s
-//! runs go on it in lockstep. Which engine runs is chosen in one place, [`plan()`]; the fast
-//! engines read a parameter set only through the part the plan compares
-//! (`plan.rs`).
+//! The folder's floor plan: `spec.rs` the parameters and metrics every engine reads,
+//! `reference/` the reference engine, `fast/` the fast engines, `plan.rs` the one choice
+//! between them, and this file the public runs, which ask the plan and call the engine it
+//! names. Every engine computes the same [`Metrics`], bit for bit:
+//!
+//! - **The reference engine**, [`Group`] (`reference/`, [`Engine::General`]): the group as
+//!   instance records, changed phase by phase as above, as the lesson's loop changes them.
+//!   It assumes nothing: any [`ScalingPolicy`], [`HealthCheck`], lifecycle option and
+//!   [`Observer`]. The one to read first beside the lesson's program; [`run_custom`],
+//!   [`run_formula`], [`run_in`] and every observed run take it.
+//! - **Masks** (`fast/mod.rs`, `fast/masks.rs`, [`Engine::Masks`]): one run of the lesson's
+//!   policy and check with the lesson's lifecycle (every option off), a boot of at most 8
+//!   rounds and a threshold a byte holds, unobserved (an [`Observer`] without
+//!   [`Observer::ROUNDS`]). The group is a few 256-bit masks and a round is word operations.
+//! - **Lockstep** (`fast/lockstep.rs`, [`Engine::Lockstep`]): the runs of one [`run_sweep`]
+//!   that Masks applies to and that share their rounds, capacity and failure probability, a
+//!   block of rounds of each in turn on one cached stream; a run that differs from an
+//!   earlier one only by a higher threshold is that run's until it first replaces an
+//!   instance.
+//!
+//! Which engine runs is chosen in one place, [`plan()`]; the fast engines read a parameter
+//! set only through the part the plan compares (`plan.rs`). Their costs are measured in
+//! `host/benches/README.md`.
 //!
 //! Storage is a fixed-capacity group of instance records in every state (Stopped ones
 //! included), 16 bytes each, in a [`GroupStorage`] the caller provides (a run holds one copy
@@ -116,10 +133,10 @@ use crate::Observer;
 
 mod fast;
 mod formula;
-mod group;
 mod lifecycle;
 mod plan;
 mod policy;
+mod reference;
 mod spec;
 mod spot;
 mod state;
@@ -129,7 +146,6 @@ pub use formula::{
     check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
     MIN_EVALUATION_INTERVAL,
 };
-pub use group::{Group, GroupStorage};
 pub use lifecycle::{
     Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
@@ -144,6 +160,7 @@ pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,
 };
+pub use reference::{Group, GroupStorage};
 pub(crate) use spec::{group_full, in_flight_full, js_max, required_count, GROUP_FULL};
 pub use spec::{
     Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
@@ -190,8 +207,8 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
 /// When every set takes the fast path and they share their rounds, capacity and failure
 /// probability, the runs go in lockstep, a block of rounds of each in turn, while the
 /// stream's generator computes ahead between their rounds: its dependent chain then overlaps
-/// the simulations instead of preceding them (the lesson's sweep: 2,659 draws, ≈ 17 µs of
-/// chain on this machine).
+/// the simulations instead of preceding them (what that saves is measured in
+/// `host/benches/README.md`).
 ///
 /// ```
 /// use capsim_core::autoscale::{run, run_sweep, Params};

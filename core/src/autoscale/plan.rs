@@ -1,7 +1,7 @@
 //! Which engine computes which input: the one choice, [`plan()`].
 //!
 //! Three engines compute the same metrics, bit for bit:
-//! - [`Engine::General`], the reference: [`super::Group`] (`group.rs`), instance records
+//! - [`Engine::General`], the reference: [`super::Group`] (`reference/`), instance records
 //!   changed phase by phase as the lesson's loop (`grup.mjs`) changes them, with every
 //!   policy, health check, lifecycle option and observer. Read it first.
 //! - [`Engine::Masks`] (`fast/`): the lesson's policy and check with every lifecycle option
