@@ -184,7 +184,7 @@ pub fn run_with<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate(params, |t| params.demand(t), rng, observer)
+    run_with_demand(params, |t| params.demand(t), rng, observer)
 }
 
 /// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller (the
@@ -197,7 +197,17 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate(params, demand, rng, observer)
+    // The lesson's group as bit masks, when nothing needs the reference engine: no
+    // lifecycle option, and no per-round states to report.
+    if plan(Runs::One {
+        params,
+        observed: O::ROUNDS,
+    }) == Engine::Masks
+    {
+        params.validate()?;
+        return fast::run(params, demand, rng, observer);
+    }
+    run_general(params, demand, rng, observer)
 }
 
 /// Runs parameter sets of one seed and one demand curve (a sweep's pairs), each reading
@@ -230,41 +240,17 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     core::array::from_fn(|i| run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ()))
 }
 
-/// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
-/// curve computes it once (see `lesson`).
-fn simulate<R: UnitRng, O: Observer>(
-    params: &Params,
-    demand: impl Fn(u32) -> f64,
-    rng: &mut R,
-    observer: &mut O,
-) -> Result<Metrics, Error> {
-    // The lesson's group as bit masks, when nothing needs the general path: no lifecycle
-    // option, and no per-round states to report.
-    if plan(Runs::One {
-        params,
-        observed: O::ROUNDS,
-    }) == Engine::Masks
-    {
-        params.validate()?;
-        return fast::run(params, demand, rng, observer);
-    }
-    simulate_general(params, demand, rng, observer)
-}
-
-/// [`simulate`] on the general path. Out of line, like the fast path: the group's records
-/// (4 KiB) are never on a board's stack while the fast path runs.
+/// [`run_with_demand`] on the reference engine, in storage of its own ([`run_in`]). Out of
+/// line, like the fast path: the group's records (4 KiB) are never on a board's stack while
+/// the fast path runs.
 #[inline(never)]
-fn simulate_general<R: UnitRng, O: Observer>(
+fn run_general<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = policy::Chosen::of(params);
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
-    simulate_with(params, demand, &mut policy, &mut check, rng, observer)
+    run_in(params, &mut GroupStorage::new(), demand, rng, observer)
 }
 
 /// Runs the model with any scaling policy and health check (`params.cooldown`,
@@ -299,7 +285,9 @@ pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate_with(params, |t| params.demand(t), policy, check, rng, observer)
+    let demand = |t| params.demand(t);
+    let mut storage = GroupStorage::new();
+    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
 }
 
 /// Runs the model driven by a formula ([`FormulaPolicy`]) with the lesson's health check,
@@ -316,26 +304,9 @@ pub fn run_formula<
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
-    let mut m = run_custom(params, policy, &mut check, rng, observer)?;
-    m.evaluations = policy.evaluations;
-    m.failed_evaluations = policy.failed_evaluations;
-    m.target_changes = policy.target_changes;
-    Ok(m)
-}
-
-fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
-    params: &Params,
-    demand: impl Fn(u32) -> f64,
-    policy: &mut P,
-    check: &mut H,
-    rng: &mut R,
-    observer: &mut O,
-) -> Result<Metrics, Error> {
-    let mut storage = GroupStorage::new();
-    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
+    let mut check = LessonCheck::of(params);
+    let m = run_custom(params, policy, &mut check, rng, observer)?;
+    Ok(policy.counted(m))
 }
 
 /// Runs the model on the general path in `storage`: a group of up to `N` instances. Same
@@ -359,9 +330,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     let mut policy = policy::Chosen::of(params);
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
+    let mut check = LessonCheck::of(params);
     simulate_in(
         params,
         storage,
@@ -382,15 +351,10 @@ pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
+    let mut check = LessonCheck::of(params);
     let demand = |t| demand.at(t);
-    let mut m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
-    m.evaluations = policy.evaluations;
-    m.failed_evaluations = policy.failed_evaluations;
-    m.target_changes = policy.target_changes;
-    Ok(m)
+    let m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
+    Ok(policy.counted(m))
 }
 
 fn simulate_in<const N: usize, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(

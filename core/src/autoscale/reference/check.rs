@@ -69,11 +69,7 @@ impl Group<'_> {
             let old = o.state;
             // The replacement keeps the class of the instance it replaces.
             let spot = o.is_spot();
-            *o = if spot {
-                Instance::spot(State::Pending, t, params.boot_rounds)
-            } else {
-                Instance::new(State::Pending, t, params.boot_rounds)
-            };
+            *o = Instance::of_class(spot, State::Pending, t, params.boot_rounds);
             self.counts.leave(old);
             self.counts.enter(State::Pending);
             if spot {

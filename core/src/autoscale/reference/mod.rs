@@ -145,11 +145,7 @@ impl<'p> Group<'p> {
             } else {
                 State::InService
             };
-            g.push(if i < dedicated {
-                Instance::new(state, 0, 0)
-            } else {
-                Instance::spot(state, 0, 0)
-            })?;
+            g.push(Instance::of_class(i >= dedicated, state, 0, 0))?;
         }
         Ok(g)
     }

@@ -164,9 +164,7 @@ impl Group<'_> {
             Reclaim::Stop => {
                 self.set(i, State::Stopped);
                 let o = &mut self.instances[i];
-                o.failures = 0;
-                o.in_transit = 0;
-                o.checks = 0;
+                o.forget_checks();
                 o.set_noticed(false);
                 true
             }

@@ -178,11 +178,12 @@ impl Group<'_> {
             return Err(group_full(self.capacity));
         }
         for _ in 0..left {
-            self.push(if spot {
-                Instance::spot(State::Pending, decided, params.boot_rounds)
-            } else {
-                Instance::new(State::Pending, decided, params.boot_rounds)
-            })?;
+            self.push(Instance::of_class(
+                spot,
+                State::Pending,
+                decided,
+                params.boot_rounds,
+            ))?;
         }
         self.metrics.launched = self.metrics.launched.saturating_add(left);
         self.now.launched += left;

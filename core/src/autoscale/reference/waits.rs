@@ -28,8 +28,19 @@ impl Group<'_> {
         }
     }
 
+    /// Steps instance `i`'s `wait` on `hook` by one round and stores it in the record; when
+    /// the wait ends, counts how and returns the hook's result.
+    fn step_wait(&mut self, i: usize, wait: &mut Wait, hook: &LifecycleHook) -> Option<HookResult> {
+        let o = &mut self.instances[i];
+        let ended = wait.step(hook, &mut o.timer, &mut self.now.heartbeats);
+        o.failures = wait.pack();
+        let (ending, result) = ended?;
+        self.count_ending(ending, result);
+        Some(result)
+    }
+
     /// Counts how a wait ended.
-    pub(super) fn count_ending(&mut self, ending: Ending, result: HookResult) {
+    fn count_ending(&mut self, ending: Ending, result: HookResult) {
         self.now.hooks_ended += 1;
         match ending {
             Ending::TimedOut => {
@@ -108,13 +119,9 @@ impl Group<'_> {
             self.serve(i, t);
             return true;
         };
-        let o = &mut self.instances[i];
-        let ended = wait.step(&hook, &mut o.timer, &mut self.now.heartbeats);
-        o.failures = wait.pack();
-        let Some((ending, result)) = ended else {
+        let Some(result) = self.step_wait(i, &mut wait, &hook) else {
             return true;
         };
-        self.count_ending(ending, result);
         let next = wait.hook.saturating_add(1);
         let passes = match result {
             HookResult::Continue => true,
@@ -152,13 +159,9 @@ impl Group<'_> {
             o.timer = o.timer.saturating_sub(1);
             return o.timer > 0 || self.leave(i);
         };
-        let o = &mut self.instances[i];
-        let ended = wait.step(&hook, &mut o.timer, &mut self.now.heartbeats);
-        o.failures = wait.pack();
-        let Some((ending, result)) = ended else {
+        let Some(result) = self.step_wait(i, &mut wait, &hook) else {
             return true;
         };
-        self.count_ending(ending, result);
         match result {
             HookResult::Continue => {
                 let next = wait.hook.saturating_add(1);
@@ -168,9 +171,7 @@ impl Group<'_> {
             HookResult::Rollback => {
                 self.set(i, State::InService);
                 let o = &mut self.instances[i];
-                o.failures = 0;
-                o.in_transit = 0;
-                o.checks = 0;
+                o.forget_checks();
                 // Serving again from the next round (its task model starts over).
                 o.timer = self.now.round + 1;
                 true
