@@ -242,6 +242,7 @@ impl Instance {
     }
 
     /// Returns a fresh launch of the spot class (`spot`) or the dedicated one.
+    #[inline]
     pub const fn of_class(spot: bool, state: State, since: u32, timer: u32) -> Self {
         if spot {
             Self::spot(state, since, timer)
@@ -251,6 +252,7 @@ impl Instance {
     }
 
     /// Forgets the health check's results (a wait or a stop starts them over).
+    #[inline]
     pub fn forget_checks(&mut self) {
         self.failures = 0;
         self.in_transit = 0;

@@ -30,6 +30,7 @@ impl Group<'_> {
 
     /// Steps instance `i`'s `wait` on `hook` by one round and stores it in the record; when
     /// the wait ends, counts how and returns the hook's result.
+    #[inline(always)]
     fn step_wait(&mut self, i: usize, wait: &mut Wait, hook: &LifecycleHook) -> Option<HookResult> {
         let o = &mut self.instances[i];
         let ended = wait.step(hook, &mut o.timer, &mut self.now.heartbeats);
