@@ -65,6 +65,7 @@ use crate::formula::{
 
 use super::policy::{ScalingPolicy, Signal};
 use super::state::{State, StateCounts};
+use super::Metrics;
 
 /// Batch's default evaluation interval: 15 minutes (rounds).
 pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
@@ -136,6 +137,17 @@ pub struct FormulaPolicy<
 }
 
 impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a, N, NODES, POOL> {
+    /// Returns a run's metrics `m` with the policy's counts (evaluations, failed ones,
+    /// target changes) added.
+    pub(super) fn counted(&self, m: Metrics) -> Metrics {
+        Metrics {
+            evaluations: self.evaluations,
+            failed_evaluations: self.failed_evaluations,
+            target_changes: self.target_changes,
+            ..m
+        }
+    }
+
     /// Returns the policy for `program`, evaluated every `interval` rounds (checked), with
     /// `capacity` requests per instance (for `$CPUPercent` and the task counts). `history`
     /// is cleared; `ws` keeps its `rand()` stream.

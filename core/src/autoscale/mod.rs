@@ -8,7 +8,8 @@
 //! scale-in may stop instead of release, and the provider's three delays of the lesson's
 //! ledger (health-check latency, apply delay, capacity availability) can be switched on.
 //!
-//! A round is five phases over a [`Group`] (each a method of it, in this order):
+//! A round is five phases over a [`Group`] (each a method of it, in this order; one file a
+//! phase in `reference/`):
 //! 1. permanent failures strike (the first serving, healthy instance per listed round); then
 //!    the round's scripted user actions (Standby, protection) apply, in list order; then,
 //!    with the spot class ([`Spot`]), preempted nodes come back, notices count down and
@@ -32,13 +33,29 @@
 //!
 //! # Engines
 //!
-//! [`Group`] (`group.rs`) is the reference engine: every input, phase by phase as above, the
-//! one to read first beside the lesson's program. Unobserved runs (an [`Observer`] without
-//! [`Observer::ROUNDS`]) of the lesson's policy with every lifecycle option off take the fast
-//! engine that keeps the group as bit masks (`fast/`, bit-identical), and [`run_sweep`]'s
-//! runs go on it in lockstep. Which engine runs is chosen in one place, [`plan()`]; the fast
-//! engines read a parameter set only through the part the plan compares
-//! (`plan.rs`).
+//! The folder's floor plan: `spec.rs` the parameters and metrics every engine reads,
+//! `reference/` the reference engine, `fast/` the fast engines, `plan.rs` the one choice
+//! between them, and this file the public runs, which ask the plan and call the engine it
+//! names. Every engine computes the same [`Metrics`], bit for bit:
+//!
+//! - **The reference engine**, [`Group`] (`reference/`, [`Engine::General`]): the group as
+//!   instance records, changed phase by phase as above, as the lesson's loop changes them.
+//!   It assumes nothing: any [`ScalingPolicy`], [`HealthCheck`], lifecycle option and
+//!   [`Observer`]. The one to read first beside the lesson's program; [`run_custom`],
+//!   [`run_formula`], [`run_in`] and every observed run take it.
+//! - **Masks** (`fast/mod.rs`, `fast/masks.rs`, [`Engine::Masks`]): one run of the lesson's
+//!   policy and check with the lesson's lifecycle (every option off), a boot of at most 8
+//!   rounds and a threshold a byte holds, unobserved (an [`Observer`] without
+//!   [`Observer::ROUNDS`]). The group is a few 256-bit masks and a round is word operations.
+//! - **Lockstep** (`fast/lockstep.rs`, [`Engine::Lockstep`]): the runs of one [`run_sweep`]
+//!   that Masks applies to and that share their rounds, capacity and failure probability, a
+//!   block of rounds of each in turn on one cached stream; a run that differs from an
+//!   earlier one only by a higher threshold is that run's until it first replaces an
+//!   instance.
+//!
+//! Which engine runs is chosen in one place, [`plan()`]; the fast engines read a parameter
+//! set only through the part the plan compares (`plan.rs`). Their costs are measured in
+//! `host/benches/README.md`.
 //!
 //! Storage is a fixed-capacity group of instance records in every state (Stopped ones
 //! included), 16 bytes each, in a [`GroupStorage`] the caller provides (a run holds one copy
@@ -116,10 +133,10 @@ use crate::Observer;
 
 mod fast;
 mod formula;
-mod group;
 mod lifecycle;
 mod plan;
 mod policy;
+mod reference;
 mod spec;
 mod spot;
 mod state;
@@ -129,7 +146,6 @@ pub use formula::{
     check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
     MIN_EVALUATION_INTERVAL,
 };
-pub use group::{Group, GroupStorage};
 pub use lifecycle::{
     Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
@@ -144,6 +160,7 @@ pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,
 };
+pub use reference::{Group, GroupStorage};
 pub(crate) use spec::{group_full, in_flight_full, js_max, required_count, GROUP_FULL};
 pub use spec::{
     Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
@@ -167,7 +184,7 @@ pub fn run_with<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate(params, |t| params.demand(t), rng, observer)
+    run_with_demand(params, |t| params.demand(t), rng, observer)
 }
 
 /// Runs the model as [`run_with`] does, with `demand(t)` supplied by the caller (the
@@ -180,7 +197,17 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate(params, demand, rng, observer)
+    // The lesson's group as bit masks, when nothing needs the reference engine: no
+    // lifecycle option, and no per-round states to report.
+    if plan(Runs::One {
+        params,
+        observed: O::ROUNDS,
+    }) == Engine::Masks
+    {
+        params.validate()?;
+        return fast::run(params, demand, rng, observer);
+    }
+    run_general(params, demand, rng, observer)
 }
 
 /// Runs parameter sets of one seed and one demand curve (a sweep's pairs), each reading
@@ -190,8 +217,8 @@ pub fn run_with_demand<R: UnitRng, O: Observer>(
 /// When every set takes the fast path and they share their rounds, capacity and failure
 /// probability, the runs go in lockstep, a block of rounds of each in turn, while the
 /// stream's generator computes ahead between their rounds: its dependent chain then overlaps
-/// the simulations instead of preceding them (the lesson's sweep: 2,659 draws, ≈ 17 µs of
-/// chain on this machine).
+/// the simulations instead of preceding them (what that saves is measured in
+/// `host/benches/README.md`).
 ///
 /// ```
 /// use capsim_core::autoscale::{run, run_sweep, Params};
@@ -213,41 +240,17 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     core::array::from_fn(|i| run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ()))
 }
 
-/// The model, with `demand(t)` supplied by the caller: a sweep whose runs share a demand
-/// curve computes it once (see `lesson`).
-fn simulate<R: UnitRng, O: Observer>(
-    params: &Params,
-    demand: impl Fn(u32) -> f64,
-    rng: &mut R,
-    observer: &mut O,
-) -> Result<Metrics, Error> {
-    // The lesson's group as bit masks, when nothing needs the general path: no lifecycle
-    // option, and no per-round states to report.
-    if plan(Runs::One {
-        params,
-        observed: O::ROUNDS,
-    }) == Engine::Masks
-    {
-        params.validate()?;
-        return fast::run(params, demand, rng, observer);
-    }
-    simulate_general(params, demand, rng, observer)
-}
-
-/// [`simulate`] on the general path. Out of line, like the fast path: the group's records
-/// (4 KiB) are never on a board's stack while the fast path runs.
+/// [`run_with_demand`] on the reference engine, in storage of its own ([`run_in`]). Out of
+/// line, like the fast path: the group's records (4 KiB) are never on a board's stack while
+/// the fast path runs.
 #[inline(never)]
-fn simulate_general<R: UnitRng, O: Observer>(
+fn run_general<R: UnitRng, O: Observer>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = policy::Chosen::of(params);
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
-    simulate_with(params, demand, &mut policy, &mut check, rng, observer)
+    run_in(params, &mut GroupStorage::new(), demand, rng, observer)
 }
 
 /// Runs the model with any scaling policy and health check (`params.cooldown`,
@@ -282,7 +285,9 @@ pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    simulate_with(params, |t| params.demand(t), policy, check, rng, observer)
+    let demand = |t| params.demand(t);
+    let mut storage = GroupStorage::new();
+    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
 }
 
 /// Runs the model driven by a formula ([`FormulaPolicy`]) with the lesson's health check,
@@ -299,26 +304,9 @@ pub fn run_formula<
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
-    let mut m = run_custom(params, policy, &mut check, rng, observer)?;
-    m.evaluations = policy.evaluations;
-    m.failed_evaluations = policy.failed_evaluations;
-    m.target_changes = policy.target_changes;
-    Ok(m)
-}
-
-fn simulate_with<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
-    params: &Params,
-    demand: impl Fn(u32) -> f64,
-    policy: &mut P,
-    check: &mut H,
-    rng: &mut R,
-    observer: &mut O,
-) -> Result<Metrics, Error> {
-    let mut storage = GroupStorage::new();
-    simulate_in(params, &mut storage, demand, policy, check, rng, observer)
+    let mut check = LessonCheck::of(params);
+    let m = run_custom(params, policy, &mut check, rng, observer)?;
+    Ok(policy.counted(m))
 }
 
 /// Runs the model on the general path in `storage`: a group of up to `N` instances. Same
@@ -342,9 +330,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     let mut policy = policy::Chosen::of(params);
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
+    let mut check = LessonCheck::of(params);
     simulate_in(
         params,
         storage,
@@ -365,15 +351,10 @@ pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut check = LessonCheck {
-        transient_failure: params.transient_failure,
-    };
+    let mut check = LessonCheck::of(params);
     let demand = |t| demand.at(t);
-    let mut m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
-    m.evaluations = policy.evaluations;
-    m.failed_evaluations = policy.failed_evaluations;
-    m.target_changes = policy.target_changes;
-    Ok(m)
+    let m = simulate_in(params, storage, demand, policy, &mut check, rng, observer)?;
+    Ok(policy.counted(m))
 }
 
 fn simulate_in<const N: usize, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(

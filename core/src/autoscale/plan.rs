@@ -1,7 +1,7 @@
 //! Which engine computes which input: the one choice, [`plan()`].
 //!
 //! Three engines compute the same metrics, bit for bit:
-//! - [`Engine::General`], the reference: [`super::Group`] (`group.rs`), instance records
+//! - [`Engine::General`], the reference: [`super::Group`] (`reference/`), instance records
 //!   changed phase by phase as the lesson's loop (`grup.mjs`) changes them, with every
 //!   policy, health check, lifecycle option and observer. Read it first.
 //! - [`Engine::Masks`] (`fast/`): the lesson's policy and check with every lifecycle option
@@ -15,6 +15,7 @@
 //! lesson's for the fast engines to apply.
 
 use super::lifecycle::Lifecycle;
+use super::spec::eq_by_bits;
 use super::{FailureRounds, Params};
 
 /// The engine that computes an input ([`plan()`]).
@@ -115,13 +116,11 @@ pub(crate) struct Shared {
     pub transient_failure: f64,
 }
 
-impl PartialEq for Shared {
-    fn eq(&self, other: &Self) -> bool {
-        self.rounds == other.rounds
-            && self.capacity.to_bits() == other.capacity.to_bits()
-            && self.transient_failure.to_bits() == other.transient_failure.to_bits()
-    }
-}
+eq_by_bits!(Shared {
+    rounds,
+    capacity,
+    transient_failure
+});
 
 /// The part of a lesson group that decides a run's course besides its threshold: a run
 /// with a higher threshold and the same course is the lower one's run until that one

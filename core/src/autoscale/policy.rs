@@ -346,6 +346,15 @@ pub struct LessonCheck {
     pub transient_failure: f64,
 }
 
+impl LessonCheck {
+    /// Returns the lesson's check with `params`' failure probability.
+    pub(super) fn of(params: &super::Params) -> Self {
+        Self {
+            transient_failure: params.transient_failure,
+        }
+    }
+}
+
 impl HealthCheck for LessonCheck {
     fn passes<R: UnitRng>(&mut self, broken: bool, rng: &mut R) -> bool {
         !broken && rng.next_unit() >= self.transient_failure

@@ -182,7 +182,7 @@ impl Params {
     }
 
     /// Returns the demand in round `t` (`talep`), evaluated as the lesson does. It reads
-    /// the fields of [`Params::demand_curve`], below: a field read here belongs there.
+    /// the fields of [`Params::demand_curve`]: a field read here belongs there.
     pub fn demand(&self, t: u32) -> f64 {
         let t = f64::from(t);
         let wave = crate::fdlibm::sin((2.0 * core::f64::consts::PI * t) / self.demand_period);
@@ -192,20 +192,6 @@ impl Params {
             0.0
         };
         self.demand_base + self.demand_amplitude * wave + surge
-    }
-
-    /// Returns the demand curve's part of the parameters: what [`Params::demand`] reads,
-    /// and the rounds it is read for.
-    pub fn demand_curve(&self) -> DemandCurve {
-        DemandCurve {
-            rounds: self.rounds,
-            demand_base: self.demand_base,
-            demand_amplitude: self.demand_amplitude,
-            demand_period: self.demand_period,
-            surge_start: self.surge_start,
-            surge_end: self.surge_end,
-            surge: self.surge,
-        }
     }
 
     /// Returns the instances needed in round `t` (`gerekli`): `ceil(demand / capacity)`.
@@ -219,39 +205,81 @@ impl Params {
     }
 }
 
-/// The demand curve's part of [`Params`] ([`Params::demand_curve`]): every field
-/// [`Params::demand`] reads, and the rounds a run reads it for. Equality is by bits (0
-/// differs from -0), so a table of one curve's demand by round serves exactly the runs of
-/// that curve (the host's grids tabulate it once). `demand_curve` is written beside
-/// `demand`, and a test checks that the other fields leave the demand as it is.
-#[derive(Clone, Copy, Debug)]
-pub struct DemandCurve {
-    /// The rounds the curve is read for ([`Params::rounds`]).
-    pub rounds: u32,
-    /// [`Params::demand_base`].
-    pub demand_base: f64,
-    /// [`Params::demand_amplitude`].
-    pub demand_amplitude: f64,
-    /// [`Params::demand_period`].
-    pub demand_period: f64,
-    /// [`Params::surge_start`].
-    pub surge_start: u32,
-    /// [`Params::surge_end`].
-    pub surge_end: u32,
-    /// [`Params::surge`].
-    pub surge: f64,
+/// Equality by bits, for the parts a comparison of parameter sets uses: a float compares by
+/// its bits (0 differs from -0, a NaN equals the same NaN), so equal parts give equal runs.
+pub(crate) trait SameBits {
+    /// Returns whether `self` and `other` have the same bits.
+    fn same_bits(&self, other: &Self) -> bool;
 }
 
-impl PartialEq for DemandCurve {
-    fn eq(&self, other: &Self) -> bool {
-        self.rounds == other.rounds
-            && self.demand_base.to_bits() == other.demand_base.to_bits()
-            && self.demand_amplitude.to_bits() == other.demand_amplitude.to_bits()
-            && self.demand_period.to_bits() == other.demand_period.to_bits()
-            && self.surge_start == other.surge_start
-            && self.surge_end == other.surge_end
-            && self.surge.to_bits() == other.surge.to_bits()
+impl SameBits for u32 {
+    fn same_bits(&self, other: &Self) -> bool {
+        self == other
     }
+}
+
+impl SameBits for f64 {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+/// Implements `PartialEq` for a struct by [`SameBits`] on each listed field (every field).
+macro_rules! eq_by_bits {
+    ($part:ident { $($field:ident),+ $(,)? }) => {
+        impl PartialEq for $part {
+            fn eq(&self, other: &Self) -> bool {
+                use $crate::autoscale::spec::SameBits;
+                $(self.$field.same_bits(&other.$field))&&+
+            }
+        }
+    };
+}
+pub(crate) use eq_by_bits;
+
+/// Declares [`DemandCurve`] from the one list of the [`Params`] fields it holds: the struct
+/// (each field the same-named one of [`Params`]), [`Params::demand_curve`] and the equality
+/// by bits.
+macro_rules! demand_curve {
+    ($($field:ident: $ty:ty),+ $(,)?) => {
+        /// The demand curve's part of [`Params`] ([`Params::demand_curve`]): every field
+        /// [`Params::demand`] reads, and the rounds a run reads it for. Equality is by bits
+        /// (0 differs from -0), so a table of one curve's demand by round serves exactly the
+        /// runs of that curve (the host's grids tabulate it once). Its fields are listed
+        /// once, beside `demand`, and a test checks that the other fields leave the demand
+        /// as it is.
+        #[derive(Clone, Copy, Debug)]
+        pub struct DemandCurve {
+            $(
+                #[doc = concat!("[`Params::", stringify!($field), "`].")]
+                pub $field: $ty,
+            )+
+        }
+
+        impl Params {
+            /// Returns the demand curve's part of the parameters: what [`Params::demand`]
+            /// reads, and the rounds it is read for.
+            pub fn demand_curve(&self) -> DemandCurve {
+                DemandCurve {
+                    $($field: self.$field,)+
+                }
+            }
+        }
+
+        eq_by_bits!(DemandCurve { $($field),+ });
+    };
+}
+
+// What [`Params::demand`] reads, and the rounds it is read for: a field read there belongs
+// here.
+demand_curve! {
+    rounds: u32,
+    demand_base: f64,
+    demand_amplitude: f64,
+    demand_period: f64,
+    surge_start: u32,
+    surge_end: u32,
+    surge: f64,
 }
 
 /// What one run measured (the lesson's `m`).

@@ -241,6 +241,24 @@ impl Instance {
         o
     }
 
+    /// Returns a fresh launch of the spot class (`spot`) or the dedicated one.
+    #[inline]
+    pub const fn of_class(spot: bool, state: State, since: u32, timer: u32) -> Self {
+        if spot {
+            Self::spot(state, since, timer)
+        } else {
+            Self::new(state, since, timer)
+        }
+    }
+
+    /// Forgets the health check's results (a wait or a stop starts them over).
+    #[inline]
+    pub fn forget_checks(&mut self) {
+        self.failures = 0;
+        self.in_transit = 0;
+        self.checks = 0;
+    }
+
     pub const fn broken(&self) -> bool {
         self.flags & Self::BROKEN != 0
     }

@@ -12,12 +12,12 @@ use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream};
 
 /// Runs `params` (valid, the fast engines apply to each, sharing their `Shared` part, `demand`
-/// and the stream's seed: [`super::super::plan()`] says [`super::super::Engine::Lockstep`]) in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next
-/// block. Within a block a run keeps its state at hand (no per-round switch between runs),
-/// and after each round the stream computes up to two draws ahead, so its generator's
-/// dependent chain (≈ 20 cycles a draw) overlaps the simulations instead of preceding them:
-/// the runs draw the same numbers (the lesson's: about 11 a round each), and the stream
-/// stays about a block ahead of the leading run.
+/// and the stream's seed: [`super::super::plan()`] says [`super::super::Engine::Lockstep`])
+/// in lockstep by blocks: rounds `t..t + AHEAD` of every run, then the next block. Within a
+/// block a run keeps its state at hand (no per-round switch between runs), and after each
+/// round the stream computes up to two draws ahead, so its generator's dependent chain
+/// overlaps the simulations instead of preceding them: the runs draw the same numbers, and
+/// the stream stays about a block ahead of the leading run.
 pub(in crate::autoscale) fn run_lockstep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     params: &[Params; N],
     demand: impl Fn(u32) -> f64,

@@ -60,6 +60,23 @@ pub(super) fn select(x: u64, k: u32) -> u64 {
     u64::from(byte < 8) << (shift + (bit & 7))
 }
 
+/// Calls `f(from, to)` for each instance of `alive` in storage order, `from` its position and
+/// `to` its place once the group is compacted; returns how many there are.
+#[inline(always)]
+fn each_alive(alive: &Mask, mut f: impl FnMut(usize, usize)) -> usize {
+    let mut to = 0;
+    for (w, &a) in alive.iter().enumerate() {
+        let mut rest = a;
+        while rest != 0 {
+            let b = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            f(w * 64 + b, to);
+            to += 1;
+        }
+    }
+    to
+}
+
 /// The group: instance positions in storage order.
 #[derive(Clone)]
 pub(super) struct Masks {
@@ -104,30 +121,14 @@ impl Masks {
         let alive = self.alive;
         let squeeze = |m: &Mask| {
             let mut out = [0u64; WORDS];
-            let mut to = 0;
-            for (w, &a) in alive.iter().enumerate() {
-                let mut rest = a;
-                while rest != 0 {
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if (m[w] >> b) & 1 == 1 {
-                        out[to / 64] |= 1 << (to % 64);
-                    }
-                    to += 1;
+            each_alive(&alive, |from, to| {
+                if (m[from / 64] >> (from % 64)) & 1 == 1 {
+                    out[to / 64] |= 1 << (to % 64);
                 }
-            }
+            });
             out
         };
-        let mut to = 0;
-        for (w, &a) in alive.iter().enumerate() {
-            let mut rest = a;
-            while rest != 0 {
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                self.streak[to] = self.streak[w * 64 + b];
-                to += 1;
-            }
-        }
+        let to = each_alive(&alive, |from, to| self.streak[to] = self.streak[from]);
         self.ready = squeeze(&self.ready);
         self.broken = squeeze(&self.broken);
         self.failing = squeeze(&self.failing);

@@ -311,43 +311,36 @@ mod tests {
         assert_eq!(beats, 1);
     }
 
+    /// A hook's (timeout, completion, heartbeat cadence), and how its wait ends: (rounds
+    /// waited, how, heartbeats).
+    type Case = ((u16, u16, u16), (u32, Ending, u32));
+
     #[test]
     fn the_providers_caps_end_a_wait() {
-        // No heartbeat: the timeout.
-        assert_eq!(
-            wait(&hook(Provider::Alibaba, 10, 0, 0)),
-            (10, Ending::TimedOut, 0)
-        );
-        // The longest Alibaba timeout is a timeout, not the cap.
-        assert_eq!(
-            wait(&hook(Provider::Alibaba, 360, 0, 0)),
-            (360, Ending::TimedOut, 0)
-        );
-        // The job completes it early.
-        assert_eq!(
-            wait(&hook(Provider::Alibaba, 10, 3, 0)),
-            (3, Ending::Completed, 0)
-        );
-        // Alibaba: 20 heartbeats every 5 rounds, then a last full timeout: 100 + 10.
-        assert_eq!(
-            wait(&hook(Provider::Alibaba, 10, 0, 5)),
-            (110, Ending::TimedOut, 20)
-        );
-        // Alibaba: six hours at most (heartbeats at 100, 200, 300).
-        assert_eq!(
-            wait(&hook(Provider::Alibaba, 300, 0, 100)),
-            (360, Ending::Capped, 3)
-        );
-        // AWS: a heartbeat every round is stopped by 100 × the timeout.
-        assert_eq!(
-            wait(&hook(Provider::Aws, 2, 0, 1)),
-            (200, Ending::Capped, 199)
-        );
-        // AWS: and by 48 hours for long timeouts.
-        assert_eq!(
-            wait(&hook(Provider::Aws, 120, 0, 60)),
-            (2880, Ending::Capped, 47)
-        );
+        let alibaba: [Case; 5] = [
+            // No heartbeat: the timeout.
+            ((10, 0, 0), (10, Ending::TimedOut, 0)),
+            // The longest timeout is a timeout, not the cap.
+            ((360, 0, 0), (360, Ending::TimedOut, 0)),
+            // The job completes it early.
+            ((10, 3, 0), (3, Ending::Completed, 0)),
+            // 20 heartbeats every 5 rounds, then a last full timeout: 100 + 10.
+            ((10, 0, 5), (110, Ending::TimedOut, 20)),
+            // Six hours at most (heartbeats at 100, 200, 300).
+            ((300, 0, 100), (360, Ending::Capped, 3)),
+        ];
+        let aws: [Case; 2] = [
+            // A heartbeat every round is stopped by 100 × the timeout.
+            ((2, 0, 1), (200, Ending::Capped, 199)),
+            // And by 48 hours for long timeouts.
+            ((120, 0, 60), (2880, Ending::Capped, 47)),
+        ];
+        for (provider, cases) in [(Provider::Alibaba, &alibaba[..]), (Provider::Aws, &aws)] {
+            for &((timeout, action, every), ended) in cases {
+                let h = hook(provider, timeout, action, every);
+                assert_eq!(wait(&h), ended, "{h:?}");
+            }
+        }
     }
 
     #[test]
