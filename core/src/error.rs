@@ -374,16 +374,50 @@ pub(crate) fn ensure(ok: bool, param: &'static str, accepted: Accepted) -> Resul
     }
 }
 
+/// A parameter's value type, with the [`Accepted`] a range of it is written as.
+pub(crate) trait Ranged: PartialOrd + Copy {
+    /// The values from `min` to `max`, both included.
+    fn accepted(min: Self, max: Self) -> Accepted;
+}
+
+impl Ranged for u32 {
+    fn accepted(min: u32, max: u32) -> Accepted {
+        Accepted::integers(min.into(), max.into())
+    }
+}
+
+impl Ranged for f64 {
+    fn accepted(min: f64, max: f64) -> Accepted {
+        Accepted::between(min, max)
+    }
+}
+
+/// Checks that `value` is from `min` to `max`, both included (else the range's [`Accepted`]
+/// for `param`; a NaN is outside every range).
+pub(crate) fn ensure_within<T: Ranged>(
+    value: T,
+    min: T,
+    max: T,
+    param: &'static str,
+) -> Result<(), Error> {
+    ensure((min..=max).contains(&value), param, T::accepted(min, max))
+}
+
+/// Checks that `value` is a finite number above 0 (else [`Accepted::above`] 0 for `param`).
+pub(crate) fn ensure_positive(value: f64, param: &'static str) -> Result<(), Error> {
+    ensure(
+        value.is_finite() && value > 0.0,
+        param,
+        Accepted::above(0.0),
+    )
+}
+
 /// The seed range every model accepts (the bulkhead generator is degenerate outside it).
 pub const SEED_RANGE: core::ops::RangeInclusive<u32> = 1..=2_147_483_646;
 
 /// Checks a seed against [`SEED_RANGE`].
 pub(crate) fn check_seed(seed: u32) -> Result<(), Error> {
-    ensure(
-        SEED_RANGE.contains(&seed),
-        "seed",
-        Accepted::integers(*SEED_RANGE.start() as u64, *SEED_RANGE.end() as u64),
-    )
+    ensure_within(seed, *SEED_RANGE.start(), *SEED_RANGE.end(), "seed")
 }
 
 #[cfg(test)]

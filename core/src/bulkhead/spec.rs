@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::error::{check_seed, ensure, Accepted, Error};
+use crate::error::{check_seed, ensure, ensure_positive, ensure_within, Accepted, Error};
 
 /// The longest hold time, in rounds (the size of each pool's release calendar).
 pub const MAX_HOLD: u32 = 127;
@@ -413,11 +413,7 @@ impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         check_seed(self.seed)?;
-        ensure(
-            (1..=MAX_TOTAL_SLOTS).contains(&self.total_slots),
-            "total-slots",
-            Accepted::integers(1, MAX_TOTAL_SLOTS as u64),
-        )?;
+        ensure_within(self.total_slots, 1, MAX_TOTAL_SLOTS, "total-slots")?;
         if let Split::Partitioned(k) = self.split {
             // With one slot in all no split is accepted: `max` is 0.
             ensure(
@@ -428,16 +424,8 @@ impl Params {
                 },
             )?;
         }
-        ensure(
-            self.rounds_per_second.is_finite() && self.rounds_per_second > 0.0,
-            "rounds-per-second",
-            Accepted::above(0.0),
-        )?;
-        ensure(
-            (1..=MAX_HORIZON).contains(&self.horizon),
-            "horizon",
-            Accepted::integers(1, MAX_HORIZON as u64),
-        )?;
+        ensure_positive(self.rounds_per_second, "rounds-per-second")?;
+        ensure_within(self.horizon, 1, MAX_HORIZON, "horizon")?;
         let rate_ok =
             |rate: f64| rate >= 0.0 && rate / self.rounds_per_second <= MAX_ARRIVALS_PER_ROUND_MEAN;
         let rate = Accepted::ArrivalRate {

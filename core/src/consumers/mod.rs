@@ -322,26 +322,6 @@ where
     };
     let sort_room = sort_keys.len().min(sort_events.len());
     let plan = plan::plan(&workload, observe, sort_room);
-    if plan == Plan::Flow {
-        let lanes = keys.iter().copied().zip(lane_stores);
-        flow_lanes(
-            &workload,
-            first,
-            draws,
-            space,
-            sort_events,
-            lanes,
-            observer,
-            observe,
-            &mut lane_metrics,
-        )?;
-        for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
-            if let Some(&lane_m) = lane_metrics.get(lane) {
-                *m = lane_m;
-            }
-        }
-        return Ok(());
-    }
     let sorted_events = match plan {
         Plan::SortedWhole { .. } => sort_whole(
             &workload,
@@ -368,7 +348,20 @@ where
                 let _ = lane_metrics.push(m);
             }
         }
-        (Plan::Flow, _) => {}
+        (Plan::Flow, _) => {
+            let lanes = keys.iter().copied().zip(lane_stores);
+            flow_lanes(
+                &workload,
+                first,
+                draws,
+                space,
+                sort_events,
+                lanes,
+                observer,
+                observe,
+                &mut lane_metrics,
+            )?;
+        }
         (Plan::MergedEvent, _) => {
             let mut queue = Queue::new(first, draws, space)?;
             let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
