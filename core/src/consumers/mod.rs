@@ -307,10 +307,7 @@ where
     let mut lane_stores: heapless::Vec<&mut [u8], R> = heapless::Vec::new();
     for store in stores.iter_mut().take(keys.len()) {
         // `Queue::new` checked that the workspace holds every shipment.
-        let store = store.get_mut(..shipments).ok_or(Error::CapacityExceeded {
-            capacity: Capacity::WorkspaceShipments,
-            limit: N as u32,
-        })?;
+        let store = per_shipment::<_, N>(store, shipments)?;
         let _ = lane_stores.push(store);
     }
     let mut lane_metrics: heapless::Vec<Metrics, R> = heapless::Vec::new();
@@ -332,6 +329,20 @@ where
         ),
         Plan::MergedWheel | Plan::MergedEvent | Plan::Flow => None,
     };
+    // The two engines on the queue merged on the fly differ in their lane type and loop.
+    macro_rules! merged {
+        ($lane:ident, $play:ident) => {{
+            let mut queue = Queue::new(first, draws, space)?;
+            let mut lanes: heapless::Vec<$lane<'_>, R> = heapless::Vec::new();
+            for (&key, store) in keys.iter().zip(lane_stores) {
+                let _ = lanes.push($lane::new(key, total, store, observe));
+            }
+            $play(&mut queue, &mut lanes, observer)?;
+            for lane in &lanes {
+                let _ = lane_metrics.push(lane.metrics(&workload));
+            }
+        }};
+    }
     match (plan, sorted_events) {
         // The whole queue in one array: each lane plays it through.
         (Plan::SortedWhole { observed }, Some(events)) => {
@@ -362,30 +373,10 @@ where
                 &mut lane_metrics,
             )?;
         }
-        (Plan::MergedEvent, _) => {
-            let mut queue = Queue::new(first, draws, space)?;
-            let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
-            for (&key, store) in keys.iter().zip(lane_stores) {
-                let _ = lanes.push(Lane::new(key, total, store, observe));
-            }
-            play_general(&mut queue, &mut lanes, observer)?;
-            for lane in &lanes {
-                let _ = lane_metrics.push(lane.metrics(&workload));
-            }
-        }
+        (Plan::MergedEvent, _) => merged!(Lane, play_general),
         // Merged on the wheel, also when the sort found a shipment's arrivals out of step
         // order (the merged queue reports it).
-        (Plan::MergedWheel | Plan::SortedWhole { .. }, _) => {
-            let mut queue = Queue::new(first, draws, space)?;
-            let mut lanes: heapless::Vec<WheelLane<'_>, R> = heapless::Vec::new();
-            for (&key, store) in keys.iter().zip(lane_stores) {
-                let _ = lanes.push(WheelLane::new(key, total, store, observe));
-            }
-            play_wheel(&mut queue, &mut lanes, observer)?;
-            for lane in &lanes {
-                let _ = lane_metrics.push(lane.metrics(&workload));
-            }
-        }
+        (Plan::MergedWheel | Plan::SortedWhole { .. }, _) => merged!(WheelLane, play_wheel),
     }
     for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
         if let Some(&lane_m) = lane_metrics.get(lane) {
@@ -393,6 +384,15 @@ where
         }
     }
     Ok(())
+}
+
+/// The first `shipments` entries of `room`, a workspace's storage for `N` shipments
+/// ([`Capacity::WorkspaceShipments`] when it holds fewer).
+fn per_shipment<T, const N: usize>(room: &mut [T], shipments: usize) -> Result<&mut [T], Error> {
+    room.get_mut(..shipments).ok_or(Error::CapacityExceeded {
+        capacity: Capacity::WorkspaceShipments,
+        limit: N as u32,
+    })
 }
 
 /// Plays each lane of a flow batch ([`Plan::Flow`]) with the flow engine, pushing each
@@ -420,13 +420,7 @@ where
         Some(rate) => {
             for (key, store) in lanes {
                 store.fill(0);
-                let counts = space
-                    .order
-                    .get_mut(..shipments)
-                    .ok_or(Error::CapacityExceeded {
-                        capacity: Capacity::WorkspaceShipments,
-                        limit: N as u32,
-                    })?;
+                let counts = per_shipment::<_, N>(&mut space.order, shipments)?;
                 let mut queue = flow::ArrivalQueue::new(w, counts, rate);
                 let m =
                     flow::play_flow(&mut queue, &mut draws, w, key, store, 0, observer, observe);
@@ -448,13 +442,7 @@ where
             let jobs = &*jobs;
             let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
             // The shipments with a dropped event: marked once in `order` (free again).
-            let marks = space
-                .order
-                .get_mut(..shipments)
-                .ok_or(Error::CapacityExceeded {
-                    capacity: Capacity::WorkspaceShipments,
-                    limit: N as u32,
-                })?;
+            let marks = per_shipment::<_, N>(&mut space.order, shipments)?;
             marks.fill(0);
             let mut dropped_shipments = 0u32;
             for &job in &jobs[admitted..] {
