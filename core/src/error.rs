@@ -412,6 +412,36 @@ pub(crate) fn ensure_positive(value: f64, param: &'static str) -> Result<(), Err
     )
 }
 
+/// Checks a batch for a workspace of `lanes` lanes writing `out_len` results, and returns
+/// its first configuration (`None` for an empty batch): at most `lanes` configurations and
+/// room for each result ([`Capacity::BatchLanes`]), each one `validate`d, all sharing the
+/// first's random stream (`difference(first, p)`: the flag of the first parameter defining
+/// it in which `p` differs, which [`Error::BatchMismatch`] names).
+pub(crate) fn check_batch<P>(
+    params: &[P],
+    lanes: usize,
+    out_len: usize,
+    validate: impl Fn(&P) -> Result<(), Error>,
+    difference: impl Fn(&P, &P) -> Option<&'static str>,
+) -> Result<Option<&P>, Error> {
+    let Some(first) = params.first() else {
+        return Ok(None);
+    };
+    if params.len() > lanes || out_len < params.len() {
+        return Err(Error::CapacityExceeded {
+            capacity: Capacity::BatchLanes,
+            limit: lanes as u32,
+        });
+    }
+    for p in params {
+        validate(p)?;
+        if let Some(param) = difference(first, p) {
+            return Err(Error::BatchMismatch { param });
+        }
+    }
+    Ok(Some(first))
+}
+
 /// The seed range every model accepts (the bulkhead generator is degenerate outside it).
 pub const SEED_RANGE: core::ops::RangeInclusive<u32> = 1..=2_147_483_646;
 

@@ -69,7 +69,7 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
-use crate::error::{Capacity, Error};
+use crate::error::{check_batch, Capacity, Error};
 use crate::Observer;
 
 mod flow;
@@ -258,22 +258,11 @@ where
     D: WorkloadDraws,
     O: Observer,
 {
-    let Some(first) = params.first() else {
+    let differs = |a: &Params, b: &Params| a.workload().first_difference(&b.workload());
+    let Some(first) = check_batch(params, R, out.len(), Params::validate, differs)? else {
         return Ok(());
     };
-    if params.len() > R || out.len() < params.len() {
-        return Err(Error::CapacityExceeded {
-            capacity: Capacity::BatchLanes,
-            limit: R as u32,
-        });
-    }
     let workload = first.workload();
-    for p in params {
-        p.validate()?;
-        if let Some(param) = workload.first_difference(&p.workload()) {
-            return Err(Error::BatchMismatch { param });
-        }
-    }
     let Workspace {
         queue: space,
         stores,
