@@ -347,3 +347,31 @@ impl<W: Write> crate::Observer for CsvTrace<W> {
         self.keep(r);
     }
 }
+
+/// A trace's bytes folded into an FNV-1a hash, and their count: what the engine tests
+/// compare of two runs' traces, with no room to keep them.
+#[cfg(test)]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Folded(u64, usize);
+
+#[cfg(test)]
+impl Folded {
+    /// Nothing written yet.
+    pub(crate) const NEW: Folded = Folded(0xcbf2_9ce4_8422_2325, 0);
+
+    /// The bytes written.
+    pub(crate) const fn len(&self) -> usize {
+        self.1
+    }
+}
+
+#[cfg(test)]
+impl Write for Folded {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for b in s.bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.1 += s.len();
+        Ok(())
+    }
+}

@@ -225,7 +225,7 @@ impl BreakerState {
 }
 
 /// The options the lesson does not have: a slowdown that ends, a breaker and retries. Runs
-/// with any of them set play on the readable engine (`resilient.rs`, see [`super::plan()`]).
+/// with any of them set play on the reference engine (`reference.rs`, see [`super::plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Resilience {
@@ -248,8 +248,8 @@ impl Resilience {
         retry_backoff: 0,
     };
 
-    /// Whether the run needs the readable engine: an ended slowdown, a breaker or retries
-    /// (a backoff without retries changes nothing).
+    /// Whether none of the options is set (no ended slowdown, no breaker, no retries; a
+    /// backoff without retries changes nothing): such a run plays on the fast engine.
     pub fn is_lesson(&self) -> bool {
         self.failure_end.is_none() && self.breaker.is_none() && self.retries == 0
     }

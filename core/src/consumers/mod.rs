@@ -38,6 +38,12 @@
 //! ([`Workload`] for the queue, [`LaneKey`] for a lane), so it cannot depend on a field
 //! outside it, and the store's byte changes only through `store::apply`.
 //!
+//! - `reference.rs`, the **reference engine**, the one to read first: one configuration
+//!   round by round, as the lesson program plays it, for every input the model accepts (the
+//!   lesson's queue kept in arrival order, or an arrival process; a buffer; keyed routing).
+//!   The plan sends it the runs with an option the lesson does not have ([`Plan::Flow`]);
+//!   every engine below plays only the lesson's inputs and must equal it on them, metrics
+//!   and round states (its tests check each lane engine the plan picks).
 //! - `queue.rs`, the queue **merged on the fly** ([`Queue`]): the events in arrival order,
 //!   from random access to the draws; exact because a shipment's events arrive in step
 //!   order (checked: [`Error::WorkloadOrder`] otherwise), so the earliest event left is the
@@ -72,10 +78,10 @@
 use crate::error::{check_batch, Capacity, Error};
 use crate::Observer;
 
-mod flow;
 mod lanes;
 mod plan;
 mod queue;
+mod reference;
 mod sorted;
 mod spec;
 mod store;
@@ -89,8 +95,8 @@ pub use plan::{plan, Plan, WholeLane};
 use sorted::{sort_whole, SortedSpace};
 use store::REORDERED;
 
-pub use flow::ArrivalStream;
 pub use queue::{Event, Queue, QueueSpace, DEFAULT_IN_FLIGHT};
+pub use reference::ArrivalStream;
 pub(crate) use spec::report_skipped;
 pub use spec::{
     LaneKey, Metrics, Outage, Params, RoundState, Routing, Workload, MAX_ARRIVAL_RATE,
@@ -350,7 +356,7 @@ where
         }
         (Plan::Flow, _) => {
             let lanes = keys.iter().copied().zip(lane_stores);
-            flow_lanes(
+            reference::play_lanes(
                 &workload,
                 first,
                 draws,
@@ -382,80 +388,4 @@ fn per_shipment<T, const N: usize>(room: &mut [T], shipments: usize) -> Result<&
         capacity: Capacity::WorkspaceShipments,
         limit: N as u32,
     })
-}
-
-/// Plays each lane of a flow batch ([`Plan::Flow`]) with the flow engine, pushing each
-/// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
-/// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
-/// live in the queue's `order`).
-#[allow(clippy::too_many_arguments)]
-fn flow_lanes<'s, D, O, const N: usize, const F: usize, const R: usize>(
-    w: &Workload,
-    first: &Params,
-    mut draws: D,
-    space: &mut QueueSpace<N, F>,
-    room: &mut [u32],
-    lanes: impl Iterator<Item = (LaneKey, &'s mut [u8])>,
-    observer: &mut O,
-    observe: bool,
-    out: &mut heapless::Vec<Metrics, R>,
-) -> Result<(), Error>
-where
-    D: WorkloadDraws,
-    O: Observer,
-{
-    let shipments = w.shipments as usize;
-    match w.arrival_rate {
-        Some(rate) => {
-            for (key, store) in lanes {
-                store.fill(0);
-                let counts = per_shipment::<_, N>(&mut space.order, shipments)?;
-                let mut queue = flow::ArrivalQueue::new(w, counts, rate);
-                let m =
-                    flow::play_flow(&mut queue, &mut draws, w, key, store, 0, observer, observe);
-                let _ = out.push(m);
-            }
-        }
-        None => {
-            let total = room.len();
-            let events = usize::try_from(w.events()).unwrap_or(usize::MAX);
-            let jobs = room.get_mut(..events).ok_or(Error::CapacityExceeded {
-                capacity: Capacity::QueuedEvents,
-                limit: u32::try_from(total).unwrap_or(u32::MAX),
-            })?;
-            let queue = Queue::new(first, &mut draws, space)?;
-            for (slot, event) in jobs.iter_mut().zip(queue) {
-                let event = event?;
-                *slot = event.shipment << 8 | event.step;
-            }
-            let jobs = &*jobs;
-            let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
-            // The shipments with a dropped event: marked once in `order` (free again).
-            let marks = per_shipment::<_, N>(&mut space.order, shipments)?;
-            marks.fill(0);
-            let mut dropped_shipments = 0u32;
-            for &job in &jobs[admitted..] {
-                if let Some(mark) = marks.get_mut((job >> 8) as usize) {
-                    dropped_shipments += u32::from(*mark == 0);
-                    *mark = 1;
-                }
-            }
-            for (key, store) in lanes {
-                store.fill(0);
-                let mut queue = flow::LessonQueue::new(jobs, admitted);
-                let m = flow::play_flow(
-                    &mut queue,
-                    &mut draws,
-                    w,
-                    key,
-                    store,
-                    dropped_shipments,
-                    observer,
-                    observe,
-                );
-                let _ = out.push(m);
-            }
-        }
-    }
-    Ok(())
 }
