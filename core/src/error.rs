@@ -416,7 +416,9 @@ pub(crate) fn ensure_positive(value: f64, param: &'static str) -> Result<(), Err
 /// its first configuration (`None` for an empty batch): at most `lanes` configurations and
 /// room for each result ([`Capacity::BatchLanes`]), each one `validate`d, all sharing the
 /// first's random stream (`difference(first, p)`: the flag of the first parameter defining
-/// it in which `p` differs, which [`Error::BatchMismatch`] names).
+/// it in which `p` differs, which [`Error::BatchMismatch`] names). Cold: once a batch, kept
+/// out of the runs' code.
+#[inline(never)]
 pub(crate) fn check_batch<P>(
     params: &[P],
     lanes: usize,
