@@ -1,8 +1,8 @@
 //! The reference engine: one configuration round by round, as the lesson program plays it,
 //! for every input the model accepts — the lesson's queue and the options the lesson does not
 //! have (an arrival process, a bounded buffer, keyed routing, an outage). It is the engine to
-//! read first; [`super::plan()`] sends it the runs with an option ([`Plan::Flow`]
-//! (super::Plan::Flow)), and the fast engines (`lanes/`, [`super::windowed`]) play the
+//! read first; [`super::plan()`] sends it the runs with an option
+//! ([`super::Plan::Flow`]), and the fast engines (`lanes/`, [`super::windowed`]) play the
 //! lesson's inputs, each equal to this one bit for bit on them: the same metrics and the same
 //! round states (the tests below check it on every lane engine the plan picks;
 //! `tests/tests/engines.rs` checks every engine against the port of the lesson program).
@@ -367,7 +367,7 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
     }
 }
 
-/// Plays each lane of a flow batch ([`Plan::Flow`]) with the flow engine, pushing each
+/// Plays each lane of a batch ([`super::Plan::Flow`]) on the reference engine, pushing each
 /// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
 /// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
 /// live in the queue's `order`).

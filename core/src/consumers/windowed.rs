@@ -12,6 +12,8 @@
 //! sorted. A shipment's start is a monotone function of its first draw, so a pass skips a
 //! shipment on one integer comparison of that draw unless its events can reach the window.
 //! Window widths adapt to about `3B/4` events; a window with more only costs another pass.
+//! The events themselves come from the one event formula every queue engine calls
+//! ([`Workload`]'s `start`, `arrival` and `rounds`, in `workload.rs`).
 //!
 //! # The store: what it must remember
 //!
@@ -24,6 +26,9 @@
 //!   event carries an "overtaken" bit, set when another consumer applies a later step of its
 //!   shipment. The first such apply is the round the lesson flags the shipment in;
 //! - it is counted once: 1 bit per shipment (`reordered_shipments`).
+//!
+//! These are the two facts the main engines read off their store byte (`store.rs`, whose
+//! `apply` is the one definition of the lesson's rule), derived here without storing it.
 //!
 //! That is `W` words of 32 shipments plus `B` window entries of 12 bytes:
 //! `Workspace<{ words_for(5000) }>` is 625 + 3,072 bytes where the main engine's
