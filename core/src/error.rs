@@ -394,6 +394,7 @@ impl Ranged for f64 {
 
 /// Checks that `value` is from `min` to `max`, both included (else the range's [`Accepted`]
 /// for `param`; a NaN is outside every range).
+#[inline(always)]
 pub(crate) fn ensure_within<T: Ranged>(
     value: T,
     min: T,
@@ -404,6 +405,7 @@ pub(crate) fn ensure_within<T: Ranged>(
 }
 
 /// Checks that `value` is a finite number above 0 (else [`Accepted::above`] 0 for `param`).
+#[inline(always)]
 pub(crate) fn ensure_positive(value: f64, param: &'static str) -> Result<(), Error> {
     ensure(
         value.is_finite() && value > 0.0,
