@@ -170,6 +170,7 @@ pub fn run_batch<const B: usize>(
 /// plays on the readable engine, which takes one layout: more return
 /// [`Error::CapacityExceeded`] for [`Capacity::BatchLanes`] with a limit of 1 (one stream
 /// from `rng` cannot be replayed; [`run_batch`] plays them one by one).
+#[inline]
 pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     params: &[Params],
     rng: &mut R,
