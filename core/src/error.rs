@@ -374,16 +374,84 @@ pub(crate) fn ensure(ok: bool, param: &'static str, accepted: Accepted) -> Resul
     }
 }
 
+/// A parameter's value type, with the [`Accepted`] a range of it is written as.
+pub(crate) trait Ranged: PartialOrd + Copy {
+    /// The values from `min` to `max`, both included.
+    fn accepted(min: Self, max: Self) -> Accepted;
+}
+
+impl Ranged for u32 {
+    fn accepted(min: u32, max: u32) -> Accepted {
+        Accepted::integers(min.into(), max.into())
+    }
+}
+
+impl Ranged for f64 {
+    fn accepted(min: f64, max: f64) -> Accepted {
+        Accepted::between(min, max)
+    }
+}
+
+/// Checks that `value` is from `min` to `max`, both included (else the range's [`Accepted`]
+/// for `param`; a NaN is outside every range).
+#[inline(always)]
+pub(crate) fn ensure_within<T: Ranged>(
+    value: T,
+    min: T,
+    max: T,
+    param: &'static str,
+) -> Result<(), Error> {
+    ensure((min..=max).contains(&value), param, T::accepted(min, max))
+}
+
+/// Checks that `value` is a finite number above 0 (else [`Accepted::above`] 0 for `param`).
+#[inline(always)]
+pub(crate) fn ensure_positive(value: f64, param: &'static str) -> Result<(), Error> {
+    ensure(
+        value.is_finite() && value > 0.0,
+        param,
+        Accepted::above(0.0),
+    )
+}
+
+/// Checks a batch for a workspace of `lanes` lanes writing `out_len` results, and returns
+/// its first configuration (`None` for an empty batch): at most `lanes` configurations and
+/// room for each result ([`Capacity::BatchLanes`]), each one `validate`d, all sharing the
+/// first's random stream (`difference(first, p)`: the flag of the first parameter defining
+/// it in which `p` differs, which [`Error::BatchMismatch`] names). Cold: once a batch, kept
+/// out of the runs' code.
+#[inline(never)]
+pub(crate) fn check_batch<P>(
+    params: &[P],
+    lanes: usize,
+    out_len: usize,
+    validate: impl Fn(&P) -> Result<(), Error>,
+    difference: impl Fn(&P, &P) -> Option<&'static str>,
+) -> Result<Option<&P>, Error> {
+    let Some(first) = params.first() else {
+        return Ok(None);
+    };
+    if params.len() > lanes || out_len < params.len() {
+        return Err(Error::CapacityExceeded {
+            capacity: Capacity::BatchLanes,
+            limit: lanes as u32,
+        });
+    }
+    for p in params {
+        validate(p)?;
+        if let Some(param) = difference(first, p) {
+            return Err(Error::BatchMismatch { param });
+        }
+    }
+    Ok(Some(first))
+}
+
 /// The seed range every model accepts (the bulkhead generator is degenerate outside it).
 pub const SEED_RANGE: core::ops::RangeInclusive<u32> = 1..=2_147_483_646;
 
 /// Checks a seed against [`SEED_RANGE`].
 pub(crate) fn check_seed(seed: u32) -> Result<(), Error> {
-    ensure(
-        SEED_RANGE.contains(&seed),
-        "seed",
-        Accepted::integers(*SEED_RANGE.start() as u64, *SEED_RANGE.end() as u64),
-    )
+    ensure_within(seed, *SEED_RANGE.start(), *SEED_RANGE.end(), "seed")
 }
 
 #[cfg(test)]

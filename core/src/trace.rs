@@ -102,6 +102,15 @@ fn header<W: Write + ?Sized>(out: &mut W, columns: &[&str]) -> fmt::Result {
     Ok(())
 }
 
+/// Writes `,` and the optional `columns` when `on` (nothing when not).
+fn optional<W: Write + ?Sized>(out: &mut W, on: bool, columns: &[&str]) -> fmt::Result {
+    if on {
+        out.write_char(',')?;
+        header(out, columns)?;
+    }
+    Ok(())
+}
+
 /// The columns a run with the spot class or a warm pool adds after the states: the spot
 /// instances in the group (every state), the preempted ones among them (state `Preempted`),
 /// and the instances in the warm pool (warm, or refills booting; not in `size`).
@@ -121,18 +130,9 @@ pub fn autoscale_header_with<W: Write + ?Sized>(
     for s in &State::ALL[..State::LIFECYCLE] {
         write!(out, ",{}", state_column(*s))?;
     }
-    if columns.spot {
-        out.write_char(',')?;
-        header(out, &AUTOSCALE_SPOT_COLUMNS)?;
-    }
-    if columns.formula {
-        out.write_char(',')?;
-        header(out, &AUTOSCALE_FORMULA_COLUMNS)?;
-    }
-    if columns.scenario {
-        out.write_char(',')?;
-        header(out, &AUTOSCALE_SCENARIO_COLUMNS)?;
-    }
+    optional(out, columns.spot, &AUTOSCALE_SPOT_COLUMNS)?;
+    optional(out, columns.formula, &AUTOSCALE_FORMULA_COLUMNS)?;
+    optional(out, columns.scenario, &AUTOSCALE_SCENARIO_COLUMNS)?;
     out.write_char('\n')
 }
 
@@ -190,8 +190,7 @@ pub fn autoscale_row_with<W: Write + ?Sized>(
 
 /// Writes the consumers header line (with its newline).
 pub fn consumers_header<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
-    header(out, &CONSUMERS_COLUMNS)?;
-    out.write_char('\n')
+    consumers_header_with(out, false)
 }
 
 /// Writes one consumers row (with its newline).
@@ -203,10 +202,7 @@ pub fn consumers_row<W: Write + ?Sized>(out: &mut W, s: &consumers::RoundState) 
 /// [`CONSUMERS_FLOW_COLUMNS`] (a plain header is [`consumers_header`]'s, byte for byte).
 pub fn consumers_header_with<W: Write + ?Sized>(out: &mut W, flow: bool) -> fmt::Result {
     header(out, &CONSUMERS_COLUMNS)?;
-    if flow {
-        out.write_char(',')?;
-        header(out, &CONSUMERS_FLOW_COLUMNS)?;
-    }
+    optional(out, flow, &CONSUMERS_FLOW_COLUMNS)?;
     out.write_char('\n')
 }
 
@@ -240,14 +236,8 @@ pub fn bulkhead_header_with<W: Write + ?Sized>(
     options: bool,
 ) -> fmt::Result {
     header(out, &BULKHEAD_COLUMNS)?;
-    if split {
-        out.write_char(',')?;
-        header(out, &BULKHEAD_SPLIT_COLUMNS)?;
-    }
-    if options {
-        out.write_char(',')?;
-        header(out, &BULKHEAD_OPTION_COLUMNS)?;
-    }
+    optional(out, split, &BULKHEAD_SPLIT_COLUMNS)?;
+    optional(out, options, &BULKHEAD_OPTION_COLUMNS)?;
     out.write_char('\n')
 }
 
@@ -257,15 +247,7 @@ pub fn bulkhead_row<W: Write + ?Sized>(
     s: &bulkhead::RoundState,
     split: bool,
 ) -> fmt::Result {
-    write!(
-        out,
-        "{},{},{},{},{},{}",
-        s.round, s.busy, s.tracking_served, s.tracking_dropped, s.event_served, s.event_dropped
-    )?;
-    if split {
-        write!(out, ",{},{}", s.first_busy, s.second_busy)?;
-    }
-    out.write_char('\n')
+    bulkhead_row_with(out, s, split, false)
 }
 
 /// [`bulkhead_row`]; `options` adds [`BULKHEAD_OPTION_COLUMNS`] last.
@@ -275,9 +257,6 @@ pub fn bulkhead_row_with<W: Write + ?Sized>(
     split: bool,
     options: bool,
 ) -> fmt::Result {
-    if !options {
-        return bulkhead_row(out, s, split);
-    }
     write!(
         out,
         "{},{},{},{},{},{}",
@@ -286,16 +265,19 @@ pub fn bulkhead_row_with<W: Write + ?Sized>(
     if split {
         write!(out, ",{},{}", s.first_busy, s.second_busy)?;
     }
-    let state = match s.breaker {
-        bulkhead::BreakerState::Closed => 0,
-        bulkhead::BreakerState::Open => 1,
-        bulkhead::BreakerState::HalfOpen => 2,
-    };
-    writeln!(
-        out,
-        ",{state},{},{},{}",
-        s.retries_waiting, s.dependency_calls, s.rejected
-    )
+    if options {
+        let state = match s.breaker {
+            bulkhead::BreakerState::Closed => 0,
+            bulkhead::BreakerState::Open => 1,
+            bulkhead::BreakerState::HalfOpen => 2,
+        };
+        write!(
+            out,
+            ",{state},{},{},{}",
+            s.retries_waiting, s.dependency_calls, s.rejected
+        )?;
+    }
+    out.write_char('\n')
 }
 
 /// An observer that writes each round as a CSV row into `out`, keeping the first write error
@@ -363,5 +345,33 @@ impl<W: Write> crate::Observer for CsvTrace<W> {
     fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
         let r = bulkhead_row_with(&mut self.out, s, self.split, self.options);
         self.keep(r);
+    }
+}
+
+/// A trace's bytes folded into an FNV-1a hash, and their count: what the engine tests
+/// compare of two runs' traces, with no room to keep them.
+#[cfg(test)]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Folded(u64, usize);
+
+#[cfg(test)]
+impl Folded {
+    /// Nothing written yet.
+    pub(crate) const NEW: Folded = Folded(0xcbf2_9ce4_8422_2325, 0);
+
+    /// The bytes written.
+    pub(crate) const fn len(&self) -> usize {
+        self.1
+    }
+}
+
+#[cfg(test)]
+impl Write for Folded {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for b in s.bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.1 += s.len();
+        Ok(())
     }
 }

@@ -265,7 +265,7 @@ fn every_bulkhead_path_equals_the_reference() {
     assert_eq!(bulkhead::run(&wide).unwrap(), want(&wide), "wide rounds");
 }
 
-/// The readable engine (`bulkhead/resilient.rs`): every run with an option the lesson does
+/// The reference engine (`bulkhead/reference.rs`): every run with an option the lesson does
 /// not have goes there (the plan says so), alone or in a batch, and equals the reference.
 #[test]
 fn the_readable_bulkhead_engine_equals_the_reference() {

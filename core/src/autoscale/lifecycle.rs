@@ -1,7 +1,7 @@
 //! The lifecycle options of a group: hooks, protection, removal policy, reclaim mode and the
 //! provider's three delays. [`Lifecycle::default`] turns every one of them off (the lesson).
 
-use crate::error::{ensure, Accepted, Error};
+use crate::error::{ensure, ensure_within, Accepted, Error};
 
 use super::spot::Spot;
 use super::warm::WarmPool;
@@ -416,11 +416,7 @@ impl Lifecycle {
                 other: "max-instances",
             },
         )?;
-        ensure(
-            (1..=MAX_CHECK_INTERVAL).contains(&self.check_interval),
-            "check-interval",
-            Accepted::integers(1, MAX_CHECK_INTERVAL as u64),
-        )?;
+        ensure_within(self.check_interval, 1, MAX_CHECK_INTERVAL, "check-interval")?;
         let shorthands =
             usize::from(self.launch_hook.is_some()) + usize::from(self.terminate_hook.is_some());
         let total = self.launch_hooks.len() + self.terminate_hooks.len() + shorthands;

@@ -4,7 +4,7 @@
 //! imports only the lifecycle types a parameter set carries.
 
 use super::Lifecycle;
-use crate::error::{check_seed, ensure, Accepted, Capacity, Error};
+use crate::error::{check_seed, ensure, ensure_positive, ensure_within, Accepted, Capacity, Error};
 /// The most instances a group may hold at once.
 pub const MAX_GROUP_SIZE: usize = 256;
 /// The most permanent-failure rounds one run may list.
@@ -141,21 +141,9 @@ impl Params {
     pub fn validate(&self) -> Result<(), Error> {
         ensure(self.threshold >= 1, "threshold", Accepted::at_least(1))?;
         check_seed(self.seed)?;
-        ensure(
-            (1..=MAX_ROUNDS).contains(&self.rounds),
-            "rounds",
-            Accepted::integers(1, MAX_ROUNDS as u64),
-        )?;
-        ensure(
-            self.capacity.is_finite() && self.capacity > 0.0,
-            "capacity",
-            Accepted::above(0.0),
-        )?;
-        ensure(
-            (0.0..=1.0).contains(&self.transient_failure),
-            "transient-failure",
-            Accepted::between(0.0, 1.0),
-        )?;
+        ensure_within(self.rounds, 1, MAX_ROUNDS, "rounds")?;
+        ensure_positive(self.capacity, "capacity")?;
+        ensure_within(self.transient_failure, 0.0, 1.0, "transient-failure")?;
         ensure(
             self.demand_base.is_finite(),
             "demand-base",

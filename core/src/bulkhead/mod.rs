@@ -23,10 +23,12 @@
 //! form of the shuffled order (`stream.rs`'s `Arrivals`, checked against the one-by-one
 //! scan), so a layout plays a round in O(1).
 //!
-//! A run with an option the lesson does not have (`failure_end`, `breaker`, `retries`: see
-//! [`Resilience`]) plays on the readable engine instead (`resilient.rs`): one request at a
-//! time, as the lesson program plays a round, on the same stream; [`plan()`] says so
-//! (`Plan::readable`), and without the options it computes the lesson's metrics.
+//! The **reference engine** (`reference.rs`), the one to read first, plays one layout one
+//! request at a time, as the lesson program plays a round, for every input the model
+//! accepts: the lesson's and those with an option the lesson does not have (`failure_end`,
+//! `breaker`, `retries`: see [`Resilience`]), on the same stream. [`plan()`] sends it the
+//! runs with an option (`Plan::readable`); the fast engine above plays the lesson's inputs
+//! and must equal it on them (the same metrics and round states: its tests check it).
 //!
 //! What it costs, with its figures, is in `host/benches/README.md`.
 //!
@@ -42,7 +44,7 @@ use crate::Observer;
 
 mod lane;
 mod plan;
-mod resilient;
+mod reference;
 mod spec;
 mod stream;
 
@@ -168,6 +170,7 @@ pub fn run_batch<const B: usize>(
 /// plays on the readable engine, which takes one layout: more return
 /// [`Error::CapacityExceeded`] for [`Capacity::BatchLanes`] with a limit of 1 (one stream
 /// from `rng` cannot be replayed; [`run_batch`] plays them one by one).
+#[inline]
 pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     params: &[Params],
     rng: &mut R,
@@ -175,6 +178,8 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
     observer: &mut O,
     out: &mut [Metrics],
 ) -> Result<(), Error> {
+    // The checks stay in line (not `error::check_batch`): out of line, this function no
+    // longer inlines into the lesson's batch, whose rounds then cost more.
     let Some(first) = params.first() else {
         return Ok(());
     };
@@ -210,7 +215,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
                 limit: 1,
             });
         }
-        out[0] = resilient::run_with(first, rng, observer)?;
+        out[0] = reference::run_with(first, rng, observer)?;
         return Ok(());
     }
     let lanes = &mut ws.lanes[..layouts];

@@ -22,7 +22,7 @@ pub struct Plan<const B: usize> {
     /// ...at the start of round `join[k]` (the horizon: it never plays a round itself).
     pub join: [u32; B],
     /// Some layout has an option the lesson does not have (an ended slowdown, a breaker,
-    /// retries: [`Resilience`]): the batch plays on the readable engine (`resilient.rs`), one
+    /// retries: [`Resilience`]): the batch plays on the reference engine (`reference.rs`), one
     /// layout at a time, and the fields above are not used.
     ///
     /// [`Resilience`]: super::Resilience

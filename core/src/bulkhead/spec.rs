@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::error::{check_seed, ensure, Accepted, Error};
+use crate::error::{check_seed, ensure, ensure_positive, ensure_within, Accepted, Error};
 
 /// The longest hold time, in rounds (the size of each pool's release calendar).
 pub const MAX_HOLD: u32 = 127;
@@ -225,7 +225,7 @@ impl BreakerState {
 }
 
 /// The options the lesson does not have: a slowdown that ends, a breaker and retries. Runs
-/// with any of them set play on the readable engine (`resilient.rs`, see [`super::plan()`]).
+/// with any of them set play on the reference engine (`reference.rs`, see [`super::plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Resilience {
@@ -248,8 +248,8 @@ impl Resilience {
         retry_backoff: 0,
     };
 
-    /// Whether the run needs the readable engine: an ended slowdown, a breaker or retries
-    /// (a backoff without retries changes nothing).
+    /// Whether none of the options is set (no ended slowdown, no breaker, no retries; a
+    /// backoff without retries changes nothing): such a run plays on the fast engine.
     pub fn is_lesson(&self) -> bool {
         self.failure_end.is_none() && self.breaker.is_none() && self.retries == 0
     }
@@ -413,11 +413,7 @@ impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         check_seed(self.seed)?;
-        ensure(
-            (1..=MAX_TOTAL_SLOTS).contains(&self.total_slots),
-            "total-slots",
-            Accepted::integers(1, MAX_TOTAL_SLOTS as u64),
-        )?;
+        ensure_within(self.total_slots, 1, MAX_TOTAL_SLOTS, "total-slots")?;
         if let Split::Partitioned(k) = self.split {
             // With one slot in all no split is accepted: `max` is 0.
             ensure(
@@ -428,16 +424,8 @@ impl Params {
                 },
             )?;
         }
-        ensure(
-            self.rounds_per_second.is_finite() && self.rounds_per_second > 0.0,
-            "rounds-per-second",
-            Accepted::above(0.0),
-        )?;
-        ensure(
-            (1..=MAX_HORIZON).contains(&self.horizon),
-            "horizon",
-            Accepted::integers(1, MAX_HORIZON as u64),
-        )?;
+        ensure_positive(self.rounds_per_second, "rounds-per-second")?;
+        ensure_within(self.horizon, 1, MAX_HORIZON, "horizon")?;
         let rate_ok =
             |rate: f64| rate >= 0.0 && rate / self.rounds_per_second <= MAX_ARRIVALS_PER_ROUND_MEAN;
         let rate = Accepted::ArrivalRate {

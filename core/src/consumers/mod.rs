@@ -38,6 +38,12 @@
 //! ([`Workload`] for the queue, [`LaneKey`] for a lane), so it cannot depend on a field
 //! outside it, and the store's byte changes only through `store::apply`.
 //!
+//! - `reference.rs`, the **reference engine**, the one to read first: one configuration
+//!   round by round, as the lesson program plays it, for every input the model accepts (the
+//!   lesson's queue kept in arrival order, or an arrival process; a buffer; keyed routing).
+//!   The plan sends it the runs with an option the lesson does not have ([`Plan::Flow`]);
+//!   every engine below plays only the lesson's inputs and must equal it on them, metrics
+//!   and round states (its tests check each lane engine the plan picks).
 //! - `queue.rs`, the queue **merged on the fly** ([`Queue`]): the events in arrival order,
 //!   from random access to the draws; exact because a shipment's events arrive in step
 //!   order (checked: [`Error::WorkloadOrder`] otherwise), so the earliest event left is the
@@ -69,13 +75,13 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
-use crate::error::{Capacity, Error};
+use crate::error::{check_batch, Capacity, Error};
 use crate::Observer;
 
-mod flow;
 mod lanes;
 mod plan;
 mod queue;
+mod reference;
 mod sorted;
 mod spec;
 mod store;
@@ -89,8 +95,8 @@ pub use plan::{plan, Plan, WholeLane};
 use sorted::{sort_whole, SortedSpace};
 use store::REORDERED;
 
-pub use flow::ArrivalStream;
 pub use queue::{Event, Queue, QueueSpace, DEFAULT_IN_FLIGHT};
+pub use reference::ArrivalStream;
 pub(crate) use spec::report_skipped;
 pub use spec::{
     LaneKey, Metrics, Outage, Params, RoundState, Routing, Workload, MAX_ARRIVAL_RATE,
@@ -258,22 +264,11 @@ where
     D: WorkloadDraws,
     O: Observer,
 {
-    let Some(first) = params.first() else {
+    let differs = |a: &Params, b: &Params| a.workload().first_difference(&b.workload());
+    let Some(first) = check_batch(params, R, out.len(), Params::validate, differs)? else {
         return Ok(());
     };
-    if params.len() > R || out.len() < params.len() {
-        return Err(Error::CapacityExceeded {
-            capacity: Capacity::BatchLanes,
-            limit: R as u32,
-        });
-    }
     let workload = first.workload();
-    for p in params {
-        p.validate()?;
-        if let Some(param) = workload.first_difference(&p.workload()) {
-            return Err(Error::BatchMismatch { param });
-        }
-    }
     let Workspace {
         queue: space,
         stores,
@@ -307,10 +302,7 @@ where
     let mut lane_stores: heapless::Vec<&mut [u8], R> = heapless::Vec::new();
     for store in stores.iter_mut().take(keys.len()) {
         // `Queue::new` checked that the workspace holds every shipment.
-        let store = store.get_mut(..shipments).ok_or(Error::CapacityExceeded {
-            capacity: Capacity::WorkspaceShipments,
-            limit: N as u32,
-        })?;
+        let store = per_shipment::<_, N>(store, shipments)?;
         let _ = lane_stores.push(store);
     }
     let mut lane_metrics: heapless::Vec<Metrics, R> = heapless::Vec::new();
@@ -322,26 +314,6 @@ where
     };
     let sort_room = sort_keys.len().min(sort_events.len());
     let plan = plan::plan(&workload, observe, sort_room);
-    if plan == Plan::Flow {
-        let lanes = keys.iter().copied().zip(lane_stores);
-        flow_lanes(
-            &workload,
-            first,
-            draws,
-            space,
-            sort_events,
-            lanes,
-            observer,
-            observe,
-            &mut lane_metrics,
-        )?;
-        for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
-            if let Some(&lane_m) = lane_metrics.get(lane) {
-                *m = lane_m;
-            }
-        }
-        return Ok(());
-    }
     let sorted_events = match plan {
         Plan::SortedWhole { .. } => sort_whole(
             &workload,
@@ -352,6 +324,20 @@ where
         ),
         Plan::MergedWheel | Plan::MergedEvent | Plan::Flow => None,
     };
+    // The two engines on the queue merged on the fly differ in their lane type and loop.
+    macro_rules! merged {
+        ($lane:ident, $play:ident) => {{
+            let mut queue = Queue::new(first, draws, space)?;
+            let mut lanes: heapless::Vec<$lane<'_>, R> = heapless::Vec::new();
+            for (&key, store) in keys.iter().zip(lane_stores) {
+                let _ = lanes.push($lane::new(key, total, store, observe));
+            }
+            $play(&mut queue, &mut lanes, observer)?;
+            for lane in &lanes {
+                let _ = lane_metrics.push(lane.metrics(&workload));
+            }
+        }};
+    }
     match (plan, sorted_events) {
         // The whole queue in one array: each lane plays it through.
         (Plan::SortedWhole { observed }, Some(events)) => {
@@ -368,31 +354,24 @@ where
                 let _ = lane_metrics.push(m);
             }
         }
-        (Plan::Flow, _) => {}
-        (Plan::MergedEvent, _) => {
-            let mut queue = Queue::new(first, draws, space)?;
-            let mut lanes: heapless::Vec<Lane<'_>, R> = heapless::Vec::new();
-            for (&key, store) in keys.iter().zip(lane_stores) {
-                let _ = lanes.push(Lane::new(key, total, store, observe));
-            }
-            play_general(&mut queue, &mut lanes, observer)?;
-            for lane in &lanes {
-                let _ = lane_metrics.push(lane.metrics(&workload));
-            }
+        (Plan::Flow, _) => {
+            let lanes = keys.iter().copied().zip(lane_stores);
+            reference::play_lanes(
+                &workload,
+                first,
+                draws,
+                space,
+                sort_events,
+                lanes,
+                observer,
+                observe,
+                &mut lane_metrics,
+            )?;
         }
+        (Plan::MergedEvent, _) => merged!(Lane, play_general),
         // Merged on the wheel, also when the sort found a shipment's arrivals out of step
         // order (the merged queue reports it).
-        (Plan::MergedWheel | Plan::SortedWhole { .. }, _) => {
-            let mut queue = Queue::new(first, draws, space)?;
-            let mut lanes: heapless::Vec<WheelLane<'_>, R> = heapless::Vec::new();
-            for (&key, store) in keys.iter().zip(lane_stores) {
-                let _ = lanes.push(WheelLane::new(key, total, store, observe));
-            }
-            play_wheel(&mut queue, &mut lanes, observer)?;
-            for lane in &lanes {
-                let _ = lane_metrics.push(lane.metrics(&workload));
-            }
-        }
+        (Plan::MergedWheel | Plan::SortedWhole { .. }, _) => merged!(WheelLane, play_wheel),
     }
     for (&lane, m) in lane_of.iter().zip(out.iter_mut()) {
         if let Some(&lane_m) = lane_metrics.get(lane) {
@@ -402,90 +381,11 @@ where
     Ok(())
 }
 
-/// Plays each lane of a flow batch ([`Plan::Flow`]) with the flow engine, pushing each
-/// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
-/// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
-/// live in the queue's `order`).
-#[allow(clippy::too_many_arguments)]
-fn flow_lanes<'s, D, O, const N: usize, const F: usize, const R: usize>(
-    w: &Workload,
-    first: &Params,
-    mut draws: D,
-    space: &mut QueueSpace<N, F>,
-    room: &mut [u32],
-    lanes: impl Iterator<Item = (LaneKey, &'s mut [u8])>,
-    observer: &mut O,
-    observe: bool,
-    out: &mut heapless::Vec<Metrics, R>,
-) -> Result<(), Error>
-where
-    D: WorkloadDraws,
-    O: Observer,
-{
-    let shipments = w.shipments as usize;
-    match w.arrival_rate {
-        Some(rate) => {
-            for (key, store) in lanes {
-                store.fill(0);
-                let counts = space
-                    .order
-                    .get_mut(..shipments)
-                    .ok_or(Error::CapacityExceeded {
-                        capacity: Capacity::WorkspaceShipments,
-                        limit: N as u32,
-                    })?;
-                let mut queue = flow::ArrivalQueue::new(w, counts, rate);
-                let m =
-                    flow::play_flow(&mut queue, &mut draws, w, key, store, 0, observer, observe);
-                let _ = out.push(m);
-            }
-        }
-        None => {
-            let total = room.len();
-            let events = usize::try_from(w.events()).unwrap_or(usize::MAX);
-            let jobs = room.get_mut(..events).ok_or(Error::CapacityExceeded {
-                capacity: Capacity::QueuedEvents,
-                limit: u32::try_from(total).unwrap_or(u32::MAX),
-            })?;
-            let queue = Queue::new(first, &mut draws, space)?;
-            for (slot, event) in jobs.iter_mut().zip(queue) {
-                let event = event?;
-                *slot = event.shipment << 8 | event.step;
-            }
-            let jobs = &*jobs;
-            let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
-            // The shipments with a dropped event: marked once in `order` (free again).
-            let marks = space
-                .order
-                .get_mut(..shipments)
-                .ok_or(Error::CapacityExceeded {
-                    capacity: Capacity::WorkspaceShipments,
-                    limit: N as u32,
-                })?;
-            marks.fill(0);
-            let mut dropped_shipments = 0u32;
-            for &job in &jobs[admitted..] {
-                if let Some(mark) = marks.get_mut((job >> 8) as usize) {
-                    dropped_shipments += u32::from(*mark == 0);
-                    *mark = 1;
-                }
-            }
-            for (key, store) in lanes {
-                store.fill(0);
-                let mut queue = flow::LessonQueue::new(jobs, admitted);
-                let m = flow::play_flow(
-                    &mut queue,
-                    &mut draws,
-                    w,
-                    key,
-                    store,
-                    dropped_shipments,
-                    observer,
-                    observe,
-                );
-                let _ = out.push(m);
-            }
-        }
-    }
-    Ok(())
+/// The first `shipments` entries of `room`, a workspace's storage for `N` shipments
+/// ([`Capacity::WorkspaceShipments`] when it holds fewer).
+fn per_shipment<T, const N: usize>(room: &mut [T], shipments: usize) -> Result<&mut [T], Error> {
+    room.get_mut(..shipments).ok_or(Error::CapacityExceeded {
+        capacity: Capacity::WorkspaceShipments,
+        limit: N as u32,
+    })
 }

@@ -27,7 +27,7 @@ pub enum Plan {
     /// processing time reaches 64 rounds).
     MergedEvent,
     /// An arrival process, a buffer or keyed routing ([`Workload::flows`]): the flow engine
-    /// (`flow.rs`), round by round, on the lesson's queue kept in arrival order (in the
+    /// (`reference.rs`), round by round, on the lesson's queue kept in arrival order (in the
     /// sort's room) or on the arrival process's. No other engine plays these.
     Flow,
 }

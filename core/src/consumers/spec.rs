@@ -1,6 +1,6 @@
 //! The model's parameters, what a run measures, and what an observer sees of a round.
 
-use crate::error::{check_seed, ensure, Accepted, Error};
+use crate::error::{check_seed, ensure, ensure_within, Accepted, Error};
 use crate::Observer;
 
 /// The most shipments a workload may have (shipment numbers are stored in 16 bits).
@@ -325,27 +325,16 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
 impl Params {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
-        ensure(
-            (1..=MAX_CONSUMERS as u32).contains(&self.consumers),
-            "consumers",
-            Accepted::integers(1, MAX_CONSUMERS as u64),
-        )?;
+        ensure_within(self.consumers, 1, MAX_CONSUMERS as u32, "consumers")?;
         ensure(self.slots >= 1, "slots", Accepted::at_least(1))?;
-        ensure(
-            (1..=MAX_SHIPMENTS as u32).contains(&self.shipments),
-            "shipments",
-            Accepted::integers(1, MAX_SHIPMENTS as u64),
-        )?;
-        ensure(
-            (1..=MAX_EVENTS_PER_SHIPMENT).contains(&self.events_per_shipment),
+        ensure_within(self.shipments, 1, MAX_SHIPMENTS as u32, "shipments")?;
+        ensure_within(
+            self.events_per_shipment,
+            1,
+            MAX_EVENTS_PER_SHIPMENT,
             "events-per-shipment",
-            Accepted::integers(1, MAX_EVENTS_PER_SHIPMENT as u64),
         )?;
-        ensure(
-            (0.0..=MAX_QUEUE_GAP).contains(&self.queue_gap),
-            "queue-gap",
-            Accepted::between(0.0, MAX_QUEUE_GAP),
-        )?;
+        ensure_within(self.queue_gap, 0.0, MAX_QUEUE_GAP, "queue-gap")?;
         check_seed(self.seed)?;
         ensure(
             u64::from(self.event_rounds_min) + u64::from(self.event_rounds_spread)
@@ -357,11 +346,7 @@ impl Params {
             },
         )?;
         if let Some(rate) = self.arrival_rate {
-            ensure(
-                (MIN_ARRIVAL_RATE..=MAX_ARRIVAL_RATE).contains(&rate),
-                "arrival-rate",
-                Accepted::between(MIN_ARRIVAL_RATE, MAX_ARRIVAL_RATE),
-            )?;
+            ensure_within(rate, MIN_ARRIVAL_RATE, MAX_ARRIVAL_RATE, "arrival-rate")?;
         }
         if let Some(outage) = self.outage {
             ensure(outage.start < outage.end, "outage", Accepted::RoundSpan)?;

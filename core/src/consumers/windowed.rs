@@ -12,6 +12,8 @@
 //! sorted. A shipment's start is a monotone function of its first draw, so a pass skips a
 //! shipment on one integer comparison of that draw unless its events can reach the window.
 //! Window widths adapt to about `3B/4` events; a window with more only costs another pass.
+//! The events themselves come from the one event formula every queue engine calls
+//! ([`Workload`]'s `start`, `arrival` and `rounds`, in `workload.rs`).
 //!
 //! # The store: what it must remember
 //!
@@ -24,6 +26,9 @@
 //!   event carries an "overtaken" bit, set when another consumer applies a later step of its
 //!   shipment. The first such apply is the round the lesson flags the shipment in;
 //! - it is counted once: 1 bit per shipment (`reordered_shipments`).
+//!
+//! These are the two facts the main engines read off their store byte (`store.rs`, whose
+//! `apply` is the one definition of the lesson's rule), derived here without storing it.
 //!
 //! That is `W` words of 32 shipments plus `B` window entries of 12 bytes:
 //! `Workspace<{ words_for(5000) }>` is 625 + 3,072 bytes where the main engine's
@@ -228,15 +233,10 @@ struct Windows<'w, D> {
     width: f64,
     /// Events to hand out before the queue is empty.
     left: u64,
-    shipments: u32,
-    steps: u32,
-    gap: f64,
-    scale: f64,
+    /// The workload: its event formula is the one every queue engine calls (`workload.rs`).
+    w: Workload,
     /// `(steps - 1) · gap` and the largest jitter times the gap: [`Windows::latest`]'s terms.
     tail: (f64, f64),
-    final_event_rounds: u32,
-    event_rounds_min: u32,
-    event_rounds_spread: f64,
 }
 
 /// The largest double below 1: no draw exceeds it.
@@ -258,17 +258,11 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
             lo: 0.0,
             width,
             left: p.events(),
-            shipments: p.shipments,
-            steps: p.events_per_shipment,
-            gap: p.queue_gap,
-            scale: f64::from(p.shipments),
+            w: *p,
             tail: (
                 f64::from(p.events_per_shipment - 1) * p.queue_gap,
                 BELOW_ONE * p.queue_gap,
             ),
-            final_event_rounds: p.final_event_rounds,
-            event_rounds_min: p.event_rounds_min,
-            event_rounds_spread: f64::from(p.event_rounds_spread),
         }
     }
 
@@ -277,12 +271,12 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
     }
 
     fn start(&self, key: u64) -> f64 {
-        D::unit_of_key(key) * self.scale * self.gap
+        self.w.start(D::unit_of_key(key))
     }
 
     fn arrival(&mut self, start: f64, shipment: u32, step: u32) -> f64 {
         let jitter = self.draws.draw(shipment, 1 + 2 * step);
-        start + f64::from(step) * self.gap + jitter * self.gap
+        self.w.arrival(start, step, jitter)
     }
 
     /// The latest any event of a shipment starting at `start` can arrive, if its arrivals
@@ -293,13 +287,8 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
 
     /// Rounds to process event `step` of `shipment`.
     fn rounds(&mut self, shipment: u32, step: u32) -> u32 {
-        if step + 1 == self.steps {
-            self.final_event_rounds
-        } else {
-            let r = self.draws.draw(shipment, 2 + 2 * step);
-            // floor(r · spread) for r in [0, 1) is below 2^32: truncation is floor here.
-            self.event_rounds_min + (r * self.event_rounds_spread) as u32
-        }
+        let draws = &mut self.draws;
+        self.w.rounds(step, || draws.draw(shipment, 2 + 2 * step))
     }
 
     /// Returns the first key for which `reached` holds (`KEY_END` if none): `reached` must
@@ -323,7 +312,7 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
             return Ok(None);
         }
         if self.next == self.len {
-            if self.gap == 0.0 {
+            if self.w.queue_gap == 0.0 {
                 // Every arrival is 0 (or -0): the queue is in generation order.
                 let e = self.in_generation_order();
                 self.left -= 1;
@@ -339,8 +328,11 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
 
     /// With a zero gap: the event after the ones handed out, in generation order.
     fn in_generation_order(&self) -> u32 {
-        let done = u64::from(self.shipments) * u64::from(self.steps) - self.left;
-        let (g, k) = (done / u64::from(self.steps), done % u64::from(self.steps));
+        let done = u64::from(self.w.shipments) * u64::from(self.w.events_per_shipment) - self.left;
+        let (g, k) = (
+            done / u64::from(self.w.events_per_shipment),
+            done % u64::from(self.w.events_per_shipment),
+        );
         ((g as u32) << 8) | k as u32
     }
 
@@ -364,7 +356,7 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
             let mut later = f64::INFINITY;
             let mut above = D::KEY_END;
             let mut inverted = false;
-            for g in 0..self.shipments {
+            for g in 0..self.w.shipments {
                 let key = self.draws.start_key(g);
                 if key >= key_hi {
                     above = above.min(key);
@@ -376,7 +368,7 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
                 let start = self.start(key);
                 let mut k = self.first_step(start, g, lo);
                 let mut previous = None;
-                while k < self.steps {
+                while k < self.w.events_per_shipment {
                     let t = self.arrival(start, g, k);
                     if previous.is_some_and(|p| t < p) {
                         inverted = true;
@@ -433,13 +425,13 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
     /// Returns a step of the shipment starting at `start` from which on its events can
     /// reach `lo` (every earlier one arrives before it, arrivals growing with the step).
     fn first_step(&mut self, start: f64, g: u32, lo: f64) -> u32 {
-        if self.steps <= 4 || lo <= start {
+        if self.w.events_per_shipment <= 4 || lo <= start {
             return 0;
         }
         // Event k arrives at about start + (k + r) · gap: the step before the one reaching lo.
-        let guess = (lo - start) / self.gap - 1.0;
-        let k = if guess >= f64::from(self.steps - 1) {
-            self.steps - 1
+        let guess = (lo - start) / self.w.queue_gap - 1.0;
+        let k = if guess >= f64::from(self.w.events_per_shipment - 1) {
+            self.w.events_per_shipment - 1
         } else if guess >= 1.0 {
             guess as u32
         } else {
@@ -516,11 +508,11 @@ impl<'w, D: WindowDraws> Windows<'w, D> {
     /// event, in queue order, whose successor arrives earlier; that event's shipment.
     fn workload_order(&mut self) -> Error {
         let mut first: Option<(u64, u32)> = None;
-        for g in 0..self.shipments {
+        for g in 0..self.w.shipments {
             let key = self.draws.start_key(g);
             let start = self.start(key);
             let mut previous = self.arrival(start, g, 0);
-            for k in 1..self.steps {
+            for k in 1..self.w.events_per_shipment {
                 let t = self.arrival(start, g, k);
                 if t < previous {
                     let key = (previous.to_bits(), g);

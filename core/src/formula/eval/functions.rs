@@ -69,15 +69,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                         fold.add(self.ws.at(usize::from(start) + j));
                     }
                 }
-                other => {
-                    return Err(self.fail(
-                        &an,
-                        ErrorKind::Argument {
-                            name,
-                            found: other.ty(),
-                        },
-                    ))
-                }
+                other => return Err(self.wrong_type(&an, name, other)),
             }
             self.ws.pool_len = mark;
             a = an.next;
@@ -104,26 +96,14 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 self.set(at, x);
                 Ok((at, 1))
             }
-            other => Err(self.fail(
-                n,
-                ErrorKind::Argument {
-                    name,
-                    found: other.ty(),
-                },
-            )),
+            other => Err(self.wrong_type(n, name, other)),
         }
     }
 
     pub(super) fn double_arg(&mut self, name: &'static str, v: Value, n: &Node) -> R<f64> {
         match v {
             Value::Double(x) => Ok(x),
-            other => Err(self.fail(
-                n,
-                ErrorKind::Argument {
-                    name,
-                    found: other.ty(),
-                },
-            )),
+            other => Err(self.wrong_type(n, name, other)),
         }
     }
 
@@ -181,13 +161,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                         }
                         Ok(Self::vector(out, len))
                     }
-                    other => Err(self.fail(
-                        &an,
-                        ErrorKind::Argument {
-                            name,
-                            found: other.ty(),
-                        },
-                    )),
+                    other => Err(self.wrong_type(&an, name, other)),
                 }
             }
             Func::Percentile => {
@@ -245,13 +219,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                             }
                         }
                     }
-                    (other, an) => Err(self.fail(
-                        &an,
-                        ErrorKind::Argument {
-                            name,
-                            found: other.ty(),
-                        },
-                    )),
+                    (other, an) => Err(self.wrong_type(&an, name, other)),
                 }
             }
             Func::Val => {

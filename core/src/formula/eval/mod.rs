@@ -360,15 +360,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                     let an = self.node(a);
                     let x = match self.eval(a)? {
                         Value::Double(x) => x,
-                        other => {
-                            return Err(self.fail(
-                                &an,
-                                ErrorKind::Argument {
-                                    name: "a vector literal",
-                                    found: other.ty(),
-                                },
-                            ))
-                        }
+                        other => return Err(self.wrong_type(&an, "a vector literal", other)),
                     };
                     // Temporaries of the element are dropped; the element takes the next slot.
                     self.ws.pool_len = start + k;
@@ -387,13 +379,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
             } => self.method(&n, metric, method, first, count),
             Expr::Member { obj, member } => match self.eval(obj)? {
                 Value::Time(t) => Ok(Value::Double(member_value(Timestamp(t), member))),
-                other => Err(self.fail(
-                    &n,
-                    ErrorKind::Argument {
-                        name: member.name(),
-                        found: other.ty(),
-                    },
-                )),
+                other => Err(self.wrong_type(&n, member.name(), other)),
             },
             Expr::Unary { op, e } => {
                 let v = self.eval(e)?;
@@ -482,6 +468,17 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
             kind,
         });
         Flow::Fail
+    }
+
+    /// [`ErrorKind::Argument`] at `n`: `name` takes no argument of `found`'s type.
+    fn wrong_type(&mut self, n: &Node, name: &'static str, found: Value) -> Flow {
+        self.fail(
+            n,
+            ErrorKind::Argument {
+                name,
+                found: found.ty(),
+            },
+        )
     }
 }
 

@@ -20,13 +20,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 None => Err(self.fail(n, ErrorKind::TimeOutOfRange)),
             },
             Value::Time(t) => Ok(t),
-            other => Err(self.fail(
-                n,
-                ErrorKind::Argument {
-                    name,
-                    found: other.ty(),
-                },
-            )),
+            other => Err(self.wrong_type(n, name, other)),
         }
     }
 

@@ -165,10 +165,7 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
     }
 
     fn push_h(&mut self, expr: Expr, t: &Token, height: u8) -> R<u16> {
-        if usize::from(height) > MAX_HEIGHT {
-            return Err(self.at(*t, ErrorKind::TooTall));
-        }
-        let ty = self.static_type(&expr, t)?;
+        let node = self.node(expr, t, height)?;
         let i = self.prog.node_count;
         let Some(slot) = self.prog.nodes.get_mut(usize::from(i)) else {
             return Err(self.at(
@@ -179,16 +176,25 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
                 },
             ));
         };
-        *slot = Node {
+        *slot = node;
+        self.prog.node_count += 1;
+        Ok(i)
+    }
+
+    /// The node of `expr` at `t`, of the given `height` (checked, with its static type).
+    fn node(&mut self, expr: Expr, t: &Token, height: u8) -> R<Node> {
+        if usize::from(height) > MAX_HEIGHT {
+            return Err(self.at(*t, ErrorKind::TooTall));
+        }
+        let ty = self.static_type(&expr, t)?;
+        Ok(Node {
             expr,
             next: NONE,
             height,
             ty,
             line: t.line as u16,
             col: t.col as u16,
-        };
-        self.prog.node_count += 1;
-        Ok(i)
+        })
     }
 
     fn formula(&mut self) -> R<()> {
@@ -394,17 +400,7 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
                     return Err(self.at(t, ErrorKind::NotSampled(Snippet::new(name))));
                 };
                 self.advance()?;
-                self.expect(Tok::LParen, "'('")?;
-                let (first, count, h) = self.args(Tok::RParen, "')'")?;
-                if count < lo || count > hi {
-                    return Err(self.at(
-                        t,
-                        ErrorKind::ArgumentCount {
-                            name: method.name(),
-                            accepted,
-                        },
-                    ));
-                }
+                let (first, count, h) = self.call_args(t, method.name(), (lo, hi, accepted))?;
                 // The receiver node becomes the method call (it has no other user).
                 let expr = Expr::Method {
                     metric,
@@ -412,20 +408,9 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
                     first,
                     count,
                 };
-                let height = Self::over_list(count, h);
-                if usize::from(height) > MAX_HEIGHT {
-                    return Err(self.at(t, ErrorKind::TooTall));
-                }
-                let ty = self.static_type(&expr, &t)?;
+                let node = self.node(expr, &t, Self::over_list(count, h))?;
                 if let Some(n) = self.prog.nodes.get_mut(usize::from(e)) {
-                    *n = Node {
-                        expr,
-                        next: NONE,
-                        height,
-                        ty,
-                        line: t.line as u16,
-                        col: t.col as u16,
-                    };
+                    *n = node;
                 }
             } else if let Some(&(_, member)) = MEMBERS.iter().find(|m| m.0 == name) {
                 self.advance()?;
@@ -526,23 +511,27 @@ impl<'s, const NODES: usize> Parser<'_, 's, NODES> {
         self.name(&t, name)
     }
 
+    /// `(args)` of the function or method `name` named at `t` (the `(` not yet consumed): the
+    /// first argument's node, the count and the list's height; [`ErrorKind::ArgumentCount`]
+    /// unless `lo` to `hi` arguments (`accepted` says so in words).
+    fn call_args(
+        &mut self,
+        t: Token,
+        name: &'static str,
+        (lo, hi, accepted): (u16, u16, &'static str),
+    ) -> R<(u16, u16, u8)> {
+        self.expect(Tok::LParen, "'('")?;
+        let (first, count, h) = self.args(Tok::RParen, "')'")?;
+        if count < lo || count > hi {
+            return Err(self.at(t, ErrorKind::ArgumentCount { name, accepted }));
+        }
+        Ok((first, count, h))
+    }
+
     /// `f(args)` after the name `t` (the `(` not yet consumed).
     #[inline(never)]
     fn call(&mut self, t: &Token, (f, lo, hi, accepted): (Func, u16, u16, &'static str)) -> R<u16> {
-        if self.tok.tok != Tok::LParen {
-            return Err(self.expected("'('"));
-        }
-        self.advance()?;
-        let (first, count, h) = self.args(Tok::RParen, "')'")?;
-        if count < lo || count > hi {
-            return Err(self.at(
-                *t,
-                ErrorKind::ArgumentCount {
-                    name: f.name(),
-                    accepted,
-                },
-            ));
-        }
+        let (first, count, h) = self.call_args(*t, f.name(), (lo, hi, accepted))?;
         self.push_h(
             Expr::Call {
                 func: f,

@@ -1,11 +1,15 @@
-//! The readable engine: one request at a time, as the lesson program plays a round, with the
-//! options the lesson does not have — a slowdown that ends, a circuit breaker on the event
-//! requests' dependency calls and retries of event requests. [`super::plan()`] sends every run
-//! with one of them here; the lesson's runs play on the fast engine (`lane.rs`).
+//! The reference engine, the one to read first: one layout one request at a time, as the
+//! lesson program plays a round, for every input the model accepts — the lesson's, and those
+//! with the options the lesson does not have: a slowdown that ends, a circuit breaker on the
+//! event requests' dependency calls and retries of event requests. [`super::plan()`] sends
+//! every run with one of them here; the lesson's runs play on the fast engine (`lane.rs`,
+//! with `stream.rs`'s closed form of a round), which must equal this one on them bit for bit:
+//! the same metrics and the same round states (the tests below check it on every layout kind
+//! and both modes).
 //!
 //! It draws exactly the lesson's stream (the Poisson numbers and the shuffle, from the same
 //! generator, in the same order) and nothing else: the breaker and the retries are
-//! deterministic. Without the options it computes the lesson's metrics (a test checks it).
+//! deterministic.
 //!
 //! A round `t`:
 //! 1. The slots whose hold ends at `t` are freed; the event calls among them end, and their
@@ -176,7 +180,7 @@ impl BreakerRun {
     }
 }
 
-/// One run's state on the readable engine.
+/// One run's state on the reference engine.
 struct Run<'p> {
     p: &'p Params,
     /// The shared pool, or the tracking pool.
@@ -269,7 +273,7 @@ impl Run<'_> {
     }
 }
 
-/// Runs `p` on the readable engine, drawing arrivals and shuffles from `rng`, handing
+/// Runs `p` on the reference engine, drawing arrivals and shuffles from `rng`, handing
 /// `observer` each round's [`RoundState`] (with the breaker's state, the retries waiting, the
 /// dependency calls and the rejections).
 ///
@@ -388,4 +392,48 @@ pub(crate) fn run_with<R: UnitRng, O: Observer>(
         breaker_opened_round: run.breaker.and_then(|b| b.opened),
         ..run.m
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_with;
+    use crate::bulkhead::stream::Draws;
+    use crate::bulkhead::{self, Mode, Params, Split};
+    use crate::trace::{CsvTrace, Folded};
+
+    #[test]
+    fn the_fast_engine_equals_the_reference_on_the_lessons_inputs() {
+        let splits = [Split::Shared, Split::Partitioned(24), Split::Partitioned(1)];
+        // The lesson's rates, and rates whose rounds often bring more than 64 arrivals (the
+        // fast engine's scan beside its closed form).
+        let rates = [(416.67, 97.22), (4000.0, 2400.0)];
+        for (i, (split, mode, (tracking_rate, event_rate))) in splits
+            .into_iter()
+            .flat_map(|s| [Mode::Healthy, Mode::Slowdown].map(|m| (s, m)))
+            .flat_map(|(s, m)| rates.map(|r| (s, m, r)))
+            .enumerate()
+        {
+            let p = Params {
+                split,
+                mode,
+                seed: 11 + i as u32,
+                horizon: 500,
+                failure_start: 150,
+                tracking_rate,
+                event_rate,
+                ..Params::default()
+            };
+            assert!(p.resilience().is_lesson(), "{p:?}");
+            let split = !matches!(p.split, Split::Shared);
+            let mut trace = CsvTrace::new(Folded::NEW, split);
+            let reference = run_with(&p, &mut Draws::new(p.seed), &mut trace).unwrap();
+            let mut fast_trace = CsvTrace::new(Folded::NEW, split);
+            let fast = bulkhead::run_observed(&p, &mut fast_trace).unwrap();
+            assert!(trace.result.is_ok() && fast_trace.result.is_ok());
+            assert_eq!(fast, reference, "{p:?}");
+            assert_eq!(fast_trace.out, trace.out, "{p:?}");
+            assert!(trace.out.len() > 0);
+            assert_eq!(bulkhead::run(&p).unwrap(), reference, "{p:?}");
+        }
+    }
 }

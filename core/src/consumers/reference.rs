@@ -1,5 +1,11 @@
-//! The flow engine: the runs with an arrival process, a bounded buffer or keyed routing
-//! (what [`Plan::Flow`](super::Plan::Flow) sends here; the lesson's engines never see them).
+//! The reference engine: one configuration round by round, as the lesson program plays it,
+//! for every input the model accepts — the lesson's queue and the options the lesson does not
+//! have (an arrival process, a bounded buffer, keyed routing, an outage). It is the engine to
+//! read first; [`super::plan()`] sends it the runs with an option
+//! ([`super::Plan::Flow`]), and the fast engines (`lanes/`, [`super::windowed`]) play the
+//! lesson's inputs, each equal to this one bit for bit on them: the same metrics and the same
+//! round states (the tests below check it on every lane engine the plan picks;
+//! `tests/tests/engines.rs` checks every engine against the port of the lesson program).
 //!
 //! Each round, in this order: the round's arrivals join the queue while it has room (the
 //! rest are dropped); up to S finished consumers, lowest index first, apply their events
@@ -14,7 +20,8 @@
 //! lesson's draws, [`WorkloadDraws`], when an event is taken):
 //! - the **lesson's queue** ([`LessonQueue`]): every event arrives in round 0, in the
 //!   lesson's arrival order, kept as packed jobs (`shipment << 8 | step`, 4 bytes an event,
-//!   in the room lent to sort the queue); a buffer admits the first `buffer` of them.
+//!   in the room lent to sort the queue: [`Capacity::QueuedEvents`] when it is short); a
+//!   buffer admits the first `buffer` of them.
 //! - the **arrival process** ([`ArrivalQueue`]): shipments arrive in shipment order, so the
 //!   queue is shipment-major and needs one count per shipment (its events admitted, a
 //!   prefix of its steps: 2 bytes, the queue's `order` array).
@@ -24,7 +31,9 @@
 
 use super::spec::{Outage, Routing};
 use super::store::{self, lane_metrics, REORDERED};
+use super::{per_shipment, Params, Queue, QueueSpace};
 use super::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use crate::error::{Capacity, Error};
 use crate::rng::splitmix64;
 use crate::Observer;
 
@@ -355,5 +364,178 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
         dropped_events: dropped,
         dropped_shipments,
         ..wrong_and_rounds
+    }
+}
+
+/// Plays each lane of a batch ([`super::Plan::Flow`]) on the reference engine, pushing each
+/// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
+/// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
+/// live in the queue's `order`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn play_lanes<'s, D, O, const N: usize, const F: usize, const R: usize>(
+    w: &Workload,
+    first: &Params,
+    mut draws: D,
+    space: &mut QueueSpace<N, F>,
+    room: &mut [u32],
+    lanes: impl Iterator<Item = (LaneKey, &'s mut [u8])>,
+    observer: &mut O,
+    observe: bool,
+    out: &mut heapless::Vec<Metrics, R>,
+) -> Result<(), Error>
+where
+    D: WorkloadDraws,
+    O: Observer,
+{
+    let shipments = w.shipments as usize;
+    match w.arrival_rate {
+        Some(rate) => {
+            for (key, store) in lanes {
+                store.fill(0);
+                let counts = per_shipment::<_, N>(&mut space.order, shipments)?;
+                let mut queue = ArrivalQueue::new(w, counts, rate);
+                let m = play_flow(&mut queue, &mut draws, w, key, store, 0, observer, observe);
+                let _ = out.push(m);
+            }
+        }
+        None => {
+            let total = room.len();
+            let events = usize::try_from(w.events()).unwrap_or(usize::MAX);
+            let jobs = room.get_mut(..events).ok_or(Error::CapacityExceeded {
+                capacity: Capacity::QueuedEvents,
+                limit: u32::try_from(total).unwrap_or(u32::MAX),
+            })?;
+            let queue = Queue::new(first, &mut draws, space)?;
+            for (slot, event) in jobs.iter_mut().zip(queue) {
+                let event = event?;
+                *slot = event.shipment << 8 | event.step;
+            }
+            let jobs = &*jobs;
+            let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
+            // The shipments with a dropped event: marked once in `order` (free again).
+            let marks = per_shipment::<_, N>(&mut space.order, shipments)?;
+            marks.fill(0);
+            let mut dropped_shipments = 0u32;
+            for &job in &jobs[admitted..] {
+                if let Some(mark) = marks.get_mut((job >> 8) as usize) {
+                    dropped_shipments += u32::from(*mark == 0);
+                    *mark = 1;
+                }
+            }
+            for (key, store) in lanes {
+                store.fill(0);
+                let mut queue = LessonQueue::new(jobs, admitted);
+                let m = play_flow(
+                    &mut queue,
+                    &mut draws,
+                    w,
+                    key,
+                    store,
+                    dropped_shipments,
+                    observer,
+                    observe,
+                );
+                let _ = out.push(m);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::play_lanes;
+    use crate::consumers::{
+        plan, run, run_with, LessonDraws, Metrics, Params, Plan, QueueSpace, Workspace,
+        DEFAULT_IN_FLIGHT,
+    };
+    use crate::trace::{CsvTrace, Folded};
+
+    const SHIPMENTS: usize = 48;
+    /// Room for a workload of `SHIPMENTS` shipments of 7 events, whole.
+    const ROOM: usize = SHIPMENTS * 7;
+
+    /// `p` on the reference engine: its metrics and, when `observe`, its rounds' trace.
+    fn reference(p: &Params, observe: bool) -> (Metrics, Folded) {
+        let mut space = QueueSpace::<SHIPMENTS>::new();
+        let mut room = [0u32; ROOM];
+        let mut store = [0u8; SHIPMENTS];
+        let mut trace = CsvTrace::new(Folded::NEW, true);
+        let mut out = heapless::Vec::<Metrics, 1>::new();
+        let lanes = core::iter::once((p.lane_key(), &mut store[..p.shipments as usize]));
+        let w = p.workload();
+        let draws = LessonDraws::new(p);
+        play_lanes(
+            &w, p, draws, &mut space, &mut room, lanes, &mut trace, observe, &mut out,
+        )
+        .unwrap();
+        assert!(trace.result.is_ok());
+        (out[0], trace.out)
+    }
+
+    /// The lesson's rules on small workloads: every lane key kind (one consumer, N ≤ S,
+    /// N > S) and processing times below and above the wheel's 64 rounds.
+    fn cases() -> impl Iterator<Item = Params> {
+        let shapes = [
+            (1, 1),
+            (1, 4),
+            (2, 2),
+            (3, 4),
+            (4, 2),
+            (6, 4),
+            (8, 2),
+            (9, 9),
+            (12, 3),
+        ];
+        let times = [(6, 1, 3), (1, 1, 0), (70, 2, 5), (3, 1, 90)];
+        shapes.into_iter().flat_map(move |(consumers, slots)| {
+            times
+                .into_iter()
+                .enumerate()
+                .map(move |(i, (last, min, spread))| Params {
+                    consumers,
+                    slots,
+                    shipments: SHIPMENTS as u32 - i as u32,
+                    seed: 7 + i as u32 + consumers,
+                    final_event_rounds: last,
+                    event_rounds_min: min,
+                    event_rounds_spread: spread,
+                    queue_gap: [1.0, 0.0, 0.25, 3.0][i],
+                    ..Params::default()
+                })
+        })
+    }
+
+    #[test]
+    fn the_fast_engines_equal_the_reference_on_the_lessons_inputs() {
+        let mut engines = [false; 3];
+        for p in cases() {
+            p.validate().unwrap();
+            // Observed: the wheel or the general engine, each round reported.
+            let (m, rounds) = reference(&p, true);
+            let mut ws = Workspace::<SHIPMENTS>::new();
+            let mut trace = CsvTrace::new(Folded::NEW, true);
+            let fast = run_with(&p, LessonDraws::new(&p), &mut ws, &mut trace).unwrap();
+            assert!(trace.result.is_ok());
+            assert_eq!(fast, m, "{p:?}");
+            assert_eq!(trace.out, rounds, "{p:?}");
+            assert!(rounds.len() > 0);
+            // Unobserved, sorted whole when the wheel fits (the whole-queue lanes).
+            let mut sorted = Workspace::<SHIPMENTS, DEFAULT_IN_FLIGHT, 1, ROOM>::new();
+            assert_eq!(
+                run(&p, &mut sorted).unwrap(),
+                reference(&p, false).0,
+                "{p:?}"
+            );
+            match plan(&p.workload(), false, ROOM) {
+                Plan::SortedWhole { .. } => engines[0] = true,
+                Plan::MergedWheel => engines[1] = true,
+                Plan::MergedEvent => engines[2] = true,
+                Plan::Flow => panic!("a lesson input planned as a flow: {p:?}"),
+            }
+        }
+        // Sorted whole, and merged on the general engine (wheel-fitting workloads always fit
+        // the room here; the observed runs above played the merged wheel).
+        assert!(engines[0] && engines[2], "{engines:?}");
     }
 }
