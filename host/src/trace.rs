@@ -7,14 +7,15 @@
 use std::fmt::Write as _;
 
 use capsim_core::formula::AutoScaleRun;
-use capsim_core::trace::{self, CsvTrace};
-use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
+use capsim_core::trace::{self, CsvRow, CsvTrace};
+use capsim_core::{autoscale, bulkhead, Error, Observer};
 
 use crate::models::{Autoscale, AutoscaleParams, Bulkhead, Consumers, Flags, Grid, Model};
 use crate::output::Format;
 
-/// A model whose single runs can be watched round by round.
-pub trait Traced: Model {
+/// A model whose single runs can be watched round by round: a trace writes its round states
+/// as CSV rows ([`CsvRow`]).
+pub trait Traced: Model<Round: CsvRow> {
     /// Writes the CSV header of a run with `p` (with its newline).
     fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
     /// Whether a run with `p` has its model's extra columns (bulkhead's per-pool columns in a
@@ -36,59 +37,14 @@ pub trait Traced: Model {
     }
 }
 
-/// [`Observer`] behind a `dyn`: the three per-round methods.
-pub trait ObserverDyn {
-    /// See [`Observer::formula_evaluation`].
-    fn evaluation(&mut self, run: &AutoScaleRun<'_>);
-    /// See [`Observer::group_round`].
-    fn group(&mut self, s: &autoscale::RoundState);
-    /// See [`Observer::consumers_round`].
-    fn consumers(&mut self, s: &consumers::RoundState);
-    /// See [`Observer::bulkhead_round`].
-    fn bulkhead(&mut self, s: &bulkhead::RoundState);
-}
-
-impl<O: Observer> ObserverDyn for O {
-    fn evaluation(&mut self, run: &AutoScaleRun<'_>) {
-        self.formula_evaluation(run);
-    }
-    fn group(&mut self, s: &autoscale::RoundState) {
-        self.group_round(s);
-    }
-    fn consumers(&mut self, s: &consumers::RoundState) {
-        self.consumers_round(s);
-    }
-    fn bulkhead(&mut self, s: &bulkhead::RoundState) {
-        self.bulkhead_round(s);
-    }
-}
-
-/// Sends an engine's calls on to a `dyn` observer.
-struct Forward<'a>(&'a mut dyn ObserverDyn);
-
-impl Observer for Forward<'_> {
-    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
-        self.0.evaluation(run);
-    }
-    fn group_round(&mut self, s: &autoscale::RoundState) {
-        self.0.group(s);
-    }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
-        self.0.consumers(s);
-    }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        self.0.bulkhead(s);
-    }
-}
-
 /// Runs `p` once through the model's one run path ([`Model::run_with`], what a grid's row
 /// runs), handing `observer` every round: every view of a run (a trace, a plot, the
 /// playground's chart) is this run.
 pub fn observe<M: Model>(
     p: &M::Params,
-    observer: &mut dyn ObserverDyn,
+    observer: &mut impl Observer<M::Round>,
 ) -> Result<M::Metrics, Error> {
-    M::run_with(p, &mut M::scratch(), &mut Forward(observer))
+    M::run_with(p, &mut M::scratch(), observer)
 }
 
 impl Traced for Autoscale {
@@ -385,8 +341,8 @@ struct Evaluations<'a> {
     error: Option<std::io::Error>,
 }
 
-impl Observer for Evaluations<'_> {
-    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+impl Observer<autoscale::RoundState> for Evaluations<'_> {
+    fn note(&mut self, run: &AutoScaleRun<'_>) {
         if self.error.is_none() {
             if let Err(e) = self.out.write_all(evaluation_line(run).as_bytes()) {
                 self.error = Some(e);

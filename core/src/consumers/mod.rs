@@ -171,7 +171,7 @@ pub fn run<const N: usize, const F: usize, const R: usize, const Q: usize>(
 /// consumer is only counting down, are reported too).
 pub fn run_with<
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
     const N: usize,
     const F: usize,
     const R: usize,
@@ -217,7 +217,7 @@ pub fn run_batch_with<D, O, const N: usize, const F: usize, const R: usize, cons
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     batch(params, draws, ws, None, observer, out)
 }
@@ -239,7 +239,7 @@ pub fn run_batch_sorted_with<D, O, const N: usize, const F: usize, const R: usiz
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     batch(params, draws, ws, Some((keys, events)), observer, out)
 }
@@ -256,7 +256,7 @@ fn batch<D, O, const N: usize, const F: usize, const R: usize, const Q: usize>(
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     let Some(first) = params.first() else {
         return Ok(());
@@ -420,7 +420,7 @@ fn flow_lanes<'s, D, O, const N: usize, const F: usize, const R: usize>(
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     let shipments = w.shipments as usize;
     match w.arrival_rate {

@@ -527,7 +527,7 @@ impl AutoscaleScratch {
     /// Runs `p` on the general path in the thread's host group, calling `observer` after
     /// every round: the lesson's policy or `p`'s formula. Every view of a run (trace, plot)
     /// and every run that outgrows a board's group comes here.
-    pub fn run_general<O: Observer>(
+    pub fn run_general<O: Observer<autoscale::RoundState>>(
         &mut self,
         p: &AutoscaleParams,
         observer: &mut O,
@@ -707,6 +707,7 @@ impl Model for Autoscale {
     type Params = AutoscaleParams;
     type Metrics = autoscale::Metrics;
     type Scratch = AutoscaleScratch;
+    type Round = capsim_core::autoscale::RoundState;
     const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(core.threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
@@ -970,7 +971,7 @@ impl Model for Autoscale {
     /// the fast path (and its shared streams) when nothing watches the run and no formula
     /// drives it; otherwise the general engine in the host's group, which every view (trace,
     /// plot, chart) takes: the same parameters, the same run.
-    fn run_with<O: Observer>(
+    fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,
