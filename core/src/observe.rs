@@ -73,3 +73,54 @@ impl<S: Round, O: Observer<S> + ?Sized> Observer<S> for &mut O {
         (**self).round_done(round);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::{Observer, Round};
+
+    /// A round state whose rounds note a number.
+    struct Tick(u64);
+
+    impl Round for Tick {
+        type Note<'a> = &'a str;
+    }
+
+    /// Records every call, in order.
+    #[derive(Default)]
+    struct Calls(std::vec::Vec<(&'static str, u64)>);
+
+    impl Observer<Tick> for Calls {
+        fn note(&mut self, note: &&str) {
+            self.0.push(("note", note.len() as u64));
+        }
+
+        fn round(&mut self, state: &Tick) {
+            self.0.push(("round", state.0));
+        }
+
+        fn round_done(&mut self, round: u64) {
+            self.0.push(("done", round));
+        }
+    }
+
+    /// Reports one round as an engine does, to any observer of `Tick`.
+    fn report<O: Observer<Tick>>(observer: &mut O, round: u64) -> bool {
+        if O::ROUNDS {
+            observer.note(&"three");
+            observer.round(&Tick(round));
+        }
+        observer.round_done(round);
+        O::ROUNDS
+    }
+
+    #[test]
+    fn a_borrowed_observer_hears_every_call_and_unit_none() {
+        let mut calls = Calls::default();
+        assert!(report(&mut &mut calls, 7));
+        assert_eq!(calls.0, [("note", 5), ("round", 7), ("done", 7)]);
+        assert!(!report(&mut (), 7));
+        assert!(!report(&mut &mut (), 7));
+    }
+}

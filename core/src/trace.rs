@@ -367,9 +367,9 @@ impl<W: Write> CsvTrace<W> {
     /// A trace writing into `out` (no header: write it first with the model's `*_header`, or
     /// [`CsvRow::header`]); `split` as [`Columns::split`].
     pub const fn new(out: W, split: bool) -> Self {
-        Self {
+        Self::with_columns(
             out,
-            columns: Columns {
+            Columns {
                 split,
                 options: false,
                 autoscale: AutoscaleColumns {
@@ -378,6 +378,15 @@ impl<W: Write> CsvTrace<W> {
                     scenario: false,
                 },
             },
+        )
+    }
+
+    /// A trace writing into `out` with the optional `columns` (no header: write it first,
+    /// [`CsvRow::header`]).
+    pub const fn with_columns(out: W, columns: Columns) -> Self {
+        Self {
+            out,
+            columns,
             result: Ok(()),
         }
     }

@@ -16,8 +16,20 @@ use crate::output::Format;
 /// A model whose single runs can be watched round by round: a trace writes its round states
 /// as CSV rows ([`CsvRow`]).
 pub trait Traced: Model<Round: CsvRow> {
-    /// Writes the CSV header of a run with `p` (with its newline).
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
+    /// Writes the CSV header of a run with `p` (with its newline): its model's columns and
+    /// the optional ones `p` has ([`Traced::columns`]).
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        Self::Round::header(out, Self::columns(p))
+    }
+    /// The optional columns of a run with `p`: [`Traced::split`], [`Traced::options`] and
+    /// [`Traced::autoscale_columns`].
+    fn columns(p: &Self::Params) -> trace::Columns {
+        trace::Columns {
+            split: Self::split(p),
+            options: Self::options(p),
+            autoscale: Self::autoscale_columns(p),
+        }
+    }
     /// Whether a run with `p` has its model's extra columns (bulkhead's per-pool columns in a
     /// split layout, consumers' arrivals, drops and backlog with a flow option).
     fn split(p: &Self::Params) -> bool {
@@ -48,9 +60,6 @@ pub fn observe<M: Model>(
 }
 
 impl Traced for Autoscale {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header_with(out, Self::autoscale_columns(p))
-    }
     /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`) with one
     /// of them; a formula run's evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]);
     /// a run with scenario hooks or timed actions theirs
@@ -68,18 +77,12 @@ impl Traced for Autoscale {
 }
 
 impl Traced for Consumers {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::consumers_header_with(out, Self::split(p))
-    }
     fn split(p: &Self::Params) -> bool {
         p.flows()
     }
 }
 
 impl Traced for Bulkhead {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::bulkhead_header_with(out, Self::split(p), Self::options(p))
-    }
     fn split(p: &Self::Params) -> bool {
         p.split != bulkhead::Split::Shared
     }
@@ -107,9 +110,7 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     let mut text = String::new();
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
-    let mut t = CsvTrace::new(&mut text, M::split(p))
-        .with_options(M::options(p))
-        .with_autoscale(M::autoscale_columns(p));
+    let mut t = CsvTrace::with_columns(&mut text, M::columns(p));
     let result = observe::<M>(p, &mut t);
     (text, result)
 }
@@ -184,9 +185,7 @@ pub fn write<M: Traced>(
             error: None,
         };
         let _ = M::header(p, &mut lines);
-        let mut t = CsvTrace::new(&mut lines, M::split(p))
-            .with_options(M::options(p))
-            .with_autoscale(M::autoscale_columns(p));
+        let mut t = CsvTrace::with_columns(&mut lines, M::columns(p));
         result = observe::<M>(p, &mut t);
         if let Some(e) = lines.error {
             return Err(Stop::Io(e));
