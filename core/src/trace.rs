@@ -8,7 +8,7 @@
 use core::fmt::{self, Write};
 
 use crate::autoscale::{self, State};
-use crate::{bulkhead, consumers, jsfmt};
+use crate::{bulkhead, consumers, jsfmt, Observer, Round};
 
 /// The autoscale columns before the lifecycle's states.
 pub const AUTOSCALE_COLUMNS: [&str; 10] = [
@@ -280,74 +280,120 @@ pub fn bulkhead_row_with<W: Write + ?Sized>(
     out.write_char('\n')
 }
 
-/// An observer that writes each round as a CSV row into `out`, keeping the first write error
-/// (the run goes on; check [`CsvTrace::result`] after it).
-pub struct CsvTrace<W> {
-    /// Where the rows go.
-    pub out: W,
-    /// Whether the run has its model's extra columns: a split bulkhead's per-pool columns,
-    /// a consumers run's flow options ([`CONSUMERS_FLOW_COLUMNS`]).
+/// Which optional columns a trace has (each model reads its own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The model's extra columns: a split bulkhead's per-pool columns
+    /// ([`BULKHEAD_SPLIT_COLUMNS`]), a consumers run's flow options
+    /// ([`CONSUMERS_FLOW_COLUMNS`]).
     pub split: bool,
-    /// Whether a bulkhead run has the options the lesson does not have (their columns).
+    /// A bulkhead run's columns of the options the lesson does not have
+    /// ([`BULKHEAD_OPTION_COLUMNS`]).
     pub options: bool,
     /// An autoscale run's optional column groups.
     pub autoscale: AutoscaleColumns,
+}
+
+/// A model's round state as a trace writes it: the header of its columns and one row per
+/// round (the model's `*_header_with` and `*_row_with`).
+pub trait CsvRow: Round {
+    /// Writes the header line (with its newline) of a trace with `columns`.
+    fn header<W: Write + ?Sized>(out: &mut W, columns: Columns) -> fmt::Result;
+
+    /// Writes this round's row (with its newline) in a trace with `columns`.
+    fn row<W: Write + ?Sized>(&self, out: &mut W, columns: Columns) -> fmt::Result;
+}
+
+impl CsvRow for autoscale::RoundState {
+    fn header<W: Write + ?Sized>(out: &mut W, columns: Columns) -> fmt::Result {
+        autoscale_header_with(out, columns.autoscale)
+    }
+
+    fn row<W: Write + ?Sized>(&self, out: &mut W, columns: Columns) -> fmt::Result {
+        autoscale_row_with(out, self, columns.autoscale)
+    }
+}
+
+impl CsvRow for consumers::RoundState {
+    fn header<W: Write + ?Sized>(out: &mut W, columns: Columns) -> fmt::Result {
+        consumers_header_with(out, columns.split)
+    }
+
+    fn row<W: Write + ?Sized>(&self, out: &mut W, columns: Columns) -> fmt::Result {
+        consumers_row_with(out, self, columns.split)
+    }
+}
+
+impl CsvRow for bulkhead::RoundState {
+    fn header<W: Write + ?Sized>(out: &mut W, columns: Columns) -> fmt::Result {
+        bulkhead_header_with(out, columns.split, columns.options)
+    }
+
+    fn row<W: Write + ?Sized>(&self, out: &mut W, columns: Columns) -> fmt::Result {
+        bulkhead_row_with(out, self, columns.split, columns.options)
+    }
+}
+
+/// An observer that writes each round as a CSV row into `out` ([`CsvRow::row`]), keeping the
+/// first write error (the run goes on; check [`CsvTrace::result`] after it).
+pub struct CsvTrace<W> {
+    /// Where the rows go.
+    pub out: W,
+    /// The optional columns the rows have.
+    pub columns: Columns,
     /// The first write error, if any.
     pub result: fmt::Result,
 }
 
 impl<W: Write> CsvTrace<W> {
-    /// A trace writing into `out` (no header: write it first with the model's `*_header`).
+    /// A trace writing into `out` (no header: write it first with the model's `*_header`, or
+    /// [`CsvRow::header`]); `split` as [`Columns::split`].
     pub const fn new(out: W, split: bool) -> Self {
+        Self::with_columns(
+            out,
+            Columns {
+                split,
+                options: false,
+                autoscale: AutoscaleColumns {
+                    spot: false,
+                    formula: false,
+                    scenario: false,
+                },
+            },
+        )
+    }
+
+    /// A trace writing into `out` with the optional `columns` (no header: write it first,
+    /// [`CsvRow::header`]).
+    pub const fn with_columns(out: W, columns: Columns) -> Self {
         Self {
             out,
-            split,
-            options: false,
-            autoscale: AutoscaleColumns {
-                spot: false,
-                formula: false,
-                scenario: false,
-            },
+            columns,
             result: Ok(()),
         }
     }
 
     /// This trace with the option columns of a bulkhead run (see [`bulkhead_row_with`]).
     pub const fn with_options(mut self, options: bool) -> Self {
-        self.options = options;
+        self.columns.options = options;
         self
     }
 
     /// This trace with an autoscale run's optional column groups.
     pub const fn with_autoscale(mut self, columns: AutoscaleColumns) -> Self {
-        self.autoscale = columns;
+        self.columns.autoscale = columns;
         self
     }
+}
 
-    fn keep(&mut self, r: fmt::Result) {
+impl<W: Write, S: CsvRow> Observer<S> for CsvTrace<W> {
+    fn round(&mut self, s: &S) {
+        let r = s.row(&mut self.out, self.columns);
         if self.result.is_ok() {
             self.result = r;
         }
     }
 }
-
-impl<W: Write> crate::Observer for CsvTrace<W> {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
-        let r = autoscale_row_with(&mut self.out, s, self.autoscale);
-        self.keep(r);
-    }
-
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
-        let r = consumers_row_with(&mut self.out, s, self.split);
-        self.keep(r);
-    }
-
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        let r = bulkhead_row_with(&mut self.out, s, self.split, self.options);
-        self.keep(r);
-    }
-}
-
 /// A trace's bytes folded into an FNV-1a hash, and their count: what the engine tests
 /// compare of two runs' traces, with no room to keep them.
 #[cfg(test)]

@@ -90,7 +90,7 @@ fn lessons<P: OutputPin, D: DelayNs>(out: &mut report::LineWriter<P>, delay: &mu
 /// can watch the LED (and a debugger) follow the rounds.
 struct Pace<'a, D>(&'a mut D);
 
-impl<D: DelayNs> Observer for Pace<'_, D> {
+impl<S: capsim_core::Round, D: DelayNs> Observer<S> for Pace<'_, D> {
     /// It paces the rounds the engines process and needs no per-round state.
     const ROUNDS: bool = false;
 
@@ -141,8 +141,8 @@ struct Trace<'a, P, D> {
     result: core::fmt::Result,
 }
 
-impl<P: OutputPin, D: DelayNs> Observer for Trace<'_, P, D> {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
+impl<P: OutputPin, D: DelayNs> Observer<autoscale::RoundState> for Trace<'_, P, D> {
+    fn round(&mut self, s: &autoscale::RoundState) {
         let row = capsim_core::trace::autoscale_row(self.out, s);
         if self.result.is_ok() {
             self.result = row;

@@ -31,8 +31,8 @@ struct Input {
 #[derive(Default, PartialEq)]
 struct Watch(Vec<RoundState>, Vec<u64>);
 
-impl Observer for Watch {
-    fn consumers_round(&mut self, state: &RoundState) {
+impl Observer<RoundState> for Watch {
+    fn round(&mut self, state: &RoundState) {
         self.0.push(*state);
     }
 

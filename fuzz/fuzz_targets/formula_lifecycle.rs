@@ -12,7 +12,7 @@
 //! rounds'); and the formula is evaluated exactly in rounds 0, K, 2K, … (a timed interval
 //! or a timed formula restarting the schedule at its round: [`evaluation_rounds`]; the
 //! failed and the changing ones among them), each
-//! reported to the observer (`Observer::formula_evaluation`) in its round, before that
+//! reported to the observer (its note, `Observer::note`) in its round, before that
 //! round's state, which marks it. Capped at 400 rounds.
 #![no_main]
 
@@ -56,15 +56,16 @@ struct Record {
     runs: Vec<(u32, bool, bool)>,
 }
 
-impl Observer for Record {
-    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+impl Observer<autoscale::RoundState> for Record {
+    fn note(&mut self, run: &AutoScaleRun<'_>) {
         let before = self.tape.0.len() == run.round as usize;
         // A failure has an error unless the time ran out (never within 400 rounds).
         assert_eq!(run.failed, run.error.is_some());
         self.runs.push((run.round, run.failed, before));
     }
-    fn group_round(&mut self, s: &autoscale::RoundState) {
-        self.tape.group_round(s);
+
+    fn round(&mut self, s: &autoscale::RoundState) {
+        self.tape.round(s);
     }
 }
 
@@ -73,7 +74,7 @@ const NODES: usize = 2048;
 const POOL: usize = 8192;
 
 /// Runs `p` driven by `program`, evaluated every `interval` rounds, watched by `observer`.
-fn run<O: Observer>(
+fn run<O: Observer<autoscale::RoundState>>(
     p: &Params,
     program: &BoundedProgram<NODES>,
     ws: &mut BoundedWorkspace<POOL>,

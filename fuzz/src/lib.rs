@@ -125,7 +125,7 @@ pub struct Rounds {
     pub last: Option<u64>,
 }
 
-impl capsim_core::Observer for Rounds {
+impl<S: capsim_core::Round> capsim_core::Observer<S> for Rounds {
     /// Only the order of `round_done` is checked: no per-round states, so the consumers
     /// engine still skips idle rounds in one step (a fuzzed processing time may be 2^32).
     const ROUNDS: bool = false;

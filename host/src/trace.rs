@@ -7,16 +7,29 @@
 use std::fmt::Write as _;
 
 use capsim_core::formula::AutoScaleRun;
-use capsim_core::trace::{self, CsvTrace};
-use capsim_core::{autoscale, bulkhead, consumers, Error, Observer};
+use capsim_core::trace::{self, CsvRow, CsvTrace};
+use capsim_core::{autoscale, bulkhead, Error, Observer};
 
 use crate::models::{Autoscale, AutoscaleParams, Bulkhead, Consumers, Flags, Grid, Model};
 use crate::output::Format;
 
-/// A model whose single runs can be watched round by round.
-pub trait Traced: Model {
-    /// Writes the CSV header of a run with `p` (with its newline).
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result;
+/// A model whose single runs can be watched round by round: a trace writes its round states
+/// as CSV rows ([`CsvRow`]).
+pub trait Traced: Model<Round: CsvRow> {
+    /// Writes the CSV header of a run with `p` (with its newline): its model's columns and
+    /// the optional ones `p` has ([`Traced::columns`]).
+    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        Self::Round::header(out, Self::columns(p))
+    }
+    /// The optional columns of a run with `p`: [`Traced::split`], [`Traced::options`] and
+    /// [`Traced::autoscale_columns`].
+    fn columns(p: &Self::Params) -> trace::Columns {
+        trace::Columns {
+            split: Self::split(p),
+            options: Self::options(p),
+            autoscale: Self::autoscale_columns(p),
+        }
+    }
     /// Whether a run with `p` has its model's extra columns (bulkhead's per-pool columns in a
     /// split layout, consumers' arrivals, drops and backlog with a flow option).
     fn split(p: &Self::Params) -> bool {
@@ -36,65 +49,17 @@ pub trait Traced: Model {
     }
 }
 
-/// [`Observer`] behind a `dyn`: the three per-round methods.
-pub trait ObserverDyn {
-    /// See [`Observer::formula_evaluation`].
-    fn evaluation(&mut self, run: &AutoScaleRun<'_>);
-    /// See [`Observer::group_round`].
-    fn group(&mut self, s: &autoscale::RoundState);
-    /// See [`Observer::consumers_round`].
-    fn consumers(&mut self, s: &consumers::RoundState);
-    /// See [`Observer::bulkhead_round`].
-    fn bulkhead(&mut self, s: &bulkhead::RoundState);
-}
-
-impl<O: Observer> ObserverDyn for O {
-    fn evaluation(&mut self, run: &AutoScaleRun<'_>) {
-        self.formula_evaluation(run);
-    }
-    fn group(&mut self, s: &autoscale::RoundState) {
-        self.group_round(s);
-    }
-    fn consumers(&mut self, s: &consumers::RoundState) {
-        self.consumers_round(s);
-    }
-    fn bulkhead(&mut self, s: &bulkhead::RoundState) {
-        self.bulkhead_round(s);
-    }
-}
-
-/// Sends an engine's calls on to a `dyn` observer.
-struct Forward<'a>(&'a mut dyn ObserverDyn);
-
-impl Observer for Forward<'_> {
-    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
-        self.0.evaluation(run);
-    }
-    fn group_round(&mut self, s: &autoscale::RoundState) {
-        self.0.group(s);
-    }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
-        self.0.consumers(s);
-    }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        self.0.bulkhead(s);
-    }
-}
-
 /// Runs `p` once through the model's one run path ([`Model::run_with`], what a grid's row
 /// runs), handing `observer` every round: every view of a run (a trace, a plot, the
 /// playground's chart) is this run.
 pub fn observe<M: Model>(
     p: &M::Params,
-    observer: &mut dyn ObserverDyn,
+    observer: &mut impl Observer<M::Round>,
 ) -> Result<M::Metrics, Error> {
-    M::run_with(p, &mut M::scratch(), &mut Forward(observer))
+    M::run_with(p, &mut M::scratch(), observer)
 }
 
 impl Traced for Autoscale {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::autoscale_header_with(out, Self::autoscale_columns(p))
-    }
     /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`) with one
     /// of them; a formula run's evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]);
     /// a run with scenario hooks or timed actions theirs
@@ -112,18 +77,12 @@ impl Traced for Autoscale {
 }
 
 impl Traced for Consumers {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::consumers_header_with(out, Self::split(p))
-    }
     fn split(p: &Self::Params) -> bool {
         p.flows()
     }
 }
 
 impl Traced for Bulkhead {
-    fn header(p: &Self::Params, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
-        trace::bulkhead_header_with(out, Self::split(p), Self::options(p))
-    }
     fn split(p: &Self::Params) -> bool {
         p.split != bulkhead::Split::Shared
     }
@@ -151,9 +110,7 @@ pub fn csv<M: Traced>(p: &M::Params) -> (String, Result<M::Metrics, Error>) {
     let mut text = String::new();
     // Writing into a String cannot fail.
     let _ = M::header(p, &mut text);
-    let mut t = CsvTrace::new(&mut text, M::split(p))
-        .with_options(M::options(p))
-        .with_autoscale(M::autoscale_columns(p));
+    let mut t = CsvTrace::with_columns(&mut text, M::columns(p));
     let result = observe::<M>(p, &mut t);
     (text, result)
 }
@@ -228,9 +185,7 @@ pub fn write<M: Traced>(
             error: None,
         };
         let _ = M::header(p, &mut lines);
-        let mut t = CsvTrace::new(&mut lines, M::split(p))
-            .with_options(M::options(p))
-            .with_autoscale(M::autoscale_columns(p));
+        let mut t = CsvTrace::with_columns(&mut lines, M::columns(p));
         result = observe::<M>(p, &mut t);
         if let Some(e) = lines.error {
             return Err(Stop::Io(e));
@@ -385,8 +340,8 @@ struct Evaluations<'a> {
     error: Option<std::io::Error>,
 }
 
-impl Observer for Evaluations<'_> {
-    fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+impl Observer<autoscale::RoundState> for Evaluations<'_> {
+    fn note(&mut self, run: &AutoScaleRun<'_>) {
         if self.error.is_none() {
             if let Err(e) = self.out.write_all(evaluation_line(run).as_bytes()) {
                 self.error = Some(e);

@@ -387,8 +387,8 @@ impl Every {
     }
 }
 
-impl Observer for Every {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
+impl Observer<autoscale::RoundState> for Every {
+    fn round(&mut self, s: &autoscale::RoundState) {
         self.push(
             f64::from(s.round),
             &[
@@ -398,13 +398,19 @@ impl Observer for Every {
             ],
         );
     }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
+}
+
+impl Observer<consumers::RoundState> for Every {
+    fn round(&mut self, s: &consumers::RoundState) {
         self.push(
             s.round as f64,
             &[(s.queue_left + u64::from(s.busy_consumers)) as f64],
         );
     }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+}
+
+impl Observer<bulkhead::RoundState> for Every {
+    fn round(&mut self, s: &bulkhead::RoundState) {
         self.sums[0] += u64::from(s.tracking_dropped);
         self.sums[1] += u64::from(s.event_dropped);
         let sums = self.sums;
@@ -423,7 +429,10 @@ fn min(v: impl Iterator<Item = f64>) -> f64 {
 /// Checks the plot's series of `pairs` against every round of the same run: same extremes,
 /// first and last round, every drawn point a real (round, value), bounded size. Returns the
 /// run's metrics and every round.
-fn same_run<M: Plotted>(pairs: &[(&str, &str)]) -> (M::Metrics, Every) {
+fn same_run<M: Plotted>(pairs: &[(&str, &str)]) -> (M::Metrics, Every)
+where
+    Every: Observer<M::Round>,
+{
     let flags = Flags::<M>::from_pairs(pairs.iter().copied()).unwrap();
     let grid = flags.grid().unwrap();
     let series = plot::series(&grid).unwrap();

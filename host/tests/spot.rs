@@ -133,8 +133,8 @@ fn bad_spot_and_warm_pool_options_are_one_line() {
 #[derive(Default)]
 struct Classes(Vec<(f64, f64, f64)>);
 
-impl capsim_core::Observer for Classes {
-    fn group_round(&mut self, s: &capsim_core::autoscale::RoundState) {
+impl capsim_core::Observer<capsim_core::autoscale::RoundState> for Classes {
+    fn round(&mut self, s: &capsim_core::autoscale::RoundState) {
         self.0.push((
             f64::from(s.round),
             f64::from(s.size),

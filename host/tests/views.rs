@@ -18,14 +18,20 @@ struct Tape {
     bulkhead: Vec<bulkhead::RoundState>,
 }
 
-impl Observer for Tape {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
+impl Observer<autoscale::RoundState> for Tape {
+    fn round(&mut self, s: &autoscale::RoundState) {
         self.group.push(*s);
     }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
+}
+
+impl Observer<consumers::RoundState> for Tape {
+    fn round(&mut self, s: &consumers::RoundState) {
         self.consumers.push(*s);
     }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+}
+
+impl Observer<bulkhead::RoundState> for Tape {
+    fn round(&mut self, s: &bulkhead::RoundState) {
         self.bulkhead.push(*s);
     }
 }
@@ -347,6 +353,7 @@ fn agree<M: Model + Traced>(
 ) -> usize
 where
     M::Metrics: std::fmt::Debug,
+    Tape: Observer<M::Round>,
 {
     let flags = Flags::<M>::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .unwrap_or_else(|e| panic!("{pairs:?}: {e}"));
@@ -419,6 +426,7 @@ fn every_parameter<M: Model + Traced>(
     combos: usize,
 ) where
     M::Metrics: std::fmt::Debug,
+    Tape: Observer<M::Round>,
 {
     let keys: Vec<&str> = M::PARAMS.iter().map(|q| q.key).collect();
     for q in M::PARAMS {

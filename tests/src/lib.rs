@@ -44,8 +44,8 @@ pub fn rendered(lesson: Lesson) -> String {
 #[derive(Default)]
 pub struct GroupTape(pub Vec<RoundState>);
 
-impl Observer for GroupTape {
-    fn group_round(&mut self, s: &RoundState) {
+impl Observer<RoundState> for GroupTape {
+    fn round(&mut self, s: &RoundState) {
         self.0.push(*s);
     }
 }

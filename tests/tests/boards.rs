@@ -6,7 +6,7 @@
 
 use capsim_core::autoscale::RoundState;
 use capsim_core::lesson::{render_with, Lesson, WindowedOnStack};
-use capsim_core::Observer;
+use capsim_core::{bulkhead, consumers, Observer};
 
 /// As the boards' group observer: every round's state (so the engine takes its general path).
 #[derive(Default)]
@@ -16,8 +16,8 @@ struct Shown {
     largest: u32,
 }
 
-impl Observer for Shown {
-    fn group_round(&mut self, state: &RoundState) {
+impl Observer<RoundState> for Shown {
+    fn round(&mut self, state: &RoundState) {
         self.states += 1;
         self.largest = self.largest.max(state.size);
     }
@@ -27,11 +27,16 @@ impl Observer for Shown {
     }
 }
 
+/// The lessons' renderer takes an observer of every model: the group lessons run no other.
+impl Observer<consumers::RoundState> for Shown {}
+
+impl Observer<bulkhead::RoundState> for Shown {}
+
 /// As the boards' heartbeat: `round_done` only, no per-round state (the fast paths stay).
 #[derive(Default)]
 struct Beat(u64);
 
-impl Observer for Beat {
+impl<S: capsim_core::Round> Observer<S> for Beat {
     const ROUNDS: bool = false;
 
     fn round_done(&mut self, _round: u64) {

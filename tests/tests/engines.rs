@@ -21,8 +21,8 @@ struct Watch {
     rounds: u64,
 }
 
-impl Observer for Watch {
-    fn consumers_round(&mut self, _: &consumers::RoundState) {
+impl Observer<consumers::RoundState> for Watch {
+    fn round(&mut self, _: &consumers::RoundState) {
         self.rounds += 1;
     }
 }
@@ -335,8 +335,8 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
 /// Observes every autoscale round (and so asks for the reference group).
 struct EveryRound;
 
-impl Observer for EveryRound {
-    fn group_round(&mut self, _: &capsim_core::autoscale::RoundState) {}
+impl Observer<capsim_core::autoscale::RoundState> for EveryRound {
+    fn round(&mut self, _: &capsim_core::autoscale::RoundState) {}
 }
 
 /// The autoscale plan's engines: the reference group (an observed run), the bit masks (the

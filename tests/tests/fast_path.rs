@@ -39,7 +39,7 @@ fn same(a: &Result<Metrics, Error>, b: &Result<Metrics, Error>) -> bool {
 #[derive(Default)]
 struct Paced(u64);
 
-impl Observer for Paced {
+impl<S: capsim_core::Round> Observer<S> for Paced {
     const ROUNDS: bool = false;
     fn round_done(&mut self, round: u64) {
         assert_eq!(round, self.0, "rounds out of order");

@@ -15,8 +15,8 @@ use rand_pcg::Pcg64;
 #[derive(Default)]
 struct Rounds(Vec<RoundState>);
 
-impl Observer for Rounds {
-    fn group_round(&mut self, s: &RoundState) {
+impl Observer<RoundState> for Rounds {
+    fn round(&mut self, s: &RoundState) {
         self.0.push(*s);
     }
 }
@@ -270,7 +270,7 @@ fn the_group_follows_random_targets_within_its_capacity() {
 }
 
 /// Every evaluation on the record: the policy hands each one to the observer
-/// (`Observer::formula_evaluation`) in its round, before that round's state, which marks it
+/// (its note, `Observer::note`) in its round, before that round's state, which marks it
 /// (`evaluated`, `evaluation_failed`) and carries the target; they add up to the metrics.
 /// Microsoft's documented working-hours formula on the lesson's Thursday night: every
 /// evaluation gives the documented results string with its own time, and the target 10.
@@ -282,8 +282,8 @@ fn every_evaluation_is_on_the_record() {
         rounds: Vec<RoundState>,
         runs: Vec<(u32, usize, String, Option<String>, bool)>,
     }
-    impl Observer for Record {
-        fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+    impl Observer<RoundState> for Record {
+        fn note(&mut self, run: &AutoScaleRun<'_>) {
             self.runs.push((
                 run.round,
                 self.rounds.len(),
@@ -296,7 +296,8 @@ fn every_evaluation_is_on_the_record() {
                 run.failed,
             ));
         }
-        fn group_round(&mut self, s: &RoundState) {
+
+        fn round(&mut self, s: &RoundState) {
             self.rounds.push(*s);
         }
     }
@@ -354,8 +355,8 @@ fn a_record_shows_the_pools_deallocation_when_the_formula_leaves_it() {
     use capsim_core::formula::AutoScaleRun;
     #[derive(Default)]
     struct Results(Vec<String>);
-    impl Observer for Results {
-        fn formula_evaluation(&mut self, run: &AutoScaleRun<'_>) {
+    impl Observer<RoundState> for Results {
+        fn note(&mut self, run: &AutoScaleRun<'_>) {
             self.0.push(run.results.to_string());
         }
     }

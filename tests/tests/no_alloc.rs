@@ -111,8 +111,8 @@ fn models_and_lessons_never_allocate() {
         ..autoscale::Params::default()
     };
     struct Peak(u32);
-    impl capsim_core::Observer for Peak {
-        fn group_round(&mut self, s: &autoscale::RoundState) {
+    impl capsim_core::Observer<autoscale::RoundState> for Peak {
+        fn round(&mut self, s: &autoscale::RoundState) {
             self.0 = self.0.max(s.counts.get(autoscale::State::Stopped));
         }
     }

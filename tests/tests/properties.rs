@@ -182,7 +182,7 @@ fn a_reused_workspace_gives_what_a_fresh_one_gives() {
 #[derive(Default)]
 struct Rounds(Vec<u64>);
 
-impl Observer for Rounds {
+impl<S: capsim_core::Round> Observer<S> for Rounds {
     fn round_done(&mut self, round: u64) {
         self.0.push(round);
     }

@@ -34,8 +34,8 @@ fn run(p: &Params) -> Metrics {
 /// Each round's event requests served, from the fast engine (a plain run).
 fn events_served_per_round(p: &Params) -> Vec<u32> {
     struct Rounds(Vec<u32>);
-    impl Observer for Rounds {
-        fn bulkhead_round(&mut self, s: &RoundState) {
+    impl Observer<RoundState> for Rounds {
+        fn round(&mut self, s: &RoundState) {
             self.0.push(s.event_served);
         }
     }

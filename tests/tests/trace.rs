@@ -19,17 +19,32 @@ struct Tape {
     done: Vec<u64>,
 }
 
-impl Observer for Tape {
+impl Observer<autoscale::RoundState> for Tape {
     fn round_done(&mut self, round: u64) {
         self.done.push(round);
     }
-    fn group_round(&mut self, s: &autoscale::RoundState) {
+
+    fn round(&mut self, s: &autoscale::RoundState) {
         self.group.push(*s);
     }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
+}
+
+impl Observer<consumers::RoundState> for Tape {
+    fn round_done(&mut self, round: u64) {
+        self.done.push(round);
+    }
+
+    fn round(&mut self, s: &consumers::RoundState) {
         self.consumers.push(*s);
     }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
+}
+
+impl Observer<bulkhead::RoundState> for Tape {
+    fn round_done(&mut self, round: u64) {
+        self.done.push(round);
+    }
+
+    fn round(&mut self, s: &bulkhead::RoundState) {
         self.bulkhead.push(*s);
     }
 }

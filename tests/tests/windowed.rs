@@ -45,8 +45,8 @@ struct Watch {
     done: Vec<u64>,
 }
 
-impl Observer for Watch {
-    fn consumers_round(&mut self, state: &RoundState) {
+impl Observer<RoundState> for Watch {
+    fn round(&mut self, state: &RoundState) {
         self.states.push(*state);
     }
 
@@ -59,7 +59,7 @@ impl Observer for Watch {
 #[derive(Default, PartialEq, Debug)]
 struct Pace(Vec<u64>);
 
-impl Observer for Pace {
+impl<S: capsim_core::Round> Observer<S> for Pace {
     const ROUNDS: bool = false;
 
     fn round_done(&mut self, round: u64) {

@@ -22,7 +22,7 @@
 //! 4. timers advance: boot, restart and hook waits (a timer set in phases 1–3 counts down
 //!    now; a wait entered now starts next round, so a hook of H rounds adds exactly H);
 //!    then a warm pool's ([`WarmPool`]) refills advance and launch;
-//! 5. metrics, then the observer ([`crate::Observer::group_round`], `round_done`).
+//! 5. metrics, then the observer ([`crate::Observer::round`], `round_done`).
 //!
 //! The lesson's defaults are [`LessonPolicy`] (ready-only counting, its cooldown, down to
 //! required + 1) and [`LessonCheck`]; its other quirks are named where they live: the
@@ -179,7 +179,7 @@ pub fn run(params: &Params) -> Result<Metrics, Error> {
 
 /// Runs the model drawing health checks from `rng` (`params.seed` is not used), calling
 /// `observer` after every round.
-pub fn run_with<R: UnitRng, O: Observer>(
+pub fn run_with<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     rng: &mut R,
     observer: &mut O,
@@ -191,7 +191,7 @@ pub fn run_with<R: UnitRng, O: Observer>(
 /// lesson's policy takes the fast path when it applies): a table of `params.demand(t)`, so
 /// that runs sharing a demand curve compute it once, or any demand ([`Table`]: check it
 /// first).
-pub fn run_with_demand<R: UnitRng, O: Observer>(
+pub fn run_with_demand<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
@@ -244,7 +244,7 @@ pub fn run_sweep<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
 /// line, like the fast path: the group's records (4 KiB) are never on a board's stack while
 /// the fast path runs.
 #[inline(never)]
-fn run_general<R: UnitRng, O: Observer>(
+fn run_general<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,
@@ -278,7 +278,7 @@ fn run_general<R: UnitRng, O: Observer>(
 /// // 9 serve at first (900 / 100): 1 launch; 3 break for good and are replaced.
 /// assert_eq!((m.max_size, m.launched), (10, 1 + 3));
 /// ```
-pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+pub fn run_custom<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     policy: &mut P,
     check: &mut H,
@@ -297,7 +297,7 @@ pub fn run_formula<
     const NODES: usize,
     const POOL: usize,
     R: UnitRng,
-    O: Observer,
+    O: Observer<RoundState>,
 >(
     params: &Params,
     policy: &mut FormulaPolicy<'_, N, NODES, POOL>,
@@ -322,7 +322,7 @@ pub fn run_formula<
 /// let m = run_in(&p, &mut storage, |t| p.demand(t), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
 /// assert!((3000..=4096).contains(&m.max_size)); // 3,000 needed, replacements on top
 /// ```
-pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
+pub fn run_in<const N: usize, R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     storage: &mut GroupStorage<N>,
     demand: impl Demand,
@@ -343,7 +343,7 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer>(
 }
 
 /// [`run_formula`] in `storage` (see [`run_in`]), with `demand(t)` supplied by the caller.
-pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
+pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     storage: &mut GroupStorage<N>,
     demand: impl Demand,
@@ -357,7 +357,13 @@ pub fn run_formula_in<const N: usize, const F: usize, R: UnitRng, O: Observer>(
     Ok(policy.counted(m))
 }
 
-fn simulate_in<const N: usize, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+fn simulate_in<
+    const N: usize,
+    P: ScalingPolicy,
+    H: HealthCheck,
+    R: UnitRng,
+    O: Observer<RoundState>,
+>(
     params: &Params,
     storage: &mut GroupStorage<N>,
     demand: impl Fn(u32) -> f64,

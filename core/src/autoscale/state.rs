@@ -129,7 +129,7 @@ impl StateCounts {
     }
 }
 
-/// One round as a teaching board shows it (handed to [`crate::Observer::group_round`]).
+/// One round as a teaching board shows it (handed to [`crate::Observer::round`]).
 ///
 /// Summed over a run, `launched` is the run's `launched`, `replaced` its `replacements`,
 /// `restarted` its `restarts_from_stopped + warm_starts`, `failed` its `failed_launches`,
@@ -169,7 +169,7 @@ pub struct RoundState {
     /// A formula policy's dedicated target after this round's decision (0 under any other
     /// policy).
     pub target_dedicated: u32,
-    /// Whether a formula was evaluated this round (see [`crate::Observer::formula_evaluation`]).
+    /// Whether a formula was evaluated this round (its evaluation: [`crate::Observer::note`]).
     pub evaluated: bool,
     /// Whether this round's evaluation failed (the group left unchanged).
     pub evaluation_failed: bool,
@@ -191,6 +191,13 @@ pub struct RoundState {
     /// Of them, the ones billed in full this round (a Running pool's warm ones, and every
     /// refill booting); the rest are Stopped (in `stopped_rounds`).
     pub warm_billed: u32,
+}
+
+/// A round's note is the formula's evaluation, as Batch's `AutoScaleRun` records it: a group
+/// driven by a formula notes one in each round the formula was evaluated, before the round's
+/// state (which marks it: `evaluated`, `evaluation_failed`).
+impl crate::Round for RoundState {
+    type Note<'a> = crate::formula::AutoScaleRun<'a>;
 }
 
 /// One instance record (16 bytes; a group holds [`super::MAX_GROUP_SIZE`] of them).

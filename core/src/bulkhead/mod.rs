@@ -65,14 +65,17 @@ pub fn run(params: &Params) -> Result<Metrics, Error> {
 
 /// Runs the model with the lesson's generator seeded from `params.seed`, handing `observer`
 /// each round's [`RoundState`] in round order: [`run`] watched.
-pub fn run_observed<O: Observer>(params: &Params, observer: &mut O) -> Result<Metrics, Error> {
+pub fn run_observed<O: Observer<RoundState>>(
+    params: &Params,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
     run_with(params, &mut Draws::new(params.seed), observer)
 }
 
 /// Runs the model drawing arrivals and shuffles from `rng` (`params.seed` is not used),
 /// handing `observer` each round's [`RoundState`] in round order. Its one lane (about 600
 /// bytes) is on the stack, next to a round's arrivals (about 1 KB, as for any batch).
-pub fn run_with<R: UnitRng, O: Observer>(
+pub fn run_with<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     rng: &mut R,
     observer: &mut O,
@@ -171,7 +174,7 @@ pub fn run_batch<const B: usize>(
 /// [`Error::CapacityExceeded`] for [`Capacity::BatchLanes`] with a limit of 1 (one stream
 /// from `rng` cannot be replayed; [`run_batch`] plays them one by one).
 #[inline]
-pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
+pub fn run_batch_with<R: UnitRng, O: Observer<RoundState>, const B: usize>(
     params: &[Params],
     rng: &mut R,
     ws: &mut Workspace<B>,
@@ -287,7 +290,7 @@ pub fn run_batch_with<R: UnitRng, O: Observer, const B: usize>(
             // One run: its state, as the observer contract asks.
             for lane in lanes.iter_mut() {
                 let state = lane.round::<true>(t, &mut arrivals);
-                observer.bulkhead_round(&state);
+                observer.round(&state);
             }
         } else {
             for lane in lanes.iter_mut() {

@@ -281,7 +281,7 @@ impl Run<'_> {
 /// the next 1,024 rounds), on the stack of this function alone (never inlined: the fast
 /// engine's callers keep their small frames).
 #[inline(never)]
-pub(crate) fn run_with<R: UnitRng, O: Observer>(
+pub(crate) fn run_with<R: UnitRng, O: Observer<RoundState>>(
     p: &Params,
     rng: &mut R,
     observer: &mut O,
@@ -383,7 +383,7 @@ pub(crate) fn run_with<R: UnitRng, O: Observer>(
         run.m.event_dropped += u64::from(run.round.event_dropped);
         if O::ROUNDS {
             run.round.retries_waiting = run.waiting;
-            observer.bulkhead_round(&run.round);
+            observer.round(&run.round);
         }
         observer.round_done(u64::from(t));
     }

@@ -583,7 +583,7 @@ pub struct Metrics {
     pub broken_slot_rounds: u64,
 }
 
-/// One round of a run, as [`crate::Observer::bulkhead_round`] sees it.
+/// One round of a run, as [`crate::Observer::round`] sees it.
 ///
 /// Summed over a run, `busy` is `busy_slot_rounds` and each served and dropped count the
 /// run's.
@@ -615,6 +615,11 @@ pub struct RoundState {
     pub dependency_calls: u32,
     /// Event requests (new or retried) that the breaker rejected this round.
     pub rejected: u32,
+}
+
+/// A round reports its state only.
+impl crate::Round for RoundState {
+    type Note<'a> = core::convert::Infallible;
 }
 
 /// `serde` as the CLI writes these fields: `"none"` or the value as its flag takes it.

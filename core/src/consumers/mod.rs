@@ -177,7 +177,7 @@ pub fn run<const N: usize, const F: usize, const R: usize, const Q: usize>(
 /// consumer is only counting down, are reported too).
 pub fn run_with<
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
     const N: usize,
     const F: usize,
     const R: usize,
@@ -223,7 +223,7 @@ pub fn run_batch_with<D, O, const N: usize, const F: usize, const R: usize, cons
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     batch(params, draws, ws, None, observer, out)
 }
@@ -245,7 +245,7 @@ pub fn run_batch_sorted_with<D, O, const N: usize, const F: usize, const R: usiz
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     batch(params, draws, ws, Some((keys, events)), observer, out)
 }
@@ -262,7 +262,7 @@ fn batch<D, O, const N: usize, const F: usize, const R: usize, const Q: usize>(
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     let differs = |a: &Params, b: &Params| a.workload().first_difference(&b.workload());
     let Some(first) = check_batch(params, R, out.len(), Params::validate, differs)? else {

@@ -256,7 +256,7 @@ impl FlowQueue for ArrivalQueue<'_> {
 /// are the lesson queue's (counted by the caller), added to the queue's own. Reports every
 /// round to `observer` when `observe`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
+pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer<RoundState>>(
     queue: &mut Q,
     draws: &mut D,
     w: &Workload,
@@ -333,7 +333,7 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer>(
             backlog,
         };
         if observe {
-            observer.consumers_round(&state);
+            observer.round(&state);
         }
         // Every round played is done, observed or not (see `crate::Observer`).
         observer.round_done(round);
@@ -385,7 +385,7 @@ pub(super) fn play_lanes<'s, D, O, const N: usize, const F: usize, const R: usiz
 ) -> Result<(), Error>
 where
     D: WorkloadDraws,
-    O: Observer,
+    O: Observer<RoundState>,
 {
     let shipments = w.shipments as usize;
     match w.arrival_rate {

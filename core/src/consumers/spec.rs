@@ -585,7 +585,7 @@ pub struct Metrics {
     pub dropped_shipments: u32,
 }
 
-/// One round of a run, as [`crate::Observer::consumers_round`] sees it (every round from 0,
+/// One round of a run, as [`crate::Observer::round`] sees it (every round from 0,
 /// those the event-driven engine skips included: nothing applied, the consumers still
 /// holding their events).
 ///
@@ -613,6 +613,11 @@ pub struct RoundState {
     /// Events in the queue after this round's arrivals, before consumers take any: what
     /// the buffer must hold this round (`Metrics::max_backlog` is the largest).
     pub backlog: u64,
+}
+
+/// A round reports its state only.
+impl crate::Round for RoundState {
+    type Note<'a> = core::convert::Infallible;
 }
 
 /// What a lane had applied and reordered at the end of the last round it reported: what
@@ -669,7 +674,7 @@ impl Reported {
 
 /// Reports the rounds in `rounds`, which an event-driven engine skips: nothing applied, every
 /// consumer still holding its event (`state` is the round before them).
-pub(crate) fn report_skipped<O: Observer>(
+pub(crate) fn report_skipped<O: Observer<RoundState>>(
     observer: &mut O,
     state: &RoundState,
     rounds: core::ops::Range<u64>,
@@ -685,7 +690,7 @@ pub(crate) fn report_skipped<O: Observer>(
             backlog: state.queue_left,
             ..*state
         };
-        observer.consumers_round(&skipped);
+        observer.round(&skipped);
         observer.round_done(round);
     }
 }

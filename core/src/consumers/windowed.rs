@@ -185,7 +185,7 @@ pub fn run<const W: usize, const B: usize>(
 
 /// Runs the model on the workload drawn from `draws`, reporting to `observer` exactly what
 /// [`super::run_with`] reports for one configuration.
-pub fn run_with<D: WindowDraws, O: Observer, const W: usize, const B: usize>(
+pub fn run_with<D: WindowDraws, O: Observer<RoundState>, const W: usize, const B: usize>(
     params: &Params,
     draws: D,
     ws: &mut Workspace<W, B>,
@@ -574,7 +574,7 @@ impl<'s> Lane<'s> {
         }
     }
 
-    fn run<D: WindowDraws, O: Observer>(
+    fn run<D: WindowDraws, O: Observer<RoundState>>(
         &mut self,
         queue: &mut Windows<'_, D>,
         observer: &mut O,
@@ -585,7 +585,7 @@ impl<'s> Lane<'s> {
         loop {
             let state = O::ROUNDS.then(|| self.state());
             if let Some(state) = state {
-                observer.consumers_round(&state);
+                observer.round(&state);
             }
             observer.round_done(self.round);
             if self.applied == self.total {

@@ -5,9 +5,8 @@ use core::fmt;
 
 use super::{FormulaError, Timestamp};
 
-/// One evaluation of a formula driving a group, handed to
-/// [`crate::Observer::formula_evaluation`] in the round it ran (before that round's
-/// [`crate::Observer::group_round`]).
+/// One evaluation of a formula driving a group: the note ([`crate::Observer::note`]) of the
+/// round it ran in, before that round's state ([`crate::Observer::round`]).
 ///
 /// `results` writes Batch's results string (`$TargetDedicatedNodes=…;$NodeDeallocationOption=…;…`,
 /// see [`super::Results`]): after a failure, the variables assigned before the failing

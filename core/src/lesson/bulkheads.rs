@@ -50,7 +50,7 @@ pub(super) struct BulkheadResults {
 }
 
 #[inline(never)]
-pub(super) fn bulkhead_results<O: Observer>(
+pub(super) fn bulkhead_results<O: Observer<bulkhead::RoundState>>(
     observer: &mut O,
     results: &mut BulkheadResults,
 ) -> Result<(), Error> {

@@ -25,7 +25,7 @@ pub(super) struct ConsumersResults {
 pub trait ConsumersSpace {
     /// Runs `configs` (configurations of one workload, the lesson's) into `out`, in order,
     /// reporting to `observer` as the engine's `run_with` (or batch) does.
-    fn run_configs<O: Observer>(
+    fn run_configs<O: Observer<consumers::RoundState>>(
         &mut self,
         configs: &[consumers::Params],
         observer: &mut O,
@@ -36,7 +36,7 @@ pub trait ConsumersSpace {
 impl<const N: usize, const F: usize, const R: usize, const Q: usize> ConsumersSpace
     for Workspace<N, F, R, Q>
 {
-    fn run_configs<O: Observer>(
+    fn run_configs<O: Observer<consumers::RoundState>>(
         &mut self,
         configs: &[consumers::Params],
         observer: &mut O,
@@ -63,7 +63,7 @@ impl<const N: usize, const F: usize, const R: usize, const Q: usize> ConsumersSp
 }
 
 impl<const W: usize, const B: usize> ConsumersSpace for windowed::Workspace<W, B> {
-    fn run_configs<O: Observer>(
+    fn run_configs<O: Observer<consumers::RoundState>>(
         &mut self,
         configs: &[consumers::Params],
         observer: &mut O,
@@ -91,7 +91,7 @@ pub const ON_STACK_WINDOW: usize = 512;
 type LessonWindow = windowed::Workspace<{ windowed::words_for(LESSON_SHIPMENTS) }, ON_STACK_WINDOW>;
 
 impl ConsumersSpace for WindowedOnStack {
-    fn run_configs<O: Observer>(
+    fn run_configs<O: Observer<consumers::RoundState>>(
         &mut self,
         configs: &[consumers::Params],
         observer: &mut O,
@@ -103,7 +103,7 @@ impl ConsumersSpace for WindowedOnStack {
 }
 
 #[inline(never)]
-pub(super) fn consumers_results<O: Observer, S: ConsumersSpace + ?Sized>(
+pub(super) fn consumers_results<O: Observer<consumers::RoundState>, S: ConsumersSpace + ?Sized>(
     ws: &mut S,
     observer: &mut O,
     results: &mut ConsumersResults,

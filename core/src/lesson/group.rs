@@ -93,7 +93,7 @@ impl DemandTable {
     }
 
     /// Runs the lesson's group with `pair`, every other parameter the lesson's.
-    fn run<R: UnitRng, O: Observer>(
+    fn run<R: UnitRng, O: Observer<autoscale::RoundState>>(
         &self,
         pair: Pair,
         rng: &mut R,
@@ -141,7 +141,7 @@ impl DemandTable {
     }
 
     /// Runs every pair, in order, into `runs`.
-    fn run_pairs<O: Observer>(
+    fn run_pairs<O: Observer<autoscale::RoundState>>(
         &self,
         pairs: &[Pair],
         observer: &mut O,
@@ -192,7 +192,7 @@ pub(super) struct GroupResults {
 }
 
 #[inline(never)]
-pub(super) fn group_results<O: Observer>(
+pub(super) fn group_results<O: Observer<autoscale::RoundState>>(
     observer: &mut O,
     results: &mut GroupResults,
 ) -> Result<(), Error> {
@@ -296,7 +296,7 @@ pub(super) fn write_group<W: Write>(
 
 /// Runs the lesson's group with each of `pairs`, on one demand table, into `runs`.
 #[inline(never)]
-pub(super) fn pair_runs<O: Observer, const P: usize>(
+pub(super) fn pair_runs<O: Observer<autoscale::RoundState>, const P: usize>(
     pairs: &[Pair; P],
     observer: &mut O,
     runs: &mut [PairRun; P],

@@ -24,7 +24,7 @@
 use core::fmt::{self, Write};
 
 use crate::consumers::Workspace;
-use crate::{Error, Observer};
+use crate::{autoscale, bulkhead, consumers, Error, Observer};
 
 /// The shipments in the consumers lesson's workload.
 pub const LESSON_SHIPMENTS: usize = 5000;
@@ -267,10 +267,25 @@ pub fn render_all_in<W: Write, const N: usize, const F: usize, const R: usize, c
     Ok(())
 }
 
+/// An observer of the lessons' runs: an [`Observer`] of each model's round state (one that
+/// implements `Observer<S>` for every `S`, as `()` does, is one).
+pub trait LessonObserver:
+    Observer<autoscale::RoundState> + Observer<consumers::RoundState> + Observer<bulkhead::RoundState>
+{
+}
+
+impl<O> LessonObserver for O where
+    O: Observer<autoscale::RoundState>
+        + Observer<consumers::RoundState>
+        + Observer<bulkhead::RoundState>
+        + ?Sized
+{
+}
+
 /// Writes one lesson's output, calling `observer` after every simulated round.
 pub fn render_observed<
     W: Write,
-    O: Observer,
+    O: LessonObserver,
     const N: usize,
     const F: usize,
     const R: usize,
@@ -286,7 +301,7 @@ pub fn render_observed<
 
 /// [`render_observed`] with the consumers lesson run in `space`: either engine's workspace,
 /// or [`WindowedOnStack`]. The output is the same bytes whichever runs it.
-pub fn render_with<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+pub fn render_with<W: Write, O: LessonObserver, S: ConsumersSpace + ?Sized>(
     lesson: Lesson,
     out: &mut W,
     ws: &mut S,
@@ -296,7 +311,7 @@ pub fn render_with<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
 }
 
 /// [`render_with`] in `lang`.
-pub fn render_with_in<W: Write, O: Observer, S: ConsumersSpace + ?Sized>(
+pub fn render_with_in<W: Write, O: LessonObserver, S: ConsumersSpace + ?Sized>(
     lesson: Lesson,
     lang: Lang,
     out: &mut W,

@@ -130,6 +130,7 @@ impl Model for Autoscale {
     type Params = AutoscaleParams;
     type Metrics = autoscale::Metrics;
     type Scratch = AutoscaleScratch;
+    type Round = capsim_core::autoscale::RoundState;
     const PARAMS: &'static [Param<AutoscaleParams>] = &[
         param!(core.threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
@@ -393,7 +394,7 @@ impl Model for Autoscale {
     /// the fast path (and its shared streams) when nothing watches the run and no formula
     /// drives it; otherwise the general engine in the host's group, which every view (trace,
     /// plot, chart) takes: the same parameters, the same run.
-    fn run_with<O: Observer>(
+    fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,

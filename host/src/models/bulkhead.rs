@@ -17,6 +17,7 @@ impl Model for Bulkhead {
     type Params = bulkhead::Params;
     type Metrics = bulkhead::Metrics;
     type Scratch = ();
+    type Round = bulkhead::RoundState;
     const PARAMS: &'static [Param<bulkhead::Params>] = &[
         param!(split: Split,
             "'shared', or the tracking pool's slots (events get the rest)",
@@ -71,7 +72,7 @@ impl Model for Bulkhead {
 
     fn scratch() {}
 
-    fn run_with<O: Observer>(
+    fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         _: &mut (),
         observer: &mut O,

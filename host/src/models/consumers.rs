@@ -15,6 +15,7 @@ impl Model for Consumers {
     type Params = consumers::Params;
     type Metrics = consumers::Metrics;
     type Scratch = ConsumersScratch;
+    type Round = consumers::RoundState;
     const PARAMS: &'static [Param<consumers::Params>] = &[
         param!(consumers: u32,
             "Consumers pulling from the queue, N", "1 to 64", "1,2,3,4,6,8"),
@@ -70,7 +71,7 @@ impl Model for Consumers {
         ConsumersScratch::default()
     }
 
-    fn run_with<O: Observer>(
+    fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,

@@ -411,6 +411,9 @@ pub trait Model: Sized + Send + Sync + 'static {
     type Metrics: Send + Sync;
     /// Per-thread scratch storage.
     type Scratch;
+    /// The state of one round, as an observed run reports it (the core model's
+    /// `RoundState`).
+    type Round: capsim_core::Round;
     /// The parameters in flag order: the grid's axes, first outermost; the seed last.
     const PARAMS: &'static [Param<Self::Params>];
     /// The parameter after which rows show the seed (the seed is the innermost axis but,
@@ -432,7 +435,7 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// trace, a plot and the playground's chart all run a combination through it, so a view
     /// shows the run its row describes, whatever the parameters (a formula included).
     /// `()` observes nothing and lets the core take its fast paths.
-    fn run_with<O: Observer>(
+    fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,

@@ -26,7 +26,7 @@ pub use histogram::{histogram, histogram_chart, Bins, BINS, MAX_HISTOGRAM_RUNS, 
 pub use plotted::{Plotted, TARGET_SERIES};
 #[cfg(feature = "png")]
 pub use png::{png, PNG_FONTS};
-pub use rounds::{Envelope, Lines, BUCKETS, MAX_WINDOWS};
+pub use rounds::{Envelope, Lines, PlotRound, BUCKETS, MAX_WINDOWS};
 
 use plotters::prelude::*;
 use plotters_backend::BackendCoord;

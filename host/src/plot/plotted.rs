@@ -5,12 +5,12 @@ use plotters::prelude::SeriesLabelPosition;
 
 use capsim_core::{autoscale, bulkhead};
 
-use super::{round_list, Lines, Marks, Series};
+use super::{round_list, Lines, Marks, PlotRound, Series};
 use crate::models::{Autoscale, Bulkhead, Consumers};
 use crate::trace::Traced;
 
 /// A model the CLI can chart.
-pub trait Plotted: Traced {
+pub trait Plotted: Traced<Round: PlotRound> {
     /// The chart's y axis label.
     const Y_LABEL: &'static str;
     /// Where the legend goes (where the lines leave room).

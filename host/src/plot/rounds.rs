@@ -148,55 +148,74 @@ impl Lines {
     }
 }
 
-impl Observer for Lines {
-    fn group_round(&mut self, s: &autoscale::RoundState) {
+/// A model's round state as a plot keeps it: its values of the model's series, pushed onto
+/// [`Lines`] round by round.
+pub trait PlotRound: capsim_core::Round {
+    /// Adds this round to `lines`.
+    fn keep(&self, lines: &mut Lines);
+}
+
+impl<S: PlotRound> Observer<S> for Lines {
+    fn round(&mut self, s: &S) {
+        s.keep(self);
+    }
+}
+
+impl PlotRound for autoscale::RoundState {
+    fn keep(&self, lines: &mut Lines) {
         use autoscale::State;
-        let r = f64::from(s.round);
-        if s.evaluated {
-            self.evaluated.push(r);
+        let r = f64::from(self.round);
+        if self.evaluated {
+            lines.evaluated.push(r);
         }
-        if s.counts.get(State::PendingWait) + s.counts.get(State::RemovingWait) > 0 {
-            let full = self.hook_waits.len() == MAX_WINDOWS;
-            match self.hook_waits.last_mut() {
+        if self.counts.get(State::PendingWait) + self.counts.get(State::RemovingWait) > 0 {
+            let full = lines.hook_waits.len() == MAX_WINDOWS;
+            match lines.hook_waits.last_mut() {
                 Some(w) if w.1 == r || full => w.1 = r + 1.0,
-                _ => self.hook_waits.push((r, r + 1.0)),
+                _ => lines.hook_waits.push((r, r + 1.0)),
             }
         }
         // The spot class's and a formula's only (see `Plotted::series_of`).
-        let dedicated = self.dedicated.then_some(f64::from(s.size - s.spot));
-        let target = self.target.then_some(f64::from(s.target_dedicated));
+        let dedicated = lines.dedicated.then_some(f64::from(self.size - self.spot));
+        let target = lines.target.then_some(f64::from(self.target_dedicated));
         let values = [
-            Some(f64::from(s.size)),
-            Some(f64::from(s.counts.serving())),
-            Some(s.required as f64),
+            Some(f64::from(self.size)),
+            Some(f64::from(self.counts.serving())),
+            Some(self.required as f64),
             dedicated,
             target,
         ];
         let values: Vec<f64> = values.into_iter().flatten().collect();
-        self.push(f64::from(s.round), &values);
+        lines.push(f64::from(self.round), &values);
     }
-    fn consumers_round(&mut self, s: &consumers::RoundState) {
-        let backlog = s.queue_left + u64::from(s.busy_consumers);
-        if self.extra {
-            self.dropped[0] += s.dropped;
-            let values = [backlog as f64, s.backlog as f64, self.dropped[0] as f64];
-            self.push(s.round as f64, &values);
+}
+
+impl PlotRound for consumers::RoundState {
+    fn keep(&self, lines: &mut Lines) {
+        let backlog = self.queue_left + u64::from(self.busy_consumers);
+        if lines.extra {
+            lines.dropped[0] += self.dropped;
+            let values = [backlog as f64, self.backlog as f64, lines.dropped[0] as f64];
+            lines.push(self.round as f64, &values);
         } else {
-            self.push(s.round as f64, &[backlog as f64]);
+            lines.push(self.round as f64, &[backlog as f64]);
         }
     }
-    fn bulkhead_round(&mut self, s: &bulkhead::RoundState) {
-        self.dropped[0] += u64::from(s.tracking_dropped);
-        self.dropped[1] += u64::from(s.event_dropped);
-        self.rejected += u64::from(s.rejected);
+}
+
+impl PlotRound for bulkhead::RoundState {
+    fn keep(&self, lines: &mut Lines) {
+        lines.dropped[0] += u64::from(self.tracking_dropped);
+        lines.dropped[1] += u64::from(self.event_dropped);
+        lines.rejected += u64::from(self.rejected);
         // The last two are the options' series (zero without them; drawn only with them).
-        self.push(
-            f64::from(s.round),
+        lines.push(
+            f64::from(self.round),
             &[
-                self.dropped[0] as f64,
-                self.dropped[1] as f64,
-                self.rejected as f64,
-                f64::from(s.retries_waiting),
+                lines.dropped[0] as f64,
+                lines.dropped[1] as f64,
+                lines.rejected as f64,
+                f64::from(self.retries_waiting),
             ],
         );
     }

@@ -38,7 +38,7 @@ use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
 use super::plan::{LessonGroup, Shared};
-use super::{Metrics, Params, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::{Metrics, Params, RoundState, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
 
 mod lockstep;
 mod masks;
@@ -477,7 +477,7 @@ pub(super) fn needed_ahead(
 /// round for round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
 /// general path's never coexist on a board's stack.
 #[inline(never)]
-pub(super) fn run<R: UnitRng, O: Observer>(
+pub(super) fn run<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
     demand: impl Fn(u32) -> f64,
     rng: &mut R,

@@ -69,8 +69,8 @@ fn at(list: &[(u32, Timed, u32)]) -> Lifecycle {
 #[derive(Default)]
 struct Rounds(std::vec::Vec<RoundState>);
 
-impl Observer for Rounds {
-    fn group_round(&mut self, s: &RoundState) {
+impl Observer<RoundState> for Rounds {
+    fn round(&mut self, s: &RoundState) {
         self.0.push(*s);
     }
 }

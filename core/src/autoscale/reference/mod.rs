@@ -201,7 +201,7 @@ impl<'p> Group<'p> {
 
     /// Runs one round `t` of the model with the round's `demand` and reports it to
     /// `observer`.
-    pub fn round<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer>(
+    pub fn round<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer<RoundState>>(
         &mut self,
         t: u32,
         demand: f64,
@@ -235,10 +235,10 @@ impl<'p> Group<'p> {
             if let Some(run) = policy.evaluation(t) {
                 self.now.evaluated = true;
                 self.now.evaluation_failed = run.failed;
-                observer.formula_evaluation(&run);
+                observer.note(&run);
             }
         }
-        observer.group_round(&self.now);
+        observer.round(&self.now);
         observer.round_done(u64::from(t));
         Ok(())
     }

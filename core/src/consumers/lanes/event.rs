@@ -77,7 +77,7 @@ impl<'s> Lane<'s> {
     /// Plays `events` (the queue's next ones, in order) to this lane: it runs until it needs
     /// an event beyond them or, once the queue is `exhausted`, until every event is applied.
     #[inline]
-    pub(crate) fn feed<O: Observer>(
+    pub(crate) fn feed<O: Observer<RoundState>>(
         &mut self,
         events: &[Event],
         exhausted: bool,
@@ -104,7 +104,7 @@ impl<'s> Lane<'s> {
 
     /// Runs until a consumer needs an event (returns `true`) or every event is applied.
     #[inline]
-    pub(crate) fn advance<O: Observer>(&mut self, observer: &mut O) -> bool {
+    pub(crate) fn advance<O: Observer<RoundState>>(&mut self, observer: &mut O) -> bool {
         if self.started < self.n {
             // Round 0: nothing to apply yet; every consumer takes an event.
             self.wants = Some(self.started);
@@ -125,7 +125,7 @@ impl<'s> Lane<'s> {
             }
             let state = self.observe.then(|| self.state());
             if let Some(state) = state {
-                observer.consumers_round(&state);
+                observer.round(&state);
             }
             observer.round_done(self.round);
             if self.applied == self.total {
@@ -169,7 +169,7 @@ impl<'s> Lane<'s> {
 }
 
 /// Plays the queue to every lane of the general engine, a chunk of events at a time.
-pub(crate) fn play_general<D: WorkloadDraws, O: Observer>(
+pub(crate) fn play_general<D: WorkloadDraws, O: Observer<RoundState>>(
     queue: &mut Queue<'_, D>,
     lanes: &mut [Lane<'_>],
     observer: &mut O,

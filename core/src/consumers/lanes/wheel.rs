@@ -85,7 +85,12 @@ impl<'s> WheelLane<'s> {
     /// Plays whole rounds while `events[self.at..]` holds what a round may take (or, once
     /// the queue is `exhausted`, until every event is applied).
     #[inline]
-    pub(crate) fn feed<O: Observer>(&mut self, events: &[u32], exhausted: bool, observer: &mut O) {
+    pub(crate) fn feed<O: Observer<RoundState>>(
+        &mut self,
+        events: &[u32],
+        exhausted: bool,
+        observer: &mut O,
+    ) {
         if self.done {
             self.at = events.len();
             return;
@@ -110,7 +115,12 @@ impl<'s> WheelLane<'s> {
     /// The rounds after round 0, with the lane's hot state in locals (registers), written
     /// back when the buffer runs short or the run ends.
     #[inline]
-    pub(crate) fn play<O: Observer>(&mut self, events: &[u32], exhausted: bool, observer: &mut O) {
+    pub(crate) fn play<O: Observer<RoundState>>(
+        &mut self,
+        events: &[u32],
+        exhausted: bool,
+        observer: &mut O,
+    ) {
         let need = self.slots as usize;
         let slots = self.slots;
         let total = self.total;
@@ -159,7 +169,7 @@ impl<'s> WheelLane<'s> {
             if observe {
                 let busy = u64::from(held.count_ones());
                 let state = self.reported.state(round, applied, reordered, busy, total);
-                observer.consumers_round(&state);
+                observer.round(&state);
                 observer.round_done(round);
                 let next = next_round(round, ready, occupied);
                 if applied == total || next == round {
@@ -207,10 +217,10 @@ impl<'s> WheelLane<'s> {
 
     /// Reports round 0, then moves to the next round in which a consumer finishes.
     #[inline]
-    pub(crate) fn end_round<O: Observer>(&mut self, observer: &mut O) {
+    pub(crate) fn end_round<O: Observer<RoundState>>(&mut self, observer: &mut O) {
         let state = self.observe.then(|| self.state());
         if let Some(state) = state {
-            observer.consumers_round(&state);
+            observer.round(&state);
         }
         observer.round_done(self.round);
         if self.applied == self.total {
@@ -249,7 +259,7 @@ impl<'s> WheelLane<'s> {
 /// Plays the queue to every lane of the timing wheel engine: a buffer of packed events
 /// ([`Queue::fill_packed`]) is refilled behind the slowest lane, each lane playing whole
 /// rounds while the buffer holds the events a round can take.
-pub(crate) fn play_wheel<D: WorkloadDraws, O: Observer>(
+pub(crate) fn play_wheel<D: WorkloadDraws, O: Observer<RoundState>>(
     queue: &mut Queue<'_, D>,
     lanes: &mut [WheelLane<'_>],
     observer: &mut O,

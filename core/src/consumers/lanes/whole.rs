@@ -6,7 +6,7 @@ use crate::consumers::plan::WholeLane;
 use crate::consumers::spec::Reported;
 use crate::consumers::store::apply_flagged;
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
-use crate::consumers::{LaneKey, MAX_CONSUMERS};
+use crate::consumers::{LaneKey, RoundState, MAX_CONSUMERS};
 use crate::Observer;
 
 /// Plays the whole queue (`events`, packed, in order) to one unobserved configuration and
@@ -19,7 +19,7 @@ use crate::Observer;
 /// slice of `slots` events a round), no `held` and no count of events applied; the
 /// reordered flag is data (`old > step + 1`, the flag itself above any step), not a counter.
 /// The last few rounds, where consumers run dry, go to [`WheelLane`].
-pub(crate) fn play_whole<O: Observer>(
+pub(crate) fn play_whole<O: Observer<RoundState>>(
     events: &[u32],
     lane: WholeLane,
     store: &mut [u8],
@@ -116,7 +116,7 @@ impl Whole {
     /// queue holds `slots` more events: every consumer holds an event throughout, so some
     /// round is always pending and [`next_round`] moves on.
     #[inline(never)]
-    pub(crate) fn rounds<const S: usize, O: Observer>(
+    pub(crate) fn rounds<const S: usize, O: Observer<RoundState>>(
         &mut self,
         events: &[u32],
         slots: usize,
@@ -163,7 +163,7 @@ impl Whole {
 /// and no round that applies nothing. Returns the round of the last applied event; reports
 /// `round_done` for round 0 and every round that applies, as [`WheelLane`] does.
 #[inline(never)]
-pub(crate) fn play_free<const N: usize, O: Observer>(
+pub(crate) fn play_free<const N: usize, O: Observer<RoundState>>(
     events: &[u32],
     store: &mut [u8],
     observer: &mut O,
@@ -237,7 +237,11 @@ pub(crate) fn min_key<const N: usize>(key: &[u64; N]) -> u64 {
 /// lone consumer), so events apply in queue order and the last one in the round that sums
 /// every event's delay. Returns that round.
 #[inline(never)]
-pub(crate) fn play_serial<O: Observer>(events: &[u32], store: &mut [u8], observer: &mut O) -> u64 {
+pub(crate) fn play_serial<O: Observer<RoundState>>(
+    events: &[u32],
+    store: &mut [u8],
+    observer: &mut O,
+) -> u64 {
     let mut round = 0u64;
     observer.round_done(0);
     for &e in events {

@@ -13,7 +13,7 @@
 use core::fmt;
 
 use capsim_core::{
-    autoscale,
+    autoscale, bulkhead, consumers,
     lesson::{self, Lesson, LessonError, WindowedOnStack},
     rng::GroupLcg,
     trace, Observer,
@@ -150,7 +150,7 @@ impl<'a, D: Desk> Heart<'a, D> {
 /// state, so the engines keep their fast paths).
 struct Beat<'a, D>(Heart<'a, D>);
 
-impl<D: Desk> Observer for Beat<'_, D> {
+impl<S: capsim_core::Round, D: Desk> Observer<S> for Beat<'_, D> {
     const ROUNDS: bool = false;
 
     fn round_done(&mut self, round: u64) {
@@ -161,11 +161,25 @@ impl<D: Desk> Observer for Beat<'_, D> {
 /// The observer of the group lessons: each round on the desk, and the heartbeat.
 struct Show<'a, D>(Heart<'a, D>);
 
-impl<D: Desk> Observer for Show<'_, D> {
-    fn group_round(&mut self, state: &autoscale::RoundState) {
+impl<D: Desk> Observer<autoscale::RoundState> for Show<'_, D> {
+    fn round(&mut self, state: &autoscale::RoundState) {
         self.0.desk.show_group(state);
     }
 
+    fn round_done(&mut self, round: u64) {
+        self.0.round(round);
+    }
+}
+
+/// The renderer takes an observer of every model; the group lessons run no other (the
+/// heartbeat all the same).
+impl<D: Desk> Observer<consumers::RoundState> for Show<'_, D> {
+    fn round_done(&mut self, round: u64) {
+        self.0.round(round);
+    }
+}
+
+impl<D: Desk> Observer<bulkhead::RoundState> for Show<'_, D> {
     fn round_done(&mut self, round: u64) {
         self.0.round(round);
     }
@@ -243,8 +257,8 @@ struct Steps<'a, S, D> {
     result: fmt::Result,
 }
 
-impl<S: Serial, D: Desk> Observer for Steps<'_, S, D> {
-    fn group_round(&mut self, state: &autoscale::RoundState) {
+impl<S: Serial, D: Desk> Observer<autoscale::RoundState> for Steps<'_, S, D> {
+    fn round(&mut self, state: &autoscale::RoundState) {
         let row = trace::autoscale_row(self.out, state);
         if self.result.is_ok() {
             self.result = row;

@@ -94,7 +94,7 @@ impl AutoscaleScratch {
     /// Runs `p` on the general path in the thread's host group, calling `observer` after
     /// every round: the lesson's policy or `p`'s formula. Every view of a run (trace, plot)
     /// and every run that outgrows a board's group comes here.
-    pub fn run_general<O: Observer>(
+    pub fn run_general<O: Observer<autoscale::RoundState>>(
         &mut self,
         p: &AutoscaleParams,
         observer: &mut O,
