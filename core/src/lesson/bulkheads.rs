@@ -1,7 +1,7 @@
 //! The bulkhead lesson: the shared layout and the partitioned splits, healthy and with the
 //! slowdown, over the lesson's days, and the tables it prints.
 
-use super::{heading, Lang};
+use super::Lang;
 use crate::bulkhead::{Mode, Split};
 use crate::jsfmt::{pad_end, Fixed, Num};
 use crate::rng::ParkMiller;
@@ -211,28 +211,18 @@ pub(super) fn write_bulkhead<W: Write>(
         split.slowdown.event_dropped,
         Fixed(saved * outage_scale, 0)
     )?;
-    out.write_char('\n')?;
-    let [slots_w, h_tracking_w, h_event_w, s_tracking_w, s_event_w] = heading(
+    let [slots_w, h_tracking_w, h_event_w, s_tracking_w, s_event_w] =
+        lang.pick([20, 21, 20, 24, 23], [22, 26, 24, 27, 25]);
+    say!(
         out,
         lang,
-        [
-            (["takip/olay yuvasi", "tracking/event slots"], [20, 22]),
-            (
-                ["arizasiz takip dusen", "healthy tracking dropped"],
-                [21, 26],
-            ),
-            (["arizasiz olay dusen", "healthy events dropped"], [20, 24]),
-            (
-                ["yavaslamada takip dusen", "slowdown tracking dropped"],
-                [24, 27],
-            ),
-            (
-                ["yavaslamada olay dusen", "slowdown events dropped"],
-                [23, 25],
-            ),
-        ],
-        1,
-        ["", ""],
+        "\n{:<20}{:>21}{:>20}{:>24}{:>23}\n",
+        "\n{:<22}{:>26}{:>24}{:>27}{:>25}\n",
+        lang.pick("takip/olay yuvasi", "tracking/event slots"),
+        lang.pick("arizasiz takip dusen", "healthy tracking dropped"),
+        lang.pick("arizasiz olay dusen", "healthy events dropped"),
+        lang.pick("yavaslamada takip dusen", "slowdown tracking dropped"),
+        lang.pick("yavaslamada olay dusen", "slowdown events dropped"),
     )?;
     for (split, days) in TABLE_SPLITS.iter().zip(&results.table) {
         match *split {

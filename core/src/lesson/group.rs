@@ -2,7 +2,7 @@
 //! each is a results type, a function that computes it from the lesson's shared stream, and
 //! one that writes it, byte for byte as the lesson program prints it.
 
-use super::{heading, Lang};
+use super::Lang;
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::{autoscale, Error, Observer};
@@ -237,19 +237,19 @@ pub(super) fn write_group<W: Write>(
         Num(results.required_min),
         Num(results.required_max)
     )?;
-    let [pair_w, range_w, swing_w, once_w, under_w] = heading(
+    say!(
         out,
         lang,
-        [
-            (["cift", "pair"], [22, 26]),
-            (["grup min-max", "group min-max"], [15, 15]),
-            (["dalgalanma", "swing"], [13, 8]),
-            (["es zamanli degisim", "changing at once"], [20, 19]),
-            (["kapasite alti tur", "under-capacity rounds"], [19, 23]),
-        ],
-        5,
-        ["baslatilan ornek", "instances launched"],
+        "{:<22}{:<15}{:<13}{:<20}{:<19}baslatilan ornek\n",
+        "{:<26}{:<15}{:<8}{:<19}{:<23}instances launched\n",
+        lang.pick("cift", "pair"),
+        lang.pick("grup min-max", "group min-max"),
+        lang.pick("dalgalanma", "swing"),
+        lang.pick("es zamanli degisim", "changing at once"),
+        lang.pick("kapasite alti tur", "under-capacity rounds"),
     )?;
+    let [pair_w, range_w, swing_w, once_w, under_w] =
+        lang.pick([22, 15, 13, 20, 19], [26, 15, 8, 19, 23]);
     for PairRun { pair, metrics: m } in &results.runs {
         pad_end(out, pair_w, format_args!("{}", Named(*pair, lang)))?;
         pad_end(out, range_w, format_args!("{}-{}", m.min_size, m.max_size))?;
@@ -363,22 +363,25 @@ pub(super) fn write_sweep<W: Write>(
         rounds,
         Num(hours)
     )?;
-    let [threshold_w, cooldown_w, range_w, swing_w, once_w, under_w, false_w, broken_w] = heading(
+    say!(
         out,
         lang,
-        [
-            (["esik", "threshold"], [7, 11]),
-            (["soguma", "cooldown"], [9, 10]),
-            (["grup min-max", "group min-max"], [15, 15]),
-            (["dalgalanma", "swing"], [13, 7]),
-            (["es zamanli", "at once"], [13, 9]),
-            (["kapasite alti", "under capacity"], [16, 16]),
-            (["yanlis degisim", "false replacements"], [17, 20]),
-            (["bozuk tur", "broken rounds"], [12, 15]),
-        ],
-        8,
-        ["saatte baslatilan", "launched per hour"],
+        "{:<7}{:<9}{:<15}{:<13}{:<13}{:<16}{:<17}{:<12}saatte baslatilan\n",
+        "{:<11}{:<10}{:<15}{:<7}{:<9}{:<16}{:<20}{:<15}launched per hour\n",
+        lang.pick("esik", "threshold"),
+        lang.pick("soguma", "cooldown"),
+        lang.pick("grup min-max", "group min-max"),
+        lang.pick("dalgalanma", "swing"),
+        lang.pick("es zamanli", "at once"),
+        lang.pick("kapasite alti", "under capacity"),
+        lang.pick("yanlis degisim", "false replacements"),
+        lang.pick("bozuk tur", "broken rounds"),
     )?;
+    let [threshold_w, cooldown_w, range_w, swing_w, once_w, under_w, false_w, broken_w] = lang
+        .pick(
+            [7, 9, 15, 13, 13, 16, 17, 12],
+            [11, 10, 15, 7, 9, 16, 20, 15],
+        );
     for PairRun { pair, metrics: m } in runs {
         // One write a row: the table's cells are ASCII numbers, padded by bytes.
         let mut row = Row::new();
@@ -571,19 +574,19 @@ pub(super) fn write_ledger<W: Write>(
     let text = |[tr, en]: [&'static str; 2]| lang.pick(tr, en);
     let p = autoscale::Params::default();
     let hours = f64::from(p.rounds) / ROUNDS_PER_HOUR;
-    let [pair_w, daily_w, booting_w, units_w, under_w] = heading(
+    say!(
         out,
         lang,
-        [
-            (["cift", "pair"], [22, 26]),
-            (["gunde baslatilan", "launched a day"], [18, 17]),
-            (["acilista gecen", "spent booting"], [16, 20]),
-            (["gunluk bos birim", "idle units a day"], [18, 19]),
-            (["kapasite alti", "under capacity"], [16, 16]),
-        ],
-        5,
-        ["bozuk tur", "broken rounds"],
+        "{:<22}{:<18}{:<16}{:<18}{:<16}bozuk tur\n",
+        "{:<26}{:<17}{:<20}{:<19}{:<16}broken rounds\n",
+        lang.pick("cift", "pair"),
+        lang.pick("gunde baslatilan", "launched a day"),
+        lang.pick("acilista gecen", "spent booting"),
+        lang.pick("gunluk bos birim", "idle units a day"),
+        lang.pick("kapasite alti", "under capacity"),
     )?;
+    let [pair_w, daily_w, booting_w, units_w, under_w] =
+        lang.pick([22, 18, 16, 18, 16], [26, 17, 20, 19, 16]);
     for PairRun { pair, metrics: m } in runs {
         let daily = (f64::from(m.launched) / hours) * HOURS_PER_DAY;
         // Instance-hours spent booting: each launch boots for `boot_rounds` minutes.

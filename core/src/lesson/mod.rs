@@ -133,34 +133,6 @@ macro_rules! say {
     };
 }
 
-/// A lesson table's column: its heading in Turkish and in English, and its width in each.
-type Column = ([&'static str; 2], [usize; 2]);
-
-/// Writes a lesson table's heading line in `lang`: each of `columns`' headings padded to its
-/// width (left-aligned, right-aligned from column `right` on: `N` for none), then `last`
-/// unpadded and a newline. Returns the widths in `lang`, which the rows pad their cells to.
-fn heading<W: Write + ?Sized, const N: usize>(
-    out: &mut W,
-    lang: Lang,
-    columns: [Column; N],
-    right: usize,
-    last: [&str; 2],
-) -> Result<[usize; N], fmt::Error> {
-    let mut widths = [0; N];
-    for (i, ([tr, en], [tr_w, en_w])) in columns.into_iter().enumerate() {
-        let (text, width) = lang.pick((tr, tr_w), (en, en_w));
-        if i < right {
-            write!(out, "{text:<width$}")?;
-        } else {
-            write!(out, "{text:>width$}")?;
-        }
-        widths[i] = width;
-    }
-    out.write_str(lang.pick(last[0], last[1]))?;
-    out.write_char('\n')?;
-    Ok(widths)
-}
-
 // The lessons, one file each (after `say!`, which they use).
 mod bulkheads;
 mod competing_consumers;
