@@ -38,6 +38,15 @@ pub(super) fn has_timed_formula(p: &autoscale::Params) -> bool {
     p.lifecycle.at.iter().any(|a| a.what == Timed::Formula)
 }
 
+/// Returns whether a timed action of `p` acts on a formula only (swaps one in, or sets its
+/// evaluation interval).
+pub(super) fn has_formula_action(p: &autoscale::Params) -> bool {
+    p.lifecycle
+        .at
+        .iter()
+        .any(|a| matches!(a.what, Timed::Formula | Timed::EvaluationInterval))
+}
+
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
@@ -75,7 +84,6 @@ impl AutoscaleScratch {
 
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
     pub(super) fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
-        p.check_timed_formula()?;
         let r = match p.table() {
             None => self.run_lesson_fast(&p.core),
             Some(table) => {
@@ -101,7 +109,6 @@ impl AutoscaleScratch {
     ) -> Outcome<autoscale::Metrics> {
         let core = &p.core;
         core.validate()?;
-        p.check_timed_formula()?;
         if let Some(table) = p.table() {
             table.check(core)?;
         }
