@@ -126,6 +126,8 @@ impl Default for Tolerances {
 
 /// Why the metric gave no replica count (the controller then leaves the count as it is).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Unavailable {
     /// No pod matches the selector.
     NoPods,
