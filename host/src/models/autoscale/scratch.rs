@@ -41,6 +41,15 @@ pub(super) fn has_timed_formula(p: &autoscale::Params) -> bool {
     p.lifecycle.at.iter().any(|a| a.what == Timed::Formula)
 }
 
+/// Returns whether a timed action of `p` acts on a formula only (swaps one in, or sets its
+/// evaluation interval).
+pub(super) fn has_formula_action(p: &autoscale::Params) -> bool {
+    p.lifecycle
+        .at
+        .iter()
+        .any(|a| matches!(a.what, Timed::Formula | Timed::EvaluationInterval))
+}
+
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
@@ -120,7 +129,6 @@ impl AutoscaleScratch {
         p: &AutoscaleParams,
         observer: &mut O,
     ) -> Outcome<autoscale::Metrics> {
-        p.check_timed_formula()?;
         p.core.validate()?;
         if let Some(table) = p.table() {
             table.check(&p.core)?;
@@ -171,13 +179,7 @@ fn run_in<const N: usize, O: Observer<autoscale::RoundState>>(
         }
         None => RunDemand::Curve(core),
     };
-    if streams.len() >= MAX_STREAMS && !streams.contains_key(&core.seed) {
-        streams.clear();
-    }
-    let stream = streams
-        .entry(core.seed)
-        .or_insert_with(|| GroupStream::new(core.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
-    let mut rng = stream.reader();
+    let mut rng = stream_of(streams, core.seed).reader();
     let mut check = LessonCheck::of(core);
     let Some(f) = &p.formula.0 else {
         let mut policy = Chosen::of(core);
@@ -263,6 +265,20 @@ impl AutoscaleScratch {
         }
         outcomes
     }
+}
+
+/// Returns `seed`'s stream of the thread's `streams` (made at its first run; at most
+/// [`MAX_STREAMS`] are kept).
+fn stream_of(
+    streams: &mut HashMap<u32, GroupStream<Box<[u32]>>>,
+    seed: u32,
+) -> &mut GroupStream<Box<[u32]>> {
+    if streams.len() >= MAX_STREAMS && !streams.contains_key(&seed) {
+        streams.clear();
+    }
+    streams
+        .entry(seed)
+        .or_insert_with(|| GroupStream::new(seed, vec![0; STREAM_DRAWS].into_boxed_slice()))
 }
 
 /// Runs the first `N` of `runs` with `autoscale::run_batch` into `outcomes`; returns the rest.
