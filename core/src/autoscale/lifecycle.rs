@@ -22,8 +22,12 @@ pub const MAX_HOOK_ROUNDS: u32 = 360;
 /// The longest health-check latency, in rounds: an instance's results in transit fit one
 /// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
 pub const MAX_CHECK_LATENCY: u32 = 7;
-/// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
+/// The longest apply delay, in rounds (the requests in flight sit in a ring of
+/// [`IN_FLIGHT_SLOTS`]).
 pub const MAX_APPLY_DELAY: u32 = 64;
+/// Slots of a ring of launches in flight, by the round (modulo this) in which they join:
+/// one per round of apply delay, plus this round (the group's ring, and the spot class's).
+pub(crate) const IN_FLIGHT_SLOTS: usize = MAX_APPLY_DELAY as usize + 1;
 /// The longest health-check interval, in rounds (a week of one-minute rounds).
 pub const MAX_CHECK_INTERVAL: u32 = 10_080;
 /// The most step adjustments one step policy may list.

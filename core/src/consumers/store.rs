@@ -31,7 +31,7 @@ pub(crate) fn newly_reordered(old: u8, new: u8) -> u32 {
 /// A lane's metrics once its last event is applied in round `last_round`, having applied
 /// `total` events: a shipment's final state is wrong when its store entry's last applied
 /// step is not the final one. The backlog is the lesson queue's (`total` events at round 0,
-/// none dropped); the flow engine sets its own.
+/// none dropped); the reference engine sets its own.
 pub(crate) fn lane_metrics(
     store: &[u8],
     w: &Workload,

@@ -424,14 +424,14 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// trace, a plot and the playground's chart all run a combination through it, so a view
     /// shows the run its row describes, whatever the parameters (a formula included).
     /// `()` observes nothing and lets the core take its fast paths.
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics>;
-    /// Runs one combination unobserved: [`Model::run_with`] with `()`.
+    /// Runs one combination unobserved: [`Model::run_observed`] with `()`.
     fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
-        Self::run_with(p, scratch, &mut ())
+        Self::run_observed(p, scratch, &mut ())
     }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
@@ -634,13 +634,15 @@ mod tests {
         ));
         // With the flow options on, too.
         let flow = consumers::Params {
-            arrival_rate: Some(0.5),
-            outage: Some(consumers::Outage {
-                start: 1000,
-                end: 2200,
-            }),
-            buffer: Some(300),
-            routing: consumers::Routing::Keyed,
+            flow: consumers::Flow {
+                arrival_rate: Some(0.5),
+                outage: Some(consumers::Outage {
+                    start: 1000,
+                    end: 2200,
+                }),
+                buffer: Some(300),
+                routing: consumers::Routing::Keyed,
+            },
             ..consumers::Params::default()
         };
         let (derived, from_row) = both_lines::<Consumers>(&flow, &m);
