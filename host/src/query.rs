@@ -4,7 +4,10 @@
 //! (without the dashes) taking the same values, and the output and error lines are the
 //! command line's bytes. A flag without a value is a bare pair (`summary`, or `summary=`):
 //! `trace=autoscale&formula-text=…&evaluations` is `capsim trace autoscale --formula
-//! editor.formula --evaluations`.
+//! editor.formula --evaluations`. A model command's chart is `capsim plot`'s for the same
+//! flags; two pairs of the page's own say how it is drawn, as `capsim plot --width W
+//! --lang L` does: `chart-width=W` (pixels, [`plot::WIDTHS`]; the page's box) and
+//! `chart-lang=L` (`en`, `tr`). They change the chart only, never the output.
 
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
 use capsim_core::lesson::{self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
@@ -403,9 +406,10 @@ fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// `capsim plot`'s SVG for `flags`, its root given `id="chart"`, or a note saying why not.
-fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
-    note_or_svg(plot::plot(name, flags))
+/// `capsim plot`'s SVG for `flags` drawn as `look` says, its root given `id="chart"`, or a
+/// note saying why not.
+fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>, look: plot::Look) -> String {
+    note_or_svg(plot::plot_with(name, flags, look))
 }
 
 /// The SVG with `id="chart"`, or the error as a one-line note.
@@ -423,17 +427,26 @@ fn note_or_svg(drawn: Result<String, String>) -> String {
 }
 
 /// `capsim plot MODEL --summary`'s histogram of the model's default metric (see
-/// [`plot::SUMMARY_METRIC`]) for `flags`, its root given `id="chart"`, or a note saying why not.
-fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
+/// [`plot::SUMMARY_METRIC`]) for `flags` drawn as `look` says, its root given `id="chart"`,
+/// or a note saying why not.
+fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>, look: plot::Look) -> String {
     let metric = plot::SUMMARY_METRIC
         .iter()
         .find(|(m, _)| *m == name)
         .map_or("", |(_, k)| *k);
-    note_or_svg(plot::histogram(name, flags, metric))
+    note_or_svg(plot::histogram_with(name, flags, metric, look))
 }
 
-/// The flags every model command takes besides its parameters.
-const OPTIONS: [&str; 5] = ["format", "summary", "threads", "columns", "shard"];
+/// The flags every model command takes besides its parameters, and the chart's own pairs.
+const OPTIONS: [&str; 7] = [
+    "format",
+    "summary",
+    "threads",
+    "columns",
+    "shard",
+    "chart-width",
+    "chart-lang",
+];
 
 /// `capsim MODEL [flags] [--format F] [--summary] [--threads N] [--columns LIST] [--shard K/N]`.
 fn model<M: Plotted>(
@@ -444,6 +457,7 @@ fn model<M: Plotted>(
     let mut options = Options::new(Format::Table, false, 0);
     let mut flags = Vec::new();
     let mut seen = Vec::new();
+    let (mut width, mut lang) = (plot::WIDTH.to_string(), "en");
     for &(k, v) in pairs {
         if OPTIONS.contains(&k) {
             if seen.contains(&k) {
@@ -452,6 +466,8 @@ fn model<M: Plotted>(
                     "threads" => " <N>",
                     "columns" => " <LIST>",
                     "shard" => " <K/N>",
+                    "chart-width" => " <PX>",
+                    "chart-lang" => " <LANG>",
                     _ => " <FORMAT>",
                 };
                 return Err(format!(
@@ -484,6 +500,8 @@ fn model<M: Plotted>(
                 }
             },
             "columns" => options.columns = Some(v.to_string()),
+            "chart-width" => width = v.to_string(),
+            "chart-lang" => lang = v,
             "shard" => {
                 options.shard = Some(
                     sweep::Shard::parse(v)
@@ -511,6 +529,10 @@ fn model<M: Plotted>(
             _ => e,
         }
     })?;
+    let look = plot::Look::parse(&width, lang).map_err(|e| {
+        e.replace("'--width <PX>'", "'chart-width'")
+            .replace("'--lang <LANG>'", "'chart-lang'")
+    })?;
     let grid = flags.grid()?;
     let limit = session.max_runs.min(MAX_RUNS);
     if grid.len() > limit {
@@ -528,9 +550,9 @@ fn model<M: Plotted>(
     );
     if result.is_ok() {
         session.printed.chart = Some(if summary {
-            histogram(name, &flags)
+            histogram(name, &flags, look)
         } else {
-            chart(name, &flags)
+            chart(name, &flags, look)
         });
     }
     match result {
@@ -647,6 +669,50 @@ mod tests {
             Some(
                 "<p id=\"chart-note\">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>"
             )
+        );
+    }
+
+    #[test]
+    fn chart_width_and_lang_draw_capsim_plots_chart_at_that_width_and_language() {
+        let pairs = [("model", "autoscale"), ("threshold", "3")];
+        let plain = browser(&pairs);
+        let mut with = pairs.to_vec();
+        with.extend([("chart-width", "358"), ("chart-lang", "tr")]);
+        let p = browser(&with);
+        // The output is the command's, whatever the chart's look.
+        assert_eq!(p.stdout, plain.stdout);
+        let flags = Flags::<Autoscale>::from_pairs([("threshold", "3")]).unwrap();
+        let look = plot::Look {
+            width: 358,
+            lang: Lang::Tr,
+        };
+        let svg = plot::plot_with("autoscale", &flags, look).unwrap();
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+        assert!(svg.starts_with("<svg width=\"358\""), "{}", &svg[..60]);
+        assert!(svg.contains("grup boyutu"));
+        for (pair, error) in [
+            (
+                ("chart-width", "279"),
+                "error: invalid value '279' for 'chart-width': accepted values are 280 to 3840",
+            ),
+            (
+                ("chart-width", "x"),
+                "error: invalid value 'x' for 'chart-width': accepted values are 280 to 3840",
+            ),
+            (
+                ("chart-lang", "de"),
+                "error: invalid value 'de' for 'chart-lang' [possible values: en, tr]",
+            ),
+        ] {
+            let mut bad = pairs.to_vec();
+            bad.push(pair);
+            assert_eq!(browser_error(&bad), error);
+        }
+        let mut twice = pairs.to_vec();
+        twice.extend([("chart-width", "400"), ("chart-width", "500")]);
+        assert_eq!(
+            browser_error(&twice),
+            "error: the argument '--chart-width <PX>' cannot be used multiple times"
         );
     }
 
