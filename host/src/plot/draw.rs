@@ -18,8 +18,9 @@ use super::{say, Look, Marks, Panel, Series, Tone, TARGET_SERIES};
 pub const MIN_TEXT_PX: f64 = 15.0;
 /// The legend's, captions' and axis labels' size.
 const TEXT_PX: f64 = 16.0;
-/// The title's size.
+/// The title's size, and on a chart narrower than 600 pixels (a phone's).
 const TITLE_PX: f64 = 19.0;
+const NARROW_TITLE_PX: f64 = 17.0;
 /// A line of [`TEXT_PX`] text.
 const LINE_H: i32 = 22;
 /// A line of the title.
@@ -101,7 +102,7 @@ fn tone_colour(tone: Tone) -> (RGBColor, f64) {
     match tone {
         Tone::Input => (RGBColor(120, 120, 120), 0.16),
         Tone::HookWait => (RGBColor(60, 120, 255), 0.2),
-        Tone::UnderCapacity => (RGBColor(214, 39, 40), 0.24),
+        Tone::UnderCapacity => (RGBColor(214, 39, 40), 0.3),
     }
 }
 /// A run's own window, drawn as a strip of this height at the bottom of the plot, in the
@@ -623,7 +624,8 @@ fn render(look: Look, mut fig: Figure<'_>) -> Result<String, String> {
     let lang = look.lang;
     let w = look.width as i32;
     let inner = w - 2 * PAD;
-    let title = wrap(&say(lang, fig.title), TITLE_PX, inner);
+    let title_px = if w < 600 { NARROW_TITLE_PX } else { TITLE_PX };
+    let title = wrap(&say(lang, fig.title), title_px, inner);
     let y_label = wrap(&say(lang, fig.labels.1), TEXT_PX, inner);
     let x_label = wrap(&say(lang, fig.labels.0), TEXT_PX, inner);
     for f in &mut fig.frames {
@@ -679,7 +681,7 @@ fn render(look: Look, mut fig: Figure<'_>) -> Result<String, String> {
         let root = Svg::with_string(&mut svg, (look.width, height as u32)).into_drawing_area();
         let failed = |e: Failed| format!("cannot draw the chart: {e}");
         root.fill(&WHITE).map_err(|e| failed(e.into()))?;
-        let centred = font(TITLE_PX).pos(Pos::new(HPos::Center, VPos::Top));
+        let centred = font(title_px).pos(Pos::new(HPos::Center, VPos::Top));
         for (i, line) in title.iter().enumerate() {
             root.draw(&Text::new(
                 line.as_str(),
@@ -844,7 +846,9 @@ fn draw_marks(
         let run = w.run.and_then(|r| frame.runs.iter().find(|(i, _)| *i == r));
         for &(a, b) in &w.rounds {
             let top = plot.map_coordinate(&(clamp(a), y_max));
-            let bottom = plot.map_coordinate(&(clamp(b), 0.0));
+            let mut bottom = plot.map_coordinate(&(clamp(b), 0.0));
+            // A window of one round is at least 2 pixels wide, to be seen on a phone.
+            bottom.0 = bottom.0.max(top.0 + 2);
             match run {
                 Some(&(_, colour)) => {
                     let low = bottom.1 - strip * STRIP_H;
