@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command line's habits that need outside tools, none skipped (a missing tool fails the
 # run; scripts/test.sh installs GNU parallel, groff, zsh and fish first):
-# - the README's GNU parallel line: shards 1..N of a grid, run by `parallel -k`, concatenated
+# - the GNU parallel line of docs/command-line.md: shards 1..N of a grid, run by `parallel -k`, concatenated
 #   are the whole grid's bytes, for one grid per model (autoscale, consumers, bulkhead), CSV
 #   and JSON Lines;
 # - `capsim summary` of those shards' JSON rows, written by `parallel` one file a shard, is the
@@ -21,10 +21,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# The README's line, verbatim: it must still be there.
+# The line of docs/command-line.md, verbatim: it must still be there.
 readme_line='parallel -k capsim autoscale --threshold 1..=8 --cooldown 0..=4 --seed 1..=25 --format csv --threads 1 --shard {}/8 ::: $(seq 8) > grid.csv'
-grep -qxF "$readme_line" "$OLDPWD/README.md" ||
-    { echo "cli-test: README.md no longer has the line: $readme_line"; exit 1; }
+grep -qxF "$readme_line" "$OLDPWD/docs/command-line.md" ||
+    { echo "cli-test: docs/command-line.md no longer has the line: $readme_line"; exit 1; }
 eval "$readme_line"
 capsim autoscale --threshold 1..=8 --cooldown 0..=4 --seed 1..=25 --format csv >whole.csv
 cmp grid.csv whole.csv

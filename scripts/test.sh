@@ -2,6 +2,12 @@
 # Runs every test and check capsim has, installing what it needs first.
 # This is the README's test command and what CI runs (.ci/run calls it).
 #
+# `bash scripts/test.sh quick` is the contributor's loop (CONTRIBUTING.md), a few minutes:
+# the format check, clippy, the golden lesson outputs, the command line's tests, the
+# library's unit tests (the docs' tables among them) and the docs' examples
+# (scripts/check_docs.py). It installs nothing but rustfmt and clippy. The full command stays
+# the one CI runs.
+#
 # What it installs when missing, before the step that needs it:
 # - rustup components and targets: rustfmt, clippy, llvm-tools; thumbv7em-none-eabihf,
 #   thumbv6m-none-eabi, wasm32-unknown-unknown, wasm32-wasip1, s390x-unknown-linux-gnu and
@@ -16,7 +22,10 @@
 #   (scripts/firmware-test.sh; on Debian bookworm from bookworm-backports, whose apt source
 #   it adds);
 #   chromium (scripts/playground-test.sh; npm ci fetches playwright-core, no browser download);
-#   gcc-s390x-linux-gnu, libc6-dev-s390x-cross, qemu-user (scripts/cross-test.sh).
+#   gcc-s390x-linux-gnu, libc6-dev-s390x-cross, qemu-user (scripts/cross-test.sh);
+#   jq (the docs' examples, scripts/check_docs.py);
+#   gcc-aarch64-linux-gnu (the aarch64 static binary's linker) and the rust targets
+#   x86_64- and aarch64-unknown-linux-musl (scripts/dist.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,13 +33,36 @@ cd "$(dirname "$0")/.."
 # shows in CI's log.
 step() { printf '\n== %s  [%d:%02d in]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
+case "${1:-}" in
+'') ;;
+quick)
+    step "quick: format"
+    rustup component add rustfmt clippy >/dev/null
+    cargo fmt --all --check
+    step "quick: clippy (warnings are errors)"
+    cargo clippy --workspace --all-targets --locked -- -D warnings
+    step "quick: golden lesson outputs, the command line, the library's unit tests"
+    cargo test --locked -p capsim-tests --test golden
+    cargo test --locked -p capsim --lib --test cli --test habits --test params
+    step "quick: every \$ capsim example of the README and docs/ prints what it shows"
+    cargo build --locked -p capsim
+    python3 scripts/check_docs.py --capsim target/debug/capsim
+    step "quick checks passed (the full run: bash scripts/test.sh)"
+    exit 0
+    ;;
+*)
+    echo "usage: bash scripts/test.sh [quick]" >&2
+    exit 2
+    ;;
+esac
+
 # The Debian packages the later steps use, in one apt-get run (each step also installs its own
 # when run alone; the firmware's QEMU stays with scripts/firmware-test.sh, which picks the suite).
 # A package is missing when the command it provides is not on PATH.
 debian_missing=()
 for pair in rsvg-convert:librsvg2-bin parallel:parallel groff:groff-base zsh:zsh fish:fish \
     chromium:chromium s390x-linux-gnu-gcc:gcc-s390x-linux-gnu s390x-linux-gnu-gcc:libc6-dev-s390x-cross \
-    qemu-s390x:qemu-user; do
+    qemu-s390x:qemu-user jq:jq; do
     command -v "${pair%%:*}" >/dev/null || debian_missing+=("${pair#*:}")
 done
 if [ ${#debian_missing[@]} -gt 0 ]; then
@@ -76,6 +108,9 @@ if ! command -v parallel >/dev/null || ! command -v groff >/dev/null ||
 fi
 bash scripts/cli-test.sh
 
+step "docs: every \$ capsim example of the README and docs/ prints what it shows, every link resolves"
+python3 scripts/check_docs.py --capsim target/debug/capsim
+
 step "differential vectors marked heavy (10^7 rounds and the like), optimized, by both consumers engines"
 cargo test --release -p capsim-tests --test differential --test windowed --locked
 
@@ -108,6 +143,9 @@ bash scripts/boards.sh build
 
 step "browser playground: wasm32 bytes under node, browser tests in Debian's chromium"
 bash scripts/playground-test.sh
+
+step "class artifacts (scripts/dist.sh): static capsim for x86_64 and aarch64 (musl), the playground as one folder under a sub-path, the board images, SHA-256 sums"
+bash scripts/dist.sh
 
 step "big-endian s390x under qemu-user, byte-identical to x86_64"
 bash scripts/cross-test.sh

@@ -82,7 +82,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The word `capsim formula variables` and the README print.
+    /// The word `capsim formula variables` and docs/formulas.md print.
     pub const fn word(self) -> &'static str {
         match self {
             Kind::Sampled => "sampled",
@@ -107,8 +107,8 @@ pub struct Variable {
 }
 
 /// The mapping from the simulator to the formula's variables (`capsim_core::autoscale`'s
-/// formula policy states each and why), in the order `capsim formula variables` and the
-/// README print it. `D` is the round's demand in requests (a negative demand read as 0), `C`
+/// formula policy states each and why), in the order `capsim formula variables` and
+/// docs/formulas.md print it. `D` is the round's demand in requests (a negative demand read as 0), `C`
 /// the requests one instance serves in a round (`--capacity`), `R` the serving instances,
 /// `N` the nodes and `g` = ceil(D / C).
 pub const VARIABLES: &[Variable] = &[
@@ -368,12 +368,14 @@ fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<String, Fail
 mod tests {
     use super::*;
 
-    /// README.md's "Formula variables and their units" table is [`VARIABLES`], row for row
+    /// docs/formulas.md's "Formula variables and their units" table is [`VARIABLES`], row for row
     /// (redo it from `capsim formula variables`).
     #[test]
-    fn the_readme_variables_are_this_table() {
-        let rows =
-            crate::test_support::readme_table("| variable | kind | unit | what capsim supplies |");
+    fn the_docs_variables_are_this_table() {
+        let rows = crate::test_support::docs_table(
+            "docs/formulas.md",
+            "| variable | kind | unit | what capsim supplies |",
+        );
         let want: Vec<String> = VARIABLES
             .iter()
             .map(|v| {
@@ -390,7 +392,7 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(rows, want, "README.md's formula variables");
+        assert_eq!(rows, want, "docs/formulas.md's formula variables");
     }
 
     /// The command prints every row: its name, kind, unit and what is supplied, in order.

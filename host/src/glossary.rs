@@ -1,7 +1,7 @@
 //! `capsim metrics`: what every metric of every model means, and its unit.
 //!
 //! One table, `glossary.toml` (data, as a translator edits it), serves the command, the
-//! playground's glossary (its tooltips) and the README's glossary; a test checks that it
+//! playground's glossary (its tooltips) and the glossary of docs/metrics.md; a test checks that it
 //! names each model's metrics exactly once, in the order the rows print them, so a new metric
 //! without a meaning fails the tests.
 
@@ -199,15 +199,18 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_glossary_is_this_table() {
-        let rows = crate::test_support::readme_table("| model | metric | unit | meaning |");
+    fn the_docs_glossary_is_this_table() {
+        let rows = crate::test_support::docs_table(
+            "docs/metrics.md",
+            "| model | metric | unit | meaning |",
+        );
         let want: Vec<String> = glossary()
             .iter()
             .map(|e| format!("| {} | `{}` | {} | {} |", e.model, e.key, e.unit, e.meaning))
             .collect();
         assert_eq!(
             rows, want,
-            "README.md's glossary (redo it from `capsim metrics`)"
+            "docs/metrics.md's glossary (redo it from `capsim metrics`)"
         );
     }
 }

@@ -280,11 +280,12 @@ fn given(path: &Path) -> Option<String> {
     })
 }
 
-/// Runs `f` with a file at `path` holding `text`: while it runs, [`read_bounded`] of that
-/// exact path on this thread reads `text` (with the same limit and errors as a file of those
-/// bytes) instead of the file system. The playground's `formula-text` is such a file, so a
-/// text in the address bar is read, parsed and named exactly as a file of that text is by
-/// the command line.
+/// Runs `f` with a file at `path` holding `text`: while it runs, [`read_bounded`] and
+/// [`open`] of that exact path on this thread read `text` (with the same limit and errors as
+/// a regular file of those bytes) instead of the file system. The playground's
+/// `formula-text` is such a file, so a text in the address bar is read, parsed and named
+/// exactly as a file of that text is by the command line; so are the Python package's
+/// formula texts and demand curves.
 ///
 /// ```
 /// use capsim::input::{read_bounded, with_file};
@@ -312,6 +313,17 @@ pub fn with_file<R>(path: &Path, text: &str, f: impl FnOnce() -> R) -> R {
 /// stops after `limit + 1` bytes, so [`BoundedLines`] can tell an input over the limit.
 pub fn open(path: &Path, limit: u64) -> Result<Box<dyn Read>, InputError> {
     let owned = || path.to_path_buf();
+    if let Some(text) = given(path) {
+        let len = text.len() as u64;
+        if len > limit {
+            return Err(InputError::TooBig {
+                path: owned(),
+                len,
+                limit,
+            });
+        }
+        return Ok(Box::new(std::io::Cursor::new(text.into_bytes())));
+    }
     if is_stdin(path) {
         claim_stdin(path)?;
         return Ok(Box::new(std::io::stdin().take(limit.saturating_add(1))));
@@ -481,6 +493,30 @@ mod tests {
         ] {
             assert!(!is_located(no), "{no}");
         }
+    }
+
+    /// A text [`with_file`] gives is what [`open`] reads at that path, with a regular
+    /// file's limit; the file system's file of that name is not read.
+    #[test]
+    fn open_reads_a_given_text() {
+        let path = Path::new("Cargo.toml");
+        let read = |limit| -> Result<String, InputError> {
+            let mut text = String::new();
+            open(path, limit)?.read_to_string(&mut text).unwrap();
+            Ok(text)
+        };
+        with_file(path, "1\n2\n", || {
+            assert_eq!(read(4).unwrap(), "1\n2\n");
+            assert!(matches!(
+                read(3),
+                Err(InputError::TooBig {
+                    len: 4,
+                    limit: 3,
+                    ..
+                })
+            ));
+        });
+        assert!(read(1 << 20).unwrap().contains("[package]"));
     }
 
     #[test]

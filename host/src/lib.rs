@@ -16,7 +16,6 @@ pub mod merge;
 pub mod models;
 pub mod output;
 pub mod plot;
-pub mod policy_flags;
 pub mod query;
 pub mod scenario;
 pub mod summary;
@@ -35,12 +34,12 @@ pub type LessonWorkspace = capsim_core::consumers::Workspace<
 /// What the unit tests of several modules share.
 #[cfg(test)]
 mod test_support {
-    /// The body rows of README.md's table whose header row is `header`, as written.
-    pub(crate) fn readme_table(header: &str) -> Vec<String> {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-            .expect("README.md");
-        readme
-            .lines()
+    /// The body rows of the table whose header row is `header` in `page`, a file of the
+    /// manual (`docs/`, relative to the repository's root), as written.
+    pub(crate) fn docs_table(page: &str, header: &str) -> Vec<String> {
+        let path = format!("{}/../{page}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        text.lines()
             .skip_while(|l| *l != header)
             .skip(2)
             .take_while(|l| l.starts_with("| "))

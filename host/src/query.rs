@@ -4,10 +4,15 @@
 //! (without the dashes) taking the same values, and the output and error lines are the
 //! command line's bytes. A flag without a value is a bare pair (`summary`, or `summary=`):
 //! `trace=autoscale&formula-text=…&evaluations` is `capsim trace autoscale --formula
-//! editor.formula --evaluations`. A model command's chart is `capsim plot`'s for the same
-//! flags; two pairs of the page's own say how it is drawn, as `capsim plot --width W
-//! --lang L` does: `chart-width=W` (pixels, [`plot::WIDTHS`]; the page's box) and
-//! `chart-lang=L` (`en`, `tr`). They change the chart only, never the output.
+//! editor.formula --evaluations`; `plot=autoscale&threshold=2,5` is `capsim plot autoscale
+//! --threshold 2,5 -o -` (the SVG on stdout). [`run`] holds what the command prints (the
+//! playground's); [`run_into`] writes it as it comes (the Python package's). A model
+//! command's chart is `capsim plot`'s for the same flags; two pairs of the page's own say
+//! how it is drawn, as `capsim plot --width W --lang L` does: `chart-width=W` (pixels,
+//! [`plot::WIDTHS`]; the page's box) and `chart-lang=L` (`en`, `tr`). They change the chart
+//! only, never the output.
+
+use std::io::Write;
 
 use capsim_core::consumers::{Workspace, DEFAULT_IN_FLIGHT};
 use capsim_core::lesson::{self, Lang, Lesson, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
@@ -76,46 +81,77 @@ pub struct Printed {
 /// Runs the command the pairs describe, at most `max_runs` runs (the command line's own
 /// limit, [`MAX_RUNS`], applies too); `progress` is told of the runs as they finish.
 pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> Printed {
+    let mut printed = Printed::default();
     let mut session = Session {
         max_runs,
         progress,
-        printed: Printed::default(),
+        out: &mut printed.stdout,
+        chart: Some(None),
     };
-    if let Err(e) = dispatch(pairs, &mut session) {
-        // As the binary prints it: a formula's located error as it is (also when a flag's
-        // value carried it, as the binary unwraps clap's `invalid value …` around it), else
-        // `error: …`.
-        let located = e
-            .split_once(" <LIST>': ")
-            .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
-            .filter(|first| crate::input::is_located(first))
-            .map(str::to_string);
-        session.printed.error = Some(match located {
-            Some(line) => line,
-            None if crate::input::is_located(&e) => e,
-            None => format!("error: {e}"),
-        });
-    }
-    session.printed
+    let result = dispatch(pairs, &mut session);
+    printed.chart = session.chart.flatten();
+    printed.error = result.err().map(|e| error_line(&e));
+    printed
 }
 
-/// A command's budget and what it prints: at most `max_runs` runs, `progress` told of them
-/// as they finish.
+/// Runs the command the pairs describe as [`run`] does (at most [`MAX_RUNS`] runs, the
+/// command line's limit), writing to `out` what the command line writes to stdout as it
+/// writes it: a grid's rows a window at a time, `out` flushed after each window. No chart is
+/// drawn. The error is the line the command line writes to stderr ([`Printed::error`]);
+/// the bytes before it are written, as the command line's are.
+pub fn run_into(
+    pairs: &[(&str, &str)],
+    progress: &impl Progress,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let mut session = Session {
+        max_runs: MAX_RUNS,
+        progress,
+        out,
+        chart: None,
+    };
+    dispatch(pairs, &mut session).map_err(|e| error_line(&e))
+}
+
+/// The line the binary writes to stderr for the error `e`: a formula's located error as it
+/// is (also when a flag's value carried it, as the binary unwraps clap's `invalid value …`
+/// around it), else `error: …`.
+fn error_line(e: &str) -> String {
+    let located = e
+        .split_once(" <LIST>': ")
+        .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
+        .filter(|first| crate::input::is_located(first));
+    match located {
+        Some(line) => line.to_string(),
+        None if crate::input::is_located(e) => e.to_string(),
+        None => format!("error: {e}"),
+    }
+}
+
+/// A command's budget and where its output goes: at most `max_runs` runs, `progress` told of
+/// them as they finish, stdout's bytes to `out`.
 struct Session<'a, P> {
     max_runs: u64,
     progress: &'a P,
-    printed: Printed,
+    out: &'a mut dyn Write,
+    /// A model command's chart, when one is drawn (`Some`): `Some(None)` until it is.
+    chart: Option<Option<String>>,
+}
+
+/// The error of a failed write to stdout, as the binary words it.
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write the output: {e}")
 }
 
 fn dispatch(pairs: &[(&str, &str)], session: &mut Session<impl Progress>) -> Result<(), String> {
     let found = pairs
         .iter()
-        .position(|(k, _)| matches!(*k, "lesson" | "model" | "trace"))
+        .position(|(k, _)| matches!(*k, "lesson" | "model" | "trace" | "plot"))
         // `formula` is also autoscale's flag: it is the command only when no other is given.
         .or_else(|| pairs.iter().position(|(k, _)| *k == "formula"));
     let Some(at) = found else {
         return Err(
-            "a command is required: lesson=NAME, model=NAME, trace=NAME or formula=check|eval"
+            "a command is required: lesson=NAME, model=NAME, trace=NAME, plot=NAME or formula=check|eval"
                 .to_string(),
         );
     };
@@ -155,13 +191,30 @@ fn command(
     session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     if kind == "formula" {
-        return formula(name, rest, &mut session.printed.stdout);
+        return formula(name, rest, session.out);
     }
+    // `--scenario FILE.toml` is the autoscale commands' flag.
+    let (scenario, rest) = match name {
+        "autoscale" => scenario_pair(rest)?,
+        _ => (None, rest.to_vec()),
+    };
+    let rest = &rest[..];
     if kind == "trace" {
         return match name {
-            "autoscale" => trace_autoscale(rest, &mut session.printed.stdout),
-            "consumers" => trace::<Consumers>(rest, &mut session.printed.stdout),
-            "bulkhead" => trace::<Bulkhead>(rest, &mut session.printed.stdout),
+            "autoscale" => trace_autoscale(rest, scenario, session.out),
+            "consumers" => trace::<Consumers>(rest, session.out),
+            "bulkhead" => trace::<Bulkhead>(rest, session.out),
+            _ => Err(format!(
+                "unrecognized subcommand '{name}'{}",
+                did_you_mean(name, &MODELS)
+            )),
+        };
+    }
+    if kind == "plot" {
+        return match name {
+            "autoscale" => plot_svg::<Autoscale>(name, rest, scenario, session.out),
+            "consumers" => plot_svg::<Consumers>(name, rest, None, session.out),
+            "bulkhead" => plot_svg::<Bulkhead>(name, rest, None, session.out),
             _ => Err(format!(
                 "unrecognized subcommand '{name}'{}",
                 did_you_mean(name, &MODELS)
@@ -181,12 +234,12 @@ fn command(
                 _ => return Err(format!("unexpected argument '--{k}' found")),
             }
         }
-        return lessons(name, lang, &mut session.printed.stdout);
+        return lessons(name, lang, session.out);
     }
     match name {
-        "autoscale" => model::<Autoscale>(name, rest, session),
-        "consumers" => model::<Consumers>(name, rest, session),
-        "bulkhead" => model::<Bulkhead>(name, rest, session),
+        "autoscale" => model::<Autoscale>(name, rest, scenario, session),
+        "consumers" => model::<Consumers>(name, rest, None, session),
+        "bulkhead" => model::<Bulkhead>(name, rest, None, session),
         _ => Err(format!(
             "unrecognized subcommand '{name}'{}",
             did_you_mean(name, &MODELS)
@@ -199,6 +252,94 @@ fn command(
 /// ([`crate::input::with_file`]); with a model or trace it is `--formula editor.formula`,
 /// with `formula=check|eval` the command's FILE.
 pub const FORMULA_TEXT_FILE: &str = "editor.formula";
+
+/// Command pairs: (flag without dashes, value).
+type Pairs<'a> = Vec<(&'a str, &'a str)>;
+
+/// Takes the `scenario` pair (`--scenario FILE.toml`, the autoscale commands') out of
+/// `pairs`: its value, and the other pairs.
+fn scenario_pair<'a>(pairs: &[(&'a str, &'a str)]) -> Result<(Option<&'a str>, Pairs<'a>), String> {
+    let mut scenario = None;
+    let mut rest = Vec::with_capacity(pairs.len());
+    for &(k, v) in pairs {
+        if k != "scenario" {
+            rest.push((k, v));
+        } else if scenario.replace(v).is_some() {
+            return Err(
+                "the argument '--scenario <FILE.toml>' cannot be used multiple times".into(),
+            );
+        }
+    }
+    Ok((scenario, rest))
+}
+
+/// Returns `flags` over the scenario file's (none: `flags`), as the command line's
+/// `--scenario` gives them.
+fn over_scenario<M: Model>(flags: Flags<M>, scenario: Option<&str>) -> Result<Flags<M>, String> {
+    match scenario {
+        None => Ok(flags),
+        Some(path) => Ok(flags.over(crate::scenario::flags::<M>(std::path::Path::new(path))?)),
+    }
+}
+
+/// `capsim plot MODEL [flags] [--summary [--metric KEY]] [--width PX] [--lang LANG] -o -`:
+/// the chart's SVG.
+fn plot_svg<M: Plotted>(
+    name: &str,
+    pairs: &[(&str, &str)],
+    scenario: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let mut summary = false;
+    let mut metric = None;
+    let (mut width, mut lang) = (None, None);
+    let mut flags = Vec::new();
+    for &(k, v) in pairs {
+        match k {
+            "width" if width.replace(v).is_some() => {
+                return Err("the argument '--width <PX>' cannot be used multiple times".into())
+            }
+            "lang" if lang.replace(v).is_some() => {
+                return Err("the argument '--lang <LANG>' cannot be used multiple times".into())
+            }
+            "width" | "lang" => {}
+            // A URL gives a flag without a value as `summary` (or `summary=`).
+            "summary" if !v.is_empty() => {
+                return Err(format!(
+                    "unexpected value '{v}' for '--summary' found; no more were expected"
+                ))
+            }
+            "summary" if summary => {
+                return Err("the argument '--summary' cannot be used multiple times".into())
+            }
+            "summary" => summary = true,
+            "metric" if metric.replace(v).is_some() => {
+                return Err("the argument '--metric <KEY>' cannot be used multiple times".into())
+            }
+            "metric" => {}
+            _ => flags.push((k, v)),
+        }
+    }
+    let flags = Flags::<M>::from_pairs(flags)?;
+    if metric.is_some() && !summary {
+        return Err("the following required arguments were not provided: --summary".into());
+    }
+    let look = plot::Look::parse(
+        width.unwrap_or(&plot::WIDTH.to_string()),
+        lang.unwrap_or("en"),
+    )?;
+    let flags = over_scenario(flags, scenario)?;
+    let svg = if summary {
+        let default = plot::SUMMARY_METRIC
+            .iter()
+            .find(|(m, _)| *m == name)
+            .map_or("", |(_, k)| *k);
+        plot::histogram_with(name, &flags, metric.unwrap_or(default), look)
+    } else {
+        plot::plot_with(name, &flags, look)
+    }?;
+    out.write_all(svg.as_bytes()).map_err(write_error)
+}
 
 /// A trace's own pairs, taken out of its model's flags.
 struct TracePairs<'a> {
@@ -253,7 +394,7 @@ fn trace_pairs<'a>(
 }
 
 /// `capsim trace MODEL [flags] [--format F]`.
-fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
     let t = trace_pairs(pairs, false)?;
     write_trace::<M>(&Flags::<M>::from_pairs(t.flags)?, t.format.0, out)
 }
@@ -262,7 +403,7 @@ fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), Str
 fn write_trace<M: Traced>(
     flags: &Flags<M>,
     format: Format,
-    out: &mut Vec<u8>,
+    out: &mut dyn Write,
 ) -> Result<(), String> {
     let p = crate::trace::single(flags)?;
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
@@ -272,18 +413,22 @@ fn write_trace<M: Traced>(
 fn trace_stop(e: crate::trace::Stop) -> String {
     match e {
         crate::trace::Stop::Input(m) => m,
-        crate::trace::Stop::Io(e) => format!("cannot write the output: {e}"),
+        crate::trace::Stop::Io(e) => write_error(e),
     }
 }
 
 /// `capsim trace autoscale [flags] [--format F | --evaluations]`: with `evaluations` (a pair
 /// without a value), one JSON Line per formula evaluation, the bytes
 /// [`crate::trace::write_evaluations`] writes for the command line.
-fn trace_autoscale(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+fn trace_autoscale(
+    pairs: &[(&str, &str)],
+    scenario: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), String> {
     let t = trace_pairs(pairs, true)?;
     let flags = Flags::<Autoscale>::from_pairs(t.flags)?;
     let Some(at) = t.evaluations else {
-        return write_trace(&flags, t.format.0, out);
+        return write_trace(&over_scenario(flags, scenario)?, t.format.0, out);
     };
     // As clap words a conflict: the one given first, then the other.
     match t.format.1 {
@@ -299,7 +444,7 @@ fn trace_autoscale(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), Stri
         }
         None => {}
     }
-    let p = crate::trace::single(&flags)?;
+    let p = crate::trace::single(&over_scenario(flags, scenario)?)?;
     (Autoscale::VALIDATE)(&p).map_err(|e| e.to_string())?;
     crate::trace::write_evaluations(&p, out).map_err(trace_stop)
 }
@@ -307,7 +452,7 @@ fn trace_autoscale(pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), Stri
 /// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...
 /// [--set S]... [--delay N] [--seed N]`; FILE is the `file` pair (or `formula-text`'s
 /// [`FORMULA_TEXT_FILE`]).
-fn formula(name: &str, pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), String> {
+fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
     use crate::formula::{EvalArgs, Failure, FormulaCommand, DEFAULT_AT};
     let mut file = FORMULA_TEXT_FILE.to_string();
     let mut args = EvalArgs {
@@ -371,16 +516,13 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut Vec<u8>) -> Result<(), 
         }
     };
     match crate::formula::run(&cmd) {
-        Ok(text) => {
-            out.extend_from_slice(text.as_bytes());
-            Ok(())
-        }
+        Ok(text) => out.write_all(text.as_bytes()).map_err(write_error),
         Err(Failure::Input(m) | Failure::Evaluation(m)) => Err(m),
     }
 }
 
 /// `capsim lesson NAME --lang LANG`.
-fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
+fn lessons(name: &str, lang: Lang, out: &mut dyn Write) -> Result<(), String> {
     let chosen: Vec<Lesson> = match (name, Lesson::from_name(name)) {
         (_, Some(l)) => vec![l],
         ("all", None) => Lesson::ALL.to_vec(),
@@ -402,8 +544,7 @@ fn lessons(name: &str, lang: Lang, out: &mut Vec<u8>) -> Result<(), String> {
     for l in chosen {
         lesson::render_in(l, lang, &mut text, &mut ws).map_err(|e| e.to_string())?;
     }
-    out.extend_from_slice(text.as_bytes());
-    Ok(())
+    out.write_all(text.as_bytes()).map_err(write_error)
 }
 
 /// `capsim plot`'s SVG for `flags` drawn as `look` says, its root given `id="chart"`, or a
@@ -452,6 +593,7 @@ const OPTIONS: [&str; 7] = [
 fn model<M: Plotted>(
     name: &str,
     pairs: &[(&str, &str)],
+    scenario: Option<&str>,
     session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     let mut options = Options::new(Format::Table, false, 0);
@@ -490,9 +632,10 @@ fn model<M: Plotted>(
                     "unexpected value '{v}' for '--summary' found; no more were expected"
                 ))
             }
-            // The browser runs on one thread; the flag is checked as the command line does.
+            // The browser runs on one thread whatever the flag says (it is checked as the
+            // command line does); the bytes do not depend on it.
             "threads" => match v.parse::<usize>() {
-                Ok(n) if n <= 256 => {}
+                Ok(n) if n <= 256 => options.threads = n,
                 _ => {
                     return Err(format!(
                         "invalid value '{v}' for '--threads <N>': accepted values are 0 (one per core) to 256"
@@ -523,6 +666,9 @@ fn model<M: Plotted>(
                     .map(|p| format!("--{}", p.flag()))
                     .collect();
                 known.extend(OPTIONS.iter().map(|o| format!("--{o}")));
+                if name == "autoscale" {
+                    known.push("--scenario".to_string());
+                }
                 let known: Vec<&str> = known.iter().map(String::as_str).collect();
                 format!("{e}{}", did_you_mean(&format!("--{k}"), &known))
             }
@@ -533,6 +679,7 @@ fn model<M: Plotted>(
         e.replace("'--width <PX>'", "'chart-width'")
             .replace("'--lang <LANG>'", "'chart-lang'")
     })?;
+    let flags = over_scenario(flags, scenario)?;
     let grid = flags.grid()?;
     let limit = session.max_runs.min(MAX_RUNS);
     if grid.len() > limit {
@@ -542,14 +689,9 @@ fn model<M: Plotted>(
         ));
     }
     let summary = options.summary;
-    let result = sweep::sweep_grid(
-        grid,
-        &options,
-        &mut session.printed.stdout,
-        session.progress,
-    );
-    if result.is_ok() {
-        session.printed.chart = Some(if summary {
+    let result = sweep::sweep_grid(grid, &options, &mut session.out, session.progress);
+    if let (Ok(()), Some(chart_drawn)) = (&result, session.chart.as_mut()) {
+        *chart_drawn = Some(if summary {
             histogram(name, &flags, look)
         } else {
             chart(name, &flags, look)
@@ -558,7 +700,7 @@ fn model<M: Plotted>(
     match result {
         Ok(()) => Ok(()),
         Err(Failure::Input(e) | Failure::Evaluation(e)) => Err(e),
-        Err(Failure::Io(e)) => Err(format!("cannot write the output: {e}")),
+        Err(Failure::Io(e)) => Err(write_error(e)),
     }
 }
 

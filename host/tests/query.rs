@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use capsim::query::{run, Printed, BROWSER_MAX_RUNS};
+use capsim::query::{run, run_into, Printed, BROWSER_MAX_RUNS};
 
 /// Runs `pairs` as the browser does.
 fn browser(pairs: &[(&str, &str)]) -> Printed {
@@ -55,6 +55,7 @@ fn same(pairs: &[(&str, &str)]) {
             "model" => args.insert(0, v),
             "lesson" => args.splice(0..0, ["lesson", v]).for_each(drop),
             "trace" => args.splice(0..0, ["trace", v]).for_each(drop),
+            "plot" => args.splice(0..0, ["plot", v, "-o", "-"]).for_each(drop),
             "evaluations" if v.is_empty() => args.push("--evaluations"),
             // A URL's `summary=1` is the flag given a value.
             "summary" if !v.is_empty() => args.push(leak(format!("--summary={v}"))),
@@ -66,7 +67,13 @@ fn same(pairs: &[(&str, &str)]) {
         .args(&args)
         .output()
         .unwrap();
-    assert_same(browser(pairs), cli, &args);
+    let printed = browser(pairs);
+    // `run_into` writes the same bytes as they come, and fails with the same line.
+    let mut streamed = Vec::new();
+    let result = run_into(pairs, &(), &mut streamed);
+    assert_eq!(streamed, printed.stdout, "{args:?}");
+    assert_eq!(result.err(), printed.error, "{args:?}");
+    assert_same(printed, cli, &args);
 }
 
 fn leak(s: String) -> &'static str {
@@ -97,6 +104,43 @@ fn grids_print_the_binarys_bytes() {
         "model=bulkhead&split=shared,24&seed=1..=4&format=csv&shard=3/3",
     ] {
         same(&query(q));
+    }
+}
+
+/// `plot=MODEL` is `capsim plot MODEL -o -`, and `scenario=FILE` the autoscale commands'
+/// `--scenario FILE`, the flags given over it.
+#[test]
+fn plots_and_scenarios_print_the_binarys_bytes() {
+    let scenarios = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/scenarios");
+    let lesson_grid = format!("{scenarios}/lesson-grid.toml");
+    let hooks = format!("{scenarios}/alibaba-hooks.toml");
+    for q in [
+        "plot=autoscale&threshold=2,5".to_string(),
+        "plot=consumers&consumers=1,2&shipments=200".to_string(),
+        "plot=bulkhead&split=shared,24".to_string(),
+        "plot=autoscale&threshold=2,3,5&cooldown=0,3,8".to_string(),
+        "plot=autoscale&seed=1..=40&summary".to_string(),
+        "plot=bulkhead&seed=1..=20&summary&metric=event_dropped".to_string(),
+        format!("model=autoscale&scenario={lesson_grid}&format=json"),
+        format!("model=autoscale&scenario={lesson_grid}&threshold=4&format=csv"),
+        format!("model=autoscale&scenario={hooks}&summary&seed=1..=3"),
+        format!("trace=autoscale&scenario={hooks}&format=json"),
+        format!("plot=autoscale&scenario={hooks}"),
+        // Their errors.
+        "plot=autoscale&metric=launched".to_string(),
+        "plot=autoscale&summary&metric=launchd".to_string(),
+        "plot=autoscale&summary&summary".to_string(),
+        "plot=autoscale&summary&metric=launched&metric=min_size".to_string(),
+        "plot=autoscale&summary=1".to_string(),
+        "plot=autoscale&threshold=1..=40".to_string(),
+        "plot=autoscal".to_string(),
+        "model=autoscale&scenario=no/such.toml".to_string(),
+        format!("model=autoscale&scenario={hooks}&scenario={hooks}"),
+        "model=consumers&scenario=x.toml".to_string(),
+        "trace=autoscale&scenario=no/such.toml".to_string(),
+        format!("trace=autoscale&scenario={lesson_grid}"),
+    ] {
+        same(&query(&q));
     }
 }
 

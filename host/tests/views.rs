@@ -111,7 +111,7 @@ const CONSUMERS_VALUES: &[(&str, &str)] = &[
     ("slots", "1 3"),
     ("shipments", "1 300"),
     ("events_per_shipment", "1 20"),
-    ("queue_gap", "0 2.5"),
+    ("queue_gap", "0"),
     ("final_event_rounds", "0 20"),
     ("event_rounds_min", "0 5"),
     ("event_rounds_spread", "0 10"),
@@ -429,25 +429,65 @@ impl Pick {
     }
 }
 
-/// Adds to `pairs` the `--policy` a policy's own flag needs (`capsim::policy_flags::NEEDS`:
-/// without it the flag is an error), to the list if one is given.
-fn with_policy(pairs: &mut Vec<(String, String)>) {
-    // A consumers outage needs an arrival process: the lesson's queue has no arrivals.
-    let has = |pairs: &Vec<(String, String)>, k: &str| pairs.iter().any(|(f, _)| f == k);
-    if has(pairs, "outage") && !has(pairs, "arrival-rate") {
-        pairs.push(("arrival-rate".to_string(), "0.5".to_string()));
-    }
-    for (key, policy) in capsim::policy_flags::NEEDS {
-        let flag = key.replace('_', "-");
-        if !pairs.iter().any(|(k, _)| *k == flag) {
-            continue;
+/// Gives the flags of `pairs` what they need (`Model::NEEDS`): a flag refused by the one
+/// rule gets its need's example (`--policy step` for `--steps`), added to the list if the
+/// flag is given; a flag that would be ignored beside another (`--surge` with
+/// `--demand-file`), or whose need has no example, is dropped.
+fn with_needs<M: Model>(pairs: &mut Vec<(String, String)>) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    // The flags dropped: never added back by another's example.
+    let mut dropped: Vec<String> = Vec::new();
+    for _ in 0..2 * M::PARAMS.len() {
+        let Err(e) = Flags::<M>::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .and_then(|f| f.grid().map(|_| ()))
+        else {
+            return;
+        };
+        let refused = M::NEEDS.iter().find_map(|n| {
+            n.flags
+                .iter()
+                .map(|k| k.replace('_', "-"))
+                .find(|f| e == n.error(f))
+                .map(|f| (n, f))
+        });
+        let Some((need, flag)) = refused else {
+            panic!("{pairs:?}: {e}");
+        };
+        let example: Vec<(String, String)> = need
+            .example
+            .iter()
+            .map(|(k, v)| {
+                let v = match v.strip_prefix("examples/") {
+                    Some(path) => format!("{root}/../examples/{path}"),
+                    None => v.to_string(),
+                };
+                (k.replace('_', "-"), v)
+            })
+            .collect();
+        let mut added = false;
+        if matches!(need.rule, capsim::models::Rule::Needs(..))
+            && !example.iter().any(|(k, _)| dropped.contains(k))
+        {
+            for (k, v) in &example {
+                match pairs.iter_mut().find(|(f, _)| f == k) {
+                    Some((_, list)) if list.split(',').any(|x| x == v) => {}
+                    Some((_, list)) => {
+                        *list = format!("{list},{v}");
+                        added = true;
+                    }
+                    None => {
+                        pairs.push((k.clone(), v.clone()));
+                        added = true;
+                    }
+                }
+            }
         }
-        match pairs.iter_mut().find(|(k, _)| k == "policy") {
-            Some((_, list)) if list.split(',').any(|p| p == policy) => {}
-            Some((_, list)) => *list = format!("{list},{policy}"),
-            None => pairs.push(("policy".to_string(), policy.to_string())),
+        if !added {
+            pairs.retain(|(k, _)| *k != flag);
+            dropped.push(flag);
         }
     }
+    panic!("{pairs:?}: the needs do not settle");
 }
 
 /// Every parameter alone (each of its test values, with the policy it needs), then `combos` random combinations of
@@ -473,7 +513,7 @@ fn every_parameter<M: Model + Traced>(
         );
         for v in vs {
             let mut pairs = vec![(q.flag(), v.clone())];
-            with_policy(&mut pairs);
+            with_needs::<M>(&mut pairs);
             let ran = agree::<M>(&pairs, check);
             assert!(ran > 0, "{} {v}: nothing ran", q.key);
         }
@@ -494,7 +534,7 @@ fn every_parameter<M: Model + Traced>(
             let vs = values(key);
             pairs.push((key.replace('_', "-"), vs[pick.below(vs.len())].clone()));
         }
-        with_policy(&mut pairs);
+        with_needs::<M>(&mut pairs);
         ran += agree::<M>(&pairs, check);
     }
     assert!(ran >= combos, "{ran} runs of {combos} combinations");

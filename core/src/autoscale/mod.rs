@@ -133,6 +133,7 @@ use crate::Observer;
 
 mod fast;
 mod formula;
+pub mod hpa;
 mod lifecycle;
 mod plan;
 mod policy;

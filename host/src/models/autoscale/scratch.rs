@@ -38,6 +38,15 @@ pub(super) fn has_timed_formula(p: &autoscale::Params) -> bool {
     p.lifecycle.at.iter().any(|a| a.what == Timed::Formula)
 }
 
+/// Returns whether a timed action of `p` acts on a formula only (swaps one in, or sets its
+/// evaluation interval).
+pub(super) fn has_formula_action(p: &autoscale::Params) -> bool {
+    p.lifecycle
+        .at
+        .iter()
+        .any(|a| matches!(a.what, Timed::Formula | Timed::EvaluationInterval))
+}
+
 /// A formula run's history and workspace (53 KB), reused by a thread's runs.
 pub type FormulaScratch = Option<Box<(History, formula::Workspace)>>;
 
@@ -75,7 +84,6 @@ impl AutoscaleScratch {
 
     /// Runs the lesson's policy on `p` with the shared demand table and stream.
     pub(super) fn run_lesson_policy(&mut self, p: &AutoscaleParams) -> Outcome<autoscale::Metrics> {
-        p.check_timed_formula()?;
         let r = match p.table() {
             None => self.run_lesson_fast(&p.core),
             Some(table) => {
@@ -101,19 +109,36 @@ impl AutoscaleScratch {
     ) -> Outcome<autoscale::Metrics> {
         let core = &p.core;
         core.validate()?;
-        p.check_timed_formula()?;
         if let Some(table) = p.table() {
             table.check(core)?;
         }
-        let demand = |t: u32| p.demand(t);
-        let group = &mut **self
-            .group
-            .get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
-        let mut rng = GroupLcg::new(core.seed);
+        // The lesson's curve from the thread's table (the same numbers as `p.demand(t)`),
+        // and the health check's draws from the seed's shared stream (the same as
+        // `GroupLcg::new(seed)`'s): a grid's runs compute them once.
+        if p.table().is_none() && core.rounds <= MAX_DEMAND_TABLE {
+            self.demand_table(core);
+        }
+        let Self {
+            formula,
+            demand: tabulated,
+            group,
+            ..
+        } = self;
+        let table = match (p.table(), tabulated) {
+            (None, Some((_, t))) if core.rounds <= MAX_DEMAND_TABLE => &t[..],
+            _ => &[][..],
+        };
+        let demand = |t: u32| match table.get(t as usize) {
+            Some(&d) => d,
+            None => p.demand(t),
+        };
+        let group = &mut **group.get_or_insert_with(|| Box::new(GroupStorage::with_capacity()));
+        let stream = stream_of(&mut self.streams, core.seed);
+        let mut rng = stream.reader();
         let Some(f) = &p.formula.0 else {
             return autoscale::run_in(core, group, demand, &mut rng, observer);
         };
-        let (history, ws) = &mut **self.formula.get_or_insert_with(|| {
+        let (history, ws) = &mut **formula.get_or_insert_with(|| {
             Box::new((History::new(DEFAULT_DELAY), formula::Workspace::new(0)))
         });
         let delay = TimeInterval::from_seconds(p.sample_delay.into());
@@ -156,13 +181,7 @@ impl AutoscaleScratch {
                 .copied()
                 .unwrap_or_else(|| p.demand(t))
         };
-        if self.streams.len() >= MAX_STREAMS && !self.streams.contains_key(&p.seed) {
-            self.streams.clear();
-        }
-        let stream = self
-            .streams
-            .entry(p.seed)
-            .or_insert_with(|| GroupStream::new(p.seed, vec![0; STREAM_DRAWS].into_boxed_slice()));
+        let stream = stream_of(&mut self.streams, p.seed);
         autoscale::run_with_demand(p, demand, &mut stream.reader(), &mut ())
     }
 }
@@ -204,6 +223,20 @@ impl AutoscaleScratch {
         }
         outcomes
     }
+}
+
+/// Returns `seed`'s stream of the thread's `streams` (made at its first run; at most
+/// [`MAX_STREAMS`] are kept).
+fn stream_of(
+    streams: &mut HashMap<u32, GroupStream<Box<[u32]>>>,
+    seed: u32,
+) -> &mut GroupStream<Box<[u32]>> {
+    if streams.len() >= MAX_STREAMS && !streams.contains_key(&seed) {
+        streams.clear();
+    }
+    streams
+        .entry(seed)
+        .or_insert_with(|| GroupStream::new(seed, vec![0; STREAM_DRAWS].into_boxed_slice()))
 }
 
 /// Runs the first `N` of `runs` with `autoscale::run_sweep` into `outcomes`; returns the rest.
