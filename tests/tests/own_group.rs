@@ -3,7 +3,8 @@
 //! from the arithmetic (a flat demand of D needs ceil(D / capacity) instances) or
 //! from the lesson's own figures, never from the code under test.
 
-use capsim_core::autoscale::{self, run, run_in, GroupStorage, Params, MAX_GROUP_SIZE};
+use capsim_core::autoscale::MAX_GROUP_SIZE;
+use capsim_core::autoscale::{self, run, run_in, Chosen, GroupStorage, LessonCheck, Params};
 use capsim_core::rng::GroupLcg;
 use capsim_core::{Capacity, Error};
 
@@ -24,10 +25,13 @@ fn flat(demand: f64) -> Params {
 
 fn run_big<const N: usize>(p: &Params) -> Result<autoscale::Metrics, Error> {
     let mut storage = Box::new(GroupStorage::<N>::with_capacity());
+    let (mut policy, mut check) = (Chosen::of(p), LessonCheck::of(p));
     run_in(
         p,
-        &mut storage,
+        &mut *storage,
         |t| p.demand(t),
+        &mut policy,
+        &mut check,
         &mut GroupLcg::new(p.seed),
         &mut (),
     )
@@ -149,12 +153,23 @@ fn a_health_check_removal_is_not_bounded_by_the_minimum() {
 
 #[test]
 fn a_table_of_the_lessons_curve_is_the_lesson() {
-    use autoscale::{run_with_demand, Curve, Demand, Table};
+    use autoscale::{Curve, Demand, Table};
     let p = Params::default();
     let table: Vec<f64> = (0..p.rounds).map(|t| p.demand(t)).collect();
     let t = Table(&table);
     t.check(&p).unwrap();
-    let m = run_with_demand(&p, |r| t.at(r), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    let (mut policy, mut check) = (Chosen::of(&p), LessonCheck::of(&p));
+    let mut rng = GroupLcg::new(p.seed);
+    let m = run_in(
+        &p,
+        &mut GroupStorage::new(),
+        t,
+        &mut policy,
+        &mut check,
+        &mut rng,
+        &mut (),
+    )
+    .unwrap();
     // The lesson's figures (its README and `grup.mjs`).
     assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
     assert_eq!(m.under_capacity_rounds, 10);
@@ -169,7 +184,18 @@ fn a_table_of_the_lessons_curve_is_the_lesson() {
     assert!(Table(&nan).check(&p).is_err());
     // A table read in a host's storage gives the same run.
     let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
-    let big = run_in(&p, &mut storage, t, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    let (mut policy, mut check) = (Chosen::of(&p), LessonCheck::of(&p));
+    let mut rng = GroupLcg::new(p.seed);
+    let big = run_in(
+        &p,
+        &mut *storage,
+        t,
+        &mut policy,
+        &mut check,
+        &mut rng,
+        &mut (),
+    )
+    .unwrap();
     assert_eq!(big, m);
 }
 

@@ -64,8 +64,8 @@ use crate::formula::{
 };
 
 use super::policy::{ScalingPolicy, Signal};
+use super::spec::Metrics;
 use super::state::{State, StateCounts};
-use super::Metrics;
 
 /// Batch's default evaluation interval: 15 minutes (rounds).
 pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
@@ -137,17 +137,6 @@ pub struct FormulaPolicy<
 }
 
 impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a, N, NODES, POOL> {
-    /// Returns a run's metrics `m` with the policy's counts (evaluations, failed ones,
-    /// target changes) added.
-    pub(super) fn counted(&self, m: Metrics) -> Metrics {
-        Metrics {
-            evaluations: self.evaluations,
-            failed_evaluations: self.failed_evaluations,
-            target_changes: self.target_changes,
-            ..m
-        }
-    }
-
     /// Returns the policy for `program`, evaluated every `interval` rounds (checked), with
     /// `capacity` requests per instance (for `$CPUPercent` and the task counts). `history`
     /// is cleared; `ws` keeps its `rand()` stream.
@@ -297,6 +286,13 @@ fn dedicated_nodes(s: &Signal) -> u32 {
 impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
     for FormulaPolicy<'_, N, NODES, POOL>
 {
+    /// The policy's counts: evaluations, failed ones, target changes.
+    fn finish(&self, m: &mut Metrics) {
+        m.evaluations = self.evaluations;
+        m.failed_evaluations = self.failed_evaluations;
+        m.target_changes = self.target_changes;
+    }
+
     fn decide(&mut self, s: &Signal) -> i64 {
         let nodes = dedicated_nodes(s);
         let now = EPOCH.checked_add(TimeInterval::from_seconds(60 * i64::from(s.round)));

@@ -8,8 +8,8 @@ use crate::rng::UnitRng;
 use super::lifecycle::{
     Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS, TARGET_TRACKING_SCALE_OUT_ROUNDS,
 };
+use super::spec::{required_count, Metrics, Params};
 use super::state::StateCounts;
-use super::{required_count, Params};
 
 /// What a scaling policy sees in one round, when the cooldown has passed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,6 +109,21 @@ pub trait ScalingPolicy {
     fn set_formula(&mut self, round: u32, index: u32) {
         let _ = (round, index);
     }
+
+    /// Adds what the policy counted to a finished run's `metrics` (a formula's evaluations);
+    /// every other policy counts nothing.
+    fn finish(&self, metrics: &mut Metrics) {
+        let _ = metrics;
+    }
+
+    /// Returns whether this policy, as it is now, is the lesson's as `params` set it up
+    /// ([`LessonPolicy::of`]`(params)`, no decision taken yet): then the fast engines, which
+    /// read the policy from `params`, compute the run exactly ([`super::plan()`]). `false`
+    /// (every other policy) sends the run to the reference engine.
+    fn is_lessons(&self, params: &Params) -> bool {
+        let _ = params;
+        false
+    }
 }
 
 /// The lesson's policy: once `cooldown` rounds have passed since its last action, out to
@@ -131,6 +146,11 @@ impl LessonPolicy {
             cooldown,
             last_action: -i64::from(cooldown),
         }
+    }
+
+    /// Returns the policy as `params` set it up: their cooldown and `lifecycle.count_pending`.
+    pub fn of(params: &Params) -> Self {
+        Self::new(params.lifecycle.count_pending, params.cooldown)
     }
 }
 
@@ -163,6 +183,10 @@ impl ScalingPolicy for LessonPolicy {
         if acted {
             self.last_action = i64::from(round);
         }
+    }
+
+    fn is_lessons(&self, params: &Params) -> bool {
+        *self == Self::of(params)
     }
 }
 
@@ -307,20 +331,25 @@ impl ScalingPolicy for StepPolicy<'_> {
     }
 }
 
-/// The policy `params.lifecycle.policy` names, built from `params`.
-pub(crate) enum Chosen<'a> {
+/// The policy `params.lifecycle.policy` names, built from `params` ([`Chosen::of`]): what
+/// [`super::run`] and [`super::run_with`] run, and what a caller of [`super::run_in`] passes
+/// for the parameters' own policy.
+#[derive(Clone, Debug)]
+pub enum Chosen<'a> {
+    /// [`Policy::Lesson`].
     Lesson(LessonPolicy),
+    /// [`Policy::TargetTracking`].
     Target(TargetTracking),
+    /// [`Policy::Step`].
     Step(StepPolicy<'a>),
 }
 
 impl<'a> Chosen<'a> {
-    pub(crate) fn of(params: &'a Params) -> Self {
+    /// Returns the policy `params.lifecycle.policy` names, with no decision taken yet: the
+    /// one place a run's policy is built from its parameters.
+    pub fn of(params: &'a Params) -> Self {
         match &params.lifecycle.policy {
-            Policy::Lesson => Chosen::Lesson(LessonPolicy::new(
-                params.lifecycle.count_pending,
-                params.cooldown,
-            )),
+            Policy::Lesson => Chosen::Lesson(LessonPolicy::of(params)),
             Policy::TargetTracking {
                 target,
                 disable_scale_in,
@@ -358,12 +387,25 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Step(p) => p.applied(round, acted),
         }
     }
+
+    fn is_lessons(&self, params: &Params) -> bool {
+        matches!(self, Chosen::Lesson(p) if p.is_lessons(params))
+    }
 }
 
 /// Checks one serving instance's health.
 pub trait HealthCheck {
     /// Returns whether the check passes; `broken` says whether the instance is broken.
     fn passes<R: UnitRng>(&mut self, broken: bool, rng: &mut R) -> bool;
+
+    /// Returns whether this check is the lesson's as `params` set it up
+    /// ([`LessonCheck::of`]`(params)`): then the fast engines, which read the check from
+    /// `params`, compute the run exactly ([`super::plan()`]). `false` (every other check)
+    /// sends the run to the reference engine.
+    fn is_lessons(&self, params: &Params) -> bool {
+        let _ = params;
+        false
+    }
 }
 
 /// The lesson's check: a broken instance fails without a draw (the lesson's `&&`
@@ -376,7 +418,7 @@ pub struct LessonCheck {
 
 impl LessonCheck {
     /// Returns the lesson's check with `params`' failure probability.
-    pub(super) fn of(params: &super::Params) -> Self {
+    pub fn of(params: &Params) -> Self {
         Self {
             transient_failure: params.transient_failure,
         }
@@ -386,5 +428,53 @@ impl LessonCheck {
 impl HealthCheck for LessonCheck {
     fn passes<R: UnitRng>(&mut self, broken: bool, rng: &mut R) -> bool {
         !broken && rng.next_unit() >= self.transient_failure
+    }
+
+    /// By bits: the fast engines' draws compare against `params.transient_failure`'s.
+    fn is_lessons(&self, params: &Params) -> bool {
+        self.transient_failure.to_bits() == params.transient_failure.to_bits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lifecycle::Policy;
+    use super::super::spec::Params;
+    use super::{Chosen, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy};
+
+    /// The lesson's policy and check are the lesson's only as the parameters set them up:
+    /// another cooldown or count, a decision already taken, another policy or another
+    /// failure probability (by bits) is not.
+    #[test]
+    fn only_the_parameters_own_lesson_policy_and_check_are_the_lessons() {
+        let p = Params::default();
+        assert!(Chosen::of(&p).is_lessons(&p));
+        assert!(LessonPolicy::of(&p).is_lessons(&p));
+        assert!(LessonCheck::of(&p).is_lessons(&p));
+        assert!(!LessonPolicy::new(true, p.cooldown).is_lessons(&p));
+        assert!(!LessonPolicy::new(false, p.cooldown + 1).is_lessons(&p));
+        let mut acted = LessonPolicy::of(&p);
+        acted.applied(3, true);
+        assert!(!acted.is_lessons(&p));
+        let target = Params {
+            lifecycle: super::super::Lifecycle {
+                policy: Policy::TargetTracking {
+                    target: 50,
+                    disable_scale_in: false,
+                },
+                ..Default::default()
+            },
+            ..p.clone()
+        };
+        assert!(!Chosen::of(&target).is_lessons(&target));
+        let zero = Params {
+            transient_failure: 0.0,
+            ..p.clone()
+        };
+        let minus_zero = LessonCheck {
+            transient_failure: -0.0,
+        };
+        assert!(!minus_zero.is_lessons(&zero));
+        assert!(LessonCheck::of(&zero).is_lessons(&zero));
     }
 }

@@ -574,19 +574,14 @@ impl Model for Autoscale {
         AutoscaleScratch::default()
     }
 
-    /// The one place that chooses how an autoscale run is computed: the lesson's policy on
-    /// the fast path (and its shared streams) when nothing watches the run and no formula
-    /// drives it; otherwise the general engine in the host's group, which every view (trace,
-    /// plot, chart) takes: the same parameters, the same run.
+    /// Runs `p` in the thread's storage and caches (`AutoscaleScratch::run`); the core's plan
+    /// picks the engine.
     fn run_with<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics> {
-        if !O::ROUNDS && p.formula.0.is_none() {
-            return scratch.run_lesson_policy(p);
-        }
-        scratch.run_general(p, observer)
+        scratch.run(p, observer)
     }
 
     batched_run_window! {
