@@ -229,6 +229,41 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
         .filter(|s| i64::from(s.counts.serving()) < s.required)
         .count();
     assert_eq!(short as u32, m.under_capacity_rounds, "{what}");
+    // The chart's shaded rounds under capacity are those rounds, and its legend counts them.
+    let marks = capsim::plot::marks_of::<Autoscale>(p).unwrap();
+    let under: Vec<&capsim::plot::Window> = marks
+        .windows
+        .iter()
+        .filter(|w| w.tone == capsim::plot::Tone::UnderCapacity)
+        .collect();
+    if m.under_capacity_rounds == 0 {
+        assert!(under.is_empty(), "{what}");
+    } else {
+        assert_eq!(under.len(), 1, "{what}");
+        let n = m.under_capacity_rounds;
+        let label = format!(
+            "under capacity ({n} round{})",
+            if n == 1 { "" } else { "s" }
+        );
+        assert_eq!(under[0].label, label, "{what}");
+        let shaded: Vec<u32> = t
+            .iter()
+            .filter(|s| i64::from(s.counts.serving()) < s.required)
+            .map(|s| s.round)
+            .collect();
+        let windows = &under[0].rounds;
+        if windows.len() < capsim::plot::MAX_WINDOWS {
+            let covered: Vec<u32> = windows
+                .iter()
+                .flat_map(|&(a, b)| a as u32..b as u32)
+                .collect();
+            assert_eq!(covered, shaded, "{what}");
+        } else {
+            // Merged past the bound: every round under capacity is still shaded.
+            let inside = |r: u32| windows.iter().any(|&(a, b)| (a..b).contains(&f64::from(r)));
+            assert!(shaded.iter().all(|&r| inside(r)), "{what}");
+        }
+    }
     let max_size = t.iter().map(|s| s.size).max().unwrap_or(0);
     assert_eq!(max_size, m.max_size, "{what}");
     // The smallest size the trace shows (not capped at the lesson program's 99).
