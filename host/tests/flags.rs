@@ -286,7 +286,7 @@ fn the_flags_that_would_be_ignored_are_one_line() {
         (vec!["--demand-file", &file, "--demand-period", "1"], format!("--demand-period: {curve}")),
         (
             vec!["--policy", "target-tracking", "--cooldown", "3"],
-            "--cooldown: needs --policy lesson or step (target tracking has no cooldown; without it the flag would be ignored)".into(),
+            "--cooldown: needs --policy lesson (target tracking and step scaling have no cooldown; without it the flag would be ignored)".into(),
         ),
         (
             vec!["--policy", "target-tracking", "--count-pending", "yes"],
@@ -301,6 +301,10 @@ fn the_flags_that_would_be_ignored_are_one_line() {
             "--policy: would be ignored with --formula (a formula replaces the scaling policy)".into(),
         ),
         (vec!["--formula", &formula, "--cooldown", "3"], format!("--cooldown: {no_formula}")),
+        (
+            vec!["--policy", "step", "--steps", "..40:-1/80..:+2", "--cooldown", "3"],
+            "--cooldown: needs --policy lesson (target tracking and step scaling have no cooldown; without it the flag would be ignored)".into(),
+        ),
         (
             vec!["--formula", &formula, "--count-pending", "yes"],
             format!("--count-pending: {no_formula}"),

@@ -628,6 +628,20 @@ function commandLine(pairs) {
   return "$ " + cmd;
 }
 
+// Shows the command line, each flag with its value unbroken (a line breaks between flags, never
+// after a flag's dashes); its text is the command as it is.
+function showCommandLine(cmd) {
+  const box = $("command");
+  box.textContent = "";
+  for (const piece of cmd.split(/(?= --| {3}# )/)) {
+    const span = document.createElement("span");
+    // A flag and a short value stay on one line; a long one wraps where it must.
+    span.className = piece.length <= 40 ? "flag" : "long";
+    span.textContent = piece;
+    box.append(span);
+  }
+}
+
 function setUrl(pairs) {
   // A flag without a value is written bare (summary); an empty formula text keeps its `=`.
   const q = pairs
@@ -657,7 +671,7 @@ async function run(pairs) {
   window.capsimProgress = { reports: 0, done: 0, total: 0 };
   $("progress").hidden = true;
   $("progress-text").textContent = t("running");
-  $("command").textContent = commandLine(pairs.filter(([k]) => !(view === "lesson" && k === "format")));
+  showCommandLine(commandLine(pairs.filter(([k]) => !(view === "lesson" && k === "format"))));
   $("command").dataset.say = view === "lesson" ? t("command.line") + " " : "";
   worker.postMessage({ id: jobId, pairs });
 }

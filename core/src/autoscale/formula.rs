@@ -272,6 +272,17 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
     }
 }
 
+/// The dedicated class's nodes a formula sees (`$CurrentDedicatedNodes`): serving, on
+/// their way into service, in standby; the spot class is steered by `decide_spot`.
+fn dedicated_nodes(s: &Signal) -> u32 {
+    let c = &s.counts;
+    let nodes = c.serving() + c.launching() + c.get(State::Standby);
+    match s.spot {
+        Some(p) => nodes - live_spot(&p.counts),
+        None => nodes,
+    }
+}
+
 impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
     for FormulaPolicy<'_, N, NODES, POOL>
 {
@@ -283,12 +294,7 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
     }
 
     fn decide(&mut self, s: &Signal) -> i64 {
-        let c = &s.counts;
-        let mut nodes = c.serving() + c.launching() + c.get(State::Standby);
-        if let Some(p) = s.spot {
-            // The dedicated class's: the spot class is steered by `decide_spot`.
-            nodes -= live_spot(&p.counts);
-        }
+        let nodes = dedicated_nodes(s);
         let now = EPOCH.checked_add(TimeInterval::from_seconds(60 * i64::from(s.round)));
         let current = *self.target.get_or_insert(nodes);
         if let Some(now) = now {
@@ -307,11 +313,16 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
             self.last = Some((s.round, now, result));
         }
         let target = i64::from(self.target.unwrap_or(nodes));
-        let spot_flight = s.spot.map_or(0, |p| p.in_flight);
-        let have = i64::from(nodes) + i64::from(s.in_flight - spot_flight);
+        let have = ScalingPolicy::counted(self, s);
         let change = (target - have).min(room(s).max(0));
         self.asked = change.max(0);
         change
+    }
+
+    /// The dedicated nodes (serving, on their way, in standby) and their launches asked for.
+    fn counted(&self, s: &Signal) -> i64 {
+        let spot_flight = s.spot.map_or(0, |p| p.in_flight);
+        i64::from(dedicated_nodes(s)) + i64::from(s.in_flight - spot_flight)
     }
 
     fn decide_spot(&mut self, s: &Signal) -> Option<i64> {

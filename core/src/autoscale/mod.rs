@@ -81,7 +81,8 @@ pub use formula::{
 pub use lifecycle::{
     Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
     Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
-    MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, TARGET_TRACKING_SCALE_IN_ROUNDS,
+    MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, STEP_BOUND_UNIT, TARGET_TRACKING_SCALE_IN_ROUNDS,
+    TARGET_TRACKING_SCALE_OUT_ROUNDS,
 };
 pub use lifecycle::{
     LifecycleHook, Provider, Timed, TimedAction, Transition, MAX_HOOKS, MAX_TASK_ROUNDS, MAX_TIMED,

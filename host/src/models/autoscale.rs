@@ -79,10 +79,10 @@ impl AutoscaleParams {
         (self.core.cooldown != 0 || self.has_cooldown()).then_some(self.core.cooldown)
     }
 
-    /// Whether the run's policy waits for a cooldown: the lesson's and step scaling, not
-    /// target tracking nor a formula.
+    /// Whether the run's policy waits for a cooldown: the lesson's only (AWS documents
+    /// none for target tracking and step scaling; a formula has its evaluation interval).
     fn has_cooldown(&self) -> bool {
-        self.formula.0.is_none() && matches!(self.policy, PolicyName::Lesson | PolicyName::Step)
+        self.runs_policy(PolicyName::Lesson)
     }
 
     /// Whether the run's policy is `policy`, not replaced by a formula.
@@ -135,7 +135,13 @@ pub const MAX_SAMPLE_DELAY: u32 = 600;
 impl Default for AutoscaleParams {
     fn default() -> Self {
         Self {
-            core: autoscale::Params::default(),
+            // The smallest size the group had: the lesson program's minimum starts at 99
+            // (`Params::min_size_start`), which no lesson run reaches but a group of more
+            // than 99 instances would report.
+            core: autoscale::Params {
+                min_size_start: u32::MAX,
+                ..autoscale::Params::default()
+            },
             formula: FormulaFile::default(),
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
@@ -163,7 +169,7 @@ impl Model for Autoscale {
             "1 to 4294967295", "2,3,5"),
         Param {
             key: "cooldown",
-            help: "Rounds after a scaling action before the next one (the lesson's and step scaling's; a row without a cooldown, target tracking's or a formula's, shows none)",
+            help: "Rounds after a scaling action before the next one (the lesson's policy's: a row without a cooldown, target tracking's, step scaling's or a formula's, shows none)",
             accepted: "0 to 4294967295",
             lesson: "0,3,8",
             parse: |s| {
@@ -187,7 +193,7 @@ impl Model for Autoscale {
         param!(core.transient_failure: f64,
             "Probability that a healthy instance fails one check", "0 to 1", "0.08"),
         param!(core.failure_rounds: FailureRounds,
-            "Rounds at which an instance breaks for good, ':'-separated, or 'none'",
+            "Rounds at which an instance breaks for good, ':'-separated, or 'none' (the lesson's day: a --demand-file run breaks none unless given)",
             "at most 64 rounds, each 0 to 4294967295", "40:95:170"),
         param!(core.demand_base: f64,
             "Demand curve base, requests per round", "finite numbers", "900"),
@@ -244,20 +250,20 @@ impl Model for Autoscale {
             "Rounds between health checks (rounds that are multiples of it; a broken instance serves between checks; --check-latency counts checks)",
             "1 to 10080", "1"),
         param!(policy: PolicyName,
-            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in) or AWS step scaling (--steps, with --cooldown); a --formula replaces any of them",
+            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in) or AWS step scaling (--steps); a --formula replaces any of them",
             "lesson, target-tracking or step", "lesson"),
         param!(target_utilization: u32,
-            "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
+            "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out from the 3rd round in a row above, in after 15 rounds below (AWS's alarms: 3 and 15 one-minute data points)",
             "1 to 100", "50"),
         param!(disable_scale_in: bool,
             "Target tracking never scales in (AWS DisableScaleIn)", "no or yes", "no"),
         Param {
             key: "steps",
-            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change",
-            accepted: "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none",
+            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH), a band that removes while it is in (LOW, HIGH] (AWS); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change; every round, no cooldown: scaling out adds to the serving instances, the ones warming up count as asked for",
+            accepted: "1 to 20 ascending, non-overlapping bands, bounds 0 to 1000000 with at most 3 decimals, e.g. ..40:-1/80..:+2, or none",
             lesson: "none",
             parse: |s| {
-                param_axis::<_, Option<Steps>>(s, "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none", |p: &mut AutoscaleParams, v| {
+                param_axis::<_, Option<Steps>>(s, "1 to 20 ascending, non-overlapping bands, bounds 0 to 1000000 with at most 3 decimals, e.g. ..40:-1/80..:+2, or none", |p: &mut AutoscaleParams, v| {
                     p.steps = v.map(Arc::new);
                 })
             },
@@ -375,7 +381,10 @@ impl Model for Autoscale {
         },
         Need {
             flags: &["cooldown"],
-            rule: Rule::Needs("--policy lesson or step", "target tracking has no cooldown"),
+            rule: Rule::Needs(
+                "--policy lesson",
+                "target tracking and step scaling have no cooldown",
+            ),
             holds: |p| p.has_cooldown(),
             example: &[("policy", "lesson")],
         },
@@ -487,12 +496,20 @@ impl Model for Autoscale {
         },
     ];
 
-    /// The rounds a demand file sets (its rows, unless `--rounds` is given) and the policy
-    /// the policy flags build.
+    /// A run on its own day: a demand file's rows set the rounds (unless `--rounds` is
+    /// given), and the lesson's day stays the lesson's. The lesson's day is its demand
+    /// curve, its surge and the rounds at which its instances break (40, 95, 170, a script
+    /// of the lesson's story); the group is the rest (the health check and its transient
+    /// failures, boot, capacity, the policy). So a demand file's run breaks no instance at
+    /// the lesson's rounds unless `--failure-rounds` is given. Then the policy the policy
+    /// flags build.
     fn derive(p: &mut AutoscaleParams, given: &dyn Fn(&str) -> bool) {
         if let Some(f) = &p.demand_file.0 {
             if !given("rounds") {
                 p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+            }
+            if !given("failure_rounds") {
+                p.core.failure_rounds.clear();
             }
         }
         p.set_policy();

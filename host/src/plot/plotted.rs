@@ -99,7 +99,9 @@ impl Plotted for Autoscale {
         let c = &p.core;
         let mut marks = Marks::default();
         let end = f64::from(c.rounds);
-        if c.surge != 0.0 && c.surge_start < c.surge_end && c.surge_start < c.rounds {
+        // The surge is the lesson's curve's: a demand file's run has none.
+        let surged = p.demand_file.0.is_none() && c.surge != 0.0;
+        if surged && c.surge_start < c.surge_end && c.surge_start < c.rounds {
             let to = c.surge_end.min(c.rounds);
             marks.windows.push(Window {
                 rounds: vec![(f64::from(c.surge_start), f64::from(to))],
