@@ -16,7 +16,6 @@ pub mod merge;
 pub mod models;
 pub mod output;
 pub mod plot;
-pub mod policy_flags;
 pub mod query;
 pub mod scenario;
 pub mod summary;

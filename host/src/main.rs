@@ -198,12 +198,18 @@ struct TraceArgs {
 
 const PLOT_HELP: &str = "\
 Every combination of the flags' values is one run (at most 8 in one chart, of any number of
-rounds); each run draws its series, labelled by its values of the listed flags. 9 to 36 runs
-(the lesson's 3 x 3 sweep, say) are drawn as small multiples: a panel per run, captioned by
-its values, every panel on the same axes. autoscale: group size, ready
+rounds); each run draws its series, labelled by its values of the listed flags. A chart
+whose panel would hold more than 4 series draws a panel per stream (a line per run in each,
+the series every run shares in grey), or, if one would still hold more, a panel per run;
+9 to 36 runs (the lesson's 3 x 3 sweep, say) are always a panel per run, captioned by its
+values, every panel on the same axes. autoscale: group size, ready
 and required instances (a --formula run adds the formula's target, the trace's
 target_dedicated, as a wide band under them); consumers: events not yet applied; bulkhead: tracking and event
-requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
+requests dropped so far. Marks: the autoscale surge and the bulkhead slowdown shaded grey,
+the rounds under capacity (the metric under_capacity_rounds) red, hook waits blue (a run's
+own as a strip under its lines when several runs share a panel), failure rounds as black
+rules, formula evaluations as ticks; the legend sits under the plots. A series of more
+than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
 same bytes on every machine. -o - writes it to stdout; -o FILE.png writes the same chart as
 PNG in a build with the png feature (cargo install --path host --locked --features png), and
@@ -251,6 +257,12 @@ struct PlotArgs {
     /// The metric of the --summary histogram (a key of the model's rows) [autoscale: launched; consumers: rounds; bulkhead: tracking_dropped]
     #[arg(long, value_name = "KEY", requires = "summary")]
     metric: Option<String>,
+    /// The chart's width in pixels, its height following (every text at least 15 px at this size) [280 to 3840]
+    #[arg(long, value_name = "PX", default_value = "960")]
+    width: String,
+    /// The language of the chart's words: en, or tr (the lessons' Turkish)
+    #[arg(long, value_name = "LANG", default_value = "en", value_parser = ["en", "tr"])]
+    lang: String,
 }
 
 /// The autoscale commands' parameters: the model's flags, over `--scenario FILE.toml`'s (an
@@ -707,11 +719,12 @@ fn plot<M: Plotted>(
             ext.to_string_lossy()
         )));
     }
+    let look = capsim::plot::Look::parse(&args.width, &args.lang).map_err(Failure::Input)?;
     let svg = if args.summary {
         let metric = args.metric.as_deref().unwrap_or(metric);
-        capsim::plot::histogram(name, model, metric)
+        capsim::plot::histogram_with(name, model, metric, look)
     } else {
-        capsim::plot::plot(name, model)
+        capsim::plot::plot_with(name, model, look)
     }
     .map_err(Failure::Input)?;
     if stdout {

@@ -122,7 +122,19 @@ fn the_trace_adds_columns_only_with_the_options() {
     };
     let plain = "round,busy,tracking_served,tracking_dropped,event_served,event_dropped";
     assert_eq!(head(&["--mode", "slowdown"]), plain);
-    assert_eq!(head(&["--mode", "slowdown", "--retry-backoff", "3"]), plain);
+    // A backoff without retries would be ignored: refused.
+    let e = one_line_error(&[
+        "trace",
+        "bulkhead",
+        "--mode",
+        "slowdown",
+        "--retry-backoff",
+        "3",
+    ]);
+    assert!(
+        e.starts_with("error: --retry-backoff: needs --retries above 0"),
+        "{e}"
+    );
     let options = format!("{plain},breaker,retries_waiting,dependency_calls,rejected");
     assert_eq!(head(&["--mode", "slowdown", "--breaker", "0.5:9"]), options);
     assert_eq!(head(&["--retries", "1"]), options);

@@ -73,3 +73,20 @@ test("the formula editor under a sub-path loads its examples", async () => {
   assert.ok(requests.some((r) => r.url.startsWith(base + "formulas/")), "the examples came from the sub-path");
   await page.close();
 });
+
+test("a lesson page and the formula editor's own page under a sub-path", async () => {
+  for (const query of ["?page=group", "?page=bulkhead&lang=en", "?page=formula"]) {
+    const { page, requests, error } = await open(query);
+    assert.equal(error, "", query);
+    assert.ok(await page.$("#chart"), query + ": its chart");
+    if (query.startsWith("?page=formula")) {
+      await page.waitForFunction(() => document.body.dataset.check === "done", null, { timeout: 30000 });
+      assert.match(await page.textContent("#formula-check"), /^ok: /);
+    } else {
+      assert.ok((await page.$$("#metrics td")).length > 0, query + ": its numbers");
+    }
+    await page.waitForLoadState("networkidle");
+    inside(requests);
+    await page.close();
+  }
+});

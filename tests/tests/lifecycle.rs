@@ -107,14 +107,15 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
             },
             _ => {
                 let mut steps = autoscale::Steps::new();
-                let split = below(r, 120) as u16;
+                // Bounds in thousandths of a percent: a decimal one now and then.
+                let split = below(r, 120_000);
                 let _ = steps.push(autoscale::Step {
                     low: 0,
                     high: 1 + split,
                     adjustment: autoscale::Adjustment::Change(-1 - below(r, 3) as i16),
                 });
                 let _ = steps.push(autoscale::Step {
-                    low: 1 + split + below(r, 30) as u16,
+                    low: 1 + split + below(r, 30_000),
                     high: autoscale::OPEN,
                     adjustment: autoscale::Adjustment::Percent(1 + below(r, 60) as i16),
                 });

@@ -318,7 +318,7 @@ pub struct Metrics {
     pub billed_rounds: u64,
     /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
     pub idle_billed_rounds: u64,
-    /// Formula evaluations (0 without a formula; see [`super::run_formula`]).
+    /// Formula evaluations (0 without a formula: [`super::ScalingPolicy::finish`]).
     pub evaluations: u32,
     /// Formula evaluations that failed and left the group unchanged.
     pub failed_evaluations: u32,

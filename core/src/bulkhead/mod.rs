@@ -140,6 +140,7 @@ impl<const B: usize> Default for Workspace<B> {
 /// run_batch(&[Params::default(), split], &mut ws, &mut out).unwrap();
 /// assert_eq!((out[1].tracking_dropped, out[1].event_dropped), (172, 2011));
 /// ```
+#[inline]
 pub fn run_batch<const B: usize>(
     params: &[Params],
     ws: &mut Workspace<B>,

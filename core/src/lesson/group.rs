@@ -108,12 +108,12 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let metrics = autoscale::run_with_demand(&params, demand, rng, observer)?;
+        let metrics = autoscale::run_with_demand(&params, &demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 
     /// Runs every pair into `runs`, each from the start of one shared stream of the
-    /// lesson's seed (in lockstep: see [`autoscale::run_sweep`]).
+    /// lesson's seed (in lockstep: see [`autoscale::run_batch`]).
     fn run_pairs_shared<const P: usize>(
         &self,
         pairs: &[Pair; P],
@@ -130,7 +130,7 @@ impl DemandTable {
             Some(&d) => d,
             None => lesson.demand(t),
         };
-        let results = autoscale::run_sweep(&params, demand, stream);
+        let results = autoscale::run_batch(&params, demand, stream);
         for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
             *run = PairRun {
                 pair,

@@ -8,7 +8,7 @@ use capsim_core::{Error, Observer};
 use super::batch::batches;
 use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
+use super::{param_axis, Ahead, Column, Metric, Model, Need, Outcome, Param, Rule, Value};
 
 /// `capsim bulkhead`: a shared slot pool vs. partitioned pools.
 pub struct Bulkhead;
@@ -56,6 +56,20 @@ impl Model for Bulkhead {
             "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
+    const NEEDS: &'static [Need<bulkhead::Params>] = &[
+        Need {
+            flags: &["failure_start", "slow_hold", "failure_end"],
+            rule: Rule::Needs("--mode slowdown", "a healthy day has no slowdown"),
+            holds: |p| p.mode == Mode::Slowdown,
+            example: &[("mode", "slowdown")],
+        },
+        Need {
+            flags: &["retry_backoff"],
+            rule: Rule::Needs("--retries above 0", ""),
+            holds: |p| p.retries > 0,
+            example: &[("retries", "2")],
+        },
+    ];
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
     const METRICS: &'static [Metric<bulkhead::Metrics>] = metrics![

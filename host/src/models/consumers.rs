@@ -6,7 +6,7 @@ use capsim_core::{Error, Observer};
 
 use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
+use super::{param_axis, Ahead, Column, Metric, Model, Need, Outcome, Param, Rule, Value};
 
 /// `capsim consumers`: competing consumers on one queue.
 pub struct Consumers;
@@ -55,6 +55,32 @@ impl Model for Consumers {
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
     const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
+    const NEEDS: &'static [Need<consumers::Params>] = &[
+        Need {
+            flags: &["queue_gap"],
+            rule: Rule::NotWith(
+                "--arrival-rate",
+                "an arriving shipment's events are queued together",
+            ),
+            holds: |p| p.arrival_rate.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["queue_gap"],
+            rule: Rule::Needs(
+                "0",
+                "a gap above 0 scales every queue position alike: the queue's order is the lesson's gap of 1's",
+            ),
+            holds: |p| p.queue_gap == 0.0 || p.queue_gap == 1.0,
+            example: &[],
+        },
+        Need {
+            flags: &["outage"],
+            rule: Rule::Needs("--arrival-rate", "the lesson's queue is full before round 0"),
+            holds: |p| p.arrival_rate.is_some(),
+            example: &[("arrival_rate", "0.5")],
+        },
+    ];
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
     const METRICS: &'static [Metric<consumers::Metrics>] = metrics![

@@ -140,6 +140,7 @@ impl<M: Model> Flags<M> {
             swept,
             _model: PhantomData,
         };
+        super::needs::check(&grid)?;
         M::check_grid(&grid)?;
         Ok(grid)
     }
@@ -229,12 +230,20 @@ impl<M: Model> Grid<M> {
         self.axes[a].1.len()
     }
 
-    /// Returns run `i`'s parameters.
+    /// Returns run `i`'s parameters: each given flag's value, then what follows from them
+    /// ([`Model::derive`]).
     pub fn params(&self, i: u64) -> M::Params {
         let mut p = self.base.clone();
         for ((_, axis), stride) in self.axes.iter().zip(&self.strides) {
             axis.set(&mut p, ((i / stride) % axis.len() as u64) as usize);
         }
+        M::derive(&mut p, &|key| self.axis_of(key).is_some());
+        p
+    }
+
+    /// Returns `p` with the `j`th value of axis `a` set (nothing derived).
+    pub fn set_on(&self, mut p: M::Params, a: usize, j: usize) -> M::Params {
+        self.axes[a].1.set(&mut p, j);
         p
     }
 

@@ -264,14 +264,11 @@ impl<P: Default> Param<P> {
 /// `threshold`), or `param!("key", nested.field: Type, …)` for another key
 /// (`core.lifecycle.stockout` as `stockout_rounds`).
 ///
-/// Either form may end with `then |p| expr`: the flag's parser sets the field, then runs
-/// `expr` with `p` the parameters (`then |p| p.set_policy()`), for a parameter whose value
-/// other fields follow.
+/// A field whose value follows from other flags' is set by the model's [`Model::derive`],
+/// once per run after every flag's value, not by the flags' parsers.
 macro_rules! param {
-    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
-        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson
-            $(, then |$p| $then)?)
+    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson)
     };
     (@last $f:ident) => {
         stringify!($f)
@@ -279,25 +276,17 @@ macro_rules! param {
     (@last $f:ident . $($rest:ident).+) => {
         param!(@last $($rest).+)
     };
-    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
-        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson $(, then |$p| $then)?)
+    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson)
     };
-    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
+    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
         Param {
             key: $($key)+,
             help: $help,
             accepted: $accepted,
             lesson: $lesson,
             parse: |s| {
-                param_axis::<_, $T>(s, $accepted, |p, v| {
-                    p.$($f).+ = v;
-                    $(
-                        let $p = p;
-                        $then;
-                    )?
-                })
+                param_axis::<_, $T>(s, $accepted, |p, v| p.$($f).+ = v)
             },
             cell: |p| Value::cell(&p.$($f).+),
             result: if <$T as Value>::RESULT {
@@ -448,9 +437,19 @@ pub trait Model: Sized + Send + Sync + 'static {
     }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
-    /// Checks what one run's parameters cannot show: how the flags were given together
-    /// (autoscale: a policy's own flag needs that policy, [`crate::policy_flags`]); the
-    /// error is one line. Default: nothing to check.
+    /// What each flag needs to act, one statement per flag or group of flags ([`Need`]):
+    /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
+    /// A flag absent here acts in every run.
+    const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// Sets, once per run after every flag's value, the fields that follow from which flags
+    /// were given (`given(key)`: the flag `key` is on the command line): autoscale's rounds
+    /// and day from a demand file, its policy from the policy flags. Default: nothing.
+    fn derive(p: &mut Self::Params, given: &dyn Fn(&str) -> bool) {
+        let _ = (p, given);
+    }
+    /// Checks what the flags' statements of need ([`Model::NEEDS`]) cannot: a grid's
+    /// rows share one header ([`check_present`]); the error is one line. Default: nothing
+    /// to check.
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         let _ = grid;
         Ok(())
@@ -650,6 +649,7 @@ mod batch;
 mod bulkhead;
 mod consumers;
 mod grid;
+pub mod needs;
 
 pub use autoscale::{
     timed_formula, timed_formula_path, Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile,
@@ -659,6 +659,7 @@ pub use autoscale::{
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};
 pub use grid::{Flags, Grid};
+pub use needs::{Need, Rule};
 
 #[cfg(all(test, feature = "cli"))]
 mod tests {

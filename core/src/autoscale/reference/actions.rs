@@ -97,6 +97,7 @@ impl Group<'_> {
                     let change = bounded_by(
                         self.bounds,
                         i64::from(a.value) - have,
+                        i64::from(a.value),
                         self.instances.len() as u32,
                         self.counts.get(State::Stopped),
                         self.in_flight_total,

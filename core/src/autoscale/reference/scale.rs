@@ -52,6 +52,7 @@ impl Group<'_> {
         let change = bounded_by(
             self.bounds,
             wanted,
+            policy.counted(&signal).saturating_add(wanted),
             self.instances.len() as u32,
             self.counts.get(State::Stopped),
             self.in_flight_total,

@@ -1,0 +1,110 @@
+//! Numbers that were wrong (issue #31 §2 and §3), each with the command that showed it: the
+//! smallest size, the minimum size's launches, a run on its own day.
+
+mod common;
+
+use common::{argv, stdout_ok};
+use serde_json::Value;
+
+fn row(args: &[&str]) -> Value {
+    let all: Vec<&str> = ["autoscale", "--format", "json"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    serde_json::from_str(stdout_ok(&all).trim_end()).unwrap()
+}
+
+/// The smallest `size` of the run's trace.
+fn trace_min(args: &[&str]) -> u64 {
+    let all: Vec<&str> = ["trace", "autoscale", "--format", "csv"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    let csv = stdout_ok(&all);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|k| *k == "size").unwrap();
+    lines
+        .map(|l| l.split(',').nth(at).unwrap().parse::<u64>().unwrap())
+        .min()
+        .unwrap()
+}
+
+/// `min_size` is the smallest size the group had: it was capped at 99 (the lesson
+/// program's starting minimum), so a group of 150 or of 3,000 said 99.
+#[test]
+fn min_size_is_the_traces_smallest_size() {
+    let table = stdout_ok(&argv("autoscale --min-instances 150 --columns min_size"));
+    assert_eq!(
+        table.lines().nth(1).unwrap().split_whitespace().last(),
+        Some("150")
+    );
+    for args in [
+        &argv("--min-instances 150")[..],
+        &argv("--demand-base 300000 --demand-amplitude 0 --surge 0"),
+        &[],
+    ] {
+        let v = row(args);
+        assert_eq!(v["min_size"].as_u64(), Some(trace_min(args)), "{args:?}");
+    }
+    assert_eq!(
+        row(&argv("--demand-base 300000 --demand-amplitude 0 --surge 0"))["min_size"],
+        3000
+    );
+}
+
+/// The providers' desired capacity is max(MinSize, the policy's desired). The lesson's day
+/// needs at most 18 instances (the surge: ceil(1800 / 100)) and its policy keeps at most the
+/// need + 1, so from a minimum of 19 up the group is the minimum all day: no launch above
+/// it (the lesson's policy, counting serving instances only, asked for one more in round 1
+/// while the minimum's launches booted: M + 1), and the documented cap, 16,384, runs.
+#[test]
+fn a_minimum_above_the_need_is_the_group_all_day() {
+    for m in ["19", "30", "150", "16384"] {
+        let v = row(&["--min-instances", m]);
+        let m: u64 = m.parse().unwrap();
+        assert_eq!(
+            (v["min_size"].as_u64(), v["max_size"].as_u64()),
+            (Some(m), Some(m)),
+            "--min-instances {m}"
+        );
+    }
+    // Below the need the minimum is a floor: the lesson's smallest group, 7, becomes 10.
+    assert_eq!(row(&["--min-instances", "10"])["min_size"], 10);
+}
+
+/// A run on its own day does not carry the lesson's: no instance breaks at rounds 40, 95
+/// and 170 and its chart marks no surge, unless they are given.
+#[test]
+fn a_demand_files_day_is_its_own() {
+    let file = format!(
+        "{}/../examples/demand/flash-crowd.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let own = row(&["--demand-file", &file]);
+    assert_eq!(own["failure_rounds"], serde_json::json!([]));
+    assert_eq!(own["broken_rounds"], 0);
+    let plot = |extra: &[&str]| {
+        let all: Vec<&str> = ["plot", "autoscale", "--demand-file", &file, "-o", "-"]
+            .iter()
+            .chain(extra)
+            .copied()
+            .collect();
+        stdout_ok(&all)
+    };
+    let svg = plot(&[]);
+    assert!(!svg.contains("surge (rounds"), "a surge shaded");
+    assert!(
+        !svg.contains("instance breaks"),
+        "the lesson's breaks marked"
+    );
+    // Given, the failure rounds act and are marked; the lesson's own chart marks both.
+    let given = row(&["--demand-file", &file, "--failure-rounds", "40:95:170"]);
+    assert!(given["broken_rounds"].as_u64() > Some(0));
+    assert!(plot(&["--failure-rounds", "40"]).contains("instance breaks (round 40)"));
+    let lesson = stdout_ok(&argv("plot autoscale -o -"));
+    assert!(lesson.contains("surge (rounds 150 to 189)"));
+    assert!(lesson.contains("instance breaks"));
+}
