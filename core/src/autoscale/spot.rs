@@ -39,9 +39,9 @@
 use crate::error::{ensure, Accepted, Error};
 use crate::rng::{CounterHash, UnitRng};
 
-use super::lifecycle::IN_FLIGHT_SLOTS;
+use super::limits::IN_FLIGHT_SLOTS;
+use super::metrics::Metrics;
 use super::state::{RoundState, State, StateCounts};
-use super::Metrics;
 
 /// The most scripted preemption rounds one run may list (every copy of the parameters holds
 /// room for them, on a board's stack too).

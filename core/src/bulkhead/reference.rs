@@ -30,11 +30,11 @@
 //!    request ends: served if its last try took a slot, dropped otherwise. Tracking requests
 //!    are played as in the lesson.
 
-use super::stream::{poisson, TOO_MANY_ARRIVALS};
-use super::{
+use super::spec::{
     Breaker, BreakerState, Metrics, Params, RoundState, Split, MAX_ARRIVALS_PER_ROUND, MAX_HOLD,
     MAX_RETRIES, MAX_RETRY_BACKOFF, MAX_WINDOW,
 };
+use super::stream::{poisson, TOO_MANY_ARRIVALS};
 use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;

@@ -29,10 +29,13 @@
 //! With keyed routing each consumer keeps a cursor into the queue that skips the other
 //! partitions' events. The buffer bounds all partitions together (one broker's memory).
 
+use super::per_shipment;
+use super::queue::{Queue, QueueSpace};
+use super::spec::Params;
+use super::spec::{LaneKey, Metrics, RoundState, Workload, MAX_CONSUMERS};
 use super::spec::{Outage, Routing};
 use super::store::{self, lane_metrics, REORDERED};
-use super::{per_shipment, Params, Queue, QueueSpace};
-use super::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use super::workload::WorkloadDraws;
 use crate::error::{Capacity, Error};
 use crate::rng::splitmix64;
 use crate::Observer;

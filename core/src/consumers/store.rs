@@ -4,7 +4,7 @@
 //! flag. [`apply`] is the one definition of what applying an event does to it; every lane
 //! engine calls it.
 
-use super::{Metrics, Workload};
+use super::spec::{Metrics, Workload};
 
 /// The bits of a store byte that hold the last step applied plus one.
 pub(crate) const STEP_MASK: u8 = 0x7f;

@@ -52,7 +52,8 @@
 //! ```
 
 use super::spec::{Flow, Reported};
-use super::{LaneKey, Metrics, Params, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use super::spec::{LaneKey, Metrics, Params, RoundState, Workload, MAX_CONSUMERS};
+use super::workload::WorkloadDraws;
 use crate::error::{Capacity, Error};
 use crate::rng::CounterHash;
 use crate::Observer;

@@ -27,9 +27,11 @@ use crate::Observer;
 
 use crate::formula::Deallocation;
 
-use super::lifecycle::IN_FLIGHT_SLOTS;
+use super::limits::IN_FLIGHT_SLOTS;
+use super::limits::MAX_GROUP_SIZE;
+use super::metrics::Metrics;
 use super::policy::{HealthCheck, ScalingPolicy};
-use super::spec::{group_full, required_count, Demand, Metrics, Params, MAX_GROUP_SIZE};
+use super::spec::{group_full, required_count, Demand, Params};
 use super::spot::SpotRun;
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::warm::WarmRun;

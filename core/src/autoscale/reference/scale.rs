@@ -3,11 +3,11 @@
 
 use crate::error::Error;
 
-use super::super::lifecycle::IN_FLIGHT_SLOTS;
 use super::super::lifecycle::{bounded_by, RemovalPolicy};
+use super::super::limits::IN_FLIGHT_SLOTS;
 use super::super::policy::{ScalingPolicy, Signal};
+use super::super::spec::{group_full, in_flight_full};
 use super::super::state::{Instance, State};
-use super::super::{group_full, in_flight_full};
 use super::Group;
 
 impl Group<'_> {
