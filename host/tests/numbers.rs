@@ -108,3 +108,66 @@ fn a_demand_files_day_is_its_own() {
     assert!(lesson.contains("surge (rounds 150 to 189)"));
     assert!(lesson.contains("instance breaks"));
 }
+
+/// A demand file is read once per distinct path, after parsing, at most the rows the runs
+/// need: with `--rounds 3` a bad fourth row is never read, the same path twice (stdin
+/// included) is one read, and `--rounds` longer than the file is one line before any
+/// output, the trace's header included.
+#[test]
+fn a_demand_file_is_read_once_and_no_further_than_needed() {
+    let bad_tail = common::temp_file("bad-tail.csv", "100\n200\n300\nbad\n");
+    assert_eq!(
+        row(&["--demand-file", &bad_tail, "--rounds", "3"])["rounds"],
+        3
+    );
+    let e = common::one_line_error(&["autoscale", "--demand-file", &bad_tail]);
+    assert!(
+        e.ends_with("bad-tail.csv: line 4: not a number: 'bad'\n"),
+        "{e}"
+    );
+    let out = common::with_stdin(
+        &argv("autoscale --demand-file -,- --format csv --columns launched"),
+        b"900\n950\n1000\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0], rows[1]);
+    let short = common::temp_file("ten-rows.csv", &"100\n".repeat(10));
+    for command in [
+        &["autoscale"][..],
+        &["trace", "autoscale"],
+        &["plot", "autoscale", "-o", "-"],
+    ] {
+        let all: Vec<&str> = command
+            .iter()
+            .chain(&["--demand-file", short.as_str(), "--rounds", "20"])
+            .copied()
+            .collect();
+        assert_eq!(
+            common::one_line_error(&all),
+            "error: --rounds: accepted values are integers from 1 to 10\n"
+        );
+    }
+    // A header that names no demand column is a row: line 1, not a shifted day.
+    let e = common::one_line_error(&[
+        "autoscale",
+        "--demand-file",
+        &common::temp_file("typo.csv", "1OO\n200\n"),
+    ]);
+    assert!(
+        e.ends_with("typo.csv: line 1: not a number: '1OO'\n"),
+        "{e}"
+    );
+    let bom = common::temp_file("bom.csv", "\u{feff}100\n200\n");
+    assert_eq!(row(&["--demand-file", &bom])["rounds"], 2);
+}

@@ -133,6 +133,7 @@ impl<M: Model> Flags<M> {
             swept,
             _model: PhantomData,
         };
+        M::prepare(&grid)?;
         super::needs::check(&grid)?;
         M::check_grid(&grid)?;
         Ok(grid)

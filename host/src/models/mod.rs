@@ -439,6 +439,13 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
     /// A flag absent here acts in every run.
     const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// Reads, once the grid is known and before any rule is applied, what the flags name
+    /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
+    /// Default: nothing.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let _ = grid;
+        Ok(())
+    }
     /// Sets, once per run after every flag's value, the fields that follow from which flags
     /// were given (`given(key)`: the flag `key` is on the command line): autoscale's rounds
     /// and day from a demand file, its policy from the policy flags. Default: nothing.
