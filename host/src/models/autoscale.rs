@@ -366,6 +366,10 @@ impl Model for Autoscale {
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         super::check_present(grid)
     }
+    const TOGETHER: &'static [&'static [&'static str]] = &[
+        &["launch_hook", "launch_hooks"],
+        &["terminate_hook", "terminate_hooks"],
+    ];
     const NEEDS: &'static [Need<AutoscaleParams>] = &[
         Need {
             flags: &["policy"],

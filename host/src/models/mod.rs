@@ -439,6 +439,10 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
     /// A flag absent here acts in every run.
     const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// Groups of flags that say one thing two ways (autoscale: `--launch-hook`, the one-hook
+    /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
+    /// one of a group replaces the scenario's whole group, however the file wrote it.
+    const TOGETHER: &'static [&'static [&'static str]] = &[];
     /// Reads, once the grid is known and before any rule is applied, what the flags name
     /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
     /// Default: nothing.
