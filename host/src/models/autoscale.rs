@@ -366,6 +366,7 @@ impl Model for Autoscale {
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         super::check_present(grid)
     }
+    const FOLLOWS: &'static [&'static str] = &["rounds", "failure_rounds"];
     const TOGETHER: &'static [&'static [&'static str]] = &[
         &["launch_hook", "launch_hooks"],
         &["terminate_hook", "terminate_hooks"],

@@ -439,6 +439,10 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
     /// A flag absent here acts in every run.
     const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// The parameters whose shown value may follow other flags' ([`Model::derive`]'s: a
+    /// demand file's rounds): `capsim summary` reads neither the grid's order nor its swept
+    /// columns from them. Default: none.
+    const FOLLOWS: &'static [&'static str] = &[];
     /// Groups of flags that say one thing two ways (autoscale: `--launch-hook`, the one-hook
     /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
     /// one of a group replaces the scenario's whole group, however the file wrote it.
