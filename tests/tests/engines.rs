@@ -312,7 +312,7 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
         Params {
             split: Split::Partitioned(28),
             mode: Mode::Healthy,
-            breaker: breaker(0.0, 1, 1),
+            breaker: breaker(f64::MIN_POSITIVE, 1, 1),
             retries: 1,
             ..base.clone()
         },
