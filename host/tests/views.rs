@@ -334,7 +334,7 @@ fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
     let last = t.last().unwrap();
     assert_eq!((last.queue_left, last.busy_consumers), (0, 0), "{what}");
     // A flow option adds its columns (arrived, dropped, backlog), and only it does.
-    let flow = p.flows();
+    let flow = p.flow != capsim_core::consumers::Flow::default();
     if flow {
         let backlog = t.iter().map(|s| s.backlog).max().unwrap_or(0);
         assert_eq!(backlog, m.max_backlog, "{what}");

@@ -3,9 +3,12 @@
 
 use crate::error::{ensure, ensure_within, Accepted, Error};
 
+use super::limits::{
+    MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_GROUP_SIZE, MAX_HOOK_ROUNDS,
+    MAX_STEPS,
+};
 use super::spot::Spot;
 use super::warm::WarmPool;
-use super::MAX_GROUP_SIZE;
 
 pub mod hooks;
 #[cfg(test)]
@@ -17,17 +20,6 @@ pub use hooks::{LifecycleHook, Provider, Transition, MAX_HOOKS};
 pub use tasks::{MAX_TASK_ROUNDS, RETAINED_DATA_ROUNDS};
 pub use timed::{Timed, TimedAction, MAX_TIMED, NO_BOUND};
 
-/// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
-pub const MAX_HOOK_ROUNDS: u32 = 360;
-/// The longest health-check latency, in rounds: an instance's results in transit fit one
-/// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
-pub const MAX_CHECK_LATENCY: u32 = 7;
-/// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
-pub const MAX_APPLY_DELAY: u32 = 64;
-/// The longest health-check interval, in rounds (a week of one-minute rounds).
-pub const MAX_CHECK_INTERVAL: u32 = 10_080;
-/// The most step adjustments one step policy may list.
-pub const MAX_STEPS: usize = 20;
 /// Consecutive rounds target tracking must want fewer instances before it scales in (AWS's
 /// scale-in alarm: 15 data points of one minute).
 pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;

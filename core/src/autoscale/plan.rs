@@ -19,8 +19,9 @@
 //! lesson's for the fast engines to apply.
 
 use super::lifecycle::Lifecycle;
+use super::limits::{BOOT_RING, MAX_GROUP_SIZE};
 use super::spec::eq_by_bits;
-use super::spec::{FailureRounds, Params, MAX_GROUP_SIZE};
+use super::spec::{FailureRounds, Params};
 
 /// The engine that computes an input ([`plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,8 +196,7 @@ impl<'a> LessonGroup<'a> {
     /// Returns whether the group fits the fast engines: a boot within the booting ring and
     /// a threshold a byte holds.
     pub(crate) fn fits(&self) -> bool {
-        self.course.boot_rounds <= super::fast::BOOT_RING as u32
-            && self.threshold <= u32::from(u8::MAX)
+        self.course.boot_rounds <= BOOT_RING as u32 && self.threshold <= u32::from(u8::MAX)
     }
 }
 
@@ -244,7 +244,7 @@ mod tests {
             assert!(!with(*option), "option {i}");
         }
         assert!(!applies(&Params {
-            boot_rounds: super::super::fast::BOOT_RING as u32 + 1,
+            boot_rounds: super::super::limits::BOOT_RING as u32 + 1,
             ..lesson.clone()
         }));
         assert!(!applies(&Params {

@@ -624,7 +624,7 @@ impl Model for Autoscale {
 
     /// Runs `p` in the thread's storage and caches (`AutoscaleScratch::run`); the core's plan
     /// picks the engine.
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,

@@ -142,9 +142,16 @@ impl<M: Model> Flags<M> {
                 "the parameter lists make {len} runs; at most {MAX_RUNS} are accepted"
             ));
         }
+        // Each axis's stride: the runs one of its steps spans (a product of at most
+        // `MAX_RUNS`: no overflow).
+        let mut strides = vec![1u64; axes.len()];
+        for a in (0..axes.len().saturating_sub(1)).rev() {
+            strides[a] = strides[a + 1] * axes[a + 1].1.len() as u64;
+        }
         let grid = Grid {
             base: M::Params::default(),
             axes,
+            strides,
             len,
             stop: len,
             swept,
@@ -167,6 +174,8 @@ pub struct Grid<M: Model> {
     base: M::Params,
     /// The given flags and their values, outermost first.
     axes: Vec<GridAxis<M::Params>>,
+    /// Each axis's stride: run `i` takes value `i / stride % len` of it.
+    strides: Vec<u64>,
     /// The number of runs.
     len: u64,
     /// The run before which batches stop looking for partners: the grid's end, or the end
@@ -243,8 +252,8 @@ impl<M: Model> Grid<M> {
     /// ([`Model::derive`]).
     pub fn params(&self, i: u64) -> M::Params {
         let mut p = self.base.clone();
-        for (d, (_, axis)) in self.digits(i).into_iter().zip(&self.axes) {
-            axis.set(&mut p, d);
+        for ((_, axis), stride) in self.axes.iter().zip(&self.strides) {
+            axis.set(&mut p, ((i / stride) % axis.len() as u64) as usize);
         }
         M::derive(&mut p, &|key| self.axis_of(key).is_some());
         p
@@ -254,6 +263,16 @@ impl<M: Model> Grid<M> {
     pub fn set_on(&self, mut p: M::Params, a: usize, j: usize) -> M::Params {
         self.axes[a].1.set(&mut p, j);
         p
+    }
+
+    /// Sets the seed of `p`, the parameters of a run of the same combination as run `i`
+    /// (every axis but the seed at run `i`'s value), to run `i`'s: then `p` is
+    /// [`Grid::params`]`(i)`, since the seed is the innermost axis and its flag sets only
+    /// the seed ([`Model::PARAMS`]). Nothing changes without a seed list.
+    pub fn set_seed(&self, p: &mut M::Params, i: u64) {
+        if let Some((_, axis)) = self.axes.last().filter(|(q, _)| q.key == "seed") {
+            axis.set(p, (i % axis.len() as u64) as usize);
+        }
     }
 
     /// Names run `i` for an error: its values of the flags given more than one value, and

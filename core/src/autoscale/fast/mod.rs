@@ -37,24 +37,21 @@ use crate::error::Error;
 use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
+use super::limits::BOOT_RING;
+use super::limits::{MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::metrics::Metrics;
 use super::plan::{LessonGroup, Shared};
-use super::{Metrics, Params, RoundState, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::spec::{Params, GROUP_FULL};
+use super::state::RoundState;
 
 mod lockstep;
 mod masks;
 
 pub(super) use lockstep::run_lockstep;
-use masks::{select, span, Masks};
-
-/// 64-bit words of a mask: one bit per instance position.
-pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
-pub(super) type Mask = [u64; WORDS];
+use masks::{select, span, Masks, WORDS};
 
 /// Rounds whose required instances are computed ahead.
 pub(super) const AHEAD: usize = 32;
-
-/// Rounds of the booting ring: boots of up to `BOOT_RING` rounds take the fast path.
-pub(super) const BOOT_RING: usize = 8;
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
 /// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).

@@ -2,10 +2,12 @@
 //! sequences, ROLLBACK, timed actions. Expected values are derived here from the lesson's
 //! boot (two rounds, S000: "açılış" 48.9 s rounded to 2 rounds) and the providers' rules.
 
-use super::{
-    HookResult, Lifecycle, LifecycleHook, Provider, Timed, TimedAction, Transition, NO_BOUND,
-};
-use crate::autoscale::{run, run_with, Params, RoundState, State};
+use super::hooks::{LifecycleHook, Provider, Transition};
+use super::timed::{Timed, TimedAction, NO_BOUND};
+use super::{HookResult, Lifecycle};
+use crate::autoscale::spec::Params;
+use crate::autoscale::state::{RoundState, State};
+use crate::autoscale::{run, run_with};
 use crate::rng::GroupLcg;
 use crate::Observer;
 
