@@ -142,7 +142,7 @@ fn a_demand_file_is_read_once_and_no_further_than_needed() {
         .collect();
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0], rows[1]);
-    let short = common::temp_file("ten-rows.csv", &"100\n".repeat(10));
+    let short = common::temp_file("ten-rows.csv", "100\n".repeat(10));
     for command in [
         &["autoscale"][..],
         &["trace", "autoscale"],
@@ -201,7 +201,7 @@ fn a_hooks_parts_are_given_once_and_do_something() {
     for key in ["action_rounds", "heartbeat_every"] {
         let file = common::temp_file(
             &format!("zero-{key}.toml"),
-            &format!("[[launch_hooks]]\ntimeout = 5\n{key} = 0\n"),
+            format!("[[launch_hooks]]\ntimeout = 5\n{key} = 0\n"),
         );
         let e = common::one_line_error(&["autoscale", "--scenario", &file]);
         assert!(

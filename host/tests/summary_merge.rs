@@ -295,7 +295,7 @@ fn every_list<M: Model>(model: &str, table: &[(&str, &str)]) {
         }
         let file = temp_file(&format!("merge-list-{model}-{}.json", q.key), rows.stdout);
         for format in ["json", "csv", "table"] {
-            let merged = summary(&[file.clone()], format);
+            let merged = summary(std::slice::from_ref(&file), format);
             let whole = stdout_ok(&[&given[..], &["--summary", "--format", format]].concat());
             assert_eq!(merged, whole, "{given:?} --format {format}");
         }
