@@ -136,12 +136,15 @@ capsim summary of the outputs of shards 1..N (each capsim MODEL ... --format jso
 given in shard order) prints the bytes --summary of the whole grid prints, in --format table,
 json or csv; a grid run with --columns LIST summarizes those metrics. The rows tell the model,
 the metrics and the combinations (consecutive rows sharing every parameter but the seed);
-every combination must have the first one's seeds in order, or the error names the file and
-line where a shard is missing or out of place (the combinations summarized before it are
-written, as a sweep writes the rows before a failing run). A table takes two passes over the rows, so it
+every combination must have the seeds of one bounded by others, in order, and the
+combinations must step through the grid's values in grid order, or the error names the file
+and line where a shard is missing, out of place or given twice (status 2; no combination is
+written before it is known to be whole). A table takes two passes over the rows, so it
 reads files, not - (standard input serves json and csv). Limits: a row is at most 1048576
-bytes, a file at most 4294967296 bytes, 1000000 rows in all (a grid's most runs). A grid
-whose lists repeat a value (--threshold 2,2) cannot be told apart by its rows.";
+bytes, a file at most 4294967296 bytes, 1000000 rows in all (a grid's most runs). Not
+recoverable from rows: a grid whose lists repeat a value (--threshold 2,2: refused), a grid
+of one combination missing its first or last seeds, whole blocks of the first flag's values
+missing at either end (they read as the smaller grid they are).";
 
 const TRACE_HELP: &str = "\
 One run: every flag takes one value (a list or range of more is an error). One row per round,

@@ -136,7 +136,7 @@ const BULKHEAD_VALUES: &[(&str, &str)] = &[
     ("event_hold", "1 127"),
     ("slow_hold", "1 127"),
     ("failure_end", "none 1500"),
-    ("breaker", "none 0.5:9:20 0:1:1"),
+    ("breaker", "none 0.5:9:20 0.000001:1:1"),
     ("retries", "0 2 10"),
     ("retry_backoff", "0 3"),
     ("seed", "1 2147483646"),

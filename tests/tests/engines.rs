@@ -325,7 +325,7 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
             split: Split::Partitioned(28),
             mode: Mode::Healthy,
             resilience: Resilience {
-                breaker: breaker(0.0, 1, 1),
+                breaker: breaker(f64::MIN_POSITIVE, 1, 1),
                 retries: 1,
                 ..base.resilience
             },

@@ -218,19 +218,20 @@ fn a_failure_that_ends_serves_more_tracking_requests() {
     assert_eq!(run(&one), reference_of(&one));
 }
 
-/// The breaker's ranges at their ends: ratio 0 opens at the first ended call (even on a
-/// healthy day), ratio 1 only when every call in the window failed; a one-round and the
+/// The breaker's ranges at their ends: the smallest ratio opens at the first failed call
+/// (never on a healthy day: 0 itself is refused), ratio 1 only when every call in the
+/// window failed; a one-round and the
 /// longest window open when a plain run's rounds say they must; open rounds 1 and the most.
 #[test]
 fn breaker_extremes() {
     let healthy = Params::default();
     for (p, ratio, window) in [
-        (healthy.clone(), 0.0, 9),
+        (healthy.clone(), f64::MIN_POSITIVE, 9),
         (healthy.clone(), 1.0, 9),
         (slowdown(), 1.0, 9),
         (slowdown(), 0.5, 1),
         (slowdown(), 0.5, MAX_WINDOW),
-        (slowdown(), 0.0, MAX_WINDOW),
+        (slowdown(), f64::MIN_POSITIVE, MAX_WINDOW),
     ] {
         let m = run(&Params {
             resilience: Resilience {
@@ -350,7 +351,7 @@ fn bad_options_are_refused() {
         Params {
             resilience: Resilience {
                 breaker: Some(Breaker {
-                    ratio: 0.0,
+                    ratio: f64::MIN_POSITIVE,
                     window: MAX_WINDOW,
                     open_rounds: bulkhead::MAX_HORIZON,
                 }),

@@ -420,7 +420,9 @@ impl Params {
             )?;
         }
         if let Some(b) = r.breaker {
-            let ok = b.ratio >= 0.0
+            // A ratio of 0 would open with no failure at all: refused, as resilience4j
+            // refuses a failure-rate threshold of 0 (a tiny ratio opens on the first one).
+            let ok = b.ratio > 0.0
                 && b.ratio <= 1.0
                 && (1..=MAX_WINDOW).contains(&b.window)
                 && (1..=MAX_HORIZON).contains(&b.open_rounds);

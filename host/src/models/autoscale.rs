@@ -119,7 +119,7 @@ impl AutoscaleParams {
         self.demand_file
             .0
             .as_ref()
-            .map(|f| autoscale::Table(&f.values))
+            .map(|f| autoscale::Table(f.values()))
     }
 
     /// Returns the demand of round `t`: the file's row, or the lesson's curve.
@@ -368,6 +368,11 @@ impl Model for Autoscale {
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         super::check_present(grid)
     }
+    const FOLLOWS: &'static [&'static str] = &["rounds", "failure_rounds"];
+    const TOGETHER: &'static [&'static [&'static str]] = &[
+        &["launch_hook", "launch_hooks"],
+        &["terminate_hook", "terminate_hooks"],
+    ];
     const NEEDS: &'static [Need<AutoscaleParams>] = &[
         Need {
             flags: &["policy"],
@@ -498,6 +503,49 @@ impl Model for Autoscale {
         },
     ];
 
+    /// Reads each demand file once per distinct path, at most the rows the runs need (the
+    /// most `--rounds` given; every row without): `--rounds` longer than a file is refused
+    /// here, before any output.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let Some(axis) = grid.axis_of("demand_file") else {
+            return Ok(());
+        };
+        let base = AutoscaleParams::default;
+        let rounds = grid.axis_of("rounds").and_then(|a| {
+            (0..grid.axis_len(a))
+                .map(|j| grid.set_on(base(), a, j).core.rounds)
+                .max()
+        });
+        let mut read: Vec<(String, Arc<[f64]>)> = Vec::new();
+        for j in 0..grid.axis_len(axis) {
+            let p = grid.set_on(base(), axis, j);
+            let Some(f) = &p.demand_file.0 else {
+                continue;
+            };
+            if !f.is_read() {
+                let table = match read.iter().find(|(path, _)| *path == f.path) {
+                    Some((_, t)) => Arc::clone(t),
+                    None => {
+                        let t = f.read(rounds.map(|r| r as usize))?;
+                        read.push((f.path.clone(), Arc::clone(&t)));
+                        t
+                    }
+                };
+                f.share(table);
+            }
+            if let Some(r) = rounds {
+                let longest = autoscale::Params {
+                    rounds: r,
+                    ..autoscale::Params::default()
+                };
+                autoscale::Table(f.values())
+                    .check(&longest)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
     /// A run on its own day: a demand file's rows set the rounds (unless `--rounds` is
     /// given), and the lesson's day stays the lesson's. The lesson's day is its demand
     /// curve, its surge and the rounds at which its instances break (40, 95, 170, a script
@@ -508,7 +556,7 @@ impl Model for Autoscale {
     fn derive(p: &mut AutoscaleParams, given: &dyn Fn(&str) -> bool) {
         if let Some(f) = &p.demand_file.0 {
             if !given("rounds") {
-                p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+                p.core.rounds = f.values().len().min(u32::MAX as usize) as u32;
             }
             if !given("failure_rounds") {
                 p.core.failure_rounds.clear();

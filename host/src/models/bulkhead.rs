@@ -46,7 +46,7 @@ impl Model for Bulkhead {
             "none, or a round after failure-start (up to 4294967295)", "none"),
         param!(resilience.breaker: Option<Breaker>,
             "Circuit breaker on the event calls: opens when the failed share of the calls ended in the last WINDOW rounds reaches RATIO, rejects for OPEN_ROUNDS (default 500), then lets one probe through",
-            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO 0 to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
+            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 up to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
             "none"),
         param!(resilience.retries: u32,
             "Retries of an event request whose try is dropped, rejected or fails", "0 to 10", "0"),

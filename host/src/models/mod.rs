@@ -441,6 +441,21 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
     /// A flag absent here acts in every run.
     const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// The parameters whose shown value may follow other flags' ([`Model::derive`]'s: a
+    /// demand file's rounds): `capsim summary` reads neither the grid's order nor its swept
+    /// columns from them. Default: none.
+    const FOLLOWS: &'static [&'static str] = &[];
+    /// Groups of flags that say one thing two ways (autoscale: `--launch-hook`, the one-hook
+    /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
+    /// one of a group replaces the scenario's whole group, however the file wrote it.
+    const TOGETHER: &'static [&'static [&'static str]] = &[];
+    /// Reads, once the grid is known and before any rule is applied, what the flags name
+    /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
+    /// Default: nothing.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let _ = grid;
+        Ok(())
+    }
     /// Sets, once per run after every flag's value, the fields that follow from which flags
     /// were given (`given(key)`: the flag `key` is on the command line): autoscale's rounds
     /// and day from a demand file, its policy from the policy flags. Default: nothing.
