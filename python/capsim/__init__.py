@@ -61,7 +61,7 @@ def _word(v):
     """One value of a flag, as its text."""
     if v is None:
         return "none"
-    if isinstance(v, bool) or type(v).__name__ == "bool_":
+    if isinstance(v, bool) or getattr(getattr(v, "dtype", None), "kind", "") == "b":
         return "yes" if v else "no"
     if isinstance(v, str):
         return v
