@@ -24,6 +24,8 @@
 #   chromium (scripts/playground-test.sh; npm ci fetches playwright-core, no browser download);
 #   gcc-s390x-linux-gnu, libc6-dev-s390x-cross, qemu-user (scripts/cross-test.sh);
 #   jq (the docs' examples, scripts/check_docs.py).
+# - PyPI packages, into a virtual environment under target/ (scripts/python-test.sh):
+#   python/requirements-test.txt (maturin, pytest, pandas, pyarrow, polars, duckdb, nbclient…).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -144,6 +146,9 @@ bash scripts/playground-test.sh
 
 step "big-endian s390x under qemu-user, byte-identical to x86_64"
 bash scripts/cross-test.sh
+
+step "Python package: the wheel in a virtual environment, pytest against the command line, the lessons notebook (installs its PyPI packages itself)"
+bash scripts/python-test.sh
 
 step "fuzz targets, ${FUZZ_SECONDS:-10} s each from the committed seed corpus (longer runs: fuzz/README.md)"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

@@ -433,7 +433,17 @@ fn clap_failure(e: clap::Error) -> ExitCode {
                 && !l.starts_with("tip:")
         })
         .collect();
-    eprintln!("{}{}", line.join(" "), suggestion(&e));
+    let line = line.join(" ");
+    // A model command's --format parquet, in a build without the feature.
+    let model = std::env::args()
+        .nth(1)
+        .is_some_and(|c| capsim::query::MODELS.contains(&c.as_str()));
+    let hint = if model && line.contains("invalid value 'parquet' for '--format <FORMAT>'") {
+        "; --format parquet is in a build with the parquet feature (cargo install --path host --locked --features parquet)".to_string()
+    } else {
+        suggestion(&e)
+    };
+    eprintln!("{line}{hint}");
     ExitCode::from(2)
 }
 
