@@ -20,6 +20,7 @@
 //! numbers (`--max-instances 3,none`), which the table above maps to null. The file's bytes
 //! depend only on the rows.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ pub const ROW_GROUP_ROWS: usize = 16_384;
 
 /// One value of a JSON row, as the JSON wrote it.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub enum Value<'a> {
     /// `null`: a NaN float.
     Null,
     /// A non-negative integer.
@@ -43,25 +44,55 @@ pub enum Value {
     Int(i64),
     /// A number with a fraction or an exponent.
     Float(f64),
-    /// A string (a word: `none`, `shared`; a path).
-    Text(String),
+    /// A string (a word: `none`, `shared`; a path), borrowed from the row unless it holds
+    /// an escape.
+    Text(Cow<'a, str>),
     /// An array (a list of integers, a span `[A, B]`).
-    List(Vec<Value>),
+    List(Vec<Value<'a>>),
+}
+
+impl Value<'_> {
+    /// The value, owning its text.
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Null => Value::Null,
+            Value::UInt(n) => Value::UInt(n),
+            Value::Int(n) => Value::Int(n),
+            Value::Float(f) => Value::Float(f),
+            Value::Text(t) => Value::Text(Cow::Owned(t.into_owned())),
+            Value::List(items) => Value::List(items.into_iter().map(Value::into_owned).collect()),
+        }
+    }
 }
 
 /// A JSON row: its keys and values, in the row's order.
-pub type JsonRow<'a> = Vec<(&'a str, Value)>;
+pub type JsonRow<'a> = Vec<(&'a str, Value<'a>)>;
 
 /// Reads one JSON row (a line of `--format json`, without its newline): its keys in order,
 /// its numbers exactly (a float is the `f64` nearest its text, so a float written by its
 /// shortest text reads back as itself). The rows are flat: an object of numbers, strings,
 /// `null` and arrays; a nested object, a boolean or a key holding an escape is refused.
 pub fn read_row(line: &str) -> Result<JsonRow<'_>, String> {
+    let mut row = Vec::with_capacity(96);
+    read_row_with(line, |_, key, value| {
+        row.push((key, value));
+        Ok(())
+    })?;
+    Ok(row)
+}
+
+/// Reads one JSON row as [`read_row`] does, handing each entry to `entry` as it is read
+/// (its position in the row, its key, its value) instead of collecting them; an error of
+/// `entry` stops the reading. Returns the number of entries.
+pub fn read_row_with<'a>(
+    line: &'a str,
+    mut entry: impl FnMut(usize, &'a str, Value<'a>) -> Result<(), String>,
+) -> Result<usize, String> {
     let mut p = Reader { text: line, at: 0 };
     p.space();
     p.expect(b'{')?;
-    let mut row = Vec::with_capacity(96);
     p.space();
+    let mut n = 0;
     if p.peek() == Some(b'}') {
         p.at += 1;
     } else {
@@ -71,7 +102,8 @@ pub fn read_row(line: &str) -> Result<JsonRow<'_>, String> {
             p.space();
             p.expect(b':')?;
             p.space();
-            row.push((key, p.value(0)?));
+            entry(n, key, p.value(0)?)?;
+            n += 1;
             p.space();
             match p.bump() {
                 Some(b',') => {}
@@ -84,7 +116,39 @@ pub fn read_row(line: &str) -> Result<JsonRow<'_>, String> {
     if p.at != line.len() {
         return Err(p.error("the end of the row"));
     }
-    Ok(row)
+    Ok(n)
+}
+
+/// Reads the values of a JSON row whose keys are expected to be `keys`, in that order (the
+/// keys of an earlier row of the same output): `Ok(None)` if they are not, or if the row is
+/// not written as `--format json` writes one (no space), for [`read_row_with`] to read it.
+/// The values are read as [`read_row`] reads them; the keys are compared, not scanned.
+pub fn read_values<'a>(line: &'a str, keys: &[String]) -> Result<Option<Vec<Value<'a>>>, String> {
+    let bytes = line.as_bytes();
+    let mut p = Reader { text: line, at: 0 };
+    let mut values = Vec::with_capacity(keys.len());
+    for (i, key) in keys.iter().enumerate() {
+        // `{"key":` first, `,"key":` after.
+        let open = if i == 0 { b'{' } else { b',' };
+        let at = p.at;
+        let end = at + key.len() + 3;
+        let fits = bytes.get(at) == Some(&open)
+            && bytes.get(at + 1) == Some(&b'"')
+            && bytes.get(at + 2..end - 1) == Some(key.as_bytes())
+            && bytes.get(end - 1) == Some(&b'"')
+            && bytes.get(end) == Some(&b':');
+        if !fits {
+            return Ok(None);
+        }
+        p.at = end + 1;
+        values.push(p.value(0)?);
+    }
+    let closed = if keys.is_empty() {
+        &b"{}"[..]
+    } else {
+        &b"}"[..]
+    };
+    Ok((&bytes[p.at..] == closed).then_some(values))
 }
 
 /// A JSON row being read: the text and the byte at which reading is.
@@ -126,9 +190,7 @@ impl<'a> Reader<'a> {
         self.expect(b'"')?;
         let start = self.at;
         let rest = &self.text.as_bytes()[start..];
-        let len = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\')
+        let len = memchr::memchr2(b'"', b'\\', rest)
             .ok_or_else(|| self.error("a key's closing quote"))?;
         if rest[len] == b'\\' {
             return Err(format!(
@@ -140,7 +202,7 @@ impl<'a> Reader<'a> {
         Ok(&self.text[start..start + len])
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, String> {
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, String> {
         match self.peek() {
             Some(b'"') => self.string().map(Value::Text),
             Some(b'n') if self.text[self.at..].starts_with("null") => {
@@ -173,49 +235,58 @@ impl<'a> Reader<'a> {
 
     /// A number: an integer (`u64`, or `i64` below zero) unless it has a fraction or an
     /// exponent (or does not fit), then the nearest `f64`.
-    fn number(&mut self) -> Result<Value, String> {
+    fn number(&mut self) -> Result<Value<'a>, String> {
         let start = self.at;
         let bytes = self.text.as_bytes();
-        let mut float = false;
-        while let Some(&b) = bytes.get(self.at) {
-            match b {
-                b'0'..=b'9' | b'-' => {}
-                b'.' | b'e' | b'E' | b'+' => float = true,
-                _ => break,
+        let negative = bytes.get(self.at) == Some(&b'-');
+        self.at += usize::from(negative);
+        // The integer part, accumulated as it is scanned (most numbers are integers).
+        let digits = self.at;
+        let mut n: Option<u64> = Some(0);
+        while let Some(&b) = bytes.get(self.at).filter(|b| b.is_ascii_digit()) {
+            n = n
+                .and_then(|n| n.checked_mul(10))
+                .and_then(|n| n.checked_add(u64::from(b - b'0')));
+            self.at += 1;
+        }
+        if self.at == digits {
+            return Err(format!("a number without digits (column {})", start + 1));
+        }
+        let fraction = matches!(bytes.get(self.at), Some(b'.' | b'e' | b'E'));
+        match (fraction, n, negative) {
+            (false, Some(n), false) => return Ok(Value::UInt(n)),
+            (false, Some(0), true) => return Ok(Value::UInt(0)),
+            (false, Some(n), true) if n <= 1 << 63 => {
+                return Ok(Value::Int((n as i64).wrapping_neg()));
             }
+            _ => {}
+        }
+        while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') = bytes.get(self.at) {
             self.at += 1;
         }
         let token = &self.text[start..self.at];
-        let bad = || format!("'{token}' is not a number (column {})", start + 1);
-        if !float {
-            if let Ok(n) = token.parse::<u64>() {
-                return Ok(Value::UInt(n));
-            }
-            if let Ok(n) = token.parse::<i64>() {
-                return Ok(Value::Int(n));
-            }
-        }
-        let digits = token.strip_prefix('-').unwrap_or(token);
-        if !digits.starts_with(|c: char| c.is_ascii_digit()) {
-            return Err(bad());
-        }
-        token.parse::<f64>().map(Value::Float).map_err(|_| bad())
+        token
+            .parse::<f64>()
+            .map(Value::Float)
+            .map_err(|_| format!("'{token}' is not a number (column {})", start + 1))
     }
 
-    /// A string value, its escapes decoded.
-    fn string(&mut self) -> Result<String, String> {
+    /// A string value, its escapes decoded (borrowed from the row if it has none).
+    fn string(&mut self) -> Result<Cow<'a, str>, String> {
         self.expect(b'"')?;
         let mut out = String::new();
         loop {
             let rest = &self.text.as_bytes()[self.at..];
-            let len = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\')
+            let len = memchr::memchr2(b'"', b'\\', rest)
                 .ok_or_else(|| self.error("a string's closing quote"))?;
-            out.push_str(&self.text[self.at..self.at + len]);
+            let piece = &self.text[self.at..self.at + len];
             self.at += len + 1;
+            if rest[len] == b'"' && out.is_empty() {
+                return Ok(Cow::Borrowed(piece));
+            }
+            out.push_str(piece);
             if rest[len] == b'"' {
-                return Ok(out);
+                return Ok(Cow::Owned(out));
             }
             let c = match self.bump() {
                 Some(b'"') => '"',
@@ -342,7 +413,7 @@ pub struct ParquetRows<W: Write> {
     /// The first row's keys: the columns.
     keys: Vec<String>,
     /// Each column's values not yet written.
-    columns: Vec<Vec<Value>>,
+    columns: Vec<Vec<Value<'static>>>,
     /// The rows read (numbered from 1 in errors).
     rows: u64,
     /// The writer, once the first row group has fixed the columns' kinds; it writes to a
@@ -411,7 +482,7 @@ impl<W: Write> ParquetRows<W> {
             )));
         }
         for ((_, v), column) in row.into_iter().zip(&mut self.columns) {
-            column.push(v);
+            column.push(v.into_owned());
         }
         if self.columns.first().map_or(0, Vec::len) >= ROW_GROUP_ROWS {
             self.write_group()?;
@@ -534,7 +605,7 @@ fn write_column(
             let mut out = Vec::with_capacity(values.len());
             for (i, v) in values.iter().enumerate() {
                 let text = match v {
-                    Value::Text(t) => t.clone(),
+                    Value::Text(t) => t.to_string(),
                     Value::UInt(n) => n.to_string(),
                     Value::Int(n) => n.to_string(),
                     Value::Float(f) => serde_json::to_string(f).map_err(failed)?,
@@ -594,7 +665,7 @@ fn write_column(
 impl<W: Write> Write for ParquetRows<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         // Only the new bytes are searched: a row comes in many small writes.
-        let Some(last) = buf.iter().rposition(|&b| b == b'\n') else {
+        let Some(last) = memchr::memrchr(b'\n', buf) else {
             self.partial.extend_from_slice(buf);
             return Ok(buf.len());
         };
@@ -682,10 +753,42 @@ mod tests {
         }
     }
 
+    /// A row of known keys reads its values as `read_row` does; other keys, their order or
+    /// a space are `None` (for `read_row` to read).
+    #[test]
+    fn values_of_known_keys_are_read_as_rows_are() {
+        let line =
+            r#"{"a":1,"b":-2.5e-3,"c":"x\"y","d":[1,[2]],"e":null,"f":-9223372036854775808}"#;
+        let keys: Vec<String> = ["a", "b", "c", "d", "e", "f"].map(String::from).to_vec();
+        let row: Vec<Value> = read_row(line)
+            .unwrap()
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(read_values(line, &keys).unwrap(), Some(row));
+        assert_eq!(read_values(r#"{"a":1,"b":2}"#, &keys).unwrap(), None);
+        assert_eq!(read_values(r#"{"a":1, "b":2}"#, &keys[..2]).unwrap(), None);
+        assert_eq!(read_values(r#"{"b":1,"a":2}"#, &keys[..2]).unwrap(), None);
+        assert_eq!(read_values(r#"{"a":1,"b":2} "#, &keys[..2]).unwrap(), None);
+        assert_eq!(read_values("{}", &[]).unwrap(), Some(vec![]));
+        assert!(read_values(r#"{"a":x}"#, &keys[..1]).is_err());
+        // Integers at their bounds, and past them floats.
+        let big = read_row(r#"{"a":18446744073709551615,"b":18446744073709551616,"c":-9223372036854775809,"d":-0}"#).unwrap();
+        assert_eq!(
+            big.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+            vec![
+                Value::UInt(u64::MAX),
+                Value::Float(18446744073709551616.0),
+                Value::Float(-9223372036854775809.0),
+                Value::UInt(0)
+            ]
+        );
+    }
+
     /// The column kinds of the module's table.
     #[test]
     fn kinds_follow_the_first_rows() {
-        let t = |s: &str| Value::Text(s.to_string());
+        let t = |s: &str| Value::Text(s.to_string().into());
         assert_eq!(Kind::of(&[Value::UInt(1), Value::Int(-1)]), Kind::Int);
         assert_eq!(Kind::of(&[Value::UInt(1), t("none")]), Kind::Int);
         assert_eq!(Kind::of(&[Value::UInt(1), Value::Float(0.5)]), Kind::Double);

@@ -24,6 +24,7 @@ Rows are a ``pandas.DataFrame`` where pandas is installed, else a list of dicts.
 runs without the GIL, on every core (``threads=N`` to choose), and Ctrl-C interrupts it.
 """
 
+import gc
 import json
 import numbers
 import os
@@ -159,6 +160,17 @@ def _flags(params, files):
 
 def _rows(pairs, files):
     """The command's JSON rows: a DataFrame (pandas installed) or a list of dicts."""
+    # The rows are many new objects and none a cycle: the collector has nothing to find.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _frame(pairs, files)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _frame(pairs, files):
     if _pandas is None:
         keys, columns = _capsim.rows(pairs, files, False)
         return [dict(zip(keys, values)) for values in zip(*(c for _, c in columns))]

@@ -1,6 +1,6 @@
-//! `capsim._capsim`: the capsim library called from Python, the door the browser playground
-//! uses ([`capsim::query`]: a command as (flag, value) pairs, the command line's grammar,
-//! rules and error lines). The Python package (`capsim/__init__.py`) turns keyword
+//! `capsim._capsim`: the capsim library called from Python, through the door the browser
+//! playground uses ([`capsim::query`]: a command as (flag, value) pairs, the command line's
+//! grammar, rules and error lines). The Python package (`capsim/__init__.py`) turns keyword
 //! arguments into pairs and these functions run them:
 //!
 //! - [`rows`]: a command's JSON rows (`format=json`), read back exactly
@@ -10,20 +10,22 @@
 //! - [`text`]: what a command prints (a lesson, a plot's SVG, `--columns help`);
 //! - [`parquet`]: a grid's rows as a Parquet file ([`capsim::parquet::ParquetRows`]).
 //!
-//! A command runs on a thread of its own, without the GIL; the calling thread waits for its
-//! output with the GIL released, takes the rows as each window of runs is written, and checks
-//! for signals every 50 ms: Ctrl-C raises `KeyboardInterrupt` at once, and the command stops
-//! at its next write. A bad value raises `ValueError` with the command line's error line
-//! (without its `error: `).
+//! A command runs on a thread of its own, without the GIL, and a second thread reads its rows
+//! into columns as it writes them (the command's window of runs is written while the last
+//! one's rows are read); the calling thread waits with the GIL released and checks for signals
+//! every 50 ms: Ctrl-C raises `KeyboardInterrupt` at once, and the command stops at its next
+//! write. A bad value raises `ValueError` with the command line's error line (without its
+//! `error: `).
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Duration;
 
-use capsim::parquet::{read_row, ParquetRows, Value};
+use capsim::parquet::{read_row, read_row_with, read_values, ParquetRows, Value};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -31,26 +33,11 @@ use pyo3::types::{PyBytes, PyList, PyString};
 /// How often the waiting thread checks for Ctrl-C.
 const SIGNAL_CHECK: Duration = Duration::from_millis(50);
 
-/// The rows sent to the calling thread at once (and a window's last ones when it is
-/// flushed): the calling thread converts them while the next are read.
-const BATCH_ROWS: usize = 256;
-
 /// A command: its (flag, value) pairs, and the texts read as files of the given paths
 /// (formula texts and demand curves, [`capsim::input::with_file`]).
 struct Command {
     pairs: Vec<(String, String)>,
     files: Vec<(String, String)>,
-}
-
-/// What the command's thread sends.
-enum Message<T> {
-    /// The keys of the rows that follow (sent before the first row, and again if a row's
-    /// keys are not the previous row's).
-    Keys(Vec<String>),
-    /// Rows (their values, in their keys' order), in order.
-    Rows(Vec<Vec<Value>>),
-    /// The command ended: its output's result, or its error line.
-    Done(Result<T, String>),
 }
 
 /// Where a command's stdout goes, on the command's thread.
@@ -73,75 +60,325 @@ impl Stop {
     }
 }
 
-/// JSON Lines, read into rows and sent in batches.
-struct RowSink {
-    partial: Vec<u8>,
-    keys: Vec<String>,
-    batch: Vec<Vec<Value>>,
-    tx: Sender<Message<()>>,
-    stop: Stop,
+/// A value of a column of Python objects, as read.
+enum Item {
+    /// The column's word of this index (rows repeat their words: each is made once).
+    Word(u32),
+    /// Any other value.
+    Value(Value<'static>),
 }
 
-impl RowSink {
-    fn send(&mut self) {
-        if !self.batch.is_empty() {
-            let _ = self.tx.send(Message::Rows(std::mem::take(&mut self.batch)));
+/// One column's values, typed while every value so far fits the type.
+enum Built {
+    /// Integers, each fitting an `i64` (or no value yet).
+    Int(Vec<i64>),
+    /// Floats, JSON's `null` (a NaN) as NaN; `nulls` holds the rows of the nulls, given back
+    /// as `None` if the column becomes one of objects.
+    Float(Vec<f64>, Vec<usize>),
+    /// Python objects to be.
+    Objects(Vec<Item>),
+}
+
+/// One column being read.
+struct Column {
+    built: Built,
+    words: Words,
+}
+
+/// A column's words, each made once as a Python string.
+#[derive(Default)]
+struct Words {
+    /// The words, each word's index, and the last word's.
+    words: Vec<String>,
+    index: HashMap<String, u32>,
+    last: u32,
+}
+
+impl Words {
+    /// The item of `value` in a column of objects.
+    fn item(&mut self, value: Value<'_>) -> Item {
+        let Value::Text(t) = value else {
+            return Item::Value(value.into_owned());
+        };
+        // Most often the last word again.
+        if self.words.get(self.last as usize).map(String::as_str) == Some(&*t) {
+            return Item::Word(self.last);
+        }
+        let i = match self.index.get(t.as_ref()) {
+            Some(&i) => i,
+            None => {
+                let i = self.words.len() as u32;
+                self.index.insert(t.to_string(), i);
+                self.words.push(t.into_owned());
+                i
+            }
+        };
+        self.last = i;
+        Item::Word(i)
+    }
+}
+
+impl Column {
+    /// An empty column: typed, of integers until a value is not one; else of objects.
+    fn new(typed: bool) -> Self {
+        let built = if typed {
+            Built::Int(Vec::new())
+        } else {
+            Built::Objects(Vec::new())
+        };
+        Self {
+            built,
+            words: Words::default(),
         }
     }
 
+    /// Appends `value`.
+    fn push(&mut self, value: Value<'_>) {
+        let value = match (&mut self.built, value) {
+            (Built::Objects(items), value) => return items.push(self.words.item(value)),
+            (Built::Int(v), Value::UInt(n)) if n <= i64::MAX as u64 => return v.push(n as i64),
+            (Built::Int(v), Value::Int(n)) => return v.push(n),
+            (Built::Float(v, _), Value::Float(f)) => return v.push(f),
+            (Built::Float(v, nulls), Value::Null) => {
+                nulls.push(v.len());
+                return v.push(f64::NAN);
+            }
+            // A column of no value yet takes the first value's type.
+            (Built::Int(v), Value::Float(f)) if v.is_empty() => {
+                self.built = Built::Float(vec![f], Vec::new());
+                return;
+            }
+            (Built::Int(v), Value::Null) if v.is_empty() => {
+                self.built = Built::Float(vec![f64::NAN], vec![0]);
+                return;
+            }
+            (_, value) => value,
+        };
+        // A value that does not fit the type: the column becomes one of objects.
+        let items = match std::mem::replace(&mut self.built, Built::Objects(Vec::new())) {
+            Built::Objects(items) => items,
+            Built::Int(v) => v
+                .into_iter()
+                .map(|n| {
+                    Item::Value(match u64::try_from(n) {
+                        Ok(u) => Value::UInt(u),
+                        Err(_) => Value::Int(n),
+                    })
+                })
+                .collect(),
+            Built::Float(v, nulls) => {
+                let mut items: Vec<Item> = v
+                    .into_iter()
+                    .map(|f| Item::Value(Value::Float(f)))
+                    .collect();
+                for i in nulls {
+                    items[i] = Item::Value(Value::Null);
+                }
+                items
+            }
+        };
+        let mut items = items;
+        items.push(self.words.item(value));
+        self.built = Built::Objects(items);
+    }
+
+    /// The column for Python: `("q", bytes)` (int64), `("d", bytes)` (float64), both
+    /// little-endian, or `("o", list)`.
+    fn into_python(self, py: Python<'_>) -> PyResult<PyColumn> {
+        Ok(match self.built {
+            Built::Int(v) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|n| n.to_le_bytes()).collect();
+                ("q", PyBytes::new(py, &bytes).into_any().unbind())
+            }
+            Built::Float(v, _) => {
+                let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+                ("d", PyBytes::new(py, &bytes).into_any().unbind())
+            }
+            Built::Objects(items) => {
+                let words: Vec<Py<PyAny>> = self
+                    .words
+                    .words
+                    .iter()
+                    .map(|w| PyString::new(py, w).into_any().unbind())
+                    .collect();
+                let objects = items
+                    .into_iter()
+                    .map(|item| match item {
+                        Item::Word(i) => Ok(words[i as usize].clone_ref(py)),
+                        Item::Value(v) => to_python(py, v),
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                ("o", PyList::new(py, objects)?.into_any().unbind())
+            }
+        })
+    }
+}
+
+/// Returns `value` as Python's: int, float, str, None (JSON's null), list.
+fn to_python(py: Python<'_>, value: Value<'_>) -> PyResult<Py<PyAny>> {
+    Ok(match value {
+        Value::Null => py.None(),
+        Value::UInt(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Value::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Value::Float(f) => f.into_pyobject(py)?.into_any().unbind(),
+        Value::Text(t) => PyString::new(py, &t).into_any().unbind(),
+        Value::List(items) => {
+            let items = items
+                .into_iter()
+                .map(|v| to_python(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any().unbind()
+        }
+    })
+}
+
+/// A command's JSON Lines read into columns: the first row's keys, in its order, and each
+/// key's values, a row each. Every row has the first row's keys (a grid's, a trace's and an
+/// evaluation log's rows do).
+struct Table {
+    typed: bool,
+    /// The bytes after the last newline read.
+    partial: Vec<u8>,
+    names: Vec<String>,
+    columns: Vec<Column>,
+    rows: usize,
+}
+
+impl Table {
     fn line(&mut self, line: &[u8]) -> io::Result<()> {
         if line.is_empty() {
             return Ok(());
         }
         let text = std::str::from_utf8(line).map_err(io::Error::other)?;
-        let row = read_row(text).map_err(|e| io::Error::other(format!("a row: {e}: {text}")))?;
-        let same = row.len() == self.keys.len()
-            && row.iter().zip(&self.keys).all(|((k, _), known)| k == known);
-        if !same {
-            self.send();
-            self.keys = row.iter().map(|(k, _)| (*k).to_string()).collect();
-            let _ = self.tx.send(Message::Keys(self.keys.clone()));
+        let failed = |e: String| io::Error::other(format!("a row: {e}: {text}"));
+        if self.rows == 0 {
+            let row = read_row(text).map_err(failed)?;
+            self.names = row.iter().map(|(k, _)| (*k).to_string()).collect();
+            self.columns = row
+                .into_iter()
+                .map(|(_, value)| {
+                    let mut column = Column::new(self.typed);
+                    column.push(value);
+                    column
+                })
+                .collect();
+        } else if let Some(values) = read_values(text, &self.names).map_err(failed)? {
+            for (column, value) in self.columns.iter_mut().zip(values) {
+                column.push(value);
+            }
+        } else {
+            let (names, columns) = (&self.names, &mut self.columns);
+            let n = read_row_with(text, |i, key, value| match names.get(i) {
+                Some(name) if name == key => {
+                    columns[i].push(value);
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "its key '{key}' is not the first row's (keys: {})",
+                    names.join(", ")
+                )),
+            })
+            .map_err(failed)?;
+            if n != names.len() {
+                return Err(failed(format!(
+                    "{n} keys, the first row has {}",
+                    names.len()
+                )));
+            }
         }
-        self.batch.push(row.into_iter().map(|(_, v)| v).collect());
-        if self.batch.len() >= BATCH_ROWS {
-            self.send();
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Reads `buf`'s complete lines (the rest waits for the next block).
+    fn read(&mut self, buf: &[u8]) -> io::Result<()> {
+        let Some(last) = memchr::memrchr(b'\n', buf) else {
+            self.partial.extend_from_slice(buf);
+            return Ok(());
+        };
+        let mut start = 0;
+        if !self.partial.is_empty() {
+            let first = memchr::memchr(b'\n', buf).unwrap_or(last);
+            self.partial.extend_from_slice(&buf[..first]);
+            let line = std::mem::take(&mut self.partial);
+            self.line(&line)?;
+            self.partial = line;
+            self.partial.clear();
+            start = first + 1;
         }
+        while start < last {
+            let end = memchr::memchr(b'\n', &buf[start..last]).map_or(last, |n| start + n);
+            self.line(&buf[start..end])?;
+            start = end + 1;
+        }
+        self.partial.extend_from_slice(&buf[last + 1..]);
         Ok(())
     }
 }
 
-impl Write for RowSink {
+/// A [`Table`] read on a thread of its own: the command writes its rows while the rows
+/// before are read (a sweep writes a window's rows on one thread, the other cores idle).
+struct PipedTable {
+    blocks: Option<mpsc::SyncSender<Vec<u8>>>,
+    reader: Option<std::thread::JoinHandle<io::Result<Table>>>,
+    stop: Stop,
+}
+
+impl PipedTable {
+    fn new(mut table: Table, stop: Stop) -> io::Result<Self> {
+        let (blocks, rx) = mpsc::sync_channel::<Vec<u8>>(16);
+        let reader = std::thread::Builder::new()
+            .name("capsim-rows".into())
+            .spawn(move || {
+                for block in rx {
+                    table.read(&block)?;
+                }
+                let rest = std::mem::take(&mut table.partial);
+                table.line(&rest)?;
+                Ok(table)
+            })?;
+        Ok(Self {
+            blocks: Some(blocks),
+            reader: Some(reader),
+            stop,
+        })
+    }
+
+    /// The reader's result, once it has ended.
+    fn join(&mut self) -> io::Result<Table> {
+        self.blocks = None;
+        match self.reader.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            _ => Err(io::Error::other(
+                "the rows' reader ended (an internal error)",
+            )),
+        }
+    }
+}
+
+impl Write for PipedTable {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.stop.check()?;
-        // Only the new bytes are searched: a row comes in many small writes.
-        let Some(last) = buf.iter().rposition(|&b| b == b'\n') else {
-            self.partial.extend_from_slice(buf);
-            return Ok(buf.len());
-        };
-        let last = self.partial.len() + last;
-        self.partial.extend_from_slice(buf);
-        let mut lines = self.partial.split_off(last + 1);
-        std::mem::swap(&mut lines, &mut self.partial);
-        for line in lines.split(|&b| b == b'\n') {
-            self.line(line)?;
+        let sent = self.blocks.as_ref().map(|b| b.send(buf.to_vec()));
+        match sent {
+            Some(Ok(())) => Ok(buf.len()),
+            // The reader stopped at a row it could not read: its error.
+            _ => Err(self
+                .join()
+                .err()
+                .unwrap_or_else(|| io::Error::other("the rows' reader ended"))),
         }
-        Ok(buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.stop.check()?;
-        self.send();
-        Ok(())
+        self.stop.check()
     }
 }
 
-impl Sink for RowSink {
-    type Done = ();
-    fn finish(mut self) -> io::Result<()> {
-        let rest = std::mem::take(&mut self.partial);
-        self.line(&rest)?;
-        self.send();
-        Ok(())
+impl Sink for PipedTable {
+    type Done = Table;
+    fn finish(mut self) -> io::Result<Table> {
+        self.join()
     }
 }
 
@@ -211,23 +448,22 @@ fn value_error(line: &str) -> PyErr {
     PyValueError::new_err(line.strip_prefix("error: ").unwrap_or(line).to_string())
 }
 
-/// Runs `command` on a thread of its own into the sink `make` returns, handing its keys and
-/// each batch of rows to `rows` on this thread; returns the sink's result.
+/// Runs `command` on a thread of its own into the sink `make` returns; returns the sink's
+/// result.
 fn run<S: Sink>(
     py: Python<'_>,
     command: Command,
-    make: impl FnOnce(Sender<Message<S::Done>>, Stop) -> S + Send + 'static,
-    mut rows: impl FnMut(Python<'_>, Message<S::Done>) -> PyResult<()>,
+    make: impl FnOnce(Stop) -> S + Send + 'static,
 ) -> PyResult<S::Done> {
     let stop = Stop(Arc::new(AtomicBool::new(false)));
-    let (tx, rx) = mpsc::channel::<Message<S::Done>>();
+    let (tx, rx) = mpsc::channel::<Result<S::Done, String>>();
     let thread_stop = stop.clone();
     std::thread::Builder::new()
         .name("capsim".into())
         .spawn(move || {
             // The rows come a token at a time: buffered, the sink reads them in blocks (a
             // sweep's flush after each window reaches it).
-            let mut out = io::BufWriter::with_capacity(1 << 16, make(tx.clone(), thread_stop));
+            let mut out = io::BufWriter::with_capacity(1 << 16, make(thread_stop));
             let pairs: Vec<(&str, &str)> = command
                 .pairs
                 .iter()
@@ -242,22 +478,20 @@ fn run<S: Sink>(
                     .and_then(Sink::finish)
                     .map_err(|e| format!("error: cannot write the output: {e}"))
             });
-            let _ = tx.send(Message::Done(result));
+            let _ = tx.send(result);
         })
         .map_err(|e| PyRuntimeError::new_err(format!("capsim: cannot start a thread: {e}")))?;
-    let interrupted = |e: PyErr| {
-        stop.0.store(true, Ordering::Relaxed);
-        e
-    };
     let mut rx = rx;
     loop {
         // The receiver is not `Sync`: it goes to the waiting closure and comes back.
         let (message, back) = py.detach(move || (rx.recv_timeout(SIGNAL_CHECK), rx));
         rx = back;
-        py.check_signals().map_err(interrupted)?;
+        if let Err(e) = py.check_signals() {
+            stop.0.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
         match message {
-            Ok(Message::Done(result)) => return result.map_err(|e| value_error(&e)),
-            Ok(message) => rows(py, message).map_err(interrupted)?,
+            Ok(result) => return result.map_err(|e| value_error(&e)),
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(PyRuntimeError::new_err(
@@ -273,206 +507,6 @@ fn command(pairs: Vec<(String, String)>, files: Vec<(String, String)>) -> Comman
     Command { pairs, files }
 }
 
-/// One column's values: typed while every value so far fits the type.
-enum Column {
-    /// Integers, each fitting an `i64` (or no value yet).
-    Int(Vec<i64>),
-    /// Floats, JSON's `null` (a NaN) as NaN; `nulls` are the rows of the nulls, given back as
-    /// `None` if the column becomes one of objects.
-    Float(Vec<f64>, Vec<usize>),
-    /// Python objects.
-    Objects(Vec<Py<PyAny>>),
-}
-
-/// Returns `v` as Python's value: int, float, str, None (JSON's null), list.
-fn to_python(py: Python<'_>, value: Value) -> PyResult<Py<PyAny>> {
-    Ok(match value {
-        Value::Null => py.None(),
-        Value::UInt(n) => n.into_pyobject(py)?.into_any().unbind(),
-        Value::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
-        Value::Float(f) => f.into_pyobject(py)?.into_any().unbind(),
-        Value::Text(t) => PyString::new(py, &t).into_any().unbind(),
-        Value::List(items) => {
-            let items = items
-                .into_iter()
-                .map(|v| to_python(py, v))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)?.into_any().unbind()
-        }
-    })
-}
-
-impl Column {
-    /// Makes the column one of Python objects (if it is not) and returns them.
-    fn objects(&mut self, py: Python<'_>) -> PyResult<&mut Vec<Py<PyAny>>> {
-        let objects = match std::mem::replace(self, Column::Objects(Vec::new())) {
-            Column::Objects(v) => v,
-            Column::Int(v) => v
-                .into_iter()
-                .map(|n| Ok(n.into_pyobject(py)?.into_any().unbind()))
-                .collect::<PyResult<_>>()?,
-            Column::Float(v, nulls) => {
-                let mut objects: Vec<Py<PyAny>> = v
-                    .into_iter()
-                    .map(|f| Ok(f.into_pyobject(py)?.into_any().unbind()))
-                    .collect::<PyResult<_>>()?;
-                for i in nulls {
-                    objects[i] = py.None();
-                }
-                objects
-            }
-        };
-        *self = Column::Objects(objects);
-        let Column::Objects(v) = self else {
-            unreachable!("the column was just made one of objects")
-        };
-        Ok(v)
-    }
-
-    /// Appends `value` (`None`: the row lacks the key); `last` is the column's last text
-    /// and its object (rows repeat their words).
-    fn push(
-        &mut self,
-        py: Python<'_>,
-        value: Option<Value>,
-        last: &mut Option<(String, Py<PyAny>)>,
-    ) -> PyResult<()> {
-        match (&mut *self, value) {
-            (Column::Int(v), Some(Value::UInt(n))) if i64::try_from(n).is_ok() => {
-                v.push(n as i64);
-                return Ok(());
-            }
-            (Column::Int(v), Some(Value::Int(n))) => {
-                v.push(n);
-                return Ok(());
-            }
-            (Column::Float(v, _), Some(Value::Float(f))) => {
-                v.push(f);
-                return Ok(());
-            }
-            (Column::Float(v, nulls), Some(Value::Null)) => {
-                nulls.push(v.len());
-                v.push(f64::NAN);
-                return Ok(());
-            }
-            // A column of no value yet takes the first value's type.
-            (Column::Int(v), Some(Value::Float(f))) if v.is_empty() => {
-                *self = Column::Float(vec![f], Vec::new());
-                return Ok(());
-            }
-            (Column::Int(v), Some(Value::Null)) if v.is_empty() => {
-                *self = Column::Float(vec![f64::NAN], vec![0]);
-                return Ok(());
-            }
-            (_, value) => {
-                let object = match value {
-                    None => py.None(),
-                    Some(Value::Text(t)) => match last {
-                        Some((text, object)) if *text == t => object.clone_ref(py),
-                        _ => {
-                            let object = PyString::new(py, &t).into_any().unbind();
-                            *last = Some((t, object.clone_ref(py)));
-                            object
-                        }
-                    },
-                    Some(other) => to_python(py, other)?,
-                };
-                self.objects(py)?.push(object);
-            }
-        }
-        Ok(())
-    }
-
-    /// The column for Python: `("q", bytes)` (int64), `("d", bytes)` (float64), both
-    /// little-endian, or `("o", list)`.
-    fn into_python(self, py: Python<'_>) -> PyResult<PyColumn> {
-        Ok(match self {
-            Column::Int(v) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|n| n.to_le_bytes()).collect();
-                ("q", PyBytes::new(py, &bytes).into_any().unbind())
-            }
-            Column::Float(v, _) => {
-                let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
-                ("d", PyBytes::new(py, &bytes).into_any().unbind())
-            }
-            Column::Objects(v) => ("o", PyList::new(py, v)?.into_any().unbind()),
-        })
-    }
-}
-
-/// Rows as columns: every key any row has, in the order first seen, and its values, a row
-/// each.
-struct Columns {
-    typed: bool,
-    names: Vec<String>,
-    columns: Vec<Column>,
-    last_text: Vec<Option<(String, Py<PyAny>)>>,
-    /// Where the current keys' values go: a column index per key.
-    at: Vec<usize>,
-    rows: usize,
-}
-
-impl Columns {
-    fn new(typed: bool) -> Self {
-        Self {
-            typed,
-            names: Vec::new(),
-            columns: Vec::new(),
-            last_text: Vec::new(),
-            at: Vec::new(),
-            rows: 0,
-        }
-    }
-
-    /// The rows that follow have `keys`.
-    fn keys(&mut self, py: Python<'_>, keys: Vec<String>) {
-        self.at = keys
-            .into_iter()
-            .map(|key| match self.names.iter().position(|n| *n == key) {
-                Some(i) => i,
-                None => {
-                    self.names.push(key);
-                    let column = if self.typed && self.rows == 0 {
-                        Column::Int(Vec::new())
-                    } else {
-                        Column::Objects((0..self.rows).map(|_| py.None()).collect())
-                    };
-                    self.columns.push(column);
-                    self.last_text.push(None);
-                    self.names.len() - 1
-                }
-            })
-            .collect();
-    }
-
-    fn push(&mut self, py: Python<'_>, row: Vec<Value>) -> PyResult<()> {
-        let complete = self.at.len() == self.columns.len();
-        let mut given = if complete {
-            Vec::new()
-        } else {
-            vec![false; self.columns.len()]
-        };
-        for (value, &i) in row.into_iter().zip(&self.at) {
-            if !self.typed {
-                let object = to_python(py, value)?;
-                self.columns[i].objects(py)?.push(object);
-            } else {
-                self.columns[i].push(py, Some(value), &mut self.last_text[i])?;
-            }
-            if !complete {
-                given[i] = true;
-            }
-        }
-        for (i, given) in given.into_iter().enumerate() {
-            if !given {
-                self.columns[i].push(py, None, &mut self.last_text[i])?;
-            }
-        }
-        self.rows += 1;
-        Ok(())
-    }
-}
-
 /// A column as [`rows`] returns it: its kind (`q`, `d`, `o`) and its values.
 type PyColumn = (&'static str, Py<PyAny>);
 
@@ -481,7 +515,7 @@ type PyColumn = (&'static str, Py<PyAny>);
 /// order, and for each its values, a row each. With `typed`, a column of integers only is
 /// `("q", bytes)` and one of floats only (NaN for JSON's null) `("d", bytes)`, the bytes of
 /// a little-endian int64 or float64 array; any other column (every column without `typed`)
-/// is `("o", list)`, its values as Python's (None for JSON's null and for a key a row lacks).
+/// is `("o", list)`, its values as Python's (None for JSON's null). Every row has the first row's keys.
 #[pyfunction]
 fn rows(
     py: Python<'_>,
@@ -489,36 +523,25 @@ fn rows(
     files: Vec<(String, String)>,
     typed: bool,
 ) -> PyResult<(Vec<String>, Vec<PyColumn>)> {
-    let mut columns = Columns::new(typed);
-    run(
-        py,
-        command(pairs, files),
-        |tx, stop| RowSink {
-            partial: Vec::new(),
-            keys: Vec::new(),
-            batch: Vec::new(),
-            tx,
-            stop,
-        },
-        |py, message| {
-            match message {
-                Message::Keys(keys) => columns.keys(py, keys),
-                Message::Rows(batch) => {
-                    for row in batch {
-                        columns.push(py, row)?;
-                    }
-                }
-                Message::Done(_) => {}
-            }
-            Ok(())
-        },
-    )?;
-    let values = columns
+    let table = Table {
+        typed,
+        partial: Vec::new(),
+        names: Vec::new(),
+        columns: Vec::new(),
+        rows: 0,
+    };
+    let piped = PipedTable::new(table, Stop(Arc::new(AtomicBool::new(false))))
+        .map_err(|e| PyRuntimeError::new_err(format!("capsim: cannot start a thread: {e}")))?;
+    let table = run(py, command(pairs, files), move |stop| PipedTable {
+        stop,
+        ..piped
+    })?;
+    let columns = table
         .columns
         .into_iter()
         .map(|c| c.into_python(py))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok((columns.names, values))
+    Ok((table.names, columns))
 }
 
 /// Runs the command the pairs give and returns what it prints.
@@ -528,15 +551,10 @@ fn text(
     pairs: Vec<(String, String)>,
     files: Vec<(String, String)>,
 ) -> PyResult<String> {
-    let bytes = run(
-        py,
-        command(pairs, files),
-        |_, stop| TextSink {
-            bytes: Vec::new(),
-            stop,
-        },
-        |_, _| Ok(()),
-    )?;
+    let bytes = run(py, command(pairs, files), |stop| TextSink {
+        bytes: Vec::new(),
+        stop,
+    })?;
     String::from_utf8(bytes).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
@@ -551,15 +569,10 @@ fn parquet(
 ) -> PyResult<()> {
     let file = std::fs::File::create(&path)
         .map_err(|e| PyValueError::new_err(format!("cannot write {}: {e}", path.display())))?;
-    run(
-        py,
-        command(pairs, files),
-        move |_, stop| ParquetSink {
-            rows: ParquetRows::new(io::BufWriter::new(file)),
-            stop,
-        },
-        |_, _| Ok(()),
-    )
+    run(py, command(pairs, files), move |stop| ParquetSink {
+        rows: ParquetRows::new(io::BufWriter::new(file)),
+        stop,
+    })
 }
 
 /// The models' parameters as JSON (the playground's form): per model, each flag with its
