@@ -18,7 +18,6 @@ pub mod output;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod plot;
-pub mod policy_flags;
 pub mod query;
 pub mod scenario;
 pub mod summary;

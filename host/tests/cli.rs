@@ -230,7 +230,7 @@ fn every_parameter_flag_reaches_the_run() {
                 ("slots", "3"),
                 ("shipments", "300"),
                 ("events_per_shipment", "5"),
-                ("queue_gap", "2"),
+                ("queue_gap", "0"),
                 ("seed", "77"),
                 ("final_event_rounds", "4"),
                 ("event_rounds_min", "2"),

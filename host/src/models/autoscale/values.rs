@@ -100,11 +100,18 @@ impl Value for Option<Steps> {
         let Some(steps) = self else {
             return Cell::Word("none");
         };
-        let bound = |b: u16, open: u16| {
+        // A bound as the flag takes it: a percent, its decimals without trailing zeros.
+        let bound = |b: u32, open: u32| {
             if b == open {
-                String::new()
+                return String::new();
+            }
+            let unit = autoscale::STEP_BOUND_UNIT;
+            let (whole, fraction) = (b / unit, b % unit);
+            if fraction == 0 {
+                whole.to_string()
             } else {
-                b.to_string()
+                let f = format!("{fraction:03}");
+                format!("{whole}.{}", f.trim_end_matches('0'))
             }
         };
         let bands: Vec<String> = steps
