@@ -86,13 +86,12 @@ def test_values_are_the_flags_words():
     """None is none, booleans yes and no, numbers their shortest text, paths their text."""
     df = capsim.grid("autoscale", min_instances=None, count_pending=True, disable_scale_in=numpy.bool_(False),
                      capacity=numpy.float64(37.5), threshold=numpy.int64(3),
-                     formula=pathlib.Path(EXAMPLES / "formulas" / "zero.formula"))
+                     demand_file=pathlib.Path(EXAMPLES / "demand" / "flash-crowd.csv"))
     row = json_rows(cli_ok("autoscale", "--min-instances", "none", "--count-pending", "yes",
                            "--disable-scale-in", "no", "--capacity", "37.5", "--threshold", "3",
-                           "--formula", EXAMPLES / "formulas" / "zero.formula", "--format", "json"))[0]
-    assert [df[k][0] for k in ("min_instances", "count_pending", "capacity", "threshold", "launched")] == [
-        row[k] for k in ("min_instances", "count_pending", "capacity", "threshold", "launched")
-    ]
+                           "--demand-file", EXAMPLES / "demand" / "flash-crowd.csv", "--format", "json"))[0]
+    keys = ("min_instances", "count_pending", "capacity", "threshold", "demand_file", "launched")
+    assert [df[k][0] for k in keys] == [row[k] for k in keys]
     assert row["count_pending"] == "yes" and row["min_instances"] == "none"
 
 

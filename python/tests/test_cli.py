@@ -72,9 +72,9 @@ GRIDS = {
         {},
     ),
     "step-scaling": (
-        dict(policy="step", steps=["..40:-1/80..:+2", "..30:-10%/70..:=12"], cooldown=[0, 3]),
+        dict(policy="step", steps=["..40:-1/80..:+2", "..30:-10%/70..:=12"], seed=[1, 2]),
         ["autoscale", "--policy", "step", "--steps", "..40:-1/80..:+2,..30:-10%/70..:=12",
-         "--cooldown", "0,3"],
+         "--seed", "1,2"],
         {},
     ),
     "spot": (
