@@ -236,3 +236,30 @@ fn the_command_lines_hooks_replace_the_scenarios() {
     assert_eq!(row(&["--scenario", &one])["time_to_in_service_max"], 4);
     assert_eq!(row(&["--scenario", &two])["time_to_in_service_max"], 8);
 }
+
+/// AWS's default warm-pool size, the group's maximum size minus its desired capacity, is a
+/// value of `--warm-pool`: every round the pool (warm and refilling) is the maximum minus
+/// the group's records, and it needs a maximum.
+#[test]
+fn a_warm_pool_of_the_default_size_is_max_minus_desired() {
+    let csv = stdout_ok(&argv(
+        "trace autoscale --warm-pool max-desired --max-instances 30 --format csv",
+    ));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
+    let (size, warm) = (col("size"), col("warm"));
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let n = |i: usize| f[i].parse::<u64>().unwrap();
+        assert_eq!(n(warm), 30 - n(size), "{line}");
+    }
+    let v = row(&argv("--warm-pool max-desired:running --max-instances 30"));
+    assert_eq!(v["warm_pool"], "max-desired");
+    assert_eq!(v["warm_pool_state"], "running");
+    let e = common::one_line_error(&argv("autoscale --warm-pool max-desired"));
+    assert!(
+        e.starts_with("error: --warm-pool: needs --max-instances for max-desired"),
+        "{e}"
+    );
+}
