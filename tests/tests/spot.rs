@@ -29,7 +29,7 @@ fn formula(src: &str, p: &Params) -> (autoscale::Metrics, Vec<RoundState>) {
     (m, tape.0)
 }
 
-fn with_spot(spot: Spot) -> Params {
+fn with_spot(spot: Spot) -> Params<'static> {
     let mut p = Params::default();
     p.lifecycle.spot = spot;
     p
@@ -335,7 +335,7 @@ fn spot_options_are_checked_at_their_extremes() {
     assert!(struck > 0);
 }
 
-fn with_warm_pool(size: u32, state: WarmState, reuse: bool) -> Params {
+fn with_warm_pool(size: u32, state: WarmState, reuse: bool) -> Params<'static> {
     let mut p = Params::default();
     p.lifecycle.warm_pool = WarmPool { size, state, reuse };
     p

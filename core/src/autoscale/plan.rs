@@ -43,7 +43,7 @@ pub enum Runs<'a> {
     /// One run.
     One {
         /// The run's parameters.
-        params: &'a Params,
+        params: &'a Params<'a>,
         /// Whether the observer wants per-round states ([`crate::Observer::ROUNDS`]).
         observed: bool,
         /// Whether the run's policy and check are the lesson's as `params` set them up
@@ -54,7 +54,7 @@ pub enum Runs<'a> {
     },
     /// The parameter sets of one [`super::run_batch`] (one seed, one demand curve; the
     /// lesson's policy and check, a board's storage).
-    Batch(&'a [Params]),
+    Batch(&'a [Params<'a>]),
 }
 
 /// Returns the engine that computes `runs`: the only place the choice is made.
@@ -155,7 +155,7 @@ impl<'a> LessonGroup<'a> {
     /// fast engines: [`applies`]). Every field is named, so a new one does not compile until
     /// it is sorted into a part, or into what the fast engines take from elsewhere.
     #[inline(always)]
-    pub(crate) fn of(params: &'a Params) -> (Self, &'a Lifecycle) {
+    pub(crate) fn of(params: &'a Params<'a>) -> (Self, &'a Lifecycle<'a>) {
         let Params {
             threshold,
             cooldown,

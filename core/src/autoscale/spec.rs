@@ -12,7 +12,7 @@ pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Params {
+pub struct Params<'a> {
     /// Consecutive failed health checks that get an instance replaced (`esik`), ≥ 1.
     pub threshold: u32,
     /// Rounds after a scaling action before the next one (`soguma`).
@@ -46,10 +46,10 @@ pub struct Params {
     /// shrinks below 99 reports 99. `u32::MAX` gives the true minimum.
     pub min_size_start: u32,
     /// Hooks, protection, removal, reclaim and the provider's delays; off by default.
-    pub lifecycle: Lifecycle,
+    pub lifecycle: Lifecycle<'a>,
 }
 
-impl Default for Params {
+impl Default for Params<'_> {
     fn default() -> Self {
         let mut failure_rounds = FailureRounds::new();
         for t in [40, 95, 170] {
@@ -82,7 +82,7 @@ impl Default for Params {
 /// both covered. The lifecycle options stay off (the lesson's; `Lifecycle` has its own impl,
 /// for the `lifecycle` target).
 #[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Params {
+impl<'a> arbitrary::Arbitrary<'a> for Params<'static> {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         use crate::fuzzing::{f64_field, u32_field};
         let lesson = Self::default();
@@ -126,7 +126,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
     }
 }
 
-impl Params {
+impl Params<'_> {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         ensure(self.threshold >= 1, "threshold", Accepted::at_least(1))?;
@@ -234,7 +234,7 @@ macro_rules! demand_curve {
             )+
         }
 
-        impl Params {
+        impl Params<'_> {
             /// Returns the demand curve's part of the parameters: what [`Params::demand`]
             /// reads, and the rounds it is read for.
             pub fn demand_curve(&self) -> DemandCurve {
@@ -308,7 +308,7 @@ pub trait Demand {
 
 /// The lesson's demand curve of a parameter set ([`Params::demand`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Curve<'a>(pub &'a Params);
+pub struct Curve<'a>(pub &'a Params<'a>);
 
 impl Demand for Curve<'_> {
     fn at(&self, t: u32) -> f64 {

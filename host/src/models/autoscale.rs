@@ -33,8 +33,10 @@ use super::{
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
 pub struct AutoscaleParams {
-    /// The core model's parameters (the table's `core.` rows).
-    pub core: autoscale::Params,
+    /// The core model's parameters (the table's `core.` rows). A scenario's lists (hooks,
+    /// timed actions) are the process's: the parser keeps each distinct list once
+    /// (`list::autoscale`), and a grid's runs share it.
+    pub core: autoscale::Params<'static>,
     /// The formula driving the group, if any.
     pub formula: FormulaFile,
     /// Rounds between evaluations, 5 to 10,080.

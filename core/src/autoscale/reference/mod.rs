@@ -127,7 +127,7 @@ pub(crate) fn run<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer<Roun
 /// far.
 #[derive(Debug)]
 pub(crate) struct Group<'p> {
-    params: &'p Params,
+    params: &'p Params<'p>,
     instances: &'p mut heapless::vec::VecView<Instance>,
     /// The records the storage holds (its `N`).
     capacity: usize,

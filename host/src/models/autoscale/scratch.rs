@@ -88,8 +88,8 @@ const MAX_STREAMS: usize = 1024;
 /// the curve itself (a run too long to tabulate).
 enum RunDemand<'a> {
     File(Table<'a>),
-    Tabled(&'a [f64], &'a autoscale::Params),
-    Curve(&'a autoscale::Params),
+    Tabled(&'a [f64], &'a autoscale::Params<'a>),
+    Curve(&'a autoscale::Params<'a>),
 }
 
 impl Demand for RunDemand<'_> {
@@ -284,12 +284,12 @@ fn stream_of(
 }
 
 /// Runs the first `N` of `runs` with `autoscale::run_batch` into `outcomes`; returns the rest.
-fn batch_chunk<'a, const N: usize>(
-    runs: &'a [autoscale::Params],
+fn batch_chunk<'a, 'p, const N: usize>(
+    runs: &'a [autoscale::Params<'p>],
     demand: &impl Fn(u32) -> f64,
     stream: &mut GroupStream<Box<[u32]>>,
     outcomes: &mut Vec<Outcome<autoscale::Metrics>>,
-) -> &'a [autoscale::Params] {
+) -> &'a [autoscale::Params<'p>] {
     match runs.split_first_chunk::<N>() {
         Some((chunk, rest)) => {
             outcomes.extend(autoscale::run_batch(chunk, demand, stream));
