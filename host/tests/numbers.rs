@@ -236,3 +236,68 @@ fn the_command_lines_hooks_replace_the_scenarios() {
     assert_eq!(row(&["--scenario", &one])["time_to_in_service_max"], 4);
     assert_eq!(row(&["--scenario", &two])["time_to_in_service_max"], 8);
 }
+
+/// AWS's default warm-pool size, the group's maximum size minus its desired capacity, is a
+/// value of `--warm-pool`: every round the pool (warm and refilling) is the maximum minus
+/// the group's records, and it needs a maximum.
+#[test]
+fn a_warm_pool_of_the_default_size_is_max_minus_desired() {
+    let csv = stdout_ok(&argv(
+        "trace autoscale --warm-pool max-desired --max-instances 30 --format csv",
+    ));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| header.iter().position(|h| *h == k).unwrap();
+    let (size, warm) = (col("size"), col("warm"));
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let n = |i: usize| f[i].parse::<u64>().unwrap();
+        assert_eq!(n(warm), 30 - n(size), "{line}");
+    }
+    let v = row(&argv("--warm-pool max-desired:running --max-instances 30"));
+    assert_eq!(v["warm_pool"], "max-desired");
+    assert_eq!(v["warm_pool_state"], "running");
+    let e = common::one_line_error(&argv("autoscale --warm-pool max-desired"));
+    assert!(
+        e.starts_with("error: --warm-pool: needs --max-instances for max-desired"),
+        "{e}"
+    );
+}
+
+/// What `capsim formula variables` says a formula's targets do, run: a dedicated target
+/// above a board's 256 instances is met on the host (its group holds 16,384, where a
+/// target stops as at a pool's quota), and `$TargetLowPriorityNodes` applies with the spot
+/// class (it was said to be evaluated and dropped) and is dropped without it.
+#[test]
+fn a_formulas_targets_do_what_the_variables_say() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let big = write("thousand.formula", "$TargetDedicatedNodes = 1000;\n");
+    assert_eq!(row(&["--formula", &big])["max_size"], 1000);
+    // The row and the trace are one run (the row's run stopped at a board's 256 once).
+    let csv = stdout_ok(&["trace", "autoscale", "--formula", &big, "--format", "csv"]);
+    let largest = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse::<u64>().unwrap())
+        .max();
+    assert_eq!(largest, Some(1000));
+    let over = write("over.formula", "$TargetDedicatedNodes = 20000;\n");
+    assert_eq!(row(&["--formula", &over])["max_size"], 16384);
+    let low = write(
+        "low.formula",
+        "$TargetDedicatedNodes = 2;\n$TargetLowPriorityNodes = 7;\n",
+    );
+    assert_eq!(
+        row(&["--formula", &low, "--preemption-rate", "0"])["spot_max"],
+        7
+    );
+    assert_eq!(row(&["--formula", &low])["spot_max"], 0);
+    let text = stdout_ok(&argv("formula variables"));
+    assert!(!text.contains("not applied"), "{text}");
+    assert!(text.contains("16384 on the host"), "{text}");
+}

@@ -99,7 +99,7 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
     ("on_preemption", "replace"),
     ("on_demand_base", "0 4"),
     ("on_demand_percent", "0 50 100"),
-    ("warm_pool", "6 3:running 256"),
+    ("warm_pool", "6 3:running 256 max-desired"),
     ("warm_pool_reuse", "yes"),
     ("price", "0:0:0 1:0.2:0.05 1e9:1e9:1e9"),
     ("seed", "1 2147483646"),

@@ -106,7 +106,7 @@ pub use spot::{
     OnPreemption, PreemptionRounds, Spot, MAX_PREEMPTION_NOTICE, MAX_PREEMPTION_ROUNDS,
 };
 pub use state::{RoundState, State, StateCounts};
-pub use warm::{WarmPool, WarmState, MAX_WARM_POOL};
+pub use warm::{WarmPool, WarmState, MAX_MINUS_DESIRED, MAX_WARM_POOL};
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {

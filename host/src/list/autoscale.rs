@@ -7,7 +7,9 @@ use capsim_core::autoscale::{
     Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
     MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN, STEP_BOUND_UNIT,
 };
-use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState, MAX_PREEMPTION_ROUNDS};
+use capsim_core::autoscale::{
+    OnPreemption, PreemptionRounds, WarmState, MAX_MINUS_DESIRED, MAX_PREEMPTION_ROUNDS,
+};
 
 use super::{closest, dash_range, none_or, parse_u32, range_or_word, span_item, word_item, Item};
 
@@ -466,10 +468,16 @@ word_item!(
 /// A warm pool's size and the state its instances wait in: `N[:stopped|running]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarmSize {
-    /// The instances the pool keeps warm (0: no pool).
+    /// The instances the pool keeps warm (0: no pool; `MAX_MINUS_DESIRED`: AWS's default,
+    /// the maximum size minus the desired capacity).
     pub size: u32,
     /// The state they wait in (AWS's default: stopped).
     pub state: WarmState,
+}
+
+impl WarmSize {
+    /// The word of AWS's default size: the group's maximum size minus its desired capacity.
+    pub const MAX_MINUS_DESIRED: &'static str = "max-desired";
 }
 
 impl Item for WarmSize {
@@ -477,11 +485,26 @@ impl Item for WarmSize {
         dash_range(s)
     }
 
+    const WORDS: &'static [&'static str] = &[Self::MAX_MINUS_DESIRED];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let states = [
             ("stopped", WarmState::Stopped),
             ("running", WarmState::Running),
         ];
+        let (size, state) = s.split_once(':').unwrap_or((s, ""));
+        if size == Self::MAX_MINUS_DESIRED {
+            let state = match state {
+                "" | "stopped" => WarmState::Stopped,
+                "running" => WarmState::Running,
+                _ => return Err(format!("'{s}': the pool state is 'stopped' or 'running'")),
+            };
+            out.push(WarmSize {
+                size: MAX_MINUS_DESIRED,
+                state,
+            });
+            return Ok(());
+        }
         let (all, state) = counts_and_word(s, states, "the pool state", "N[:stopped|running]")?;
         out.extend(all.into_iter().map(|size| WarmSize { size, state }));
         Ok(())

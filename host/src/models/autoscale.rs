@@ -319,16 +319,22 @@ impl Model for Autoscale {
             "0 to 100, or none", "none"),
         Param {
             key: "warm_pool",
-            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; not with the spot class",
-            accepted: "N[:stopped|running], N 0 to 256",
+            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; max-desired is AWS's default size, the group's --max-instances minus its desired capacity, each round; not with the spot class",
+            accepted: "N[:stopped|running], N 0 to 256 or max-desired",
             lesson: "0",
             parse: |s| {
-                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256", |p: &mut AutoscaleParams, v| {
+                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256 or max-desired", |p: &mut AutoscaleParams, v| {
                     p.core.lifecycle.warm_pool.size = v.size;
                     p.core.lifecycle.warm_pool.state = v.state;
                 })
             },
-            cell: |p| Value::cell(&p.core.lifecycle.warm_pool.size),
+            cell: |p| {
+                let w = &p.core.lifecycle.warm_pool;
+                Value::cell(&WarmSize {
+                    size: w.size,
+                    state: w.state,
+                })
+            },
             result: Some(Column {
                 key: "warm_pool_state",
                 cell: |p| Cell::Word(p.core.lifecycle.warm_pool.state.name()),
@@ -494,6 +500,18 @@ impl Model for Autoscale {
             ),
             holds: |p| p.spot_capacity(),
             example: &[("formula", "examples/formulas/preempted-nodes.formula")],
+        },
+        Need {
+            flags: &["warm_pool"],
+            rule: Rule::Needs(
+                "--max-instances for max-desired",
+                "AWS's default size is the maximum size minus the desired capacity",
+            ),
+            holds: |p| {
+                let l = &p.core.lifecycle;
+                l.warm_pool.size != autoscale::MAX_MINUS_DESIRED || l.max_instances.is_some()
+            },
+            example: &[("max_instances", "30")],
         },
         Need {
             flags: &["warm_pool_reuse"],

@@ -188,7 +188,7 @@ impl<'p> Group<'p> {
             ),
             dealloc: None,
             spot: SpotRun::new(params.seed),
-            warm: WarmRun::new(&params.lifecycle.warm_pool),
+            warm: WarmRun::default(),
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
@@ -208,6 +208,11 @@ impl<'p> Group<'p> {
             };
             g.push(Instance::of_class(i >= dedicated, state, 0, 0))?;
         }
+        g.warm = WarmRun::new(
+            &params.lifecycle.warm_pool,
+            initial as u32,
+            params.lifecycle.max_instances,
+        );
         Ok(g)
     }
 

@@ -123,7 +123,9 @@ impl AutoscaleScratch {
     /// computed on the host (every view of a run, trace, plot and chart, comes here too: the
     /// same parameters, the same run). The storage: a board's group when nothing watches the
     /// run (the fast engines' own), then the host's group if it outgrew it; a watched run
-    /// goes to the host's group at once (run twice, its observer would see two runs).
+    /// goes to the host's group at once (run twice, its observer would see two runs), and
+    /// so does a formula's: its targets stop at the group's capacity as at a pool's quota,
+    /// so in a board's group it would stop at 256 instead of outgrowing it.
     pub fn run<O: Observer<autoscale::RoundState>>(
         &mut self,
         p: &AutoscaleParams,
@@ -133,7 +135,7 @@ impl AutoscaleScratch {
         if let Some(table) = p.table() {
             table.check(&p.core)?;
         }
-        if !O::ROUNDS {
+        if !O::ROUNDS && p.formula.0.is_none() {
             let board = &mut **self.board.get_or_insert_with(Box::default);
             let r = run_in(&mut self.caches, p, board, &mut ());
             if !board_full(&r) {
