@@ -301,7 +301,7 @@ impl fmt::Display for Accepted {
                 max_open_rounds,
             } => write!(
                 f,
-                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO from 0 to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
+                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 and up to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
             ),
             Accepted::Hooks { max } => write!(
                 f,

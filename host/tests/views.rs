@@ -99,7 +99,7 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
     ("on_preemption", "replace"),
     ("on_demand_base", "0 4"),
     ("on_demand_percent", "0 50 100"),
-    ("warm_pool", "6 3:running 256"),
+    ("warm_pool", "6 3:running 256 max-desired"),
     ("warm_pool_reuse", "yes"),
     ("price", "0:0:0 1:0.2:0.05 1e9:1e9:1e9"),
     ("seed", "1 2147483646"),
@@ -136,7 +136,7 @@ const BULKHEAD_VALUES: &[(&str, &str)] = &[
     ("event_hold", "1 127"),
     ("slow_hold", "1 127"),
     ("failure_end", "none 1500"),
-    ("breaker", "none 0.5:9:20 0:1:1"),
+    ("breaker", "none 0.5:9:20 0.000001:1:1"),
     ("retries", "0 2 10"),
     ("retry_backoff", "0 3"),
     ("seed", "1 2147483646"),
@@ -334,7 +334,7 @@ fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
     let last = t.last().unwrap();
     assert_eq!((last.queue_left, last.busy_consumers), (0, 0), "{what}");
     // A flow option adds its columns (arrived, dropped, backlog), and only it does.
-    let flow = p.flows();
+    let flow = p.flow != capsim_core::consumers::Flow::default();
     if flow {
         let backlog = t.iter().map(|s| s.backlog).max().unwrap_or(0);
         assert_eq!(backlog, m.max_backlog, "{what}");

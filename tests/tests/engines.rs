@@ -269,7 +269,7 @@ fn every_bulkhead_path_equals_the_reference() {
 /// not have goes there (the plan says so), alone or in a batch, and equals the reference.
 #[test]
 fn the_readable_bulkhead_engine_equals_the_reference() {
-    use bulkhead::{Breaker, Mode, Params, Split};
+    use bulkhead::{Breaker, Mode, Params, Resilience, Split};
     let want = |p: &Params| match reference::bulkhead(p) {
         reference::Lesson::Metrics(m) => m,
         reference::Lesson::OverCapacity => panic!("{p:?} is over capacity"),
@@ -289,37 +289,52 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
     };
     let cases = [
         Params {
-            failure_end: Some(900),
+            resilience: Resilience {
+                failure_end: Some(900),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
-            breaker: breaker(0.5, 9, 100),
-            failure_end: Some(900),
+            resilience: Resilience {
+                breaker: breaker(0.5, 9, 100),
+                failure_end: Some(900),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
-            retries: 2,
-            retry_backoff: 3,
+            resilience: Resilience {
+                retries: 2,
+                retry_backoff: 3,
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
             split: Split::Partitioned(24),
-            breaker: breaker(0.5, 9, 50),
-            retries: 3,
-            failure_end: Some(1000),
+            resilience: Resilience {
+                breaker: breaker(0.5, 9, 50),
+                retries: 3,
+                failure_end: Some(1000),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
             split: Split::Partitioned(28),
             mode: Mode::Healthy,
-            breaker: breaker(0.0, 1, 1),
-            retries: 1,
+            resilience: Resilience {
+                breaker: breaker(f64::MIN_POSITIVE, 1, 1),
+                retries: 1,
+                ..base.resilience
+            },
             ..base.clone()
         },
     ];
     for p in &cases {
         let plan = bulkhead::plan::<1>(core::slice::from_ref(p));
-        assert!(plan.readable, "{p:?}");
+        assert!(plan.reference, "{p:?}");
         assert_eq!(bulkhead::run(p).unwrap(), want(p), "alone: {p:?}");
     }
     // In a batch with a lesson layout: each as its own run.

@@ -51,7 +51,7 @@ fn between(r: &mut Pcg64, lo: f64, hi: f64) -> f64 {
 }
 
 /// Random parameters, mostly valid, covering every field's extremes.
-fn random_params(r: &mut Pcg64) -> Params {
+fn random_params(r: &mut Pcg64) -> Params<'static> {
     let mut p = Params::default();
     let rounds = match r.next_u32() % 8 {
         0 => pick(r, &[1, 2, 3]),

@@ -10,7 +10,7 @@ use capsim_core::{Capacity, Error};
 
 /// A flat demand with no randomness and no permanent failure: the group is exactly
 /// `ceil(demand / 100)` instances every round.
-fn flat(demand: f64) -> Params {
+fn flat(demand: f64) -> Params<'static> {
     let mut p = Params {
         demand_base: demand,
         demand_amplitude: 0.0,

@@ -63,8 +63,8 @@ use crate::formula::{
     Inputs, Metric, TimeInterval, Timestamp, DEFAULT_HISTORY, MAX_NODES, METRIC_COUNT, VECTOR_POOL,
 };
 
+use super::metrics::Metrics;
 use super::policy::{ScalingPolicy, Signal};
-use super::spec::Metrics;
 use super::state::{State, StateCounts};
 
 /// Batch's default evaluation interval: 15 minutes (rounds).

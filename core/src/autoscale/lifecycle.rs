@@ -3,9 +3,12 @@
 
 use crate::error::{ensure, ensure_within, Accepted, Error};
 
+use super::limits::{
+    MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_GROUP_SIZE, MAX_HOOK_ROUNDS,
+    MAX_STEPS,
+};
 use super::spot::Spot;
 use super::warm::WarmPool;
-use super::MAX_GROUP_SIZE;
 
 pub mod hooks;
 #[cfg(test)]
@@ -17,17 +20,6 @@ pub use hooks::{LifecycleHook, Provider, Transition, MAX_HOOKS};
 pub use tasks::{MAX_TASK_ROUNDS, RETAINED_DATA_ROUNDS};
 pub use timed::{Timed, TimedAction, MAX_TIMED, NO_BOUND};
 
-/// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
-pub const MAX_HOOK_ROUNDS: u32 = 360;
-/// The longest health-check latency, in rounds: an instance's results in transit fit one
-/// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
-pub const MAX_CHECK_LATENCY: u32 = 7;
-/// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
-pub const MAX_APPLY_DELAY: u32 = 64;
-/// The longest health-check interval, in rounds (a week of one-minute rounds).
-pub const MAX_CHECK_INTERVAL: u32 = 10_080;
-/// The most step adjustments one step policy may list.
-pub const MAX_STEPS: usize = 20;
 /// Consecutive rounds target tracking must want fewer instances before it scales in (AWS's
 /// scale-in alarm: 15 data points of one minute).
 pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;
@@ -293,11 +285,13 @@ impl Stockout {
     }
 }
 
-/// The lifecycle options; [`Default`] is the lesson (every option off).
+/// The lifecycle options; [`Default`] is the lesson (every option off). A scenario's lists
+/// (hooks, timed actions) are borrowed for `'a`, the run's: the caller keeps them (a local
+/// `Vec`, a board's `static`), so every copy of the parameters stays small and nobody leaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Lifecycle {
+pub struct Lifecycle<'a> {
     /// A scale-out hook: every launched or restarted instance waits in Pending:Wait.
     pub launch_hook: Option<Hook>,
     /// A scale-in hook: every instance scale-in removes waits in Removing:Wait.
@@ -340,18 +334,17 @@ pub struct Lifecycle {
     /// The scaling policy.
     pub policy: Policy,
     /// A scenario's launch hooks, run in order after the one-hook shorthand `launch_hook`
-    /// ([`LifecycleHook`]). The caller owns the list (a host leaks it once per value, a board keeps
-    /// a `static`), so that every copy of the parameters stays small; at most
-    /// [`MAX_HOOKS`] hooks in all, both transitions and the shorthands together.
+    /// ([`LifecycleHook`]), borrowed from the caller; at most [`MAX_HOOKS`] hooks in all, both
+    /// transitions and the shorthands together.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub launch_hooks: &'static [LifecycleHook],
+    pub launch_hooks: &'a [LifecycleHook],
     /// A scenario's terminate hooks, run in order after `terminate_hook` ([`LifecycleHook`]).
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub terminate_hooks: &'static [LifecycleHook],
+    pub terminate_hooks: &'a [LifecycleHook],
     /// A scenario's timed operator actions ([`TimedAction`]), after `events` within a round; at
-    /// most [`MAX_TIMED`]. Owned by the caller as the hooks are.
+    /// most [`MAX_TIMED`]. Borrowed from the caller as the hooks are.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub at: &'static [TimedAction],
+    pub at: &'a [TimedAction],
     /// Rounds of each task a serving node runs, back to back from the round it serves
     /// (1 to [`MAX_TASK_ROUNDS`]); `None`: no task model (the lesson). With tasks, a node
     /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
@@ -363,7 +356,7 @@ pub struct Lifecycle {
     pub warm_pool: WarmPool,
 }
 
-impl Default for Lifecycle {
+impl Default for Lifecycle<'_> {
     fn default() -> Self {
         Self {
             launch_hook: None,
@@ -391,7 +384,7 @@ impl Default for Lifecycle {
     }
 }
 
-impl Lifecycle {
+impl Lifecycle<'_> {
     /// Returns the first option outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         let hook_ok = |h: Option<Hook>| h.is_none_or(|h| (1..=MAX_HOOK_ROUNDS).contains(&h.rounds));
@@ -631,7 +624,7 @@ fn steps_ok(steps: &Steps) -> bool {
 /// its accepted range, endpoints included, sometimes any value (invalid ones must be an
 /// `Err`). Waits stay short enough for a fuzzed run of a few hundred rounds to reach them.
 #[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
+impl<'a> arbitrary::Arbitrary<'a> for Lifecycle<'static> {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         use crate::fuzzing::u32_field;
         let off = Self::default();

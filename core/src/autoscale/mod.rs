@@ -66,6 +66,8 @@ mod fast;
 mod formula;
 pub mod hpa;
 mod lifecycle;
+mod limits;
+mod metrics;
 mod plan;
 mod policy;
 mod reference;
@@ -80,14 +82,18 @@ pub use formula::{
 };
 pub use lifecycle::{
     Action, Adjustment, Event, Events, Hook, HookResult, Lifecycle, Policy, Reclaim, RemovalPolicy,
-    Step, Steps, Stockout, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_EVENTS,
-    MAX_HOOK_ROUNDS, MAX_STEPS, OPEN, STEP_BOUND_UNIT, TARGET_TRACKING_SCALE_IN_ROUNDS,
+    Step, Steps, Stockout, MAX_EVENTS, OPEN, STEP_BOUND_UNIT, TARGET_TRACKING_SCALE_IN_ROUNDS,
     TARGET_TRACKING_SCALE_OUT_ROUNDS,
 };
 pub use lifecycle::{
     LifecycleHook, Provider, Timed, TimedAction, Transition, MAX_HOOKS, MAX_TASK_ROUNDS, MAX_TIMED,
     NO_BOUND, RETAINED_DATA_ROUNDS,
 };
+pub use limits::{
+    MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE,
+    MAX_HOOK_ROUNDS, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD, MAX_STEPS,
+};
+pub use metrics::Metrics;
 pub use plan::{plan, Engine, Runs};
 pub use policy::{
     utilization, Chosen, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
@@ -95,16 +101,12 @@ pub use policy::{
 };
 pub use reference::GroupStorage;
 use reference::{OnStack, Records};
-pub(crate) use spec::{group_full, in_flight_full, js_max, GROUP_FULL};
-pub use spec::{
-    Curve, Demand, DemandCurve, FailureRounds, Metrics, Params, Table, MAX_FAILURE_ROUNDS,
-    MAX_GROUP_SIZE, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD,
-};
+pub use spec::{Curve, Demand, DemandCurve, FailureRounds, Params, Table};
 pub use spot::{
     OnPreemption, PreemptionRounds, Spot, MAX_PREEMPTION_NOTICE, MAX_PREEMPTION_ROUNDS,
 };
 pub use state::{RoundState, State, StateCounts};
-pub use warm::{WarmPool, WarmState, MAX_WARM_POOL};
+pub use warm::{WarmPool, WarmState, MAX_MINUS_DESIRED, MAX_WARM_POOL};
 
 /// Runs the model with the lesson's generator seeded from `params.seed`.
 pub fn run(params: &Params) -> Result<Metrics, Error> {

@@ -19,8 +19,9 @@
 //! lesson's for the fast engines to apply.
 
 use super::lifecycle::Lifecycle;
+use super::limits::{BOOT_RING, MAX_GROUP_SIZE};
 use super::spec::eq_by_bits;
-use super::spec::{FailureRounds, Params, MAX_GROUP_SIZE};
+use super::spec::{FailureRounds, Params};
 
 /// The engine that computes an input ([`plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +43,7 @@ pub enum Runs<'a> {
     /// One run.
     One {
         /// The run's parameters.
-        params: &'a Params,
+        params: &'a Params<'a>,
         /// Whether the observer wants per-round states ([`crate::Observer::ROUNDS`]).
         observed: bool,
         /// Whether the run's policy and check are the lesson's as `params` set them up
@@ -53,7 +54,7 @@ pub enum Runs<'a> {
     },
     /// The parameter sets of one [`super::run_batch`] (one seed, one demand curve; the
     /// lesson's policy and check, a board's storage).
-    Batch(&'a [Params]),
+    Batch(&'a [Params<'a>]),
 }
 
 /// Returns the engine that computes `runs`: the only place the choice is made.
@@ -154,7 +155,7 @@ impl<'a> LessonGroup<'a> {
     /// fast engines: [`applies`]). Every field is named, so a new one does not compile until
     /// it is sorted into a part, or into what the fast engines take from elsewhere.
     #[inline(always)]
-    pub(crate) fn of(params: &'a Params) -> (Self, &'a Lifecycle) {
+    pub(crate) fn of(params: &'a Params<'a>) -> (Self, &'a Lifecycle<'a>) {
         let Params {
             threshold,
             cooldown,
@@ -195,8 +196,7 @@ impl<'a> LessonGroup<'a> {
     /// Returns whether the group fits the fast engines: a boot within the booting ring and
     /// a threshold a byte holds.
     pub(crate) fn fits(&self) -> bool {
-        self.course.boot_rounds <= super::fast::BOOT_RING as u32
-            && self.threshold <= u32::from(u8::MAX)
+        self.course.boot_rounds <= BOOT_RING as u32 && self.threshold <= u32::from(u8::MAX)
     }
 }
 
@@ -244,7 +244,7 @@ mod tests {
             assert!(!with(*option), "option {i}");
         }
         assert!(!applies(&Params {
-            boot_rounds: super::super::fast::BOOT_RING as u32 + 1,
+            boot_rounds: super::super::limits::BOOT_RING as u32 + 1,
             ..lesson.clone()
         }));
         assert!(!applies(&Params {

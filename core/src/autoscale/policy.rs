@@ -8,7 +8,8 @@ use crate::rng::UnitRng;
 use super::lifecycle::{
     Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS, TARGET_TRACKING_SCALE_OUT_ROUNDS,
 };
-use super::spec::{required_count, Metrics, Params};
+use super::metrics::Metrics;
+use super::spec::{required_count, Params};
 use super::state::StateCounts;
 
 /// What a scaling policy sees in one round, when the cooldown has passed.

@@ -2,7 +2,7 @@
 //! each is a results type, a function that computes it from the lesson's shared stream, and
 //! one that writes it, byte for byte as the lesson program prints it.
 
-use super::Lang;
+use super::lang::Lang;
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::{autoscale, Error, Observer};

@@ -7,7 +7,9 @@ use capsim_core::autoscale::{
     Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
     MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN, STEP_BOUND_UNIT,
 };
-use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState, MAX_PREEMPTION_ROUNDS};
+use capsim_core::autoscale::{
+    OnPreemption, PreemptionRounds, WarmState, MAX_MINUS_DESIRED, MAX_PREEMPTION_ROUNDS,
+};
 
 use super::{closest, dash_range, none_or, parse_u32, range_or_word, span_item, word_item, Item};
 
@@ -311,7 +313,8 @@ pub fn timed_text(a: &TimedAction) -> String {
 
 /// A scenario's hooks of one transition: `none`, or hooks joined by `+`, each
 /// `TIMEOUT[:continue|abandon|rollback][:action=N][:heartbeat=K][:alibaba|aws]` (the
-/// parts after TIMEOUT in any order; the result defaults to the provider's: Alibaba
+/// parts after TIMEOUT in any order, each at most once; N and K 1 or more, a part left
+/// out being the hook without it; the result defaults to the provider's: Alibaba
 /// CONTINUE, AWS ABANDON). TIMEOUT 1 to 360 (Alibaba) or 120 (AWS) rounds; at most 50 hooks
 /// (the model checks the ranges and the total).
 impl Item for &'static [LifecycleHook] {
@@ -331,32 +334,64 @@ impl Item for &'static [LifecycleHook] {
                     "'{timeout}' is not a timeout in rounds (1 to 360)"
                 ))
             })?;
-            let (mut result, mut provider) = (None, Provider::Alibaba);
-            let (mut action, mut heartbeat) = (0u16, 0u16);
+            // Each part once: a second result, provider, action or heartbeat would
+            // silently replace the first.
+            let (mut result, mut provider) = (None, None);
+            let (mut action, mut heartbeat) = (None, None);
             for f in fields {
-                let number = |v: &str| {
-                    v.parse::<u16>()
-                        .map_err(|_| bad(&format!("'{v}' is not a count of rounds (0 to 65535)")))
+                let number = |v: &str| match v.parse::<u16>() {
+                    Ok(0) => Err(bad(&format!(
+                        "'{f}': 0 rounds would do nothing (leave it out for a hook without it)"
+                    ))),
+                    Ok(n) => Ok(n),
+                    Err(_) => Err(bad(&format!(
+                        "'{v}' is not a count of rounds (1 to 65535)"
+                    ))),
+                };
+                let once = |given: bool, what: &str| {
+                    if given {
+                        Err(bad(&format!("'{f}' gives its {what} a second time")))
+                    } else {
+                        Ok(())
+                    }
                 };
                 match f {
-                    "continue" => result = Some(HookResult::Continue),
-                    "abandon" => result = Some(HookResult::Abandon),
-                    "rollback" => result = Some(HookResult::Rollback),
-                    "alibaba" => provider = Provider::Alibaba,
-                    "aws" => provider = Provider::Aws,
+                    "continue" | "abandon" | "rollback" => {
+                        once(result.is_some(), "result")?;
+                        result = Some(match f {
+                            "continue" => HookResult::Continue,
+                            "abandon" => HookResult::Abandon,
+                            _ => HookResult::Rollback,
+                        });
+                    }
+                    "alibaba" | "aws" => {
+                        once(provider.is_some(), "provider")?;
+                        provider = Some(if f == "aws" {
+                            Provider::Aws
+                        } else {
+                            Provider::Alibaba
+                        });
+                    }
                     _ => match f.split_once('=') {
-                        Some(("action", v)) => action = number(v)?,
-                        Some(("heartbeat", v)) => heartbeat = number(v)?,
+                        Some(("action", v)) => {
+                            once(action.is_some(), "action")?;
+                            action = Some(number(v)?);
+                        }
+                        Some(("heartbeat", v)) => {
+                            once(heartbeat.is_some(), "heartbeat")?;
+                            heartbeat = Some(number(v)?);
+                        }
                         _ => return Err(bad(&format!("'{f}' is none of continue, abandon, rollback, action=N, heartbeat=K, alibaba, aws"))),
                     },
                 }
             }
+            let provider = provider.unwrap_or(Provider::Alibaba);
             Ok(LifecycleHook {
                 provider,
                 default_result: result.unwrap_or(provider.default_result()),
                 timeout,
-                action_rounds: action,
-                heartbeat_every: heartbeat,
+                action_rounds: action.unwrap_or(0),
+                heartbeat_every: heartbeat.unwrap_or(0),
             })
         })?);
         Ok(())
@@ -433,10 +468,16 @@ word_item!(
 /// A warm pool's size and the state its instances wait in: `N[:stopped|running]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarmSize {
-    /// The instances the pool keeps warm (0: no pool).
+    /// The instances the pool keeps warm (0: no pool; `MAX_MINUS_DESIRED`: AWS's default,
+    /// the maximum size minus the desired capacity).
     pub size: u32,
     /// The state they wait in (AWS's default: stopped).
     pub state: WarmState,
+}
+
+impl WarmSize {
+    /// The word of AWS's default size: the group's maximum size minus its desired capacity.
+    pub const MAX_MINUS_DESIRED: &'static str = "max-desired";
 }
 
 impl Item for WarmSize {
@@ -444,11 +485,26 @@ impl Item for WarmSize {
         dash_range(s)
     }
 
+    const WORDS: &'static [&'static str] = &[Self::MAX_MINUS_DESIRED];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let states = [
             ("stopped", WarmState::Stopped),
             ("running", WarmState::Running),
         ];
+        let (size, state) = s.split_once(':').unwrap_or((s, ""));
+        if size == Self::MAX_MINUS_DESIRED {
+            let state = match state {
+                "" | "stopped" => WarmState::Stopped,
+                "running" => WarmState::Running,
+                _ => return Err(format!("'{s}': the pool state is 'stopped' or 'running'")),
+            };
+            out.push(WarmSize {
+                size: MAX_MINUS_DESIRED,
+                state,
+            });
+            return Ok(());
+        }
         let (all, state) = counts_and_word(s, states, "the pool state", "N[:stopped|running]")?;
         out.extend(all.into_iter().map(|size| WarmSize { size, state }));
         Ok(())

@@ -33,8 +33,10 @@ use super::{
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
 pub struct AutoscaleParams {
-    /// The core model's parameters (the table's `core.` rows).
-    pub core: autoscale::Params,
+    /// The core model's parameters (the table's `core.` rows). A scenario's lists (hooks,
+    /// timed actions) are the process's: the parser keeps each distinct list once
+    /// (`list::autoscale`), and a grid's runs share it.
+    pub core: autoscale::Params<'static>,
     /// The formula driving the group, if any.
     pub formula: FormulaFile,
     /// Rounds between evaluations, 5 to 10,080.
@@ -117,7 +119,7 @@ impl AutoscaleParams {
         self.demand_file
             .0
             .as_ref()
-            .map(|f| autoscale::Table(&f.values))
+            .map(|f| autoscale::Table(f.values()))
     }
 
     /// Returns the demand of round `t`: the file's row, or the lesson's curve.
@@ -317,16 +319,22 @@ impl Model for Autoscale {
             "0 to 100, or none", "none"),
         Param {
             key: "warm_pool",
-            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; not with the spot class",
-            accepted: "N[:stopped|running], N 0 to 256",
+            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; max-desired is AWS's default size, the group's --max-instances minus its desired capacity, each round; not with the spot class",
+            accepted: "N[:stopped|running], N 0 to 256 or max-desired",
             lesson: "0",
             parse: |s| {
-                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256", |p: &mut AutoscaleParams, v| {
+                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256 or max-desired", |p: &mut AutoscaleParams, v| {
                     p.core.lifecycle.warm_pool.size = v.size;
                     p.core.lifecycle.warm_pool.state = v.state;
                 })
             },
-            cell: |p| Value::cell(&p.core.lifecycle.warm_pool.size),
+            cell: |p| {
+                let w = &p.core.lifecycle.warm_pool;
+                Value::cell(&WarmSize {
+                    size: w.size,
+                    state: w.state,
+                })
+            },
             result: Some(Column {
                 key: "warm_pool_state",
                 cell: |p| Cell::Word(p.core.lifecycle.warm_pool.state.name()),
@@ -366,6 +374,11 @@ impl Model for Autoscale {
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         super::check_present(grid)
     }
+    const FOLLOWS: &'static [&'static str] = &["rounds", "failure_rounds"];
+    const TOGETHER: &'static [&'static [&'static str]] = &[
+        &["launch_hook", "launch_hooks"],
+        &["terminate_hook", "terminate_hooks"],
+    ];
     const NEEDS: &'static [Need<AutoscaleParams>] = &[
         Need {
             flags: &["policy"],
@@ -489,12 +502,67 @@ impl Model for Autoscale {
             example: &[("formula", "examples/formulas/preempted-nodes.formula")],
         },
         Need {
+            flags: &["warm_pool"],
+            rule: Rule::Needs(
+                "--max-instances for max-desired",
+                "AWS's default size is the maximum size minus the desired capacity",
+            ),
+            holds: |p| {
+                let l = &p.core.lifecycle;
+                l.warm_pool.size != autoscale::MAX_MINUS_DESIRED || l.max_instances.is_some()
+            },
+            example: &[("max_instances", "30")],
+        },
+        Need {
             flags: &["warm_pool_reuse"],
             rule: Rule::Needs("a --warm-pool", ""),
             holds: |p| p.core.lifecycle.warm_pool.size > 0,
             example: &[("warm_pool", "6")],
         },
     ];
+
+    /// Reads each demand file once per distinct path, at most the rows the runs need (the
+    /// most `--rounds` given; every row without): `--rounds` longer than a file is refused
+    /// here, before any output.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let Some(axis) = grid.axis_of("demand_file") else {
+            return Ok(());
+        };
+        let base = AutoscaleParams::default;
+        let rounds = grid.axis_of("rounds").and_then(|a| {
+            (0..grid.axis_len(a))
+                .map(|j| grid.set_on(base(), a, j).core.rounds)
+                .max()
+        });
+        let mut read: Vec<(String, Arc<[f64]>)> = Vec::new();
+        for j in 0..grid.axis_len(axis) {
+            let p = grid.set_on(base(), axis, j);
+            let Some(f) = &p.demand_file.0 else {
+                continue;
+            };
+            if !f.is_read() {
+                let table = match read.iter().find(|(path, _)| *path == f.path) {
+                    Some((_, t)) => Arc::clone(t),
+                    None => {
+                        let t = f.read(rounds.map(|r| r as usize))?;
+                        read.push((f.path.clone(), Arc::clone(&t)));
+                        t
+                    }
+                };
+                f.share(table);
+            }
+            if let Some(r) = rounds {
+                let longest = autoscale::Params {
+                    rounds: r,
+                    ..autoscale::Params::default()
+                };
+                autoscale::Table(f.values())
+                    .check(&longest)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
 
     /// A run on its own day: a demand file's rows set the rounds (unless `--rounds` is
     /// given), and the lesson's day stays the lesson's. The lesson's day is its demand
@@ -506,7 +574,7 @@ impl Model for Autoscale {
     fn derive(p: &mut AutoscaleParams, given: &dyn Fn(&str) -> bool) {
         if let Some(f) = &p.demand_file.0 {
             if !given("rounds") {
-                p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
+                p.core.rounds = f.values().len().min(u32::MAX as usize) as u32;
             }
             if !given("failure_rounds") {
                 p.core.failure_rounds.clear();
@@ -585,7 +653,7 @@ impl Model for Autoscale {
 
     /// Runs `p` in the thread's storage and caches (`AutoscaleScratch::run`); the core's plan
     /// picks the engine.
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,

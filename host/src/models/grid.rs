@@ -51,8 +51,25 @@ impl<M: Model> Flags<M> {
     }
 
     /// Returns these flags over `base`: a parameter given here keeps its values, the others
-    /// take `base`'s (the command line's flags over a scenario file's).
-    pub fn over(self, base: Self) -> Self {
+    /// take `base`'s (the command line's flags over a scenario file's). Flags that say one
+    /// thing two ways ([`Model::TOGETHER`]: `--launch-hook` and `--launch-hooks`) replace
+    /// each other: one given here drops `base`'s of either.
+    pub fn over(self, mut base: Self) -> Self {
+        for group in M::TOGETHER {
+            let given = |f: &Self, k: &str| {
+                M::PARAMS
+                    .iter()
+                    .position(|p| p.key == k)
+                    .is_some_and(|at| f.values[at].is_some())
+            };
+            if group.iter().any(|k| given(&self, k)) {
+                for (p, v) in M::PARAMS.iter().zip(&mut base.values) {
+                    if group.contains(&p.key) {
+                        *v = None;
+                    }
+                }
+            }
+        }
         let values = self
             .values
             .into_iter()
@@ -140,6 +157,7 @@ impl<M: Model> Flags<M> {
             swept,
             _model: PhantomData,
         };
+        M::prepare(&grid)?;
         super::needs::check(&grid)?;
         M::check_grid(&grid)?;
         Ok(grid)

@@ -429,14 +429,14 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// trace, a plot and the playground's chart all run a combination through it, so a view
     /// shows the run its row describes, whatever the parameters (a formula included).
     /// `()` observes nothing and lets the core take its fast paths.
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics>;
-    /// Runs one combination unobserved: [`Model::run_with`] with `()`.
+    /// Runs one combination unobserved: [`Model::run_observed`] with `()`.
     fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
-        Self::run_with(p, scratch, &mut ())
+        Self::run_observed(p, scratch, &mut ())
     }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
@@ -444,6 +444,21 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
     /// A flag absent here acts in every run.
     const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// The parameters whose shown value may follow other flags' ([`Model::derive`]'s: a
+    /// demand file's rounds): `capsim summary` reads neither the grid's order nor its swept
+    /// columns from them. Default: none.
+    const FOLLOWS: &'static [&'static str] = &[];
+    /// Groups of flags that say one thing two ways (autoscale: `--launch-hook`, the one-hook
+    /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
+    /// one of a group replaces the scenario's whole group, however the file wrote it.
+    const TOGETHER: &'static [&'static [&'static str]] = &[];
+    /// Reads, once the grid is known and before any rule is applied, what the flags name
+    /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
+    /// Default: nothing.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let _ = grid;
+        Ok(())
+    }
     /// Sets, once per run after every flag's value, the fields that follow from which flags
     /// were given (`given(key)`: the flag `key` is on the command line): autoscale's rounds
     /// and day from a demand file, its policy from the policy flags. Default: nothing.
@@ -738,13 +753,15 @@ mod tests {
         ));
         // With the flow options on, too.
         let flow = consumers::Params {
-            arrival_rate: Some(0.5),
-            outage: Some(consumers::Outage {
-                start: 1000,
-                end: 2200,
-            }),
-            buffer: Some(300),
-            routing: consumers::Routing::Keyed,
+            flow: consumers::Flow {
+                arrival_rate: Some(0.5),
+                outage: Some(consumers::Outage {
+                    start: 1000,
+                    end: 2200,
+                }),
+                buffer: Some(300),
+                routing: consumers::Routing::Keyed,
+            },
             ..consumers::Params::default()
         };
         let (derived, from_row) = both_lines::<Consumers>(&flow, &m);

@@ -242,7 +242,10 @@ impl Plotted for Bulkhead {
     fn marks(p: &bulkhead::Params, _: &Lines) -> Marks {
         let mut marks = Marks::default();
         // The slowdown lasts to the horizon, or to --failure-end.
-        let end = p.failure_end.map_or(p.horizon, |e| e.min(p.horizon));
+        let end = p
+            .resilience
+            .failure_end
+            .map_or(p.horizon, |e| e.min(p.horizon));
         if p.mode == bulkhead::Mode::Slowdown && p.failure_start < end {
             marks.windows.push(Window {
                 rounds: vec![(f64::from(p.failure_start), f64::from(end))],

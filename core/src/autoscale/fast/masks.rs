@@ -11,8 +11,11 @@
 // Word-parallel code indexes several masks by the same word.
 #![allow(clippy::needless_range_loop)]
 
-use super::{Mask, BOOT_RING, WORDS};
-use crate::autoscale::MAX_GROUP_SIZE;
+use crate::autoscale::limits::{BOOT_RING, MAX_GROUP_SIZE};
+
+/// 64-bit words of a mask: one bit per instance position.
+pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
+type Mask = [u64; WORDS];
 
 /// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
 #[cfg_attr(not(target_os = "none"), inline)]

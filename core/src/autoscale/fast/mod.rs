@@ -1,5 +1,6 @@
-//! The lesson's group as bit masks: the same model as [`super::Group`] with the lesson's
-//! policy and check and every lifecycle option off, in a fraction of the time.
+//! The lesson's group as bit masks: the same model as the reference engine (`reference/`)
+//! with the lesson's policy and check and every lifecycle option off, in a fraction of the
+//! time.
 //!
 //! The reference engine walks 16-byte records and branches per instance on its state, its health
 //! and its result. Here an instance is a bit position (storage order) in a few 256-bit
@@ -37,24 +38,21 @@ use crate::error::Error;
 use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
+use super::limits::BOOT_RING;
+use super::limits::{MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::metrics::Metrics;
 use super::plan::{LessonGroup, Shared};
-use super::{Metrics, Params, RoundState, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::spec::{Params, GROUP_FULL};
+use super::state::RoundState;
 
 mod lockstep;
 mod masks;
 
 pub(super) use lockstep::run_lockstep;
-use masks::{select, span, Masks};
-
-/// 64-bit words of a mask: one bit per instance position.
-pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
-pub(super) type Mask = [u64; WORDS];
+use masks::{select, span, Masks, WORDS};
 
 /// Rounds whose required instances are computed ahead.
 pub(super) const AHEAD: usize = 32;
-
-/// Rounds of the booting ring: boots of up to `BOOT_RING` rounds take the fast path.
-pub(super) const BOOT_RING: usize = 8;
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
 /// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).

@@ -4,7 +4,8 @@
 
 use crate::error::Error;
 
-use super::super::lifecycle::{bounded_by, Action, Timed, NO_BOUND};
+use super::super::lifecycle::timed::{Timed, NO_BOUND};
+use super::super::lifecycle::{bounded_by, Action};
 use super::super::policy::ScalingPolicy;
 use super::super::state::State;
 use super::Group;

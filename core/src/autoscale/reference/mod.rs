@@ -27,9 +27,11 @@ use crate::Observer;
 
 use crate::formula::Deallocation;
 
-use super::lifecycle::MAX_APPLY_DELAY;
+use super::limits::IN_FLIGHT_SLOTS;
+use super::limits::MAX_GROUP_SIZE;
+use super::metrics::Metrics;
 use super::policy::{HealthCheck, ScalingPolicy};
-use super::spec::{group_full, required_count, Demand, Metrics, Params, MAX_GROUP_SIZE};
+use super::spec::{group_full, required_count, Demand, Params};
 use super::spot::SpotRun;
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::warm::WarmRun;
@@ -42,9 +44,6 @@ mod removal;
 mod scale;
 mod waits;
 mod warm;
-
-/// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
-const RING: usize = MAX_APPLY_DELAY as usize + 1;
 
 /// The instance records of one group, `N` of them (16 bytes each; the default, 256, is about
 /// 4 KiB): the caller provides them, so that a run holds exactly one copy, wherever its
@@ -128,13 +127,13 @@ pub(crate) fn run<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer<Roun
 /// far.
 #[derive(Debug)]
 pub(crate) struct Group<'p> {
-    params: &'p Params,
+    params: &'p Params<'p>,
     instances: &'p mut heapless::vec::VecView<Instance>,
     /// The records the storage holds (its `N`).
     capacity: usize,
     counts: StateCounts,
-    /// Instances asked for, by the round (modulo [`RING`]) in which they join.
-    in_flight: [u16; RING],
+    /// Instances asked for, by the round (modulo [`IN_FLIGHT_SLOTS`]) in which they join.
+    in_flight: [u16; IN_FLIGHT_SLOTS],
     in_flight_total: u32,
     metrics: Metrics,
     /// This round's events, for the observer.
@@ -162,7 +161,7 @@ impl<'p> Group<'p> {
         Self::in_records(params, storage.0.as_mut_view(), demand0)
     }
 
-    /// [`Group::new`] in `records`, a storage's records of any capacity.
+    /// `Group::new` (the tests') in `records`, a storage's records of any capacity.
     fn in_records(
         params: &'p Params,
         records: &'p mut heapless::vec::VecView<Instance>,
@@ -176,7 +175,7 @@ impl<'p> Group<'p> {
             instances: records,
             capacity,
             counts: StateCounts::default(),
-            in_flight: [0; RING],
+            in_flight: [0; IN_FLIGHT_SLOTS],
             in_flight_total: 0,
             metrics: Metrics {
                 min_size: params.min_size_start,
@@ -189,7 +188,7 @@ impl<'p> Group<'p> {
             ),
             dealloc: None,
             spot: SpotRun::new(params.seed),
-            warm: WarmRun::new(&params.lifecycle.warm_pool),
+            warm: WarmRun::default(),
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
@@ -209,6 +208,11 @@ impl<'p> Group<'p> {
             };
             g.push(Instance::of_class(i >= dedicated, state, 0, 0))?;
         }
+        g.warm = WarmRun::new(
+            &params.lifecycle.warm_pool,
+            initial as u32,
+            params.lifecycle.max_instances,
+        );
         Ok(g)
     }
 

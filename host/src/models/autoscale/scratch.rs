@@ -88,8 +88,8 @@ const MAX_STREAMS: usize = 1024;
 /// the curve itself (a run too long to tabulate).
 enum RunDemand<'a> {
     File(Table<'a>),
-    Tabled(&'a [f64], &'a autoscale::Params),
-    Curve(&'a autoscale::Params),
+    Tabled(&'a [f64], &'a autoscale::Params<'a>),
+    Curve(&'a autoscale::Params<'a>),
 }
 
 impl Demand for RunDemand<'_> {
@@ -123,7 +123,9 @@ impl AutoscaleScratch {
     /// computed on the host (every view of a run, trace, plot and chart, comes here too: the
     /// same parameters, the same run). The storage: a board's group when nothing watches the
     /// run (the fast engines' own), then the host's group if it outgrew it; a watched run
-    /// goes to the host's group at once (run twice, its observer would see two runs).
+    /// goes to the host's group at once (run twice, its observer would see two runs), and
+    /// so does a formula's: its targets stop at the group's capacity as at a pool's quota,
+    /// so in a board's group it would stop at 256 instead of outgrowing it.
     pub fn run<O: Observer<autoscale::RoundState>>(
         &mut self,
         p: &AutoscaleParams,
@@ -133,7 +135,7 @@ impl AutoscaleScratch {
         if let Some(table) = p.table() {
             table.check(&p.core)?;
         }
-        if !O::ROUNDS {
+        if !O::ROUNDS && p.formula.0.is_none() {
             let board = &mut **self.board.get_or_insert_with(Box::default);
             let r = run_in(&mut self.caches, p, board, &mut ());
             if !board_full(&r) {
@@ -282,12 +284,12 @@ fn stream_of(
 }
 
 /// Runs the first `N` of `runs` with `autoscale::run_batch` into `outcomes`; returns the rest.
-fn batch_chunk<'a, const N: usize>(
-    runs: &'a [autoscale::Params],
+fn batch_chunk<'a, 'p, const N: usize>(
+    runs: &'a [autoscale::Params<'p>],
     demand: &impl Fn(u32) -> f64,
     stream: &mut GroupStream<Box<[u32]>>,
     outcomes: &mut Vec<Outcome<autoscale::Metrics>>,
-) -> &'a [autoscale::Params] {
+) -> &'a [autoscale::Params<'p>] {
     match runs.split_first_chunk::<N>() {
         Some((chunk, rest)) => {
             outcomes.extend(autoscale::run_batch(chunk, demand, stream));

@@ -67,17 +67,22 @@ impl Value for PreemptionRounds {
     }
 }
 
-/// The pool's size (its state has a column of its own, `warm_pool_state`).
+/// The pool's size, or `max-desired` (AWS's default size); its state has a column of its
+/// own, `warm_pool_state`.
 impl Value for WarmSize {
     fn cell(&self) -> Cell {
+        if self.size == autoscale::MAX_MINUS_DESIRED {
+            return Cell::Word(WarmSize::MAX_MINUS_DESIRED);
+        }
         Cell::Int(self.size.into())
     }
 
     /// `N` for a Stopped pool (AWS's default state), `N:running` else.
     fn flag_text(&self) -> String {
+        let size = self.cell().text();
         match self.state {
-            WarmState::Stopped => self.size.to_string(),
-            WarmState::Running => format!("{}:running", self.size),
+            WarmState::Stopped => size,
+            WarmState::Running => format!("{size}:running"),
         }
     }
 }

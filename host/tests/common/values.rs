@@ -1,0 +1,98 @@
+//! Test values of every flag of every model's parameter table (separated by spaces), none
+//! the flag's default; `@path` is a file of `examples/`. `host/tests/flags.rs` gives each
+//! alone (every flag must change the run or be refused), `host/tests/summary_merge.rs` as
+//! a list (`capsim summary` equals `--summary`). A parameter missing here fails both.
+
+/// Values of each autoscale flag (separated by spaces), none its default; `@path` is a file
+/// of `examples/`. The extremes of a range where one changes the run alone.
+pub const AUTOSCALE: &[(&str, &str)] = &[
+    ("threshold", "1 4294967295"),
+    ("cooldown", "3 4294967295"),
+    ("rounds", "1 400"),
+    ("capacity", "60 1e9"),
+    ("boot_rounds", "0 9"),
+    ("transient_failure", "0 1"),
+    ("failure_rounds", "none 5:10:10:200"),
+    ("demand_base", "100 -1e6"),
+    ("demand_amplitude", "0 900"),
+    ("demand_period", "30 1e9"),
+    ("surge_start", "0 100"),
+    ("surge_end", "170 239"),
+    ("surge", "0 -800"),
+    ("launch_hook", "1 360:abandon"),
+    ("terminate_hook", "1 360:abandon"),
+    ("count_pending", "yes"),
+    ("protected", "3 256"),
+    ("removal_policy", "newest"),
+    ("reclaim", "stop"),
+    ("restart_rounds", "3 4294967295"),
+    ("check_latency", "1 7"),
+    ("apply_delay", "1 64"),
+    ("stockout_rounds", "100..150 0..=5"),
+    ("events", "3:standby:2 0:protect:3+50:unprotect:3"),
+    ("min_instances", "10 30"),
+    ("max_instances", "0 18"),
+    ("check_interval", "2 10080"),
+    ("policy", "target-tracking"),
+    ("target_utilization", "1 100"),
+    ("disable_scale_in", "yes"),
+    ("steps", "..40:-1/80..:+2 ..50:=3/50..:+100%"),
+    ("demand_file", "@demand/flash-crowd.csv"),
+    ("formula", "@formulas/demand.formula @formulas/zero.formula"),
+    ("evaluation_interval", "5 10080"),
+    ("sample_delay", "0 600"),
+    (
+        "launch_hooks",
+        "10:action=3 2:continue:heartbeat=1:aws+5:abandon",
+    ),
+    ("terminate_hooks", "4:rollback 3:abandon+50"),
+    ("at", "100:max_instances=12 30:evaluation_interval=5"),
+    ("task_rounds", "2 10080"),
+    ("preemption_rate", "0.02 1"),
+    ("preemption_rounds", "0 60:150"),
+    ("preemption_notice", "2 1440"),
+    ("on_preemption", "replace"),
+    ("on_demand_base", "1 4"),
+    ("on_demand_percent", "0 50 100"),
+    ("warm_pool", "6 3:running 256 max-desired"),
+    ("warm_pool_reuse", "yes"),
+    ("price", "0:0:0 1e9:1e9:1e9"),
+    ("seed", "1 2147483646"),
+];
+
+/// Values of each consumers flag, as [`AUTOSCALE`].
+pub const CONSUMERS: &[(&str, &str)] = &[
+    ("consumers", "5 64"),
+    ("slots", "1 3"),
+    ("shipments", "1 300"),
+    ("events_per_shipment", "1 20"),
+    ("queue_gap", "0"),
+    ("final_event_rounds", "0 20"),
+    ("event_rounds_min", "0 5"),
+    ("event_rounds_spread", "0 10"),
+    ("arrival_rate", "0.5 65536"),
+    ("outage", "100..300 1..=400"),
+    ("buffer", "1 300"),
+    ("routing", "keyed"),
+    ("seed", "1 2147483646"),
+];
+
+/// Values of each bulkhead flag, as [`AUTOSCALE`].
+pub const BULKHEAD: &[(&str, &str)] = &[
+    ("split", "1 31"),
+    ("mode", "slowdown"),
+    ("total_slots", "2 100"),
+    ("rounds_per_second", "10 1000"),
+    ("horizon", "1 500"),
+    ("failure_start", "0 3999"),
+    ("tracking_rate", "0 1000"),
+    ("event_rate", "0 500"),
+    ("tracking_hold", "1 127"),
+    ("event_hold", "1 127"),
+    ("slow_hold", "1 127"),
+    ("failure_end", "1001 1500"),
+    ("breaker", "0.5:9:20 1:10000:100000000"),
+    ("retries", "1 10"),
+    ("retry_backoff", "1 500"),
+    ("seed", "1 2147483646"),
+];
