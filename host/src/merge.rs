@@ -425,10 +425,13 @@ struct Radix {
 
 impl Radix {
     fn step(&mut self, params: &Row, at: &str) -> Result<(), Failure> {
-        let given: Vec<Cell> = params
+        // In flag order (the grid's, first outermost), whatever the rows' order of columns
+        // (`--columns` puts a named parameter where it is named).
+        let given: Vec<Cell> = self
+            .flags
             .iter()
-            .filter_map(|(k, v)| {
-                let (_, default) = self.flags.iter().find(|(f, _)| *f == k.as_ref())?;
+            .filter_map(|(f, default)| {
+                let (_, v) = params.iter().find(|(k, _)| k == f)?;
                 Some(match v {
                     Cell::Text(t) if t == "none" && default.text() != "none" => default.clone(),
                     v => v.clone(),
