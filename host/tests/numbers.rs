@@ -301,3 +301,31 @@ fn a_formulas_targets_do_what_the_variables_say() {
     assert!(!text.contains("not applied"), "{text}");
     assert!(text.contains("16384 on the host"), "{text}");
 }
+
+/// No accepted input makes a view unbounded in time: a consumers run whose outage lasts four
+/// billion rounds has its metrics at once (the engine skips empty stretches), and a view of
+/// it, which shows every round, is one line naming the run's length and the views' limit.
+#[test]
+fn a_view_of_a_run_too_long_to_watch_is_one_line() {
+    let args = "--arrival-rate 0.25 --outage 1000..4294967295";
+    let metrics = stdout_ok(&argv(&format!(
+        "consumers {args} --columns rounds --format csv"
+    )));
+    assert!(metrics.ends_with(",4295052768\n"), "{metrics}");
+    for view in ["trace consumers", "plot consumers -o -"] {
+        let e = common::one_line_error(&argv(&format!("{view} {args}")));
+        assert!(
+            e.contains(
+                "this run lasts 4295052768 rounds: a view shows every round, at most 100000000"
+            ),
+            "{view}: {e}"
+        );
+    }
+    // A processing time that long too; a run within the limit is viewed.
+    let e = common::one_line_error(&argv(
+        "trace consumers --shipments 1 --final-event-rounds 4294967295",
+    ));
+    assert!(e.contains("a view shows every round"), "{e}");
+    let ok = stdout_ok(&argv("trace consumers --shipments 1 --format csv"));
+    assert!(ok.lines().count() > 1);
+}
