@@ -370,6 +370,32 @@ impl Observer<autoscale::RoundState> for Evaluations<'_> {
     }
 }
 
+/// The warnings of the formulas `flags` give ([`crate::formula::warnings`]), each formula
+/// once, in list order: what the autoscale commands write to stderr before anything else.
+pub fn formula_warnings(flags: &Flags<Autoscale>) -> Vec<String> {
+    let Ok(grid) = flags.only("formula").grid() else {
+        return Vec::new();
+    };
+    let Some(axis) = grid.axis_of("formula") else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for j in 0..grid.axis_len(axis) {
+        let p = grid.set_on(AutoscaleParams::default(), axis, j);
+        if let Some(f) = &p.formula.0 {
+            if !paths.contains(&f.path) {
+                paths.push(f.path.clone());
+                out.extend(crate::formula::warnings(
+                    std::path::Path::new(&f.path),
+                    &f.program,
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Runs `p` (a formula run: without a formula there are no evaluations, and this says so)
 /// and writes one JSON Lines object per evaluation ([`evaluation_line`]) as the run goes:
 /// the same run as its trace and its metrics row.
