@@ -300,8 +300,14 @@ impl AutoscaleArgs {
 #[derive(clap::Args, Debug)]
 struct RunArgs {
     /// Output format: aligned table, JSON Lines (one object per run), or CSV
+    #[cfg_attr(
+        feature = "parquet",
+        arg(
+            help = "Output format: aligned table, JSON Lines (one object per run), CSV, or parquet: the JSON rows as an Apache Parquet file on stdout (redirect it: > grid.parquet)"
+        )
+    )]
     #[arg(long, value_enum, default_value = "table")]
-    format: Format,
+    format: RowFormat,
     /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
     #[arg(long)]
     summary: bool,
@@ -314,6 +320,34 @@ struct RunArgs {
     /// Run only the K-th of N contiguous slices of the grid: runs len*(K-1)/N to len*K/N (rounded down, end excluded); shards 1..N concatenated are the whole grid's csv or json bytes (csv's header in shard 1 only) [1 <= K <= N <= 1000000; not with table or --summary]
     #[arg(long, value_name = "K/N", allow_hyphen_values = true, value_parser = sweep::Shard::parse)]
     shard: Option<sweep::Shard>,
+}
+
+/// The model commands' `--format`: the row formats, and in a build with the parquet feature
+/// an Apache Parquet file of the JSON rows ([`capsim::parquet`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RowFormat {
+    /// Aligned columns for people
+    Table,
+    /// One JSON object per line
+    Json,
+    /// Comma-separated values with a header line
+    Csv,
+    /// An Apache Parquet file: a column per key, typed by its values
+    #[cfg(feature = "parquet")]
+    Parquet,
+}
+
+impl RowFormat {
+    /// The rows' format: Parquet is made of the JSON rows.
+    fn rows(self) -> Format {
+        match self {
+            RowFormat::Table => Format::Table,
+            RowFormat::Json => Format::Json,
+            RowFormat::Csv => Format::Csv,
+            #[cfg(feature = "parquet")]
+            RowFormat::Parquet => Format::Json,
+        }
+    }
 }
 
 /// The most worker threads `--threads` accepts: more only loads the machine.
@@ -419,7 +453,17 @@ fn clap_failure(e: clap::Error) -> ExitCode {
                 && !l.starts_with("tip:")
         })
         .collect();
-    eprintln!("{}{}", line.join(" "), suggestion(&e));
+    let line = line.join(" ");
+    // A model command's --format parquet, in a build without the feature.
+    let model = std::env::args()
+        .nth(1)
+        .is_some_and(|c| capsim::query::MODELS.contains(&c.as_str()));
+    let hint = if model && line.contains("invalid value 'parquet' for '--format <FORMAT>'") {
+        "; --format parquet is in a build with the parquet feature (cargo install --path host --locked --features parquet)".to_string()
+    } else {
+        suggestion(&e)
+    };
+    eprintln!("{line}{hint}");
     ExitCode::from(2)
 }
 
@@ -628,13 +672,43 @@ fn sweep<M: Model>(model: &Flags<M>, args: &RunArgs, out: &mut impl Write) -> Re
     let options = Options {
         columns: args.columns.clone(),
         shard: args.shard,
-        ..Options::new(args.format, args.summary, args.threads)
+        ..Options::new(args.format.rows(), args.summary, args.threads)
     };
+    // `--columns help` lists the metrics: text, not rows.
+    #[cfg(feature = "parquet")]
+    if args.format == RowFormat::Parquet && args.columns.as_deref() != Some("help") {
+        if io::stdout().is_terminal() {
+            return Err(Failure::Input(
+                "--format parquet writes a binary file: redirect the output to one (> grid.parquet)"
+                    .to_string(),
+            ));
+        }
+        let mut rows = capsim::parquet::ParquetRows::new(out);
+        let result = sweep_rows(model, &options, &mut rows);
+        // The rows before a failed run are in the file, as they are in JSON and CSV.
+        let finished = rows.finish().map(drop).map_err(Failure::Io);
+        return result.and(finished).map_err(|e| match e {
+            // A value that does not fit its column: the rows, not the output, are at fault.
+            Failure::Io(e) if e.kind() == io::ErrorKind::InvalidData => {
+                Failure::Input(e.to_string())
+            }
+            e => e,
+        });
+    }
+    sweep_rows(model, &options, out)
+}
+
+/// Runs the sweep, with a progress bar when stderr is a terminal.
+fn sweep_rows<M: Model>(
+    model: &Flags<M>,
+    options: &Options,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     if !io::stderr().is_terminal() {
-        return sweep::sweep(model, &options, out, &());
+        return sweep::sweep(model, options, out, &());
     }
     let bar = Bar(OnceLock::new());
-    let result = sweep::sweep(model, &options, out, &bar);
+    let result = sweep::sweep(model, options, out, &bar);
     // Gone before an error line or the shell prompt.
     if let Some(b) = bar.0.get() {
         b.finish_and_clear();

@@ -122,16 +122,22 @@ pub fn run_into(
 
 /// The line the binary writes to stderr for the error `e`: a formula's located error as it
 /// is (also when a flag's value carried it, as the binary unwraps clap's `invalid value …`
-/// around it), else `error: …`.
+/// around it), a value's own message that names its flag (`--demand-file d.csv: line 17:
+/// …`) alone, as the binary unwraps it too, else `error: …`.
 fn error_line(e: &str) -> String {
-    let located = e
-        .split_once(" <LIST>': ")
-        .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
-        .filter(|first| crate::input::is_located(first));
-    match located {
-        Some(line) => line.to_string(),
-        None if crate::input::is_located(e) => e.to_string(),
-        None => format!("error: {e}"),
+    let value_message = e.split_once(" <LIST>': ").map(|(head, rest)| {
+        let first = rest.lines().next().unwrap_or(rest).trim();
+        let flag = head.rsplit_once("'--").map(|(_, f)| f);
+        (
+            first,
+            flag.is_some_and(|f| first.starts_with(&format!("--{f} "))),
+        )
+    });
+    match value_message {
+        Some((line, _)) if crate::input::is_located(line) => line.to_string(),
+        Some((line, true)) => format!("error: {line}"),
+        _ if crate::input::is_located(e) => e.to_string(),
+        _ => format!("error: {e}"),
     }
 }
 
