@@ -371,6 +371,8 @@ struct TracePairs<'a> {
     format: (Format, Option<usize>),
     /// Where `evaluations` (autoscale's) was given, if it was.
     evaluations: Option<usize>,
+    /// `columns`' value, and where it was given.
+    columns: (Option<&'a str>, Option<usize>),
     /// The model's flags.
     flags: Vec<(&'a str, &'a str)>,
 }
@@ -385,6 +387,7 @@ fn trace_pairs<'a>(
     let mut t = TracePairs {
         format: (Format::Table, None),
         evaluations: None,
+        columns: (None, None),
         flags: Vec::new(),
     };
     for (i, &(k, v)) in pairs.iter().enumerate() {
@@ -399,6 +402,14 @@ fn trace_pairs<'a>(
                     let hint = did_you_mean(v, &["table", "json", "csv"]);
                     format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
                 })?;
+            }
+            "columns" => {
+                if t.columns.1.replace(i).is_some() {
+                    return Err(
+                        "the argument '--columns <LIST>' cannot be used multiple times".into(),
+                    );
+                }
+                t.columns.0 = Some(v);
             }
             // A URL gives a flag without a value as `evaluations` (or `evaluations=`).
             "evaluations" if evaluations => {
@@ -420,18 +431,24 @@ fn trace_pairs<'a>(
 /// `capsim trace MODEL [flags] [--format F]`.
 fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
     let t = trace_pairs(pairs, false)?;
-    write_trace::<M>(&Flags::<M>::from_pairs(t.flags)?, t.format.0, out)
+    write_trace::<M>(
+        &Flags::<M>::from_pairs(t.flags)?,
+        t.format.0,
+        t.columns.0,
+        out,
+    )
 }
 
 /// Writes the trace of the one run `flags` describe.
 fn write_trace<M: Traced>(
     flags: &Flags<M>,
     format: Format,
+    columns: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let p = crate::trace::single(flags)?;
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-    crate::trace::write::<M>(&p, format, out).map_err(trace_stop)
+    crate::trace::write_columns::<M>(&p, format, columns, out).map_err(trace_stop)
 }
 
 fn trace_stop(e: crate::trace::Stop) -> String {
@@ -452,21 +469,28 @@ fn trace_autoscale(
     let t = trace_pairs(pairs, true)?;
     let flags = Flags::<Autoscale>::from_pairs(t.flags)?;
     let Some(at) = t.evaluations else {
-        return write_trace(&over_scenario(flags, scenario)?, t.format.0, out);
+        return write_trace(
+            &over_scenario(flags, scenario)?,
+            t.format.0,
+            t.columns.0,
+            out,
+        );
     };
     // As clap words a conflict: the one given first, then the other.
-    match t.format.1 {
-        Some(f) if at < f => {
-            return Err(
-                "the argument '--evaluations' cannot be used with '--format <FORMAT>'".into(),
-            )
-        }
-        Some(_) => {
-            return Err(
-                "the argument '--format <FORMAT>' cannot be used with '--evaluations'".into(),
-            )
-        }
-        None => {}
+    let given = [
+        (t.format.1, "--format <FORMAT>"),
+        (t.columns.1, "--columns <LIST>"),
+    ];
+    if let Some((f, flag)) = given
+        .into_iter()
+        .filter_map(|(i, flag)| i.map(|i| (i, flag)))
+        .min()
+    {
+        return Err(if at < f {
+            format!("the argument '--evaluations' cannot be used with '{flag}'")
+        } else {
+            format!("the argument '{flag}' cannot be used with '--evaluations'")
+        });
     }
     let p = crate::trace::single(&over_scenario(flags, scenario)?)?;
     (Autoscale::VALIDATE)(&p).map_err(|e| e.to_string())?;
@@ -753,6 +777,19 @@ fn model<M: Plotted>(
     }
 }
 
+/// Returns the metrics a table of `model`'s rows shows without `--columns` (the lesson's
+/// own columns, [`Model::HEADLINE_METRICS`]), for a page that shows the same; `None` for a
+/// name that is no model's. A page rounds their numbers as tables do:
+/// [`crate::output::readable`].
+pub fn headline(model: &str) -> Option<&'static [&'static str]> {
+    match model {
+        "autoscale" => Some(Autoscale::HEADLINE_METRICS),
+        "consumers" => Some(Consumers::HEADLINE_METRICS),
+        "bulkhead" => Some(Bulkhead::HEADLINE_METRICS),
+        _ => None,
+    }
+}
+
 /// Returns every model's parameters as JSON, for the page's form: per model, each flag with
 /// its help, accepted values, default and lesson value — the definitions `--help` prints.
 pub fn params_json() -> String {
@@ -774,6 +811,10 @@ pub fn params_json() -> String {
             "model": name,
             "params": params,
             "metrics": models::metric_keys::<M>(),
+            // The table's default metrics (the lesson's own columns), and how it rounds a
+            // number with a fraction: `output::readable`.
+            "headline": M::HEADLINE_METRICS,
+            "readable_digits": crate::output::READABLE_DIGITS,
             "glossary": glossary::of(name)
                 .map(|e| serde_json::json!({"key": e.key, "unit": e.unit, "meaning": e.meaning}))
                 .collect::<Vec<_>>(),
@@ -918,6 +959,49 @@ mod tests {
         let svg = plot::histogram("autoscale", &flags, "launched").unwrap();
         assert!(svg.contains("launched over 120 runs"));
         assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+    }
+
+    #[test]
+    fn headline_metrics_and_trace_columns_are_the_command_lines() {
+        let v: serde_json::Value = serde_json::from_str(&params_json()).unwrap();
+        for (i, model) in MODELS.into_iter().enumerate() {
+            let listed: Vec<&str> = v["models"][i]["headline"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            assert_eq!(Some(&listed[..]), headline(model), "{model}");
+            assert_eq!(v["models"][i]["readable_digits"], 4);
+        }
+        assert_eq!(headline("none"), None);
+        let p = browser(&[
+            ("trace", "autoscale"),
+            ("columns", "round,size"),
+            ("rounds", "2"),
+        ]);
+        assert_eq!(
+            String::from_utf8(p.stdout).unwrap(),
+            "round  size\n    0     9\n    1    10\n"
+        );
+        let e = browser_error(&[
+            ("trace", "autoscale"),
+            ("columns", "round"),
+            ("evaluations", ""),
+        ]);
+        assert_eq!(
+            e,
+            "error: the argument '--columns <LIST>' cannot be used with '--evaluations'"
+        );
+        let p = browser(&[
+            ("model", "autoscale"),
+            ("columns", "threshold,launched"),
+            ("format", "csv"),
+        ]);
+        assert_eq!(
+            String::from_utf8(p.stdout).unwrap(),
+            "threshold,launched\n2,46\n"
+        );
     }
 
     #[test]

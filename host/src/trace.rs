@@ -183,12 +183,83 @@ pub fn write<M: Traced>(
     format: Format,
     out: &mut dyn std::io::Write,
 ) -> Result<(), Stop> {
+    write_columns::<M>(p, format, None, out)
+}
+
+/// Returns the trace columns of a run with `p`, in order (its CSV header's).
+pub fn column_keys<M: Traced>(p: &M::Params) -> Vec<String> {
+    let mut header = String::new();
+    // Writing into a String cannot fail.
+    let _ = M::header(p, &mut header);
+    header.trim_end().split(',').map(str::to_string).collect()
+}
+
+/// Resolves `--columns LIST` against a trace's `keys`: the indices of the keys listed, in
+/// the order listed, each once (`help` is the caller's).
+pub fn pick_columns(keys: &[String], list: &str) -> Result<Vec<usize>, String> {
+    let mut picked: Vec<usize> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(at) = keys.iter().position(|k| k == name) else {
+            if name.is_empty() {
+                return Err(format!("--columns: '{list}' has an empty item"));
+            }
+            let known: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let hint = crate::list::closest(name, &known)
+                .map(|k| format!("; did you mean {k}?"))
+                .unwrap_or_default();
+            return Err(format!(
+                "--columns: '{name}' is not a column of this trace{hint} (--columns help lists them)"
+            ));
+        };
+        if picked.contains(&at) {
+            return Err(format!("--columns: '{name}' is listed twice"));
+        }
+        picked.push(at);
+    }
+    Ok(picked)
+}
+
+/// [`write`] with only the columns `--columns LIST` names, in its order (`None`: every
+/// column; `help`: the run's columns, a name a line, instead of the run).
+pub fn write_columns<M: Traced>(
+    p: &M::Params,
+    format: Format,
+    columns: Option<&str>,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Stop> {
+    let picked = match columns {
+        None => None,
+        Some("help") => {
+            let text: String = column_keys::<M>(p)
+                .iter()
+                .map(|k| format!("{k}\n"))
+                .collect();
+            return out.write_all(text.as_bytes()).map_err(Stop::Io);
+        }
+        Some(list) => Some(pick_columns(&column_keys::<M>(p), list).map_err(Stop::Input)?),
+    };
     check_view::<M>(p).map_err(Stop::Input)?;
     let mut keys: Vec<String> = Vec::new();
     let mut table = Table::default();
+    let mut picked_line = String::new();
     let result;
     {
         let sink = |line: &str| -> std::io::Result<()> {
+            let line = match &picked {
+                None => line,
+                Some(at) => {
+                    let cells: Vec<&str> = line.trim_end().split(',').collect();
+                    picked_line.clear();
+                    for (n, &i) in at.iter().enumerate() {
+                        if n > 0 {
+                            picked_line.push(',');
+                        }
+                        picked_line.push_str(cells.get(i).copied().unwrap_or(""));
+                    }
+                    picked_line.push('\n');
+                    &picked_line
+                }
+            };
             match format {
                 Format::Csv => out.write_all(line.as_bytes()),
                 Format::Json if keys.is_empty() => {
@@ -231,10 +302,14 @@ struct Table {
 
 impl Table {
     fn push(&mut self, line: &str, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        // Numbers with a fraction rounded for reading (CSV and JSON keep every digit).
+        let cells: Vec<std::borrow::Cow<'_, str>> =
+            line.split(',').map(crate::output::readable_text).collect();
+        let line = cells.join(",");
         if let Some(widths) = &self.widths {
-            return out.write_all(table_line(line, widths).as_bytes());
+            return out.write_all(table_line(&line, widths).as_bytes());
         }
-        self.held.push(line.to_string());
+        self.held.push(line);
         if self.held.len() > TABLE_WINDOW {
             self.finish(out)?;
         }

@@ -601,6 +601,15 @@ impl Model for Autoscale {
     }];
     const SEED_AFTER: &'static str = "cooldown";
     const HEADLINE: &'static [&'static str] = &["threshold", "cooldown", "seed"];
+    const HEADLINE_METRICS: &'static [&'static str] = &[
+        "min_size",
+        "max_size",
+        "under_capacity_rounds",
+        "false_replacements",
+        "broken_rounds",
+        "launched",
+        "cost",
+    ];
     const METRICS: &'static [Metric<autoscale::Metrics>] = metrics![
         min_size,
         max_size,

@@ -73,6 +73,14 @@ impl Model for Bulkhead {
     ];
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
+    const HEADLINE_METRICS: &'static [&'static str] = &[
+        "tracking_served",
+        "tracking_dropped",
+        "event_served",
+        "event_dropped",
+        "idle_slots",
+        "busy_slot_rounds",
+    ];
     const METRICS: &'static [Metric<bulkhead::Metrics>] = metrics![
         tracking_served,
         tracking_dropped,

@@ -89,6 +89,12 @@ impl Model for Consumers {
     ];
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
+    const HEADLINE_METRICS: &'static [&'static str] = &[
+        "rounds",
+        "throughput",
+        "reordered_shipments",
+        "wrong_final_state",
+    ];
     const METRICS: &'static [Metric<consumers::Metrics>] = metrics![
         rounds,
         reordered_shipments,

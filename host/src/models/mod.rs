@@ -412,6 +412,9 @@ pub trait Model: Sized + Send + Sync + 'static {
     const SEED_AFTER: &'static str;
     /// The parameters the table always shows (swept ones join them).
     const HEADLINE: &'static [&'static str];
+    /// The metrics a table shows without `--columns`: the lesson's own columns (a derived
+    /// one only in rows that have it). `--columns all` shows every metric.
+    const HEADLINE_METRICS: &'static [&'static str];
     /// The metrics, in contract order.
     const METRICS: &'static [Metric<Self::Metrics>];
     /// Metrics computed from parameters and metrics, after [`Model::METRICS`] in rows.
@@ -656,16 +659,34 @@ pub fn row_keys<M: Model>(p: Option<&M::Params>) -> Vec<&'static str> {
 }
 
 /// Returns the table's columns: the headline parameters, the swept ones (each with its
-/// result column, if it has one), the metrics.
+/// result column, if it has one), every metric.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
     let mut keys = M::HEADLINE.to_vec();
-    for &key in swept.iter().filter(|k| !M::HEADLINE.contains(k)) {
-        keys.push(key);
-        let param = M::PARAMS.iter().find(|q| q.key == key);
-        keys.extend(param.and_then(|q| q.result.as_ref()).map(|r| r.key));
+    for key in swept_columns::<M>(swept) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
     }
     keys.extend(metric_keys::<M>());
     keys
+}
+
+/// Returns the columns of the swept parameters `swept`: each parameter, then its result
+/// column if it has one, in [`Model::PARAMS`] order.
+pub fn swept_columns<M: Model>(swept: &[&str]) -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    for q in M::PARAMS.iter().filter(|q| swept.contains(&q.key)) {
+        keys.push(q.key);
+        keys.extend(q.result.as_ref().map(|r| r.key));
+    }
+    keys
+}
+
+/// Returns every parameter column of `M`'s rows (each parameter, then its result column),
+/// in [`Model::PARAMS`] order: what `--columns` takes besides the metrics.
+pub fn param_columns<M: Model>() -> Vec<&'static str> {
+    let all: Vec<&str> = M::PARAMS.iter().map(|q| q.key).collect();
+    swept_columns::<M>(&all)
 }
 
 mod autoscale;
