@@ -26,6 +26,10 @@ if [ "${1:-}" = lock ]; then
     exit 0
 fi
 
+if ! cargo metadata --manifest-path python/Cargo.toml --locked --format-version 1 >/dev/null 2>&1; then
+    echo "python/Cargo.lock is out of date (a dependency of host/ or core/ changed): bash scripts/python-test.sh lock"
+    exit 1
+fi
 # The two lock files agree on every crate they share, or the wheel's build compiles its own
 # versions (and python/Cargo.lock is stale: run `bash scripts/python-test.sh lock`).
 python3 - <<'PY'
