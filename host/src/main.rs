@@ -283,14 +283,19 @@ struct AutoscaleArgs {
 }
 
 impl AutoscaleArgs {
-    /// Returns the flags over the scenario's (the flags alone without one).
+    /// Returns the flags over the scenario's (the flags alone without one), having written
+    /// their formulas' warnings to stderr (as `capsim formula check` writes them).
     fn flags(self) -> Result<Flags<Autoscale>, Failure> {
-        match &self.scenario {
-            None => Ok(self.model),
-            Some(path) => Ok(self
+        let flags = match &self.scenario {
+            None => self.model,
+            Some(path) => self
                 .model
-                .over(capsim::scenario::flags::<Autoscale>(path).map_err(Failure::Input)?)),
+                .over(capsim::scenario::flags::<Autoscale>(path).map_err(Failure::Input)?),
+        };
+        for w in capsim::trace::formula_warnings(&flags) {
+            eprintln!("{w}");
         }
+        Ok(flags)
     }
 }
 
@@ -584,9 +589,21 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             Ok(out.write_all(text.as_bytes())?)
         }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
-            Ok(text) => Ok(out.write_all(text.as_bytes())?),
-            Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
-            Err(capsim::formula::Failure::Evaluation(m)) => Err(Failure::Evaluation(m)),
+            Ok(ran) => {
+                for w in &ran.warnings {
+                    eprintln!("{w}");
+                }
+                Ok(out.write_all(ran.stdout.as_bytes())?)
+            }
+            Err((warnings, failure)) => {
+                for w in &warnings {
+                    eprintln!("{w}");
+                }
+                Err(match failure {
+                    capsim::formula::Failure::Input(m) => Failure::Input(m),
+                    capsim::formula::Failure::Evaluation(m) => Failure::Evaluation(m),
+                })
+            }
         },
     }
 }

@@ -76,6 +76,10 @@ pub struct Printed {
     /// it does not draw (more than [`plot::MAX_MULTIPLES_RUNS`] runs), a one-line
     /// `<p id="chart-note">` saying why.
     pub chart: Option<String>,
+    /// The warnings of the command's formula (`formula-text`, or `formula=check`'s file):
+    /// a formula Batch accepts that cannot work as written, one line each as `capsim
+    /// formula check` writes them to stderr (`editor.formula:2:29: warning: …`).
+    pub warnings: Vec<String>,
 }
 
 /// Runs the command the pairs describe, at most `max_runs` runs (the command line's own
@@ -87,8 +91,10 @@ pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> P
         progress,
         out: &mut printed.stdout,
         chart: Some(None),
+        warnings: Vec::new(),
     };
     let result = dispatch(pairs, &mut session);
+    printed.warnings = std::mem::take(&mut session.warnings);
     printed.chart = session.chart.flatten();
     printed.error = result.err().map(|e| error_line(&e));
     printed
@@ -109,6 +115,7 @@ pub fn run_into(
         progress,
         out,
         chart: None,
+        warnings: Vec::new(),
     };
     dispatch(pairs, &mut session).map_err(|e| error_line(&e))
 }
@@ -142,6 +149,8 @@ struct Session<'a, P> {
     out: &'a mut dyn Write,
     /// A model command's chart, when one is drawn (`Some`): `Some(None)` until it is.
     chart: Option<Option<String>>,
+    /// The warnings of the command's formula.
+    warnings: Vec<String>,
 }
 
 /// The error of a failed write to stdout, as the binary words it.
@@ -197,7 +206,7 @@ fn command(
     session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     if kind == "formula" {
-        return formula(name, rest, session.out);
+        return formula(name, rest, session);
     }
     // `--scenario FILE.toml` is the autoscale commands' flag.
     let (scenario, rest) = match name {
@@ -205,6 +214,15 @@ fn command(
         _ => (None, rest.to_vec()),
     };
     let rest = &rest[..];
+    if name == "autoscale" {
+        // The formulas' warnings, as the command line writes them to stderr first.
+        let formulas = rest.iter().copied().filter(|(k, _)| *k == "formula");
+        if let Ok(flags) = Flags::<Autoscale>::from_pairs(formulas) {
+            if let Ok(flags) = over_scenario(flags, scenario) {
+                session.warnings = crate::trace::formula_warnings(&flags);
+            }
+        }
+    }
     if kind == "trace" {
         return match name {
             "autoscale" => trace_autoscale(rest, scenario, session.out),
@@ -482,7 +500,11 @@ fn trace_autoscale(
 /// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...
 /// [--set S]... [--delay N] [--seed N]`; FILE is the `file` pair (or `formula-text`'s
 /// [`FORMULA_TEXT_FILE`]).
-fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
+fn formula(
+    name: &str,
+    pairs: &[(&str, &str)],
+    session: &mut Session<impl Progress>,
+) -> Result<(), String> {
     use crate::formula::{EvalArgs, Failure, FormulaCommand, DEFAULT_AT};
     let mut file = FORMULA_TEXT_FILE.to_string();
     let mut args = EvalArgs {
@@ -494,8 +516,9 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
         seed: 1,
     };
     let mut seen: Vec<&str> = Vec::new();
+    let mut deny_warnings = false;
     for &(k, v) in pairs {
-        let once = matches!(k, "file" | "at" | "delay" | "seed");
+        let once = matches!(k, "file" | "at" | "delay" | "seed" | "deny-warnings");
         if once && seen.contains(&k) {
             let value = match k {
                 "file" => return Err(format!("unexpected argument '{v}' found")),
@@ -510,6 +533,7 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
         seen.push(k);
         match (name, k) {
             (_, "file") => file = v.to_string(),
+            ("check", "deny-warnings") if v.is_empty() => deny_warnings = true,
             ("eval", "at") => args.at = v.to_string(),
             ("eval", "sample") => args.sample.push(v.to_string()),
             ("eval", "set") => args.set.push(v.to_string()),
@@ -536,7 +560,10 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
     }
     args.file = file.into();
     let cmd = match name {
-        "check" => FormulaCommand::Check { file: args.file },
+        "check" => FormulaCommand::Check {
+            file: args.file,
+            deny_warnings,
+        },
         "eval" => FormulaCommand::Eval(args),
         _ => {
             return Err(format!(
@@ -545,9 +572,25 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
             ))
         }
     };
+    let add = |session: &mut Session<_>, warnings: Vec<String>| {
+        for w in warnings {
+            if !session.warnings.contains(&w) {
+                session.warnings.push(w);
+            }
+        }
+    };
     match crate::formula::run(&cmd) {
-        Ok(text) => out.write_all(text.as_bytes()).map_err(write_error),
-        Err(Failure::Input(m) | Failure::Evaluation(m)) => Err(m),
+        Ok(ran) => {
+            add(session, ran.warnings);
+            session
+                .out
+                .write_all(ran.stdout.as_bytes())
+                .map_err(write_error)
+        }
+        Err((warnings, Failure::Input(m) | Failure::Evaluation(m))) => {
+            add(session, warnings);
+            Err(m)
+        }
     }
 }
 

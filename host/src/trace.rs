@@ -49,6 +49,25 @@ pub trait Traced: Model<Round: CsvRow> {
     }
 }
 
+/// The most rounds a view of one run shows (a trace's rows, a chart's rounds): the
+/// bulkhead's longest horizon, the longest run another model's parameters allow.
+pub const MAX_VIEW_ROUNDS: u64 = 100_000_000;
+
+/// Refuses, in one line, a run too long to view round by round: a view writes or draws every
+/// round, the ones an event-driven engine skips included, so a consumers run with an outage
+/// of four billion rounds (`--arrival-rate 0.25 --outage 1000..4294967295`, its metrics
+/// computed at once) would take hours. The run's length is its parameters' or, for
+/// consumers, its metrics' ([`Model::view_rounds`]).
+pub fn check_view<M: Model>(p: &M::Params) -> Result<(), String> {
+    match M::view_rounds(p) {
+        Some(n) if n > MAX_VIEW_ROUNDS => Err(format!(
+            "this run lasts {n} rounds: a view shows every round, at most {MAX_VIEW_ROUNDS} (its metrics: capsim {} without trace or plot)",
+            M::NAME
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `p` once through the model's one run path ([`Model::run_observed`], what a grid's row
 /// runs), handing `observer` every round: every view of a run (a trace, a plot, the
 /// playground's chart) is this run.
@@ -219,6 +238,7 @@ pub fn write_columns<M: Traced>(
         }
         Some(list) => Some(pick_columns(&column_keys::<M>(p), list).map_err(Stop::Input)?),
     };
+    check_view::<M>(p).map_err(Stop::Input)?;
     let mut keys: Vec<String> = Vec::new();
     let mut table = Table::default();
     let mut picked_line = String::new();
@@ -423,6 +443,32 @@ impl Observer<autoscale::RoundState> for Evaluations<'_> {
             }
         }
     }
+}
+
+/// The warnings of the formulas `flags` give ([`crate::formula::warnings`]), each formula
+/// once, in list order: what the autoscale commands write to stderr before anything else.
+pub fn formula_warnings(flags: &Flags<Autoscale>) -> Vec<String> {
+    let Ok(grid) = flags.only("formula").grid() else {
+        return Vec::new();
+    };
+    let Some(axis) = grid.axis_of("formula") else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for j in 0..grid.axis_len(axis) {
+        let p = grid.set_on(AutoscaleParams::default(), axis, j);
+        if let Some(f) = &p.formula.0 {
+            if !paths.contains(&f.path) {
+                paths.push(f.path.clone());
+                out.extend(crate::formula::warnings(
+                    std::path::Path::new(&f.path),
+                    &f.program,
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Runs `p` (a formula run: without a formula there are no evaluations, and this says so)

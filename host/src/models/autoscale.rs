@@ -357,6 +357,7 @@ impl Model for Autoscale {
             "Health-check generator seed (a formula's rand() has its own stream from it)",
             "1 to 2147483646", "20261001"),
     ];
+    const NAME: &'static str = "autoscale";
     const VALIDATE: fn(&AutoscaleParams) -> Result<(), Error> = |p| {
         p.core.validate()?;
         autoscale::check_interval(p.evaluation_interval)?;

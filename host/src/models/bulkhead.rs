@@ -55,6 +55,7 @@ impl Model for Bulkhead {
         param!(seed: u32,
             "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
+    const NAME: &'static str = "bulkhead";
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
     const NEEDS: &'static [Need<bulkhead::Params>] = &[
         Need {

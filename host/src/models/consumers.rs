@@ -54,6 +54,12 @@ impl Model for Consumers {
         param!(seed: u32,
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
+    const NAME: &'static str = "consumers";
+    /// The rounds the run's metrics say (an outage of billions of rounds costs the engine
+    /// nothing: it skips empty stretches).
+    fn view_rounds(p: &consumers::Params) -> Option<u64> {
+        Self::run(p, &mut Self::scratch()).ok().map(|m| m.rounds)
+    }
     const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
     const NEEDS: &'static [Need<consumers::Params>] = &[
         Need {

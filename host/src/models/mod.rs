@@ -452,6 +452,15 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
     /// one of a group replaces the scenario's whole group, however the file wrote it.
     const TOGETHER: &'static [&'static [&'static str]] = &[];
+    /// The model's command (`consumers`), for messages.
+    const NAME: &'static str;
+    /// How many rounds a view of a run with `p` shows, when its parameters do not bound it
+    /// (consumers: the rounds its metrics say, computed unobserved, the engine skipping
+    /// empty stretches). Default: `None`, bounded by the parameters.
+    fn view_rounds(p: &Self::Params) -> Option<u64> {
+        let _ = p;
+        None
+    }
     /// Reads, once the grid is known and before any rule is applied, what the flags name
     /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
     /// Default: nothing.
