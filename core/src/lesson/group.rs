@@ -108,7 +108,7 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let metrics = autoscale::run_with_demand(&params, &demand, rng, observer)?;
+        let metrics = autoscale::run_lesson(&params, &demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 
@@ -130,7 +130,7 @@ impl DemandTable {
             Some(&d) => d,
             None => lesson.demand(t),
         };
-        let results = autoscale::run_batch(&params, demand, stream);
+        let results = autoscale::run_lesson_batch(&params, demand, stream);
         for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
             *run = PairRun {
                 pair,
