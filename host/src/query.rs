@@ -799,9 +799,9 @@ pub fn params_json() -> String {
             .map(|p: &Param<M::Params>| {
                 serde_json::json!({
                     "flag": p.flag(),
-                    "help": p.help,
-                    "accepted": p.accepted,
-                    "lesson": p.lesson,
+                    "help": p.help_text(),
+                    "accepted": p.accepted_text(),
+                    "lesson": p.lesson_text(),
                     "default": p.default_text(),
                     "help_line": p.help_line(),
                 })

@@ -11,7 +11,7 @@ use core::fmt::{self, Write};
 // ---------------------------------------------------------------- bulkhead
 
 /// The lesson's partitioned layout: this many tracking slots, the rest for events.
-const LESSON_SPLIT: u32 = 24;
+pub const LESSON_SPLIT: u32 = 24;
 /// The split table's layouts, in its order.
 const TABLE_SPLITS: [Split; 5] = [
     Split::Shared,

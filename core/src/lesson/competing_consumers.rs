@@ -22,9 +22,9 @@ pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len
 // ---------------------------------------------------------------- competing consumers
 
 /// The consumers lesson's store slots (S): one table each.
-const STORE_SLOTS: [u32; 2] = [2, 4];
+pub const STORE_SLOTS: [u32; 2] = [2, 4];
 /// The consumers lesson's consumer counts (N): one row of each table.
-const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
+pub const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// What the consumers lesson prints: a run per configuration, by S then N.
 #[derive(Default)]

@@ -189,7 +189,7 @@ pub fn param_axis<P: 'static, T: Item + Value>(
     accepted: &str,
     set: fn(&mut P, T),
 ) -> Result<Parsed<P>, String> {
-    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, accepted))
+    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, &limits::fill(accepted)))
 }
 
 /// One model parameter, declared once.
@@ -227,6 +227,22 @@ impl<P> Param<P> {
     pub fn flag(&self) -> String {
         self.key.replace('_', "-")
     }
+
+    /// Returns what the parameter is, the core's values written ([`limits::fill`]).
+    pub fn help_text(&self) -> String {
+        limits::fill(self.help)
+    }
+
+    /// Returns the accepted values, the core's limits written ([`limits::fill`]).
+    pub fn accepted_text(&self) -> String {
+        limits::fill(self.accepted)
+    }
+
+    /// Returns the lesson's value(s) as the flag takes them ([`limits::fill`]: a sweep is
+    /// the lesson's own list, `2,3,5`).
+    pub fn lesson_text(&self) -> String {
+        limits::fill(self.lesson)
+    }
 }
 
 impl<P: Default> Param<P> {
@@ -241,20 +257,18 @@ impl<P: Default> Param<P> {
     /// `[1 to 64; default: 1 (the lesson sweeps 1,2,3,4,6,8)]`.
     pub fn help_line(&self) -> String {
         let default = self.default_text();
-        let lesson = if self.lesson == default {
+        let (help, accepted, lesson) = (self.help_text(), self.accepted_text(), self.lesson_text());
+        let lesson = if lesson == default {
             String::new()
-        } else if self.lesson.contains(',') {
-            format!(" (the lesson sweeps {})", self.lesson)
+        } else if lesson.contains(',') {
+            format!(" (the lesson sweeps {lesson})")
         } else {
-            format!(" (the lesson runs {})", self.lesson)
+            format!(" (the lesson runs {lesson})")
         };
-        if self.accepted.is_empty() {
-            format!("{} [default: {default}{lesson}]", self.help)
+        if accepted.is_empty() {
+            format!("{help} [default: {default}{lesson}]")
         } else {
-            format!(
-                "{} [{}; default: {default}{lesson}]",
-                self.help, self.accepted
-            )
+            format!("{help} [{accepted}; default: {default}{lesson}]")
         }
     }
 }
@@ -694,6 +708,7 @@ mod batch;
 mod bulkhead;
 mod consumers;
 mod grid;
+pub mod limits;
 pub mod needs;
 
 pub use autoscale::{
@@ -841,8 +856,9 @@ mod tests {
         assert!(M::HEADLINE.iter().all(|k| keys.contains(k)));
         for p in M::PARAMS {
             // The documented lesson value is one the flag takes.
-            assert!((p.parse)(p.lesson).is_ok(), "{}: {}", p.key, p.lesson);
-            assert!(p.help_line().contains(p.lesson));
+            let lesson = p.lesson_text();
+            assert!((p.parse)(&lesson).is_ok(), "{}: {lesson}", p.key);
+            assert!(p.help_line().contains(&lesson));
         }
         let row = row::<M>(&M::Params::default(), &run_default::<M>());
         let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
