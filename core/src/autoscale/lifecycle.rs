@@ -93,6 +93,10 @@ pub enum Policy {
     /// AWS step scaling: the band the utilisation is in applies its adjustment, once the
     /// cooldown has passed ([`super::StepPolicy`]).
     Step(Steps),
+    /// Kubernetes' Horizontal Pod Autoscaler, one controller sync a round
+    /// ([`super::hpa::HpaPolicy`]; host-only: core's feature `hpa`).
+    #[cfg(feature = "hpa")]
+    Hpa(super::hpa::Hpa),
 }
 
 impl Policy {
@@ -102,6 +106,8 @@ impl Policy {
             Policy::Lesson => "lesson",
             Policy::TargetTracking { .. } => "target-tracking",
             Policy::Step(_) => "step",
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(_) => "hpa",
         }
     }
 }
@@ -463,6 +469,15 @@ impl Lifecycle {
                     max: MAX_STEPS as u32,
                 },
             ),
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(hpa) => {
+                hpa.validate()?;
+                ensure(
+                    self.min_instances != Some(0) || hpa.target.external(),
+                    "min-instances",
+                    Accepted::ScaleToZero,
+                )
+            }
         }
     }
 
@@ -711,13 +726,14 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
             stockout,
             events,
             check_interval: u32_field(u, off.check_interval, 1..=12)?,
-            policy: match u.int_in_range(0u8..=3)? {
+            // The HPA (feature `hpa`, host-only) is choice 4.
+            policy: match u.int_in_range(0u8..=if cfg!(feature = "hpa") { 4 } else { 3 })? {
                 0 | 1 => Policy::Lesson,
                 2 => Policy::TargetTracking {
                     target: u32_field(u, 50, 1..=100)?,
                     disable_scale_in: u.arbitrary()?,
                 },
-                _ => {
+                3 => {
                     let mut steps = Steps::new();
                     let mut low = 0u16;
                     for _ in 0..u.int_in_range(1..=4)? {
@@ -741,6 +757,9 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                     }
                     Policy::Step(steps)
                 }
+                #[cfg(feature = "hpa")]
+                4 => Policy::Hpa(u.arbitrary()?),
+                _ => Policy::Lesson,
             },
             min_instances: if u.arbitrary()? {
                 None

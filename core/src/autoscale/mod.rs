@@ -157,6 +157,8 @@ pub use lifecycle::{
     NO_BOUND, RETAINED_DATA_ROUNDS,
 };
 pub use plan::{plan, Engine, Runs};
+#[cfg(feature = "hpa")]
+pub use policy::InstanceView;
 pub use policy::{
     utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,
@@ -330,8 +332,27 @@ pub fn run_in<const N: usize, R: UnitRng, O: Observer<RoundState>>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    let mut policy = policy::Chosen::of(params);
     let mut check = LessonCheck::of(params);
+    #[cfg(feature = "hpa")]
+    if let Policy::Hpa(hpa) = &params.lifecycle.policy {
+        // Built here, not by `Chosen`: its history (12 KB) would make every policy that size.
+        let (min, max) = (
+            params.lifecycle.min_instances,
+            params.lifecycle.max_instances,
+        );
+        let mut policy = hpa::HpaPolicy::new(hpa, params.capacity, min, max);
+        let demand = |t| demand.at(t);
+        return simulate_in(
+            params,
+            storage,
+            demand,
+            &mut policy,
+            &mut check,
+            rng,
+            observer,
+        );
+    }
+    let mut policy = policy::Chosen::of(params);
     simulate_in(
         params,
         storage,

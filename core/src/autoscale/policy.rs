@@ -5,7 +5,11 @@ use crate::formula::AutoScaleRun;
 use crate::formula::Deallocation;
 use crate::rng::UnitRng;
 
+#[cfg(feature = "hpa")]
+use super::hpa::HpaRound;
 use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
+#[cfg(feature = "hpa")]
+use super::state::State;
 use super::state::StateCounts;
 use super::{required_count, Params};
 
@@ -39,6 +43,19 @@ pub struct SpotSignal {
     /// Spot instances serving out a notice whose replacement is already launched (AWS's
     /// way, [`super::OnPreemption::Replace`]): part of `counts`, but no longer capacity.
     pub leaving: u32,
+}
+
+/// One of the group's instances, as a policy that reads them sees it
+/// ([`ScalingPolicy::instances`]).
+#[cfg(feature = "hpa")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstanceView {
+    /// Its state.
+    pub state: State,
+    /// The round of the decision that launched or restarted it.
+    pub since: u32,
+    /// Broken for good (the lesson's permanent failure).
+    pub broken: bool,
 }
 
 /// Decides how the group should change in one round.
@@ -98,6 +115,26 @@ pub trait ScalingPolicy {
     /// in round `round` (its schedule restarts there); a policy without formulas ignores it.
     fn set_formula(&mut self, round: u32, index: u32) {
         let _ = (round, index);
+    }
+
+    /// Returns whether the policy reads the group's instances before each decision
+    /// ([`ScalingPolicy::instances`]): only the Kubernetes HPA does (host-only, feature `hpa`).
+    #[cfg(feature = "hpa")]
+    fn reads_instances(&self) -> bool {
+        false
+    }
+
+    /// Hears every instance of the group in round `round`, in storage order, right before
+    /// [`ScalingPolicy::decide`] (only when [`ScalingPolicy::reads_instances`]).
+    #[cfg(feature = "hpa")]
+    fn instances(&mut self, round: u32, instances: &mut dyn Iterator<Item = InstanceView>) {
+        let _ = (round, instances);
+    }
+
+    /// Returns the HPA's record of its last sync (the HPA policy's; `None` otherwise).
+    #[cfg(feature = "hpa")]
+    fn hpa_round(&self) -> Option<HpaRound> {
+        None
     }
 }
 
@@ -310,6 +347,10 @@ impl<'a> Chosen<'a> {
             Policy::Step(steps) => {
                 Chosen::Step(StepPolicy::new(steps, params.capacity, params.cooldown))
             }
+            // Its 12 KB of history would make every run's policy that size: `run_in` builds
+            // it itself (and never asks this arm).
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(_) => Chosen::Lesson(LessonPolicy::new(false, 0)),
         }
     }
 }
