@@ -1,5 +1,6 @@
 //! A scaling policy's own flags need that policy: `--target-utilization` and
-//! `--disable-scale-in` are target tracking's, `--steps` is step scaling's. Given without
+//! `--disable-scale-in` are target tracking's, `--steps` is step scaling's, the `--hpa-*`
+//! flags the Kubernetes HPA's. Given without
 //! it they would be ignored, so a grid that gives one of them a value other than its
 //! default, and whose `--policy` list (the lesson's policy when omitted) does not hold the
 //! policy it needs, is one line: `--steps: needs --policy step (…)`.
@@ -13,10 +14,23 @@ use crate::models::{Autoscale, Grid, Model};
 use crate::output::Cell;
 
 /// Each policy flag and the `--policy` value it needs.
-pub const NEEDS: [(&str, &str); 3] = [
+pub const NEEDS: [(&str, &str); 16] = [
     ("target_utilization", "target-tracking"),
     ("disable_scale_in", "target-tracking"),
     ("steps", "step"),
+    ("hpa_target", "hpa"),
+    ("hpa_tolerance", "hpa"),
+    ("hpa_scale_up_tolerance", "hpa"),
+    ("hpa_scale_down_tolerance", "hpa"),
+    ("hpa_sync_period", "hpa"),
+    ("hpa_cpu_initialization_period", "hpa"),
+    ("hpa_initial_readiness_delay", "hpa"),
+    ("hpa_scale_up_stabilization", "hpa"),
+    ("hpa_scale_up_policies", "hpa"),
+    ("hpa_scale_up_select", "hpa"),
+    ("hpa_scale_down_stabilization", "hpa"),
+    ("hpa_scale_down_policies", "hpa"),
+    ("hpa_scale_down_select", "hpa"),
 ];
 
 /// The cells of `key`'s values in `grid` (one per value given; none if the flag is omitted).

@@ -63,7 +63,8 @@ impl Traced for Autoscale {
     /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`) with one
     /// of them; a formula run's evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]);
     /// a run with scenario hooks or timed actions theirs
-    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); any other run's rows are the lesson's.
+    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); a run driven by the Kubernetes HPA its
+    /// syncs ([`trace::AUTOSCALE_HPA_COLUMNS`]); any other run's rows are the lesson's.
     fn autoscale_columns(p: &Self::Params) -> trace::AutoscaleColumns {
         let l = &p.core.lifecycle;
         trace::AutoscaleColumns {
@@ -72,6 +73,7 @@ impl Traced for Autoscale {
             scenario: !l.launch_hooks.is_empty()
                 || !l.terminate_hooks.is_empty()
                 || !l.at.is_empty(),
+            hpa: p.formula.0.is_none() && matches!(l.policy, autoscale::Policy::Hpa(_)),
         }
     }
 }

@@ -241,8 +241,8 @@ pub(super) fn legend(
     for (_, label) in &marks.lines {
         entries.push((label, Swatch::Rule));
     }
-    for (_, label) in &marks.ticks {
-        entries.push((label, Swatch::Tick));
+    for (k, (_, label)) in marks.ticks.iter().enumerate() {
+        entries.push((label, Swatch::Tick(tick_colour(k))));
     }
     let line_y = |i: usize| (i as f64 * LEGEND_FONT * 1.25).round() as i32;
     let sizes: Vec<(u32, u32)> = entries
@@ -286,9 +286,9 @@ pub(super) fn legend(
                 [(x0 + 10, mid - 7), (x0 + 10, mid + 7)],
                 RULE_COLOUR.stroke_width(2),
             ))?,
-            Swatch::Tick => area.draw(&PathElement::new(
+            Swatch::Tick(colour) => area.draw(&PathElement::new(
                 [(x0 + 10, mid - 4), (x0 + 10, mid + 4)],
-                TICK_COLOUR.stroke_width(3),
+                colour.stroke_width(3),
             ))?,
         }
     }
@@ -301,7 +301,7 @@ enum Swatch {
     Line(RGBColor, Option<(i32, i32)>, u32),
     Window(RGBColor),
     Rule,
-    Tick,
+    Tick(RGBColor),
 }
 
 /// The shaded windows' colours, in order (drawn at [`WINDOW_ALPHA`]).
@@ -314,6 +314,17 @@ const WINDOW_ALPHA: f64 = 0.18;
 /// The failure rounds' rules and the formula evaluations' ticks.
 const RULE_COLOUR: RGBColor = RGBColor(180, 0, 40);
 const TICK_COLOUR: RGBColor = RGBColor(110, 40, 160);
+/// The colours of a second and third set of ticks (an HPA's holds), each drawn above the
+/// one before it.
+const MORE_TICK_COLOURS: [RGBColor; 2] = [RGBColor(0, 130, 140), RGBColor(200, 90, 0)];
+
+/// The colour of the `k`-th set of ticks.
+fn tick_colour(k: usize) -> RGBColor {
+    match k {
+        0 => TICK_COLOUR,
+        k => MORE_TICK_COLOURS[(k - 1) % MORE_TICK_COLOURS.len()],
+    }
+}
 
 /// A line's stroke width in pixels: 2, and [`TARGET_WIDTH`] for a formula's target (see
 /// [`drawing_order`]). `label` is the series' legend text, `run: what` or `what`.
@@ -376,12 +387,15 @@ pub(super) fn draw_marks(
             draw_dashed(root, &[top, bottom], RULE_COLOUR, Some((5, 3)), 2)?;
         }
     }
-    for (rounds, _) in &marks.ticks {
+    for (k, (rounds, _)) in marks.ticks.iter().enumerate() {
+        // Each set above the one before, so that two sets in one round both show.
+        let lift = 9 * k as i32;
         for &r in rounds.iter().filter(|&&r| r <= x_max) {
             let bottom = plot.map_coordinate(&(r, 0.0));
+            let bottom = (bottom.0, bottom.1 - lift);
             root.draw(&PathElement::new(
                 [bottom, (bottom.0, bottom.1 - 8)],
-                TICK_COLOUR.stroke_width(3),
+                tick_colour(k).stroke_width(3),
             ))?;
         }
     }

@@ -132,6 +132,12 @@ pub struct Lines {
     /// The rounds a formula was evaluated in (the run's own schedule, which a timed
     /// interval or formula restarts).
     pub evaluated: Vec<f64>,
+    /// The rounds in which a Kubernetes HPA's scaling policy held the count back
+    /// (`ScaleUpLimit`, `ScaleDownLimit`).
+    pub policy_held: Vec<f64>,
+    /// The rounds in which an HPA's stabilization window held the count back (the
+    /// stabilized count differs from the metric's recommendation).
+    pub window_held: Vec<f64>,
 }
 
 /// The most hook-wait windows a chart shades (later ones are merged into the last).
@@ -167,6 +173,14 @@ impl PlotRound for autoscale::RoundState {
         let r = f64::from(self.round);
         if self.evaluated {
             lines.evaluated.push(r);
+        }
+        if let Some(h) = &self.hpa {
+            if h.sync.limit.rate_limited() {
+                lines.policy_held.push(r);
+            }
+            if h.sync.stabilized_away() {
+                lines.window_held.push(r);
+            }
         }
         if self.counts.get(State::PendingWait) + self.counts.get(State::RemovingWait) > 0 {
             let full = lines.hook_waits.len() == MAX_WINDOWS;
