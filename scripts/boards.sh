@@ -10,7 +10,8 @@
 #      target/boards/pico.elf         Raspberry Pi Pico (RP2040), for probe-rs
 #      target/boards/microbit-v2.hex  the same, for the micro:bit's MICROBIT drive (llvm-objcopy)
 #      target/boards/pico.uf2         the same, for the Pico's drag-and-drop boot ROM
-#    (the UF2 by scripts/uf2.py, checked against llvm-objcopy's flat image of the ELF);
+#      target/boards/pico-en.elf, .uf2 the Pico built with `english`: its first run in English
+#    (the UF2s by scripts/uf2.py, checked against llvm-objcopy's flat image of the ELF);
 # 3. checks that no allocator is linked and that each image fits its chip: flash
 #    (.vector_table, .boot2, .text, .rodata, .data) within the chip's flash, and static RAM
 #    (.data, .bss, .uninit) plus a 16 KiB stack (the QEMU boards' budget for the whole suite;
@@ -27,10 +28,11 @@ tdir=${CARGO_TARGET_DIR:-$ws/target}
 out="$root/target/boards"
 mkdir -p "$out"
 
-# board, target, package, binary, flash bytes, RAM bytes
+# board, target, package, binary, flash bytes, RAM bytes, cargo features (- for none)
 boards=(
-  "microbit-v2 thumbv7em-none-eabihf capsim-microbit-v2 microbit-v2 $((512 * 1024)) $((128 * 1024))"
-  "pico thumbv6m-none-eabi capsim-pico pico $((2048 * 1024)) $((256 * 1024))"
+  "microbit-v2 thumbv7em-none-eabihf capsim-microbit-v2 microbit-v2 $((512 * 1024)) $((128 * 1024)) -"
+  "pico thumbv6m-none-eabi capsim-pico pico $((2048 * 1024)) $((256 * 1024)) -"
+  "pico-en thumbv6m-none-eabi capsim-pico pico $((2048 * 1024)) $((256 * 1024)) english"
 )
 STACK=$((16 * 1024))
 
@@ -55,14 +57,18 @@ start=$SECONDS
 cd "$ws"
 # One target per cargo call (each board has its own critical-section implementation).
 for spec in "${boards[@]}"; do
-  read -r board target package binary _ <<<"$spec"
-  cargo build -q --release --locked --target "$target" -p "$package"
+  read -r board target package binary _ _ features <<<"$spec"
+  # The English Pico differs in its leaf crate only: the dependencies stay built.
+  feature_args=()
+  [ "$features" = - ] || feature_args=(--features "$features")
+  cargo build -q --release --locked --target "$target" -p "$package" "${feature_args[@]}"
   cp "$tdir/$target/release/$binary" "$out/$board.elf"
 done
 echo "  built in $((SECONDS - start)) s"
 if cargo fmt --all --check >/dev/null; then pass "cargo fmt --check"; else fail "cargo fmt --check"; fi
 for spec in "${boards[@]}"; do
-  read -r board target package _ <<<"$spec"
+  read -r board target package _ _ _ features <<<"$spec"
+  [ "$features" = - ] || continue # the same code as its board's (cfg! picks a constant)
   if cargo clippy -q --release --locked --target "$target" -p "$package" -- -D warnings; then
     pass "clippy $package ($target)"
   else
@@ -79,12 +85,19 @@ if [ "$(tail -n 1 "$out/microbit-v2.hex" | tr -d '\r')" = ":00000001FF" ] &&
 else
   fail "microbit-v2.hex is not an Intel HEX file"
 fi
-python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico.uf2"
-"$bin/llvm-objcopy" -O binary "$out/pico.elf" "$out/pico.bin"
-if python3 "$root/scripts/uf2.py" "$out/pico.elf" "$out/pico.uf2" --check "$out/pico.bin" 0x10000000; then
-  pass "pico.uf2: $(($(wc -c <"$out/pico.uf2") / 512)) blocks, the bytes of llvm-objcopy's image from 0x10000000"
+for pico in pico pico-en; do
+  python3 "$root/scripts/uf2.py" "$out/$pico.elf" "$out/$pico.uf2"
+  "$bin/llvm-objcopy" -O binary "$out/$pico.elf" "$out/$pico.bin"
+  if python3 "$root/scripts/uf2.py" "$out/$pico.elf" "$out/$pico.uf2" --check "$out/$pico.bin" 0x10000000; then
+    pass "$pico.uf2: $(($(wc -c <"$out/$pico.uf2") / 512)) blocks, the bytes of llvm-objcopy's image from 0x10000000"
+  else
+    fail "$pico.uf2 does not carry the ELF's image"
+  fi
+done
+if cmp -s "$out/pico.bin" "$out/pico-en.bin"; then
+  fail "pico-en.uf2 is the same image as pico.uf2 (the english feature changed nothing)"
 else
-  fail "pico.uf2 does not carry the ELF's image"
+  pass "pico-en differs from pico (its first run's language)"
 fi
 # The check itself must catch a changed byte (here the last payload byte of block 7).
 cp "$out/pico.uf2" "$out/pico-changed.uf2"
@@ -119,7 +132,7 @@ fi
 echo "== budgets (llvm-size -A)"
 printf '  %-12s %8s %8s %8s %8s %10s %10s %10s\n' board .text .rodata .data .bss flash "of flash" "static RAM"
 for spec in "${boards[@]}"; do
-  read -r board _ _ _ flash_max ram_max <<<"$spec"
+  read -r board _ _ _ flash_max ram_max _ <<<"$spec"
   elf="$out/$board.elf"
   read -r text rodata data bss vectors boot2 < <("$bin/llvm-size" -A "$elf" | awk '
     $1 == ".text" {t = $2} $1 == ".rodata" {r = $2} $1 == ".data" {d = $2}

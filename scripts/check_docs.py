@@ -9,6 +9,9 @@
   run. A command continues on the next line after a trailing backslash.
 - Every relative link ([…](path) or [… ](path#anchor) or [… ](#anchor)) names a file of the
   repository and, with an anchor, a heading of that file (GitHub's anchors).
+- A lesson plan (docs/teaching/) quotes only numbers its commands print: every number in its
+  text (outside code; a list's own numbering aside; a decimal comma read as a point) is a
+  number of its console blocks' output or of their commands.
 - No page cites what a reader cannot see: the course's internal labels (K01, AY3), the
   material's file numbers ("seed 003"), a spec's sections ("spec §4"), "the issue".
 
@@ -110,6 +113,26 @@ def examples(body, first_line):
     return out
 
 
+NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def numbers_quoted(lines):
+    """(line number, number) for each number in a page's text: outside fenced blocks and
+    inline code, a list item's own number aside, a decimal comma read as a point."""
+    fence = False
+    for n, line in enumerate(lines, 1):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence or line.startswith("#"):
+            continue
+        text = re.sub(r"`[^`]*`", " ", line)
+        text = re.sub(r"\]\([^)]*\)", "]", text)  # a link's target
+        text = re.sub(r"^\s*\d+\.\s", " ", text)
+        for m in NUMBER.finditer(text):
+            yield n, m.group(0).replace(",", ".")
+
+
 def matches(expected, actual):
     """Whether the actual lines are the expected ones, `…` lines standing for any lines."""
     if not expected:
@@ -159,7 +182,12 @@ def main(argv):
         lines = text.split("\n")
         # What a reader cannot see (README and the manual only).
         if page == "README.md" or page.startswith("docs/"):
+            fence = False
             for n, line in enumerate(lines, 1):
+                if line.lstrip().startswith("```"):
+                    fence = not fence
+                if fence:
+                    continue  # what a command prints is the lesson's, not the page's words
                 for pattern, why in UNSEEN:
                     if pattern.search(line):
                         fail(f"{page}:{n}", f"{why}: {line.strip()}")
@@ -189,6 +217,7 @@ def main(argv):
                         continue
                 passed += 1
         # The console examples.
+        printed = set()
         rewrites = []
         for info, first, body in blocks(lines):
             if info != "console":
@@ -204,6 +233,7 @@ def main(argv):
                 actual = run.stdout.decode("utf-8", "replace").split("\n")
                 if actual and actual[-1] == "":
                     actual.pop()
+                printed.update(NUMBER.findall(cmd + "\n" + "\n".join(actual)))
                 if matches(expected, actual):
                     passed += 1
                     continue
@@ -218,6 +248,12 @@ def main(argv):
                         print(f"    first difference, line {k + 1}:\n    page:   {want}\n    capsim: {got}")
                         break
                 print(f"    (exit status {run.returncode}; {len(actual)} lines printed, {len(expected)} shown)")
+        if page.startswith("docs/teaching/"):
+            for n, number in numbers_quoted(lines):
+                if number in printed:
+                    passed += 1
+                else:
+                    fail(f"{page}:{n}", f"{number}: no command of this page prints it")
         if rewrites:
             for start, count, actual in sorted(rewrites, reverse=True):
                 # Keep the block's indentation (a block inside a list item).

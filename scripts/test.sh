@@ -23,7 +23,11 @@
 #   it adds);
 #   chromium (scripts/playground-test.sh; npm ci fetches playwright-core, no browser download);
 #   gcc-s390x-linux-gnu, libc6-dev-s390x-cross, qemu-user (scripts/cross-test.sh);
-#   jq (the docs' examples, scripts/check_docs.py).
+#   jq (the docs' examples, scripts/check_docs.py);
+#   gcc-aarch64-linux-gnu (the aarch64 static binary's linker) and the rust targets
+#   x86_64- and aarch64-unknown-linux-musl (scripts/dist.sh).
+# - PyPI packages, into a virtual environment under target/ (scripts/python-test.sh):
+#   python/requirements-test.txt (maturin, pytest, pandas, pyarrow, polars, duckdb, nbclient…).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -142,8 +146,14 @@ bash scripts/boards.sh build
 step "browser playground: wasm32 bytes under node, browser tests in Debian's chromium"
 bash scripts/playground-test.sh
 
+step "class artifacts (scripts/dist.sh): static capsim for x86_64 and aarch64 (musl), the playground as one folder under a sub-path, the board images, SHA-256 sums"
+bash scripts/dist.sh
+
 step "big-endian s390x under qemu-user, byte-identical to x86_64"
 bash scripts/cross-test.sh
+
+step "Python package: the wheel in a virtual environment, pytest against the command line, the lessons notebook (installs its PyPI packages itself)"
+bash scripts/python-test.sh
 
 step "fuzz targets, ${FUZZ_SECONDS:-10} s each from the committed seed corpus (longer runs: fuzz/README.md)"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

@@ -189,9 +189,6 @@ pub enum Accepted {
     /// Only 0 while the group has the spot class (AWS: a warm pool cannot be put on a group
     /// with a mixed instances policy or Spot Instances).
     ZeroWithSpot,
-    /// No timed formula action unless a formula drives the group (a timed formula replaces
-    /// that formula; the lesson's and AWS's policies have none).
-    TimedFormula,
     /// An HPA's window: integers from 0 to `max` seconds, at most 254 syncs of
     /// `--hpa-sync-period` (what the controller's history holds) and Kubernetes' 3,600.
     #[cfg(feature = "hpa")]
@@ -324,7 +321,7 @@ impl fmt::Display for Accepted {
                 max_open_rounds,
             } => write!(
                 f,
-                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO from 0 to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
+                "'none' or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 and up to 1, WINDOW from 1 to {max_window} and OPEN_ROUNDS from 1 to {max_open_rounds}"
             ),
             Accepted::Hooks { max } => write!(
                 f,
@@ -333,10 +330,6 @@ impl fmt::Display for Accepted {
             Accepted::Timed { max } => write!(
                 f,
                 "at most {max} actions, each count and template version at least 1, min_instances never above max_instances"
-            ),
-            Accepted::TimedFormula => write!(
-                f,
-                "formula actions only with --formula (a timed formula replaces the formula driving the group)"
             ),
             #[cfg(feature = "hpa")]
             Accepted::Syncs { max } => write!(

@@ -28,7 +28,7 @@ use crate::{board, report, stack};
 struct Run {
     flags: &'static str,
     seed: u32,
-    lifecycle: fn() -> Lifecycle,
+    lifecycle: fn() -> Lifecycle<'static>,
 }
 
 /// The lifecycle runs, in the order the script lists their host command lines.
@@ -56,7 +56,7 @@ const LIFECYCLE: [Run; 2] = [
 ];
 
 /// The first run's options: every lifecycle option at once.
-fn every_option() -> Lifecycle {
+fn every_option() -> Lifecycle<'static> {
     let mut events = Events::new();
     for event in [
         Event {

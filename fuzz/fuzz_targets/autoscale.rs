@@ -5,13 +5,13 @@
 //! every other field stay arbitrary; the lifecycle options stay off. Checks: invalid
 //! parameters are an `Err` (and valid ones never `OutOfRange`); two runs agree bit for bit,
 //! the second reporting every round once; the fast path (bit masks, which `run` takes)
-//! agrees with the general one (`run_custom` with the lesson's policy and check), and each
-//! run of a sweep (`run_sweep`: lockstep, shared rounds) with its run alone; a successful
+//! agrees with the reference engine (`capsim_tests::reference_run`), and each run of a
+//! batch (`run_batch`: lockstep, shared rounds) with its run alone; a successful
 //! run's lesson metrics equal the port's and obey the invariants below; a capacity error
 //! happens exactly when the port's group would outgrow `MAX_GROUP_SIZE`.
 #![no_main]
 
-use capsim_core::autoscale::{self, LessonCheck, LessonPolicy, Params, MAX_GROUP_SIZE};
+use capsim_core::autoscale::{self, Params, MAX_GROUP_SIZE};
 use capsim_core::rng::{GroupLcg, GroupStream};
 use capsim_core::{Capacity, Error};
 use capsim_fuzz::{same, Lesson, Rounds};
@@ -32,35 +32,25 @@ fuzz_target!(|p: Params| {
     if result.is_ok() {
         assert_eq!(rounds.count, u64::from(p.rounds), "{p:?}");
     }
-    // The general path: the lesson's policy and check through the seams.
-    let mut policy = LessonPolicy::new(p.lifecycle.count_pending, p.cooldown);
-    let mut check = LessonCheck {
-        transient_failure: p.transient_failure,
-    };
-    let general = autoscale::run_custom(
-        &p,
-        &mut policy,
-        &mut check,
-        &mut GroupLcg::new(p.seed),
-        &mut (),
-    );
+    // The reference engine: the same policy, check and draws.
+    let reference = capsim_tests::reference_run(&p, &mut GroupLcg::new(p.seed));
     assert!(
-        same(&result, &general),
-        "fast and general paths differ: {p:?}\nfast    {result:?}\ngeneral {general:?}"
+        same(&result, &reference),
+        "fast and reference engines differ: {p:?}\nfast      {result:?}\nreference {reference:?}"
     );
-    // In a sweep (lockstep; runs with a higher threshold of 3 or more share the lower one's
+    // In a batch (lockstep; runs with a higher threshold of 3 or more share the lower one's
     // rounds until it first replaces an instance), each run equals its run alone.
     let sets = [3, p.threshold, p.threshold.saturating_add(1), 2].map(|threshold| Params {
         threshold,
         ..p.clone()
     });
     let mut stream = GroupStream::new(p.seed, [0u32; 4096]);
-    let swept = autoscale::run_sweep(&sets, |t| p.demand(t), &mut stream);
-    for (set, got) in sets.iter().zip(&swept) {
+    let batch = autoscale::run_batch(&sets, |t| p.demand(t), &mut stream);
+    for (set, got) in sets.iter().zip(&batch) {
         let alone = autoscale::run(set);
         assert!(
             same(got, &alone),
-            "sweep and run differ: {set:?}\nsweep {got:?}\nalone {alone:?}"
+            "batch and run differ: {set:?}\nbatch {got:?}\nalone {alone:?}"
         );
     }
     if p.validate().is_err() {

@@ -72,14 +72,14 @@ fn invariants(p: &Params, m: &bulkhead::Metrics) {
     );
     // Each served event request made a call; without retries, exactly one.
     assert!(m.dependency_calls >= m.event_served, "{m:?}");
-    if p.retries == 0 {
+    if p.resilience.retries == 0 {
         assert_eq!(m.dependency_calls, m.event_served, "{m:?}");
     }
     assert!(
         m.broken_slot_rounds <= m.dependency_calls * u64::from(p.slow_hold),
         "{m:?}"
     );
-    if p.breaker.is_none() {
+    if p.resilience.breaker.is_none() {
         assert_eq!(m.breaker_opened_round, None, "{m:?}");
     }
     // At most 255 arrivals a round.
@@ -90,7 +90,7 @@ fn invariants(p: &Params, m: &bulkhead::Metrics) {
         Split::Shared => assert_eq!(m.idle_slots, 0, "{m:?}"),
         // Each drop strands at most the other pool's slots (a retried try's drop too, which
         // no drop count holds: checked without retries).
-        Split::Partitioned(k) if p.retries == 0 => {
+        Split::Partitioned(k) if p.resilience.retries == 0 => {
             let most = u64::from(k.max(p.total_slots - k));
             assert!(
                 m.idle_slots <= (m.tracking_dropped + m.event_dropped) * most,
@@ -106,7 +106,7 @@ fn invariants(p: &Params, m: &bulkhead::Metrics) {
         Split::Shared => slots,
         Split::Partitioned(k) => u64::from(k.min(p.total_slots - k)),
     };
-    if smallest >= 255 * u64::from(MAX_HOLD) && p.breaker.is_none() {
+    if smallest >= 255 * u64::from(MAX_HOLD) && p.resilience.breaker.is_none() {
         assert_eq!(m.tracking_dropped + m.event_dropped, 0, "{m:?}");
     }
 }

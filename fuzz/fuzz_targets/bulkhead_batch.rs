@@ -11,7 +11,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use capsim_core::bulkhead::{self, Metrics, Params};
+use capsim_core::bulkhead::{self, Metrics, Params, Resilience};
 use capsim_core::{Capacity, Error};
 use capsim_fuzz::same;
 use libfuzzer_sys::fuzz_target;
@@ -36,10 +36,10 @@ fuzz_target!(|input: Input| {
     let mut lanes = input.lanes;
     for p in lanes.iter_mut() {
         // The lesson's batch engine: the options the lesson does not have (a breaker,
-        // retries, a failure end) go to the readable engine one layout at a time, whatever
+        // retries, a failure end) go to the reference engine one layout at a time, whatever
         // their stream (the `bulkhead` target fuzzes them; tests/tests/engines.rs mixes them
         // into a batch).
-        (p.failure_end, p.breaker, p.retries, p.retry_backoff) = (None, None, 0, 0);
+        p.resilience = Resilience::default();
         if p.horizon > MAX_ROUNDS && p.horizon <= bulkhead::MAX_HORIZON {
             p.horizon = 1 + p.horizon % MAX_ROUNDS;
         }

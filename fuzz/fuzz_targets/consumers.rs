@@ -8,12 +8,12 @@
 //! obeys the invariants below and equals the port's
 //! metrics; a workload-order error happens only when a shipment's events really arrive out of
 //! step order. Parameters with a flow option (an arrival rate, an outage, a buffer, keyed
-//! routing: `Params`' `Arbitrary` turns each on 1 in 4) run on the flow engine and must
+//! routing: `Params`' `Arbitrary` turns each on 1 in 4) run on the reference engine and must
 //! equal `reference::consumers_flow` and obey `flow_invariants`.
 #![no_main]
 
 use capsim_core::consumers::{
-    self, LessonDraws, Params, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS,
+    self, Flow, LessonDraws, Params, Workspace, DEFAULT_IN_FLIGHT, MAX_SHIPMENTS,
 };
 use capsim_core::rng::{CounterHash, UnitRng};
 use capsim_core::{Capacity, Error};
@@ -49,7 +49,10 @@ fuzz_target!(|p: Params| {
         })
     );
     if no_room {
-        assert!(p.flows() && p.arrival_rate.is_none(), "{p:?}");
+        assert!(
+            p.flow != Flow::default() && p.flow.arrival_rate.is_none(),
+            "{p:?}"
+        );
     }
     // A sorted queue needs no in-flight capacity: only the merged one can run out of it.
     if !no_room
@@ -75,7 +78,7 @@ fuzz_target!(|p: Params| {
     }
     // The flow engine (arrivals, outage, buffer, keyed routing) against its reference port,
     // which skips idle and countdown-only rounds as the engine does.
-    if p.flows() {
+    if p.flow != Flow::default() {
         let m = match again {
             Ok(m) => m,
             Err(Error::WorkloadOrder { shipment }) => {
@@ -88,7 +91,7 @@ fuzz_target!(|p: Params| {
             Err(Error::CapacityExceeded {
                 capacity: Capacity::ShipmentsInFlight,
                 ..
-            }) if p.arrival_rate.is_none() => return,
+            }) if p.flow.arrival_rate.is_none() => return,
             Err(e) => panic!("{p:?}: {e:?}"),
         };
         capsim_fuzz::flow_invariants(&p, &m);

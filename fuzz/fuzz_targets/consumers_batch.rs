@@ -39,7 +39,7 @@ fn same_workload(a: &Params, b: &Params) -> bool {
 fuzz_target!(|input: Input| {
     let mut lanes = input.lanes;
     for p in lanes.iter_mut() {
-        // The lesson's engines' batches; the flow engine is `consumers`'.
+        // The lesson's engines' batches; the reference engine is `consumers`'.
         capsim_fuzz::without_flow(p);
         if (1..=MAX_SHIPMENTS as u32).contains(&p.shipments) && p.events_per_shipment >= 1 {
             let most = (MAX_EVENTS / p.events_per_shipment).max(1);

@@ -31,7 +31,7 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let mut p = input.params;
-    // The lesson's engines on tied workloads; the flow engine is `consumers`'.
+    // The lesson's engines on tied workloads; the reference engine is `consumers`'.
     capsim_fuzz::without_flow(&mut p);
     if (1..=MAX_SHIPMENTS as u32).contains(&p.shipments) && p.events_per_shipment >= 1 {
         let most = (MAX_EVENTS / p.events_per_shipment).max(1);

@@ -11,7 +11,9 @@
 
 use arbitrary::Arbitrary;
 use capsim_core::consumers::windowed::{self, AnyDraws, LessonKeys};
-use capsim_core::consumers::{self, LessonDraws, Params, RoundState, Workspace, MAX_SHIPMENTS};
+use capsim_core::consumers::{
+    self, Flow, LessonDraws, Params, RoundState, Workspace, MAX_SHIPMENTS,
+};
 use capsim_core::{Capacity, Error, Observer};
 use capsim_fuzz::{same, TableDraws};
 use libfuzzer_sys::fuzz_target;
@@ -55,7 +57,7 @@ fuzz_target!(|input: Input| {
     let mut p = input.params;
     // The board engine plays the lesson's queue only: it refuses a valid flow option by name.
     if p.validate().is_ok() {
-        if let Some(param) = p.first_flow_option() {
+        if let Some(param) = p.flow.first_difference(&Flow::default()) {
             let mut small = windowed::Workspace::<{ windowed::words_for(SHIPMENTS) }, 16>::new();
             assert_eq!(
                 windowed::run(&p, &mut small),

@@ -18,7 +18,7 @@ const MAX_ROUNDS: u32 = 1000;
 #[derive(Debug, Arbitrary)]
 struct Input {
     bulkhead: bool,
-    autoscale: autoscale::Params,
+    autoscale: autoscale::Params<'static>,
     layout: bulkhead::Params,
     /// The draws: the first `1 + len % 8` bytes.
     table: [u8; 8],

@@ -1,4 +1,4 @@
-//! A formula and lifecycle options together: `autoscale::run_formula` with every example
+//! A formula and lifecycle options together: `autoscale::run_in` with every example
 //! formula of `examples/formulas/` (chosen by the input), an arbitrary evaluation interval,
 //! arbitrary group parameters and arbitrary lifecycle options (hooks, protection, removal
 //! policy, reclaim, latency, delay, stock-outs, scripted actions, min and max size, check
@@ -20,7 +20,6 @@ use capsim_core::autoscale::{self, FormulaPolicy, Lifecycle, Params, Timed};
 use capsim_core::formula::{
     AutoScaleRun, BoundedProgram, BoundedWorkspace, History, DEFAULT_DELAY,
 };
-use capsim_core::rng::GroupLcg;
 use capsim_core::{Error, Observer};
 use capsim_fuzz::same;
 use capsim_tests::{check_round_sums, GroupTape};
@@ -87,7 +86,7 @@ fn run<O: Observer<autoscale::RoundState>>(
     let programs = [program];
     let mut policy = FormulaPolicy::new(program, &mut history, ws, interval, p.capacity)?
         .with_programs(&programs);
-    autoscale::run_formula(p, &mut policy, &mut GroupLcg::new(p.seed), observer)
+    capsim_tests::run_policy(p, &mut policy, observer)
 }
 
 /// The rounds a formula driving `p` evaluates in, counted one by one: every `interval`

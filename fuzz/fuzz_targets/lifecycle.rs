@@ -59,16 +59,15 @@ fuzz_target!(|input: (Params, Lifecycle)| {
         inert.lifecycle.stockout = None;
     }
     inert.lifecycle.events.retain(|e| e.round < end);
-    if inert.lifecycle.at.iter().any(|a| a.round >= end) {
-        let acting: Vec<_> = p
-            .lifecycle
-            .at
-            .iter()
-            .copied()
-            .filter(|a| a.round < end)
-            .collect();
-        inert.lifecycle.at = Box::leak(acting.into_boxed_slice());
-    }
+    // The acting ones, borrowed for the run (no list outlives it).
+    let acting: Vec<_> = p
+        .lifecycle
+        .at
+        .iter()
+        .copied()
+        .filter(|a| a.round < end)
+        .collect();
+    inert.lifecycle.at = &acting;
     if inert != p {
         let without = autoscale::run(&inert);
         assert!(

@@ -18,12 +18,9 @@ pub use capsim_tests::reference::{
 };
 
 /// Turns the consumers' flow options off (the lesson's queue, shared): for the targets
-/// that check the lesson's engines against each other; `consumers` fuzzes the flow engine.
+/// that check the lesson's engines against each other; `consumers` fuzzes the reference engine.
 pub fn without_flow(p: &mut consumers::Params) {
-    p.arrival_rate = None;
-    p.outage = None;
-    p.buffer = None;
-    p.routing = consumers::Routing::Shared;
+    p.flow = consumers::Flow::default();
 }
 
 /// Invariants of a successful consumers run with flow options, whatever the port says.
@@ -35,10 +32,10 @@ pub fn flow_invariants(p: &consumers::Params, m: &consumers::Metrics) {
         m.max_backlog <= events - m.dropped_events.min(events),
         "{p:?} {m:?}"
     );
-    if let Some(b) = p.buffer {
+    if let Some(b) = p.flow.buffer {
         assert!(m.max_backlog <= u64::from(b), "{p:?} {m:?}");
     }
-    if p.routing == consumers::Routing::Keyed {
+    if p.flow.routing == consumers::Routing::Keyed {
         assert_eq!(m.reordered_shipments, 0, "{p:?} {m:?}");
     }
     // Every admitted event is applied.

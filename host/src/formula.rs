@@ -94,7 +94,7 @@ impl Kind {
 }
 
 /// One row of the mapping from the simulator to the formula's variables.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Variable {
     /// The variable(s), or the flag.
     pub name: &'static str,
@@ -103,38 +103,55 @@ pub struct Variable {
     /// Its unit.
     pub unit: &'static str,
     /// What capsim supplies (or does with it).
-    pub supplied: &'static str,
+    pub supplied: String,
 }
 
 /// The mapping from the simulator to the formula's variables (`capsim_core::autoscale`'s
 /// formula policy states each and why), in the order `capsim formula variables` and
 /// docs/formulas.md print it. `D` is the round's demand in requests (a negative demand read as 0), `C`
 /// the requests one instance serves in a round (`--capacity`), `R` the serving instances,
-/// `N` the nodes and `g` = ceil(D / C).
-pub const VARIABLES: &[Variable] = &[
-    Variable { name: "$CPUPercent", kind: Kind::Sampled, unit: "fraction 0-1", supplied: "min(1, D / (R·C)), the busy share of the serving instances, as Microsoft's formulas compare it (0.7, 0.2, not 70); missing when nothing serves" },
-    Variable { name: "$PendingTasks", kind: Kind::Sampled, unit: "tasks (one task = C requests)", supplied: "g, the instances the demand needs" },
-    Variable { name: "$RunningTasks, $ActiveTasks", kind: Kind::Sampled, unit: "tasks", supplied: "min(g, R), g − min(g, R)" },
-    Variable { name: "$SucceededTasks", kind: Kind::Sampled, unit: "tasks", supplied: "the round's running tasks" },
-    Variable { name: "$SampleNodeCount, $CurrentDedicatedNodes", kind: Kind::Sampled, unit: "nodes (instances)", supplied: "N = serving + booting + Standby (not leaving, not Stopped)" },
-    Variable { name: "$CurrentDedicatedNodes, $CurrentLowPriorityNodes", kind: Kind::Value, unit: "nodes", supplied: "read as a value: the current N, and 0 (--set in formula eval)" },
-    Variable { name: "$WallClockSeconds", kind: Kind::Sampled, unit: "seconds", supplied: "60·R" },
-    Variable { name: "$TaskSlotsPerNode", kind: Kind::Sampled, unit: "slots", supplied: "1" },
-    Variable { name: "every other sampled one", kind: Kind::Sampled, unit: "-", supplied: "0, not modelled: memory, disk, network, $FailedTasks, low-priority and preempted nodes" },
-    Variable { name: "$TargetDedicatedNodes", kind: Kind::Set, unit: "nodes", supplied: "the target the group is steered to every round (read: the current target); fractions truncated; a scale-out stops at the group's capacity (256 on a board, 16384 on the host) as at a pool's quota" },
-    Variable { name: "$NodeDeallocationOption", kind: Kind::Set, unit: "a word", supplied: "requeue or terminate: a removed node leaves at once; taskcompletion, retaineddata: drained one or two rounds (billed, not serving)" },
-    Variable { name: "$TargetLowPriorityNodes", kind: Kind::Set, unit: "nodes", supplied: "evaluated, not applied (one instance class)" },
-    Variable { name: "--evaluation-interval", kind: Kind::Flag, unit: "rounds (minutes)", supplied: "5 to 10080, default 15; the first evaluation in round 0, at 2026-10-01T00:00:00Z, one minute a round" },
-    Variable { name: "--sample-delay", kind: Kind::Flag, unit: "seconds", supplied: "0 to 600, default 60: a sample is available that long after it is recorded (twice a round, 30 s apart)" },
-];
+/// `N` the nodes and `g` = ceil(D / C). The limits and defaults are the code's own
+/// constants (a board's and the host's group, the evaluation interval, the sample delay).
+pub fn variables() -> Vec<Variable> {
+    use crate::models::{AutoscaleParams, HOST_GROUP_SIZE, MAX_SAMPLE_DELAY};
+    use capsim_core::autoscale::{
+        DEFAULT_EVALUATION_INTERVAL, MAX_EVALUATION_INTERVAL, MAX_GROUP_SIZE,
+        MIN_EVALUATION_INTERVAL,
+    };
+    let v = |name, kind, unit, supplied: &str| Variable {
+        name,
+        kind,
+        unit,
+        supplied: supplied.to_string(),
+    };
+    let delay = AutoscaleParams::default().sample_delay;
+    vec![
+        v("$CPUPercent", Kind::Sampled, "fraction 0-1", "min(1, D / (R·C)), the busy share of the serving instances, as Microsoft's formulas compare it (0.7, 0.2, not 70); missing when nothing serves"),
+        v("$PendingTasks", Kind::Sampled, "tasks (one task = C requests)", "g, the instances the demand needs"),
+        v("$RunningTasks, $ActiveTasks", Kind::Sampled, "tasks", "min(g, R), g − min(g, R)"),
+        v("$SucceededTasks", Kind::Sampled, "tasks", "the round's running tasks"),
+        v("$SampleNodeCount, $CurrentDedicatedNodes", Kind::Sampled, "nodes (instances)", "N = serving + booting + Standby (not leaving, not Stopped); with the spot class $CurrentDedicatedNodes the dedicated ones, $SampleNodeCount both classes' (Preempted nodes aside)"),
+        v("$CurrentLowPriorityNodes, $PreemptedNodeCount", Kind::Sampled, "nodes", "with the spot class (any spot flag): its nodes, Preempted ones included as Batch counts them, and those Preempted; without it 0"),
+        v("$CurrentDedicatedNodes, $CurrentLowPriorityNodes", Kind::Value, "nodes", "read as a value: the current count of each (--set in formula eval)"),
+        v("$WallClockSeconds", Kind::Sampled, "seconds", "60·R"),
+        v("$TaskSlotsPerNode", Kind::Sampled, "slots", "1"),
+        v("every other sampled one", Kind::Sampled, "-", "0, not modelled: memory, disk, network, $FailedTasks"),
+        v("$TargetDedicatedNodes", Kind::Set, "nodes", &format!("the target the group is steered to every round (read: the current target); fractions truncated; a scale-out stops at the group's capacity ({MAX_GROUP_SIZE} on a board, {HOST_GROUP_SIZE} on the host) as at a pool's quota")),
+        v("$NodeDeallocationOption", Kind::Set, "a word", "requeue or terminate: a removed node leaves at once; taskcompletion, retaineddata: drained one or two rounds (billed, not serving)"),
+        v("$TargetLowPriorityNodes", Kind::Set, "nodes", &format!("with the spot class (any spot flag, --preemption-rate 0 for none): the spot class's target, steered to every round like the dedicated one, within the same capacity ({HOST_GROUP_SIZE} on the host); without it evaluated and dropped")),
+        v("--evaluation-interval", Kind::Flag, "rounds (minutes)", &format!("{MIN_EVALUATION_INTERVAL} to {MAX_EVALUATION_INTERVAL}, default {DEFAULT_EVALUATION_INTERVAL}; the first evaluation in round 0, at 2026-10-01T00:00:00Z, one minute a round")),
+        v("--sample-delay", Kind::Flag, "seconds", &format!("0 to {MAX_SAMPLE_DELAY}, default {delay}: a sample is available that long after it is recorded (twice a round, 30 s apart)")),
+    ]
+}
 
-/// `capsim formula variables`: [`VARIABLES`] as an aligned table (variable, kind, unit,
+/// `capsim formula variables`: [`variables`] as an aligned table (variable, kind, unit,
 /// what capsim supplies).
 pub fn variables_text() -> String {
     use std::fmt::Write as _;
+    let table = variables();
     // A column's width: its longest text, and two spaces.
     let width = |text: fn(&Variable) -> &str| {
-        VARIABLES
+        table
             .iter()
             .map(|v| text(v).chars().count())
             .max()
@@ -153,7 +170,7 @@ pub fn variables_text() -> String {
         pad("kind", kind_w),
         pad("unit", unit_w)
     );
-    for v in VARIABLES {
+    for v in &table {
         let _ = writeln!(
             out,
             "{}{}{}{}",
@@ -368,7 +385,7 @@ fn set(inputs: &mut Inputs<'_, DEFAULT_HISTORY>, s: &str) -> Result<String, Fail
 mod tests {
     use super::*;
 
-    /// docs/formulas.md's "Formula variables and their units" table is [`VARIABLES`], row for row
+    /// docs/formulas.md's "Formula variables and their units" table is [`variables`], row for row
     /// (redo it from `capsim formula variables`).
     #[test]
     fn the_docs_variables_are_this_table() {
@@ -376,7 +393,7 @@ mod tests {
             "docs/formulas.md",
             "| variable | kind | unit | what capsim supplies |",
         );
-        let want: Vec<String> = VARIABLES
+        let want: Vec<String> = variables()
             .iter()
             .map(|v| {
                 let name = if v.name.starts_with(['$', '-']) {
@@ -393,6 +410,23 @@ mod tests {
             })
             .collect();
         assert_eq!(rows, want, "docs/formulas.md's formula variables");
+        // The limits page states the same capacity.
+        let limits =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/limits.md"))
+                .unwrap();
+        let row = limits
+            .lines()
+            .find(|l| l.starts_with("| autoscale formula |"))
+            .unwrap();
+        let host = crate::models::HOST_GROUP_SIZE;
+        let host = format!("{},{:03}", host / 1000, host % 1000);
+        assert!(
+            row.contains(&format!(
+                "({host} on the host, {} on a board)",
+                capsim_core::autoscale::MAX_GROUP_SIZE
+            )),
+            "{row}"
+        );
     }
 
     /// The command prints every row: its name, kind, unit and what is supplied, in order.
@@ -401,14 +435,15 @@ mod tests {
         let text = variables_text();
         let mut lines = text.lines();
         assert!(lines.next().unwrap().starts_with("variable"));
-        for (v, line) in VARIABLES.iter().zip(lines) {
+        let table = variables();
+        for (v, line) in table.iter().zip(lines) {
             assert!(line.starts_with(v.name), "{line}");
             let rest: Vec<&str> = line[v.name.len()..]
                 .split("  ")
                 .map(str::trim)
                 .filter(|c| !c.is_empty())
                 .collect();
-            assert_eq!(rest, [v.kind.word(), v.unit, v.supplied], "{line}");
+            assert_eq!(rest, [v.kind.word(), v.unit, v.supplied.as_str()], "{line}");
         }
         // Every read-only variable the evaluator knows that the group samples is listed by name.
         for m in [
@@ -420,9 +455,11 @@ mod tests {
             "$SampleNodeCount",
             "$WallClockSeconds",
             "$TaskSlotsPerNode",
+            "$CurrentLowPriorityNodes",
+            "$PreemptedNodeCount",
         ] {
             assert!(
-                VARIABLES
+                table
                     .iter()
                     .any(|v| v.kind == Kind::Sampled && v.name.split(", ").any(|n| n == m)),
                 "{m}"

@@ -1,7 +1,7 @@
 //! The `capsim` front end as a library: parameter lists and ranges, the model commands'
 //! grids, output formats, seed summaries and charts. The `capsim` binary is a thin shell
-//! around it; the fuzz targets and the browser playground (`playground/`, through [`query`])
-//! call the same code.
+//! around it; the fuzz targets, the browser playground (`playground/`, through [`query`]) and
+//! the Python package (`python/`, through [`query::run_into`]) call the same code.
 //!
 //! Without the default `cli` feature (clap, rayon, indicatif, ctrlc) it is std-only and
 //! builds for `wasm32-unknown-unknown`; grids then run on the calling thread, with the same
@@ -15,8 +15,9 @@ pub mod list;
 pub mod merge;
 pub mod models;
 pub mod output;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod plot;
-pub mod policy_flags;
 pub mod query;
 pub mod scenario;
 pub mod summary;

@@ -136,12 +136,15 @@ capsim summary of the outputs of shards 1..N (each capsim MODEL ... --format jso
 given in shard order) prints the bytes --summary of the whole grid prints, in --format table,
 json or csv; a grid run with --columns LIST summarizes those metrics. The rows tell the model,
 the metrics and the combinations (consecutive rows sharing every parameter but the seed);
-every combination must have the first one's seeds in order, or the error names the file and
-line where a shard is missing or out of place (the combinations summarized before it are
-written, as a sweep writes the rows before a failing run). A table takes two passes over the rows, so it
+every combination must have the seeds of one bounded by others, in order, and the
+combinations must step through the grid's values in grid order, or the error names the file
+and line where a shard is missing, out of place or given twice (status 2; no combination is
+written before it is known to be whole). A table takes two passes over the rows, so it
 reads files, not - (standard input serves json and csv). Limits: a row is at most 1048576
-bytes, a file at most 4294967296 bytes, 1000000 rows in all (a grid's most runs). A grid
-whose lists repeat a value (--threshold 2,2) cannot be told apart by its rows.";
+bytes, a file at most 4294967296 bytes, 1000000 rows in all (a grid's most runs). Not
+recoverable from rows: a grid whose lists repeat a value (--threshold 2,2: refused), a grid
+of one combination missing its first or last seeds, whole blocks of the first flag's values
+missing at either end (they read as the smaller grid they are).";
 
 const TRACE_HELP: &str = "\
 One run: every flag takes one value (a list or range of more is an error). One row per round,
@@ -198,12 +201,18 @@ struct TraceArgs {
 
 const PLOT_HELP: &str = "\
 Every combination of the flags' values is one run (at most 8 in one chart, of any number of
-rounds); each run draws its series, labelled by its values of the listed flags. 9 to 36 runs
-(the lesson's 3 x 3 sweep, say) are drawn as small multiples: a panel per run, captioned by
-its values, every panel on the same axes. autoscale: group size, ready
+rounds); each run draws its series, labelled by its values of the listed flags. A chart
+whose panel would hold more than 4 series draws a panel per stream (a line per run in each,
+the series every run shares in grey), or, if one would still hold more, a panel per run;
+9 to 36 runs (the lesson's 3 x 3 sweep, say) are always a panel per run, captioned by its
+values, every panel on the same axes. autoscale: group size, ready
 and required instances (a --formula run adds the formula's target, the trace's
 target_dedicated, as a wide band under them); consumers: events not yet applied; bulkhead: tracking and event
-requests dropped so far. A series of more than 1024 rounds is drawn through each bucket's
+requests dropped so far. Marks: the autoscale surge and the bulkhead slowdown shaded grey,
+the rounds under capacity (the metric under_capacity_rounds) red, hook waits blue (a run's
+own as a strip under its lines when several runs share a panel), failure rounds as black
+rules, formula evaluations as ticks; the legend sits under the plots. A series of more
+than 1024 rounds is drawn through each bucket's
 lowest and highest value (512 to 1024 buckets): its extremes are the run's. The SVG is the
 same bytes on every machine. -o - writes it to stdout; -o FILE.png writes the same chart as
 PNG in a build with the png feature (cargo install --path host --locked --features png), and
@@ -251,6 +260,12 @@ struct PlotArgs {
     /// The metric of the --summary histogram (a key of the model's rows) [autoscale: launched; consumers: rounds; bulkhead: tracking_dropped]
     #[arg(long, value_name = "KEY", requires = "summary")]
     metric: Option<String>,
+    /// The chart's width in pixels, its height following (every text at least 15 px at this size) [280 to 3840]
+    #[arg(long, value_name = "PX", default_value = "960")]
+    width: String,
+    /// The language of the chart's words: en, or tr (the lessons' Turkish)
+    #[arg(long, value_name = "LANG", default_value = "en", value_parser = ["en", "tr"])]
+    lang: String,
 }
 
 /// The autoscale commands' parameters: the model's flags, over `--scenario FILE.toml`'s (an
@@ -280,8 +295,14 @@ impl AutoscaleArgs {
 #[derive(clap::Args, Debug)]
 struct RunArgs {
     /// Output format: aligned table, JSON Lines (one object per run), or CSV
+    #[cfg_attr(
+        feature = "parquet",
+        arg(
+            help = "Output format: aligned table, JSON Lines (one object per run), CSV, or parquet: the JSON rows as an Apache Parquet file on stdout (redirect it: > grid.parquet)"
+        )
+    )]
     #[arg(long, value_enum, default_value = "table")]
-    format: Format,
+    format: RowFormat,
     /// Aggregate each parameter combination across its seeds: mean, std, min, p5, p50, p95, max of every metric
     #[arg(long)]
     summary: bool,
@@ -294,6 +315,34 @@ struct RunArgs {
     /// Run only the K-th of N contiguous slices of the grid: runs len*(K-1)/N to len*K/N (rounded down, end excluded); shards 1..N concatenated are the whole grid's csv or json bytes (csv's header in shard 1 only) [1 <= K <= N <= 1000000; not with table or --summary]
     #[arg(long, value_name = "K/N", allow_hyphen_values = true, value_parser = sweep::Shard::parse)]
     shard: Option<sweep::Shard>,
+}
+
+/// The model commands' `--format`: the row formats, and in a build with the parquet feature
+/// an Apache Parquet file of the JSON rows ([`capsim::parquet`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RowFormat {
+    /// Aligned columns for people
+    Table,
+    /// One JSON object per line
+    Json,
+    /// Comma-separated values with a header line
+    Csv,
+    /// An Apache Parquet file: a column per key, typed by its values
+    #[cfg(feature = "parquet")]
+    Parquet,
+}
+
+impl RowFormat {
+    /// The rows' format: Parquet is made of the JSON rows.
+    fn rows(self) -> Format {
+        match self {
+            RowFormat::Table => Format::Table,
+            RowFormat::Json => Format::Json,
+            RowFormat::Csv => Format::Csv,
+            #[cfg(feature = "parquet")]
+            RowFormat::Parquet => Format::Json,
+        }
+    }
 }
 
 /// The most worker threads `--threads` accepts: more only loads the machine.
@@ -399,7 +448,17 @@ fn clap_failure(e: clap::Error) -> ExitCode {
                 && !l.starts_with("tip:")
         })
         .collect();
-    eprintln!("{}{}", line.join(" "), suggestion(&e));
+    let line = line.join(" ");
+    // A model command's --format parquet, in a build without the feature.
+    let model = std::env::args()
+        .nth(1)
+        .is_some_and(|c| capsim::query::MODELS.contains(&c.as_str()));
+    let hint = if model && line.contains("invalid value 'parquet' for '--format <FORMAT>'") {
+        "; --format parquet is in a build with the parquet feature (cargo install --path host --locked --features parquet)".to_string()
+    } else {
+        suggestion(&e)
+    };
+    eprintln!("{line}{hint}");
     ExitCode::from(2)
 }
 
@@ -596,13 +655,43 @@ fn sweep<M: Model>(model: &Flags<M>, args: &RunArgs, out: &mut impl Write) -> Re
     let options = Options {
         columns: args.columns.clone(),
         shard: args.shard,
-        ..Options::new(args.format, args.summary, args.threads)
+        ..Options::new(args.format.rows(), args.summary, args.threads)
     };
+    // `--columns help` lists the metrics: text, not rows.
+    #[cfg(feature = "parquet")]
+    if args.format == RowFormat::Parquet && args.columns.as_deref() != Some("help") {
+        if io::stdout().is_terminal() {
+            return Err(Failure::Input(
+                "--format parquet writes a binary file: redirect the output to one (> grid.parquet)"
+                    .to_string(),
+            ));
+        }
+        let mut rows = capsim::parquet::ParquetRows::new(out);
+        let result = sweep_rows(model, &options, &mut rows);
+        // The rows before a failed run are in the file, as they are in JSON and CSV.
+        let finished = rows.finish().map(drop).map_err(Failure::Io);
+        return result.and(finished).map_err(|e| match e {
+            // A value that does not fit its column: the rows, not the output, are at fault.
+            Failure::Io(e) if e.kind() == io::ErrorKind::InvalidData => {
+                Failure::Input(e.to_string())
+            }
+            e => e,
+        });
+    }
+    sweep_rows(model, &options, out)
+}
+
+/// Runs the sweep, with a progress bar when stderr is a terminal.
+fn sweep_rows<M: Model>(
+    model: &Flags<M>,
+    options: &Options,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     if !io::stderr().is_terminal() {
-        return sweep::sweep(model, &options, out, &());
+        return sweep::sweep(model, options, out, &());
     }
     let bar = Bar(OnceLock::new());
-    let result = sweep::sweep(model, &options, out, &bar);
+    let result = sweep::sweep(model, options, out, &bar);
     // Gone before an error line or the shell prompt.
     if let Some(b) = bar.0.get() {
         b.finish_and_clear();
@@ -707,11 +796,12 @@ fn plot<M: Plotted>(
             ext.to_string_lossy()
         )));
     }
+    let look = capsim::plot::Look::parse(&args.width, &args.lang).map_err(Failure::Input)?;
     let svg = if args.summary {
         let metric = args.metric.as_deref().unwrap_or(metric);
-        capsim::plot::histogram(name, model, metric)
+        capsim::plot::histogram_with(name, model, metric, look)
     } else {
-        capsim::plot::plot(name, model)
+        capsim::plot::plot_with(name, model, look)
     }
     .map_err(Failure::Input)?;
     if stdout {

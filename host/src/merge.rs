@@ -165,7 +165,7 @@ fn merge_as<M: Model>(
         .filter_map(|(k, _)| all_metrics.iter().find(|m| **m == k.as_ref()).copied())
         .collect();
     let table_keys = if format == Format::Table {
-        let swept = swept::<M>(&first, Rows::open(files)?)?;
+        let swept = swept::<M>(&first, Rows::open(files)?, files)?;
         let mut keys = models::table_keys::<M>(&swept);
         keys.retain(|k| !all_metrics.contains(k));
         keys.extend(&metrics);
@@ -178,10 +178,19 @@ fn merge_as<M: Model>(
     let mut writer = RowWriter::new(format, &keys);
     let key_list: Vec<Key> = first.iter().map(|(k, _)| k.clone()).collect();
 
-    // The first combination's seeds, once it is whole; the current combination.
-    let mut seeds: Vec<Cell> = Vec::new();
-    let mut whole = false;
-    let mut current: Option<(Row, Combination, usize)> = None;
+    let defaults = M::Params::default();
+    let flags: Vec<(&str, Cell)> = M::PARAMS
+        .iter()
+        .filter(|p| !M::FOLLOWS.contains(&p.key))
+        .map(|p| {
+            let cell = match (p.cell)(&defaults) {
+                Cell::Word(w) => Cell::Text(w.to_string()),
+                c => c,
+            };
+            (p.key, cell)
+        })
+        .collect();
+    let mut merge = Merge::new(&metrics, flags);
     let mut read: u64 = 0;
     let mut next = Some((first, String::from("line 1")));
     while let Some((row, at)) = next.take() {
@@ -190,36 +199,8 @@ fn merge_as<M: Model>(
                 "summary: {at}: its keys are not the first row's (give the rows of one grid)"
             )));
         }
-        let seed = seed_of(&row);
-        let same = |c: &Row| combination_params(&row, &metrics) == *c;
-        let continues = match &current {
-            None => false,
-            Some((p, _, n)) if whole => same(p) && *n < seeds.len(),
-            Some((p, _, n)) => same(p) && seeds.first() != Some(&seed) && *n > 0,
-        };
-        if !continues {
-            if let Some((_, done, n)) = current.take() {
-                check_whole(&mut whole, &seeds, n, &at)?;
-                sweep::write_combination(&mut writer, out, done, &metrics, table_params)?;
-            }
-        }
-        let position = current.as_ref().map_or(0, |(_, _, n)| *n);
-        if whole {
-            if seeds.get(position) != Some(&seed) {
-                return Err(order_error(&at, position, seeds.len()));
-            }
-        } else {
-            seeds.push(seed);
-        }
-        match current.as_mut() {
-            Some((_, c, n)) => {
-                c.add(&row, &metrics);
-                *n += 1;
-            }
-            None => {
-                let p = combination_params(&row, &metrics);
-                current = Some((p, Combination::new(&row, &metrics), 1));
-            }
+        for done in merge.add(row, at)? {
+            sweep::write_combination(&mut writer, out, done, &metrics, table_params)?;
         }
         read += 1;
         if read.is_multiple_of(WINDOW) {
@@ -227,13 +208,7 @@ fn merge_as<M: Model>(
         }
         next = rows.next()?;
     }
-    if let Some((_, done, n)) = current.take() {
-        if whole && n != seeds.len() {
-            return Err(Failure::Input(format!(
-                "summary: the last combination has {n} of its {} seeds: a shard is missing at the end (give every shard's output, in shard order)",
-                seeds.len()
-            )));
-        }
+    for done in merge.end()? {
         sweep::write_combination(&mut writer, out, done, &metrics, table_params)?;
     }
     writer.end_window(out)?;
@@ -241,22 +216,258 @@ fn merge_as<M: Model>(
     Ok(())
 }
 
-/// Ends the first combination (its seeds are every combination's), or checks a later
-/// one had all of them.
-fn check_whole(whole: &mut bool, seeds: &[Cell], n: usize, at: &str) -> Result<(), Failure> {
-    if !*whole {
-        *whole = true;
-        return Ok(());
+/// One combination being read: its parameters, its aggregate, its seeds so far and where
+/// its first row is.
+struct Open {
+    params: Row,
+    combination: Combination,
+    seeds: Vec<Cell>,
+    at: String,
+}
+
+/// The rows of a grid, read in order, cut into combinations, each given out only once it is
+/// known to be whole: every combination has the seeds of a combination bounded on both
+/// sides by others (the second, once a third begins), so the first waits for that, and the
+/// combinations' parameters step through a grid's product in grid order ([`Radix`]). A
+/// shard missing at the start, in the middle or at the end, or given twice, is then one
+/// line, and no combination is given out that is not known to be whole. A grid of two
+/// combinations has no bounded one: they must have the same seeds; one alone cannot be
+/// checked (its rows read as a grid of fewer seeds).
+struct Merge<'m> {
+    metrics: &'m [&'static str],
+    /// The seeds of every combination, once known.
+    seeds: Option<Vec<Cell>>,
+    /// Finished combinations waiting for the seeds to be known (two at most).
+    waiting: Vec<Open>,
+    current: Option<Open>,
+    radix: Radix,
+}
+
+impl<'m> Merge<'m> {
+    /// A merge of rows with `metrics`, of a model whose flags' keys and default cells are
+    /// `flags` (those whose shown value follows other flags left out).
+    fn new(metrics: &'m [&'static str], flags: Vec<(&'static str, Cell)>) -> Self {
+        Self {
+            metrics,
+            seeds: None,
+            waiting: Vec::new(),
+            current: None,
+            radix: Radix {
+                flags,
+                ..Radix::default()
+            },
+        }
     }
-    if n != seeds.len() {
-        return Err(order_error(at, n, seeds.len()));
+
+    /// Takes the next row (found `at`); returns the combinations now known to be whole.
+    fn add(&mut self, row: Row, at: String) -> Result<Vec<Combination>, Failure> {
+        let seed = seed_of(&row);
+        let params = combination_params(&row, self.metrics);
+        let continues = self.current.as_ref().is_some_and(|c| {
+            c.params == params
+                && match &self.seeds {
+                    Some(s) => c.seeds.len() < s.len(),
+                    None => !c.seeds.contains(&seed),
+                }
+        });
+        if !continues {
+            let out = match self.current.take() {
+                Some(done) => self.finish(done, Some(&at))?,
+                None => Vec::new(),
+            };
+            self.radix.step(&params, &at)?;
+            if let Some(s) = &self.seeds {
+                if s.first() != Some(&seed) {
+                    return Err(order_error(&at, 0, s.len()));
+                }
+            }
+            self.current = Some(Open {
+                combination: Combination::new(&row, self.metrics),
+                params,
+                seeds: vec![seed],
+                at,
+            });
+            return Ok(out);
+        }
+        if let Some(c) = self.current.as_mut() {
+            if let Some(s) = &self.seeds {
+                if s.get(c.seeds.len()) != Some(&seed) {
+                    return Err(order_error(&at, c.seeds.len(), s.len()));
+                }
+            }
+            c.combination.add(&row, self.metrics);
+            c.seeds.push(seed);
+        }
+        Ok(Vec::new())
     }
-    Ok(())
+
+    /// Ends combination `done`, at the row `next` begins (`None`: at the end of the rows);
+    /// returns the combinations now known to be whole.
+    fn finish(&mut self, done: Open, next: Option<&str>) -> Result<Vec<Combination>, Failure> {
+        if let Some(s) = &self.seeds {
+            if done.seeds.len() != s.len() {
+                return Err(match next {
+                    None => Failure::Input(format!(
+                        "summary: the last combination (from {}) has {} of its {} seeds: a shard is missing at the end (give every shard's output, in shard order)",
+                        done.at,
+                        done.seeds.len(),
+                        s.len()
+                    )),
+                    Some(at) => order_error(at, done.seeds.len(), s.len()),
+                });
+            }
+            return Ok(vec![done.combination]);
+        }
+        self.waiting.push(done);
+        if self.waiting.len() < 2 || next.is_none() {
+            return Ok(Vec::new());
+        }
+        // The second combination is bounded by the first and the one beginning now: its
+        // seeds are every combination's.
+        let seeds = self.waiting[1].seeds.clone();
+        let first = &self.waiting[0];
+        if first.seeds != seeds {
+            return Err(Failure::Input(format!(
+                "summary: {}: the first combination has {} of the {} seeds of the next: a shard is missing at the start (give every shard's output, in shard order)",
+                first.at,
+                first.seeds.len(),
+                seeds.len()
+            )));
+        }
+        self.seeds = Some(seeds);
+        Ok(self.waiting.drain(..).map(|o| o.combination).collect())
+    }
+
+    /// Ends the rows; returns the combinations still to give out.
+    fn end(mut self) -> Result<Vec<Combination>, Failure> {
+        let mut out = match self.current.take() {
+            Some(done) => self.finish(done, None)?,
+            None => Vec::new(),
+        };
+        self.radix.end()?;
+        if let [a, b] = self.waiting.as_slice() {
+            if a.seeds != b.seeds {
+                return Err(Failure::Input(format!(
+                    "summary: the grid's two combinations have {} and {} seeds: a shard is missing at the start or the end (give every shard's output, in shard order)",
+                    a.seeds.len(),
+                    b.seeds.len()
+                )));
+            }
+        }
+        out.extend(self.waiting.drain(..).map(|o| o.combination));
+        Ok(out)
+    }
+}
+
+/// Checks that the combinations' parameters step through a grid's product in grid order:
+/// each parameter's values are numbered by first appearance, and from one combination to
+/// the next one parameter advances by one while every parameter after it goes back to its
+/// first value from its last (a parameter's count of values is known from its first wrap
+/// on). A combination that repeats the one before it (a shard given twice), or that skips or
+/// reorders combinations (a shard missing or out of place), is then an error, as is a grid
+/// that ends inside a parameter's cycle. Not seen: whole blocks of the first flag's values
+/// missing at either end (the rows read as the smaller grid they are). Only the flags'
+/// own keys count (a hook's result column moves with its hook), and of them not those
+/// whose shown value may follow other flags ([`Model::FOLLOWS`]: a demand file's rounds);
+/// combinations that differ in those only are not checked. A flag's `none` where its
+/// default is not `none` reads as its default (a row without a cooldown shows none for the
+/// default 0).
+#[derive(Default)]
+struct Radix {
+    /// The keys of the model's flags, and their default cells.
+    flags: Vec<(&'static str, Cell)>,
+    /// Each parameter's values, by first appearance.
+    values: Vec<Vec<Cell>>,
+    /// Each parameter's count of values, once it has wrapped.
+    counts: Vec<Option<usize>>,
+    /// The last combination's value indices, and where it began.
+    last: Option<(Vec<usize>, String)>,
+    /// The last combination's parameters.
+    params: Row,
+}
+
+impl Radix {
+    fn step(&mut self, params: &Row, at: &str) -> Result<(), Failure> {
+        let given: Vec<Cell> = params
+            .iter()
+            .filter_map(|(k, v)| {
+                let (_, default) = self.flags.iter().find(|(f, _)| *f == k.as_ref())?;
+                Some(match v {
+                    Cell::Text(t) if t == "none" && default.text() != "none" => default.clone(),
+                    v => v.clone(),
+                })
+            })
+            .collect();
+        if self.values.len() != given.len() {
+            self.values = vec![Vec::new(); given.len()];
+            self.counts = vec![None; given.len()];
+        }
+        let index: Vec<usize> = given
+            .iter()
+            .zip(&mut self.values)
+            .map(|(v, seen)| match seen.iter().position(|s| s == v) {
+                Some(i) => i,
+                None => {
+                    seen.push(v.clone());
+                    seen.len() - 1
+                }
+            })
+            .collect();
+        let bad = || {
+            Failure::Input(format!(
+                "summary: {at}: the combinations are not a grid's in grid order (a shard is missing, out of place or given twice): give every shard's output once, in shard order"
+            ))
+        };
+        if let Some((a, _)) = &self.last {
+            let Some(j) = (0..index.len()).find(|&q| a[q] != index[q]) else {
+                if *params == self.params {
+                    return Err(Failure::Input(format!(
+                        "summary: {at}: the rows repeat the combination before them (a shard given twice, or a grid whose list repeats a value): give every shard's output once, in shard order"
+                    )));
+                }
+                // Apart in keys that follow others only: nothing to check.
+                self.params = params.clone();
+                return Ok(());
+            };
+            if index[j] != a[j] + 1 || self.counts[j].is_some_and(|n| index[j] >= n) {
+                return Err(bad());
+            }
+            for q in j + 1..index.len() {
+                if index[q] != 0 {
+                    return Err(bad());
+                }
+                match self.counts[q] {
+                    Some(n) if a[q] + 1 != n => return Err(bad()),
+                    Some(_) => {}
+                    None => self.counts[q] = Some(a[q] + 1),
+                }
+            }
+        }
+        self.last = Some((index, at.to_string()));
+        self.params = params.clone();
+        Ok(())
+    }
+
+    /// Checks that the last combination ends every cycle begun.
+    fn end(&self) -> Result<(), Failure> {
+        let Some((a, at)) = &self.last else {
+            return Ok(());
+        };
+        if a.iter()
+            .zip(&self.counts)
+            .any(|(&i, n)| n.is_some_and(|n| i + 1 != n))
+        {
+            return Err(Failure::Input(format!(
+                "summary: {at}: the grid ends inside a cycle of its values: a shard is missing at the end (give every shard's output, in shard order)"
+            )));
+        }
+        Ok(())
+    }
 }
 
 fn order_error(at: &str, n: usize, seeds: usize) -> Failure {
     Failure::Input(format!(
-        "summary: {at}: the rows are not whole combinations in grid order (a combination stops after {n} of the {seeds} seeds the first one has): give every shard's output, in shard order"
+        "summary: {at}: the rows are not whole combinations in grid order (a combination stops after {n} of the {seeds} seeds every one has): give every shard's output, in shard order"
     ))
 }
 
@@ -277,7 +488,11 @@ fn combination_params(row: &Row, metrics: &[&str]) -> Row {
 
 /// The parameters (in the model's flag order) whose values differ between the rows: the
 /// flags the grid swept, as a table shows them.
-fn swept<M: Model>(first: &Row, mut rows: Rows) -> Result<Vec<&'static str>, Failure> {
+fn swept<M: Model>(
+    first: &Row,
+    mut rows: Rows,
+    files: &[String],
+) -> Result<Vec<&'static str>, Failure> {
     let keys: Vec<&'static str> = M::PARAMS.iter().map(|p| p.key).collect();
     let mut differs = vec![false; keys.len()];
     let value = |row: &Row, key: &str| row.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
@@ -289,13 +504,50 @@ fn swept<M: Model>(first: &Row, mut rows: Rows) -> Result<Vec<&'static str>, Fai
             }
         }
     }
-    Ok(keys
+    let swept: Vec<&'static str> = keys
         .into_iter()
         .zip(differs)
         .filter(|(_, d)| *d)
         .map(|(k, _)| k)
-        .collect())
+        .collect();
+    // A key whose shown value follows other flags ([`Model::FOLLOWS`]) is swept only if
+    // it is no function of the other swept keys: a grid's own list varies within their
+    // combinations, a derived value never does (a demand file's rounds follow the file).
+    let others: Vec<&'static str> = swept
+        .iter()
+        .copied()
+        .filter(|k| !M::FOLLOWS.contains(k))
+        .collect();
+    let mut kept = Vec::new();
+    for key in swept {
+        if !M::FOLLOWS.contains(&key) || !follows(key, &others, first, Rows::open(files)?)? {
+            kept.push(key);
+        }
+    }
+    Ok(kept)
 }
+
+/// Whether `key`'s value in every row is a function of the values of `others`.
+fn follows(key: &str, others: &[&str], first: &Row, mut rows: Rows) -> Result<bool, Failure> {
+    let cell = |row: &Row, k: &str| row.iter().find(|(q, _)| q == k).map(|(_, v)| v.clone());
+    let mut seen: Vec<(Vec<Option<Cell>>, Option<Cell>)> = Vec::new();
+    let mut row = Some(first.clone());
+    while let Some(r) = row.take() {
+        let of: Vec<Option<Cell>> = others.iter().map(|k| cell(&r, k)).collect();
+        let v = cell(&r, key);
+        match seen.iter().find(|(o, _)| *o == of) {
+            Some((_, w)) if *w != v => return Ok(false),
+            Some(_) => {}
+            None => seen.push((of, v)),
+        }
+        row = rows.next()?.map(|(r, _)| r);
+    }
+    Ok(true)
+}
+
+/// The row keys whose `[A,B]` is a span of rounds (`A..B` in tables and CSV): autoscale's
+/// stockout, consumers' outage.
+const SPANS: [&str; 2] = ["stockout_rounds", "outage"];
 
 /// Parses one row as `--format json` writes it: a flat object whose values are numbers
 /// (an integer without sign, point or exponent is an integer; any other a float, read
@@ -324,7 +576,7 @@ pub fn parse_row(text: &str) -> Result<Row, String> {
             Some(b'[') => {
                 let v = p.array()?;
                 match (key.as_str(), v.as_slice()) {
-                    ("stockout_rounds", [a, b]) => Cell::Span(*a, *b),
+                    (k, [a, b]) if SPANS.contains(&k) => Cell::Span(*a, *b),
                     _ => Cell::Ints(v),
                 }
             }

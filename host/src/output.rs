@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 
 use capsim_core::jsfmt::Num;
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Serialize, Serializer};
 
 /// One value of a run's parameters or metrics.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +91,123 @@ fn push_int(buf: &mut String, mut v: u64) {
     }
 }
 
+impl Cell {
+    /// Appends the value as JSON to `buf`: the bytes its [`Serialize`] impl writes through
+    /// serde_json, without serde's machinery (a grid writes them by the million).
+    pub fn write_json(&self, buf: &mut Vec<u8>) {
+        match self {
+            Cell::Int(v) => push_int_bytes(buf, *v),
+            Cell::Float(v) | Cell::Stat(v) => push_json_float(buf, *v),
+            Cell::Word(w) => push_json_str(buf, w),
+            Cell::Text(w) => push_json_str(buf, w),
+            Cell::Ints(v) => {
+                buf.push(b'[');
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        buf.push(b',');
+                    }
+                    push_int_bytes(buf, (*x).into());
+                }
+                buf.push(b']');
+            }
+            Cell::Span(a, b) => {
+                buf.push(b'[');
+                push_int_bytes(buf, (*a).into());
+                buf.push(b',');
+                push_int_bytes(buf, (*b).into());
+                buf.push(b']');
+            }
+        }
+    }
+
+    /// Appends the value as `format` (JSON or CSV) writes it.
+    #[inline]
+    pub(crate) fn write_as(&self, format: Format, buf: &mut Vec<u8>) {
+        match format {
+            Format::Json => self.write_json(buf),
+            _ => self.write_csv(buf),
+        }
+    }
+
+    /// Appends the value as CSV shows it ([`Cell::write_text`]'s text) to a byte buffer.
+    pub fn write_csv(&self, buf: &mut Vec<u8>) {
+        use std::io::Write as _;
+        match self {
+            Cell::Int(v) => push_int_bytes(buf, *v),
+            // Writing to a Vec cannot fail.
+            Cell::Float(v) => drop(write!(buf, "{}", Num(*v))),
+            Cell::Word(w) => buf.extend_from_slice(w.as_bytes()),
+            Cell::Text(w) => buf.extend_from_slice(w.as_bytes()),
+            _ => {
+                let mut text = String::new();
+                self.write_text(&mut text);
+                buf.extend_from_slice(text.as_bytes());
+            }
+        }
+    }
+
+    /// Whether `self` and `other` write the same text and JSON: equal, floats bit for bit
+    /// (`0.0` and `-0.0` differ, a NaN is itself).
+    #[inline]
+    fn same(&self, other: &Cell) -> bool {
+        match (self, other) {
+            (Cell::Int(a), Cell::Int(b)) => a == b,
+            (Cell::Float(a), Cell::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => self.same_otherwise(other),
+        }
+    }
+
+    /// [`Cell::same`] for the cells other than two integers or two floats.
+    #[inline(never)]
+    fn same_otherwise(&self, other: &Cell) -> bool {
+        match (self, other) {
+            (Cell::Stat(a), Cell::Stat(b)) => a.to_bits() == b.to_bits(),
+            (Cell::Word(a), Cell::Word(b)) => std::ptr::eq(*a, *b) || a == b,
+            (Cell::Float(_) | Cell::Stat(_), _) => false,
+            _ => self == other,
+        }
+    }
+}
+
+/// Appends `v` in decimal to a byte buffer (what `v.to_string()` gives).
+fn push_int_bytes(buf: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// Appends a float as serde_json writes it: its formatter's shortest round-trip text
+/// (`100.0`, `1e+21`), `null` for a NaN or an infinity.
+fn push_json_float(buf: &mut Vec<u8>, v: f64) {
+    use serde_json::ser::Formatter as _;
+    if v.is_finite() {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::ser::CompactFormatter.write_f64(buf, v);
+    } else {
+        buf.extend_from_slice(b"null");
+    }
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it.
+fn push_json_str(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    } else {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *buf, s);
+    }
+}
+
 /// The JSON contract: numbers (NaN as `null`), words as strings, lists and spans as arrays.
 impl Serialize for Cell {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -117,25 +234,6 @@ pub fn row(fields: Vec<(&'static str, Cell)>) -> Row {
         .into_iter()
         .map(|(k, v)| (Key::Borrowed(k), v))
         .collect()
-}
-
-/// A row as a JSON object: its keys in row order.
-struct JsonRow<'a>(&'a Row);
-
-impl Serialize for JsonRow<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            map.serialize_entry(k.as_ref(), v)?;
-        }
-        map.end()
-    }
-}
-
-/// Writes `value` as one JSON line.
-fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value)?;
-    writeln!(out)
 }
 
 /// The output format.
@@ -197,6 +295,203 @@ pub struct RowWriter {
     pending: Option<PendingTable>,
     /// The table's shown columns (indices into a row) and their widths.
     layout: Option<(Vec<usize>, Vec<usize>)>,
+    /// JSON Lines' and CSV's last line, to write the next one from.
+    lines: Option<Lines>,
+}
+
+/// Cells written as part of a JSON or CSV line, each after its lead-in (`{"threshold":`,
+/// `,"seed":`; CSV's commas: made once, escaped), compared with the line before: a
+/// grid's consecutive rows share most of their cells (every parameter but the seed, most
+/// counts), and a cell the same as the last line's is its bytes copied, a run of them in
+/// one copy.
+pub(crate) struct LineCells {
+    format: Format,
+    /// Each cell's lead-in, one after another.
+    leads: Vec<u8>,
+    lead_ends: Vec<usize>,
+    /// The line's cells ([`LineCells::cells`]), and the last line's.
+    cells: Vec<Cell>,
+    last: Vec<Cell>,
+    /// The last line's bytes, and where each cell's part ends.
+    line: Vec<u8>,
+    ends: Vec<usize>,
+    /// The bytes and ends being written.
+    next: Vec<u8>,
+    next_ends: Vec<usize>,
+}
+
+impl LineCells {
+    /// Returns the cells of columns `keys` in `format` (JSON or CSV); `first`: the first
+    /// column of the line (JSON opens the object with it, CSV writes no comma before it).
+    pub(crate) fn new<'k>(
+        keys: impl IntoIterator<Item = &'k str>,
+        format: Format,
+        first: bool,
+    ) -> Self {
+        let mut leads = Vec::new();
+        let mut lead_ends = Vec::new();
+        for (k, key) in keys.into_iter().enumerate() {
+            let opens = first && k == 0;
+            match format {
+                Format::Json => {
+                    leads.push(if opens { b'{' } else { b',' });
+                    push_json_str(&mut leads, key);
+                    leads.push(b':');
+                }
+                _ if !opens => leads.push(b','),
+                _ => {}
+            }
+            lead_ends.push(leads.len());
+        }
+        Self {
+            format,
+            leads,
+            lead_ends,
+            cells: Vec::new(),
+            last: Vec::new(),
+            line: Vec::new(),
+            ends: Vec::new(),
+            next: Vec::new(),
+            next_ends: Vec::new(),
+        }
+    }
+
+    /// Returns the number of columns.
+    pub(crate) fn len(&self) -> usize {
+        self.lead_ends.len()
+    }
+
+    /// Returns column `k`'s lead-in.
+    pub(crate) fn lead(&self, k: usize) -> &[u8] {
+        let start = k
+            .checked_sub(1)
+            .and_then(|j| self.lead_ends.get(j))
+            .copied()
+            .unwrap_or(0);
+        let end = self.lead_ends.get(k).copied().unwrap_or(start);
+        self.leads.get(start..end).unwrap_or_default()
+    }
+
+    /// Adds a cell after those put since [`LineCells::cells`].
+    pub(crate) fn push_cell(&mut self, cell: Cell) {
+        self.cells.push(cell);
+    }
+
+    /// Returns the line's cells, emptied, for the caller to put one per column.
+    pub(crate) fn cells(&mut self) -> &mut Vec<Cell> {
+        self.cells.clear();
+        &mut self.cells
+    }
+
+    /// Appends the line's part for its cells (one per column: [`LineCells::cells`]) to
+    /// `out`, and keeps them as the last line's.
+    pub(crate) fn write(&mut self, out: &mut Vec<u8>) {
+        let LineCells {
+            format,
+            leads,
+            lead_ends,
+            cells,
+            last,
+            line,
+            ends,
+            next,
+            next_ends,
+        } = self;
+        next.clear();
+        next_ends.clear();
+        next_ends.reserve(lead_ends.len());
+        let mut lead_start = 0;
+        if last.len() == cells.len() {
+            // Where the cell's part of the last line starts, and where the run of cells
+            // being copied from it starts (`NONE`: no run).
+            const NONE: usize = usize::MAX;
+            let (mut start, mut copying) = (0, NONE);
+            let columns = last.iter().zip(lead_ends.iter().zip(ends.iter()));
+            for (cell, (old, (&lead_end, &old_end))) in cells.iter().zip(columns) {
+                if cell.same(old) {
+                    if copying == NONE {
+                        copying = start;
+                    }
+                    next_ends.push(next.len() + old_end - copying);
+                } else {
+                    if copying != NONE {
+                        next.extend_from_slice(line.get(copying..start).unwrap_or_default());
+                        copying = NONE;
+                    }
+                    next.extend_from_slice(leads.get(lead_start..lead_end).unwrap_or_default());
+                    cell.write_as(*format, next);
+                    next_ends.push(next.len());
+                }
+                start = old_end;
+                lead_start = lead_end;
+            }
+            if copying != NONE {
+                next.extend_from_slice(line.get(copying..start).unwrap_or_default());
+            }
+        } else {
+            for (cell, &lead_end) in cells.iter().zip(lead_ends.iter()) {
+                next.extend_from_slice(leads.get(lead_start..lead_end).unwrap_or_default());
+                cell.write_as(*format, next);
+                next_ends.push(next.len());
+                lead_start = lead_end;
+            }
+        }
+        out.extend_from_slice(next);
+        std::mem::swap(line, next);
+        std::mem::swap(ends, next_ends);
+        std::mem::swap(last, cells);
+    }
+}
+
+/// The JSON or CSV lines of rows with the same keys, each written from the one before
+/// ([`LineCells`]).
+struct Lines {
+    /// The columns' keys (the first row's).
+    keys: Vec<Key>,
+    cells: LineCells,
+    /// The line being written.
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    /// Returns the lines of rows with `row`'s keys in `format` (JSON or CSV).
+    fn new(row: &Row, format: Format) -> Self {
+        Self {
+            keys: row.iter().map(|(k, _)| k.clone()).collect(),
+            cells: LineCells::new(row.iter().map(|(k, _)| k.as_ref()), format, true),
+            buf: Vec::new(),
+        }
+    }
+
+    /// Writes `row` as one line ending in `end` and keeps its cells (leaving integers 0 in
+    /// `row`); returns false, writing nothing, if `row`'s keys are not these lines'.
+    fn write(&mut self, out: &mut impl Write, row: &mut Row, end: &[u8]) -> io::Result<bool> {
+        let same_keys = row.len() == self.keys.len()
+            && row
+                .iter()
+                .zip(&self.keys)
+                .all(|((key, _), known)| match (key, known) {
+                    // The model's own keys: the same string, not just equal text.
+                    (Key::Borrowed(a), Key::Borrowed(b)) => std::ptr::eq(*a, *b) || a == b,
+                    _ => key == known,
+                });
+        if !same_keys {
+            return Ok(false);
+        }
+        self.buf.clear();
+        let cells = self.cells.cells();
+        cells.extend(
+            row.iter_mut()
+                .map(|(_, c)| std::mem::replace(c, Cell::Int(0))),
+        );
+        self.cells.write(&mut self.buf);
+        if row.is_empty() && self.cells.format == Format::Json {
+            self.buf.push(b'{');
+        }
+        self.buf.extend_from_slice(end);
+        out.write_all(&self.buf)?;
+        Ok(true)
+    }
 }
 
 /// A table's first rows, held until its widths are fixed: only the shown cells' text (a
@@ -278,6 +573,7 @@ impl RowWriter {
             started: false,
             pending: None,
             layout: None,
+            lines: None,
         }
     }
 
@@ -297,34 +593,43 @@ impl RowWriter {
     }
 
     /// Writes `row` (a table row waits until the widths are fixed).
-    pub fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
+    pub fn push(&mut self, out: &mut impl Write, mut row: Row) -> io::Result<()> {
+        self.push_reusing(out, &mut row)
+    }
+
+    /// Writes `row` as [`RowWriter::push`] does, and leaves `row` with some cells for the
+    /// caller to refill (`models::row_into`): a caller writing many rows then reuses one
+    /// row's storage.
+    pub fn push_reusing(&mut self, out: &mut impl Write, row: &mut Row) -> io::Result<()> {
         match self.format {
-            Format::Json => write_json_line(out, &JsonRow(&row)),
-            Format::Csv => {
-                if !self.started {
+            Format::Json | Format::Csv => {
+                if self.format == Format::Csv && !self.started {
                     self.started = true;
                     let header: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();
                     writeln!(out, "{}", header.join(","))?;
                 }
-                let mut line = String::new();
-                for (k, (_, v)) in row.iter().enumerate() {
-                    if k > 0 {
-                        line.push(',');
+                let end: &[u8] = if self.format == Format::Json {
+                    b"}\n"
+                } else {
+                    b"\n"
+                };
+                if let Some(lines) = self.lines.as_mut() {
+                    if lines.write(out, row, end)? {
+                        return Ok(());
                     }
-                    v.write_text(&mut line);
                 }
-                line.push('\n');
-                out.write_all(line.as_bytes())
+                let lines = self.lines.insert(Lines::new(row, self.format));
+                lines.write(out, row, end).map(drop)
             }
             Format::Table => match &self.layout {
                 None => {
                     let table_keys = &self.table_keys;
                     self.pending
-                        .get_or_insert_with(|| PendingTable::new(&row, table_keys))
-                        .hold(&row);
+                        .get_or_insert_with(|| PendingTable::new(row, table_keys))
+                        .hold(row);
                     Ok(())
                 }
-                Some((columns, widths)) => write_table_row(out, &row, columns, widths),
+                Some((columns, widths)) => write_table_row(out, row, columns, widths),
             },
         }
     }
@@ -425,5 +730,88 @@ mod tests {
                 .to_owned()
                 + "\n"
         );
+    }
+}
+
+#[cfg(test)]
+mod lines_tests {
+    use super::*;
+
+    /// A row as serde_json writes it, entry by entry: the oracle of the JSON writer.
+    fn serde_line(row: &Row) -> String {
+        let entries: Vec<String> = row
+            .iter()
+            .map(|(k, v)| {
+                let key = serde_json::to_string(k.as_ref()).unwrap();
+                format!("{key}:{}", serde_json::to_string(v).unwrap())
+            })
+            .collect();
+        format!("{{{}}}\n", entries.join(","))
+    }
+
+    /// Rows written one after another (each from the one before: copied cells, runs of
+    /// them, changed ones) are each what serde_json writes for it alone, and CSV lines each
+    /// row's cells as text; a row with other keys starts a new layout.
+    #[test]
+    fn each_line_is_its_row_whatever_the_row_before() {
+        let cells = |k: u64| -> Row {
+            row(vec![
+                ("a", Cell::Int(k % 2)),
+                (
+                    "b\"q",
+                    Cell::Float(if k.is_multiple_of(3) { 0.0 } else { -0.0 }),
+                ),
+                ("c", Cell::Float(if k == 4 { f64::NAN } else { 0.5 })),
+                ("d", Cell::Ints((0..k as u32 % 3).collect())),
+                ("e", Cell::Span(1, 2 + k as u32 % 2)),
+                ("f", Cell::Word(if k < 3 { "none" } else { "x\\y" })),
+                ("g", Cell::Text(format!("t\n{}", k / 3))),
+                ("h", Cell::Stat(k as f64 / 7.0)),
+                ("i", Cell::Int(u64::MAX - k / 4)),
+            ])
+        };
+        let other = row(vec![("a", Cell::Int(1)), ("z", Cell::Float(1e21))]);
+        let mut rows: Vec<Row> = (0..8).map(cells).collect();
+        rows.insert(5, other.clone());
+        rows.push(other);
+        rows.push(cells(9));
+        for format in [Format::Json, Format::Csv] {
+            let mut writer = RowWriter::new(format, &[]);
+            let mut out = Vec::new();
+            for r in &rows {
+                writer.push(&mut out, r.clone()).unwrap();
+            }
+            let text = String::from_utf8(out).unwrap();
+            let expected: String = match format {
+                Format::Json => rows.iter().map(serde_line).collect(),
+                _ => {
+                    let header: Vec<&str> = rows[0].iter().map(|(k, _)| k.as_ref()).collect();
+                    let mut lines = format!("{}\n", header.join(","));
+                    for r in &rows {
+                        let texts: Vec<String> = r.iter().map(|(_, v)| v.text()).collect();
+                        lines.push_str(&format!("{}\n", texts.join(",")));
+                    }
+                    lines
+                }
+            };
+            assert_eq!(text, expected, "{format:?}");
+        }
+    }
+
+    /// `push_reusing` writes what `push` writes.
+    #[test]
+    fn a_reused_row_writes_the_same_lines() {
+        let mut a = RowWriter::new(Format::Json, &[]);
+        let mut b = RowWriter::new(Format::Json, &[]);
+        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+        let mut reused = Row::new();
+        for k in 0..5u64 {
+            let r = row(vec![("x", Cell::Int(k / 2)), ("y", Cell::Float(k as f64))]);
+            a.push(&mut out_a, r.clone()).unwrap();
+            reused.clear();
+            reused.extend(r);
+            b.push_reusing(&mut out_b, &mut reused).unwrap();
+        }
+        assert_eq!(out_a, out_b);
     }
 }

@@ -6,7 +6,11 @@
 //! `trace=autoscale&formula-text=…&evaluations` is `capsim trace autoscale --formula
 //! editor.formula --evaluations`; `plot=autoscale&threshold=2,5` is `capsim plot autoscale
 //! --threshold 2,5 -o -` (the SVG on stdout). [`run`] holds what the command prints (the
-//! playground's); [`run_into`] writes it as it comes (the Python package's).
+//! playground's); [`run_into`] writes it as it comes (the Python package's). A model
+//! command's chart is `capsim plot`'s for the same flags; two pairs of the page's own say
+//! how it is drawn, as `capsim plot --width W --lang L` does: `chart-width=W` (pixels,
+//! [`plot::WIDTHS`]; the page's box) and `chart-lang=L` (`en`, `tr`). They change the chart
+//! only, never the output.
 
 use std::io::Write;
 
@@ -111,16 +115,22 @@ pub fn run_into(
 
 /// The line the binary writes to stderr for the error `e`: a formula's located error as it
 /// is (also when a flag's value carried it, as the binary unwraps clap's `invalid value …`
-/// around it), else `error: …`.
+/// around it), a value's own message that names its flag (`--demand-file d.csv: line 17:
+/// …`) alone, as the binary unwraps it too, else `error: …`.
 fn error_line(e: &str) -> String {
-    let located = e
-        .split_once(" <LIST>': ")
-        .map(|(_, rest)| rest.lines().next().unwrap_or(rest).trim())
-        .filter(|first| crate::input::is_located(first));
-    match located {
-        Some(line) => line.to_string(),
-        None if crate::input::is_located(e) => e.to_string(),
-        None => format!("error: {e}"),
+    let value_message = e.split_once(" <LIST>': ").map(|(head, rest)| {
+        let first = rest.lines().next().unwrap_or(rest).trim();
+        let flag = head.rsplit_once("'--").map(|(_, f)| f);
+        (
+            first,
+            flag.is_some_and(|f| first.starts_with(&format!("--{f} "))),
+        )
+    });
+    match value_message {
+        Some((line, _)) if crate::input::is_located(line) => line.to_string(),
+        Some((line, true)) => format!("error: {line}"),
+        _ if crate::input::is_located(e) => e.to_string(),
+        _ => format!("error: {e}"),
     }
 }
 
@@ -278,7 +288,8 @@ fn over_scenario<M: Model>(flags: Flags<M>, scenario: Option<&str>) -> Result<Fl
     }
 }
 
-/// `capsim plot MODEL [flags] [--summary [--metric KEY]] -o -`: the chart's SVG.
+/// `capsim plot MODEL [flags] [--summary [--metric KEY]] [--width PX] [--lang LANG] -o -`:
+/// the chart's SVG.
 fn plot_svg<M: Plotted>(
     name: &str,
     pairs: &[(&str, &str)],
@@ -287,9 +298,17 @@ fn plot_svg<M: Plotted>(
 ) -> Result<(), String> {
     let mut summary = false;
     let mut metric = None;
+    let (mut width, mut lang) = (None, None);
     let mut flags = Vec::new();
     for &(k, v) in pairs {
         match k {
+            "width" if width.replace(v).is_some() => {
+                return Err("the argument '--width <PX>' cannot be used multiple times".into())
+            }
+            "lang" if lang.replace(v).is_some() => {
+                return Err("the argument '--lang <LANG>' cannot be used multiple times".into())
+            }
+            "width" | "lang" => {}
             // A URL gives a flag without a value as `summary` (or `summary=`).
             "summary" if !v.is_empty() => {
                 return Err(format!(
@@ -311,15 +330,19 @@ fn plot_svg<M: Plotted>(
     if metric.is_some() && !summary {
         return Err("the following required arguments were not provided: --summary".into());
     }
+    let look = plot::Look::parse(
+        width.unwrap_or(&plot::WIDTH.to_string()),
+        lang.unwrap_or("en"),
+    )?;
     let flags = over_scenario(flags, scenario)?;
     let svg = if summary {
         let default = plot::SUMMARY_METRIC
             .iter()
             .find(|(m, _)| *m == name)
             .map_or("", |(_, k)| *k);
-        plot::histogram(name, &flags, metric.unwrap_or(default))
+        plot::histogram_with(name, &flags, metric.unwrap_or(default), look)
     } else {
-        plot::plot(name, &flags)
+        plot::plot_with(name, &flags, look)
     }?;
     out.write_all(svg.as_bytes()).map_err(write_error)
 }
@@ -530,9 +553,10 @@ fn lessons(name: &str, lang: Lang, out: &mut dyn Write) -> Result<(), String> {
     out.write_all(text.as_bytes()).map_err(write_error)
 }
 
-/// `capsim plot`'s SVG for `flags`, its root given `id="chart"`, or a note saying why not.
-fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
-    note_or_svg(plot::plot(name, flags))
+/// `capsim plot`'s SVG for `flags` drawn as `look` says, its root given `id="chart"`, or a
+/// note saying why not.
+fn chart<M: Plotted>(name: &str, flags: &models::Flags<M>, look: plot::Look) -> String {
+    note_or_svg(plot::plot_with(name, flags, look))
 }
 
 /// The SVG with `id="chart"`, or the error as a one-line note.
@@ -550,17 +574,26 @@ fn note_or_svg(drawn: Result<String, String>) -> String {
 }
 
 /// `capsim plot MODEL --summary`'s histogram of the model's default metric (see
-/// [`plot::SUMMARY_METRIC`]) for `flags`, its root given `id="chart"`, or a note saying why not.
-fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>) -> String {
+/// [`plot::SUMMARY_METRIC`]) for `flags` drawn as `look` says, its root given `id="chart"`,
+/// or a note saying why not.
+fn histogram<M: Plotted>(name: &str, flags: &models::Flags<M>, look: plot::Look) -> String {
     let metric = plot::SUMMARY_METRIC
         .iter()
         .find(|(m, _)| *m == name)
         .map_or("", |(_, k)| *k);
-    note_or_svg(plot::histogram(name, flags, metric))
+    note_or_svg(plot::histogram_with(name, flags, metric, look))
 }
 
-/// The flags every model command takes besides its parameters.
-const OPTIONS: [&str; 5] = ["format", "summary", "threads", "columns", "shard"];
+/// The flags every model command takes besides its parameters, and the chart's own pairs.
+const OPTIONS: [&str; 7] = [
+    "format",
+    "summary",
+    "threads",
+    "columns",
+    "shard",
+    "chart-width",
+    "chart-lang",
+];
 
 /// `capsim MODEL [flags] [--format F] [--summary] [--threads N] [--columns LIST] [--shard K/N]`.
 fn model<M: Plotted>(
@@ -572,6 +605,7 @@ fn model<M: Plotted>(
     let mut options = Options::new(Format::Table, false, 0);
     let mut flags = Vec::new();
     let mut seen = Vec::new();
+    let (mut width, mut lang) = (plot::WIDTH.to_string(), "en");
     for &(k, v) in pairs {
         if OPTIONS.contains(&k) {
             if seen.contains(&k) {
@@ -580,6 +614,8 @@ fn model<M: Plotted>(
                     "threads" => " <N>",
                     "columns" => " <LIST>",
                     "shard" => " <K/N>",
+                    "chart-width" => " <PX>",
+                    "chart-lang" => " <LANG>",
                     _ => " <FORMAT>",
                 };
                 return Err(format!(
@@ -613,6 +649,8 @@ fn model<M: Plotted>(
                 }
             },
             "columns" => options.columns = Some(v.to_string()),
+            "chart-width" => width = v.to_string(),
+            "chart-lang" => lang = v,
             "shard" => {
                 options.shard = Some(
                     sweep::Shard::parse(v)
@@ -643,6 +681,10 @@ fn model<M: Plotted>(
             _ => e,
         }
     })?;
+    let look = plot::Look::parse(&width, lang).map_err(|e| {
+        e.replace("'--width <PX>'", "'chart-width'")
+            .replace("'--lang <LANG>'", "'chart-lang'")
+    })?;
     let flags = over_scenario(flags, scenario)?;
     let grid = flags.grid()?;
     let limit = session.max_runs.min(MAX_RUNS);
@@ -656,9 +698,9 @@ fn model<M: Plotted>(
     let result = sweep::sweep_grid(grid, &options, &mut session.out, session.progress);
     if let (Ok(()), Some(chart_drawn)) = (&result, session.chart.as_mut()) {
         *chart_drawn = Some(if summary {
-            histogram(name, &flags)
+            histogram(name, &flags, look)
         } else {
-            chart(name, &flags)
+            chart(name, &flags, look)
         });
     }
     match result {
@@ -775,6 +817,50 @@ mod tests {
             Some(
                 "<p id=\"chart-note\">No chart: a plot draws at most 8 runs in one chart, or up to 36 as small multiples; the lists make 37.</p>"
             )
+        );
+    }
+
+    #[test]
+    fn chart_width_and_lang_draw_capsim_plots_chart_at_that_width_and_language() {
+        let pairs = [("model", "autoscale"), ("threshold", "3")];
+        let plain = browser(&pairs);
+        let mut with = pairs.to_vec();
+        with.extend([("chart-width", "358"), ("chart-lang", "tr")]);
+        let p = browser(&with);
+        // The output is the command's, whatever the chart's look.
+        assert_eq!(p.stdout, plain.stdout);
+        let flags = Flags::<Autoscale>::from_pairs([("threshold", "3")]).unwrap();
+        let look = plot::Look {
+            width: 358,
+            lang: Lang::Tr,
+        };
+        let svg = plot::plot_with("autoscale", &flags, look).unwrap();
+        assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+        assert!(svg.starts_with("<svg width=\"358\""), "{}", &svg[..60]);
+        assert!(svg.contains("grup boyutu"));
+        for (pair, error) in [
+            (
+                ("chart-width", "279"),
+                "error: invalid value '279' for 'chart-width': accepted values are 280 to 3840",
+            ),
+            (
+                ("chart-width", "x"),
+                "error: invalid value 'x' for 'chart-width': accepted values are 280 to 3840",
+            ),
+            (
+                ("chart-lang", "de"),
+                "error: invalid value 'de' for 'chart-lang' [possible values: en, tr]",
+            ),
+        ] {
+            let mut bad = pairs.to_vec();
+            bad.push(pair);
+            assert_eq!(browser_error(&bad), error);
+        }
+        let mut twice = pairs.to_vec();
+        twice.extend([("chart-width", "400"), ("chart-width", "500")]);
+        assert_eq!(
+            browser_error(&twice),
+            "error: the argument '--chart-width <PX>' cannot be used multiple times"
         );
     }
 

@@ -298,6 +298,13 @@ fn hook_text(name: &str, h: &Table) -> Result<String, String> {
         return Err(format!(" [[{name}]] needs a 'timeout' (rounds)"));
     };
     let mut text = count(name, "timeout", timeout)?;
+    for key in ["action_rounds", "heartbeat_every"] {
+        if h.get(key).and_then(Value::as_integer) == Some(0) {
+            return Err(format!(
+                " [[{name}]] {key} = 0 would do nothing: 1 or more, or leave it out"
+            ));
+        }
+    }
     if let Some(r) = h.get("default_result") {
         text.push(':');
         text.push_str(word(

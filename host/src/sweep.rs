@@ -10,6 +10,8 @@ use crate::models::{self, Ahead, Flags, Grid, Model};
 use crate::output::{Format, Row, RowWriter};
 use crate::summary::{self, Combination};
 
+mod rows;
+
 /// Runs per window: run in parallel, then written in grid order before the next window
 /// starts. Also the rows that fix a table's column widths (see [`RowWriter`]).
 pub const WINDOW: u64 = 4096;
@@ -268,15 +270,25 @@ fn write_window<M: Model>(
 ) -> Result<(), Failure> {
     let mut failed = None;
     let all_metrics = chosen.map(|_| models::metric_keys::<M>());
+    // The grid's runs all show the same keys (`check_present`): the first run's plan.
+    let plan = models::RowPlan::of::<M>(&grid.params(start));
+    let mut row = Row::new();
     for (i, outcome) in (start..).zip(outcomes) {
         match outcome {
+            Ok(m) if sink.grid_rows.is_some() => {
+                if let Some(rows) = sink.grid_rows.as_mut() {
+                    rows.write(grid, i, &m, &mut sink.writer, out)?;
+                }
+            }
             Ok(m) => {
-                let row = models::row::<M>(&grid.params(i), &m);
-                let row = match (chosen, &all_metrics) {
-                    (Some(chosen), Some(all)) => select(row, all, chosen),
-                    _ => row,
-                };
-                sink.push(out, row)?;
+                models::row_into::<M>(&mut row, &grid.params(i), &m, &plan);
+                match (chosen, &all_metrics) {
+                    (Some(chosen), Some(all)) => {
+                        let mut picked = select(std::mem::take(&mut row), all, chosen);
+                        sink.push(out, &mut picked)?;
+                    }
+                    _ => sink.push(out, &mut row)?,
+                }
             }
             Err(e) => {
                 failed = Some(format!("run {}: {e}", grid.name(i)));
@@ -333,6 +345,9 @@ impl Pool {
 /// Where rows go: straight to the writer, or into one combination's summary at a time.
 struct Sink<'a, M: Model> {
     writer: RowWriter,
+    /// Every row of a plain JSON or CSV sweep (every key, no summary): written straight
+    /// from the runs.
+    grid_rows: Option<rows::GridRows<M>>,
     summary: Option<Summary<'a>>,
     _model: std::marker::PhantomData<M>,
 }
@@ -353,8 +368,11 @@ impl<'a, M: Model> Sink<'a, M> {
         table_keys: &[&'static str],
     ) -> Self {
         if !options.summary {
+            let plain = options.columns.is_none() && options.format != Format::Table;
             return Self {
                 writer: RowWriter::new(options.format, table_keys),
+                grid_rows: plain
+                    .then(|| rows::GridRows::new(grid, &grid.params(0), options.format)),
                 summary: None,
                 _model: std::marker::PhantomData,
             };
@@ -364,6 +382,7 @@ impl<'a, M: Model> Sink<'a, M> {
         Self {
             // JSON and CSV show every key; only the table picks.
             writer: RowWriter::new(options.format, &keys),
+            grid_rows: None,
             summary: Some(Summary {
                 seeds: grid.seeds().max(1),
                 metrics,
@@ -374,13 +393,14 @@ impl<'a, M: Model> Sink<'a, M> {
         }
     }
 
-    fn push(&mut self, out: &mut impl Write, row: Row) -> io::Result<()> {
+    /// Writes `row` or adds it to its combination; `row` is left with cells to refill.
+    fn push(&mut self, out: &mut impl Write, row: &mut Row) -> io::Result<()> {
         let Some(s) = self.summary.as_mut() else {
-            return self.writer.push(out, row);
+            return self.writer.push_reusing(out, row);
         };
         match s.current.as_mut() {
-            None => s.current = Some(Combination::new(&row, s.metrics)),
-            Some(c) => c.add(&row, s.metrics),
+            None => s.current = Some(Combination::new(row, s.metrics)),
+            Some(c) => c.add(row, s.metrics),
         }
         if s.current.as_ref().map_or(0, Combination::runs) < s.seeds {
             return Ok(());

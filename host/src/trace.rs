@@ -49,14 +49,14 @@ pub trait Traced: Model<Round: CsvRow> {
     }
 }
 
-/// Runs `p` once through the model's one run path ([`Model::run_with`], what a grid's row
+/// Runs `p` once through the model's one run path ([`Model::run_observed`], what a grid's row
 /// runs), handing `observer` every round: every view of a run (a trace, a plot, the
 /// playground's chart) is this run.
 pub fn observe<M: Model>(
     p: &M::Params,
     observer: &mut impl Observer<M::Round>,
 ) -> Result<M::Metrics, Error> {
-    M::run_with(p, &mut M::scratch(), observer)
+    M::run_observed(p, &mut M::scratch(), observer)
 }
 
 impl Traced for Autoscale {
@@ -80,7 +80,7 @@ impl Traced for Autoscale {
 
 impl Traced for Consumers {
     fn split(p: &Self::Params) -> bool {
-        p.flows()
+        p.flow != capsim_core::consumers::Flow::default()
     }
 }
 
@@ -89,7 +89,7 @@ impl Traced for Bulkhead {
         p.split != bulkhead::Split::Shared
     }
     fn options(p: &Self::Params) -> bool {
-        !p.resilience().is_lesson()
+        p.resilience != bulkhead::Resilience::default()
     }
 }
 

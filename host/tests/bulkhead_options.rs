@@ -72,13 +72,18 @@ fn done_when_a_failure_that_ends_serves_more_tracking_requests() {
     assert_eq!(int(&ended, "failure_end"), 2000);
 }
 
-/// The breaker's ranges at both ends run; ratio 0 opens on a healthy day, ratio 1 does not.
+/// The breaker's ranges at both ends run. A ratio of 0 is refused (it opened on a healthy
+/// day with no failure, then rejected 3,890 calls); the smallest ratio opens on the first
+/// failure, so never on a healthy day; ratio 1 only when every call in the window failed.
 #[test]
 fn breaker_extremes_run() {
     let opened = |b: &str, mode: &str| {
         row(&["--mode", mode, "--breaker", b])["breaker_opened_round"].clone()
     };
-    assert!(opened("0:9", "healthy").is_u64());
+    let e = one_line_error(&["bulkhead", "--breaker", "0:9"]);
+    assert!(e.contains("RATIO above 0"), "{e}");
+    assert_eq!(opened("0.000001:9", "healthy"), "none");
+    assert_eq!(opened("0.000001:9", "slowdown"), 1022);
     assert_eq!(opened("1:9", "healthy"), "none");
     assert_eq!(opened("1:9", "slowdown"), 1022);
     assert_eq!(opened("0.5:1:1", "slowdown"), 1022);
@@ -122,7 +127,19 @@ fn the_trace_adds_columns_only_with_the_options() {
     };
     let plain = "round,busy,tracking_served,tracking_dropped,event_served,event_dropped";
     assert_eq!(head(&["--mode", "slowdown"]), plain);
-    assert_eq!(head(&["--mode", "slowdown", "--retry-backoff", "3"]), plain);
+    // A backoff without retries would be ignored: refused.
+    let e = one_line_error(&[
+        "trace",
+        "bulkhead",
+        "--mode",
+        "slowdown",
+        "--retry-backoff",
+        "3",
+    ]);
+    assert!(
+        e.starts_with("error: --retry-backoff: needs --retries above 0"),
+        "{e}"
+    );
     let options = format!("{plain},breaker,retries_waiting,dependency_calls,rejected");
     assert_eq!(head(&["--mode", "slowdown", "--breaker", "0.5:9"]), options);
     assert_eq!(head(&["--retries", "1"]), options);

@@ -230,7 +230,7 @@ fn every_parameter_flag_reaches_the_run() {
                 ("slots", "3"),
                 ("shipments", "300"),
                 ("events_per_shipment", "5"),
-                ("queue_gap", "2"),
+                ("queue_gap", "0"),
                 ("seed", "77"),
                 ("final_event_rounds", "4"),
                 ("event_rounds_min", "2"),
@@ -466,4 +466,20 @@ fn a_huge_negative_demand_finishes() {
     assert_eq!(out[0]["max_size"], 9);
     assert_eq!(out[0]["scaling_actions"], 49);
     assert!(out[0]["max_launching_ratio"].is_null());
+}
+
+/// `--format parquet` is the parquet feature's: a build without it refuses the value and
+/// says how to get it; `capsim trace` never takes it (its rows are written as they come).
+#[test]
+fn format_parquet_needs_the_parquet_feature() {
+    let err = one_line_error(&["autoscale", "--format", "parquet"]);
+    let err = err.trim_end();
+    if cfg!(feature = "parquet") {
+        assert!(err.contains("redirect the output"), "{err}");
+    } else {
+        assert_eq!(err, "error: invalid value 'parquet' for '--format <FORMAT>' [possible values: table, json, csv]; --format parquet is in a build with the parquet feature (cargo install --path host --locked --features parquet)");
+    }
+    let err = one_line_error(&["trace", "bulkhead", "--format", "parquet"]);
+    assert!(!err.contains("feature"), "{err}");
+    assert!(err.starts_with("error: invalid value 'parquet' for '--format <FORMAT>' [possible values: table, json, csv]"), "{err}");
 }

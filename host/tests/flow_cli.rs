@@ -147,7 +147,7 @@ fn bad_flow_options_are_one_line_errors() {
     let err = one_line_error(&["consumers", "--outage", "0..10"]);
     assert_eq!(
         err,
-        "error: --outage: accepted values are 'none' unless --arrival-rate is given\n"
+        "error: --outage: needs --arrival-rate (the lesson's queue is full before round 0; without it the flag would be ignored)\n"
     );
 }
 

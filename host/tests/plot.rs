@@ -68,8 +68,14 @@ impl Histogram {
     fn parse(svg: &str) -> Histogram {
         assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
         let texts = elements(svg, "text");
-        let title = texts[0].1.to_string();
-        let tick = |t: &&(&str, &str)| attr(t.0, "font-size").unwrap().starts_with("11.29");
+        // The title's lines (it wraps at the chart's width), at the title's size.
+        let title = texts
+            .iter()
+            .filter(|t| num(t.0, "font-size") > 18.0)
+            .map(|t| t.1)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let tick = |t: &&(&str, &str)| (num(t.0, "font-size") - plot::MIN_TEXT_PX).abs() < 1e-6;
         // The ticks' labels anchored `anchor`, each with its pixel on the axis `at`.
         let ticks = |anchor: &str, at: &str| {
             texts
@@ -82,7 +88,7 @@ impl Histogram {
         let (x_ticks, y_ticks) = (ticks("middle", "x"), ticks("end", "y"));
         let bars = elements(svg, "rect")
             .iter()
-            .filter(|r| attr(r.0, "fill") == Some("#1F77B4"))
+            .filter(|r| attr(r.0, "fill") == Some("#0072B2"))
             .map(|r| Bar {
                 x0: num(r.0, "x"),
                 x1: num(r.0, "x") + num(r.0, "width"),
@@ -676,12 +682,35 @@ fn the_lessons_3x3_sweep_is_drawn_as_small_multiples() {
         "group size",
         "ready",
         "required",
-        "each panel: instances over round (1 min)",
+        "instances",
+        "round (1 min)",
+        "under capacity",
     ] {
         assert!(texts.contains(&label), "{label}");
     }
-    let height = num(elements(&svg, "svg")[0].0, "height");
-    assert_eq!(height, 64.0 + 3.0 * 200.0 + 8.0);
+    // Three columns, three rows: the captions at three places across and three down.
+    let at = |key: &str| {
+        let mut v: Vec<i64> = elements(&svg, "text")
+            .into_iter()
+            .filter(|(_, t)| t.starts_with("threshold="))
+            .map(|(tag, _)| num(tag, key) as i64)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    assert_eq!((at("x"), at("y")), (3, 3));
+    // At a phone's width, one column: nine places down.
+    let mut narrow = plot_args.clone();
+    narrow.extend(["--width", "358"]);
+    let svg = stdout_ok(&narrow);
+    let ys: Vec<i64> = elements(&svg, "text")
+        .into_iter()
+        .filter(|(_, t)| t.starts_with("threshold="))
+        .map(|(tag, _)| num(tag, "y") as i64)
+        .collect();
+    assert_eq!(ys.len(), 9);
+    assert!(ys.windows(2).all(|w| w[0] < w[1]), "{ys:?}");
 }
 
 #[test]
@@ -704,13 +733,11 @@ fn small_multiples_stop_at_36_runs() {
 // ---------------------------------------------------------------- marks
 
 /// The round at pixel `x` of a single chart, read off its round-axis tick labels (the
-/// texts under the plot): the first and the last tick's pixels and values.
+/// numbers centred under the plot): the first and the last tick's pixels and values.
 fn round_at(svg: &str) -> impl Fn(f64) -> f64 {
     let ticks: Vec<(f64, f64)> = elements(svg, "text")
         .into_iter()
-        .filter(|(tag, t)| {
-            num(tag, "y") > 480.0 && num(tag, "y") < 510.0 && t.parse::<f64>().is_ok()
-        })
+        .filter(|(tag, t)| attr(tag, "text-anchor") == Some("middle") && t.parse::<f64>().is_ok())
         .map(|(tag, t)| (num(tag, "x"), t.parse().unwrap()))
         .collect();
     assert!(ticks.len() >= 3, "{ticks:?}");
@@ -718,16 +745,19 @@ fn round_at(svg: &str) -> impl Fn(f64) -> f64 {
     move |x| a.1 + (x - a.0) * (b.1 - a.1) / (b.0 - a.0)
 }
 
-/// The first point of every polyline of colour `stroke` outside the legend's box (the
-/// black-framed rectangle): the marks on the plot, not their legend swatches.
-fn marks_of(svg: &str, stroke: &str) -> Vec<(f64, f64)> {
-    let frame = elements(svg, "rect")
+/// The y pixel of the round axis' label (`round …`): the legend is below it.
+fn legend_top(svg: &str) -> f64 {
+    elements(svg, "text")
         .into_iter()
-        .map(|(tag, _)| tag)
-        .find(|tag| attr(tag, "fill") == Some("none") && attr(tag, "stroke") == Some("#000000"))
-        .unwrap();
-    let (x0, y0) = (num(frame, "x"), num(frame, "y"));
-    let (x1, y1) = (x0 + num(frame, "width"), y0 + num(frame, "height"));
+        .find(|(_, t)| t.starts_with("round"))
+        .map(|(tag, _)| num(tag, "y"))
+        .unwrap()
+}
+
+/// The first point of every polyline of colour `stroke` above the legend: the marks on the
+/// plot, not their legend swatches.
+fn marks_of(svg: &str, stroke: &str) -> Vec<(f64, f64)> {
+    let top = legend_top(svg);
     elements(svg, "polyline")
         .into_iter()
         .filter(|(tag, _)| attr(tag, "stroke") == Some(stroke))
@@ -737,9 +767,16 @@ fn marks_of(svg: &str, stroke: &str) -> Vec<(f64, f64)> {
             let y: f64 = xy.next().unwrap().parse().unwrap();
             (x, y)
         })
-        .filter(|&(x, y)| !(x0..=x1).contains(&x) || !(y0..=y1).contains(&y))
+        .filter(|&(_, y)| y < top)
         .collect()
 }
+
+/// The marks' colours: the surge's and slowdown's shade, the rounds under capacity, the
+/// failure rules and the evaluation ticks.
+const INPUT_SHADE: &str = "#787878";
+const UNDER_CAPACITY: &str = "#D62728";
+const RULE: &str = "#141414";
+const TICK: &str = "#960096";
 
 /// The texts of an SVG.
 fn texts(svg: &str) -> Vec<String> {
@@ -750,40 +787,80 @@ fn texts(svg: &str) -> Vec<String> {
 }
 
 /// The lesson's chart marks its surge (rounds 150 to 189, the lesson's `surge_start` and
-/// `surge_end`), its three failure rounds (40, 95, 170) and says a round is a minute; the
-/// shaded window and the rules sit at those rounds on the round axis (within a pixel).
+/// `surge_end`), its three failure rounds (40, 95, 170), the rounds under capacity, and
+/// says a round is a minute; the shaded windows and the rules sit at those rounds on the
+/// round axis (within a pixel).
 #[test]
-fn the_autoscale_chart_marks_the_surge_and_the_failure_rounds() {
-    let svg = stdout_ok(&["plot", "autoscale", "--threshold", "2,5", "-o", "-"]);
+fn the_autoscale_chart_marks_the_surge_the_failure_rounds_and_the_rounds_under_capacity() {
+    let svg = stdout_ok(&["plot", "autoscale", "--threshold", "2", "-o", "-"]);
     let t = texts(&svg);
+    let row = stdout_ok(&["autoscale", "--threshold", "2", "--format", "csv"]);
+    let short = column(&row, "under_capacity_rounds")[0];
+    assert_eq!(
+        short, 10.0,
+        "the lesson's first pair: 10/240 under capacity"
+    );
     for label in [
         "surge (rounds 150 to 189)",
         "instance breaks (round 40, 95, 170)",
+        "under capacity (10 rounds)",
         "round (1 min)",
     ] {
         assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
     }
     let round = round_at(&svg);
     let px = round(1.0) - round(0.0);
-    let surge: Vec<&str> = elements(&svg, "rect")
-        .into_iter()
-        .map(|(tag, _)| tag)
-        .filter(|tag| attr(tag, "fill") == Some("#FFAA00") && num(tag, "height") > 100.0)
-        .collect();
+    let windows = |fill: &str| -> Vec<(f64, f64)> {
+        elements(&svg, "rect")
+            .into_iter()
+            .map(|(tag, _)| tag)
+            .filter(|tag| attr(tag, "fill") == Some(fill) && num(tag, "height") > 100.0)
+            .map(|tag| {
+                (
+                    round(num(tag, "x")),
+                    round(num(tag, "x") + num(tag, "width")),
+                )
+            })
+            .collect()
+    };
+    let surge = windows(INPUT_SHADE);
     assert_eq!(surge.len(), 1, "one surge window");
-    let (x, w) = (num(surge[0], "x"), num(surge[0], "width"));
     assert!(
-        (round(x) - 150.0).abs() <= 1.0 / px.max(1e-9) + 0.5,
-        "{}",
-        round(x)
+        (surge[0].0 - 150.0).abs() <= 1.0 / px.max(1e-9) + 0.5,
+        "{surge:?}"
     );
-    assert!((round(x + w) - 190.0).abs() <= 1.5, "{}", round(x + w));
-    let mut rules: Vec<f64> = marks_of(&svg, "#B40028")
+    assert!((surge[0].1 - 190.0).abs() <= 1.5, "{surge:?}");
+    // The rounds under capacity: the trace's rounds with fewer ready than required.
+    let trace = stdout_ok(&["trace", "autoscale", "--threshold", "2", "--format", "csv"]);
+    let rounds = column(&trace, "round");
+    let ready = column(&trace, "ready");
+    let required = column(&trace, "required");
+    let under: Vec<f64> = (0..rounds.len())
+        .filter(|&i| ready[i] < required[i])
+        .map(|i| rounds[i])
+        .collect();
+    assert_eq!(under.len() as f64, short);
+    let shaded: Vec<f64> = windows(UNDER_CAPACITY)
+        .iter()
+        .flat_map(|&(a, b)| (a.round() as u32..b.round() as u32).map(f64::from))
+        .collect();
+    assert_eq!(shaded, under);
+    let mut rules: Vec<f64> = marks_of(&svg, RULE)
         .into_iter()
         .map(|(x, _)| round(x).round())
         .collect();
     rules.dedup();
     assert_eq!(rules, [40.0, 95.0, 170.0]);
+    // A rule is one solid stroke (two points), never dashed like a run's line.
+    for (tag, _) in elements(&svg, "polyline") {
+        if attr(tag, "stroke") == Some(RULE) {
+            assert_eq!(
+                attr(tag, "points").unwrap().split_whitespace().count(),
+                2,
+                "{tag}"
+            );
+        }
+    }
     // Without a surge and failures, neither is marked.
     let plain = stdout_ok(&[
         "plot",
@@ -795,16 +872,36 @@ fn the_autoscale_chart_marks_the_surge_and_the_failure_rounds() {
         "-o",
         "-",
     ]);
-    assert!(!plain.contains("#FFAA00") && !plain.contains("#B40028"));
+    assert!(!plain.contains(INPUT_SHADE) && !plain.contains(RULE));
     assert!(!texts(&plain)
         .iter()
         .any(|x| x.starts_with("surge") || x.starts_with("instance breaks")));
+    // A run never under capacity has no such window and no such entry.
+    let ample = stdout_ok(&[
+        "plot",
+        "autoscale",
+        "--demand-base",
+        "0",
+        "--demand-amplitude",
+        "0",
+        "--surge",
+        "0",
+        "-o",
+        "-",
+    ]);
+    assert!(!ample.contains(UNDER_CAPACITY), "no shade");
+    assert!(!texts(&ample)
+        .iter()
+        .any(|x| x.starts_with("under capacity")));
 }
 
 /// Two runs' lines that overlap are told apart: the second run's are dashed (many short
-/// pieces of one colour), the first run's one solid line each.
+/// pieces of one colour), the first run's one solid line per panel. With more than 4
+/// series (threshold 2 and 5: group size and ready each, the required they share), a
+/// panel per stream: group size and ready, each with both runs and the required in grey;
+/// each run's rounds under capacity are a strip in its colour.
 #[test]
-fn overlapping_runs_are_dashed_apart() {
+fn overlapping_runs_are_dashed_apart_in_a_panel_per_stream() {
     let svg = stdout_ok(&["plot", "autoscale", "--threshold", "2,5", "-o", "-"]);
     let pieces = |colour: &str| {
         elements(&svg, "polyline")
@@ -812,10 +909,116 @@ fn overlapping_runs_are_dashed_apart() {
             .filter(|(tag, _)| attr(tag, "stroke") == Some(colour))
             .count()
     };
-    // Series 0 (threshold=2: group size) is solid: its line and its legend swatch.
-    assert_eq!(pieces("#1F77B4"), 2);
-    // Series 3 (threshold=5: group size) is dashed: far more than two pieces.
-    assert!(pieces("#D62728") > 50, "{}", pieces("#D62728"));
+    // threshold=2 is solid: its line in each of the two panels and its legend swatch.
+    assert_eq!(pieces("#0072B2"), 3);
+    // threshold=5 is dashed: far more pieces.
+    assert!(pieces("#E69F00") > 50, "{}", pieces("#E69F00"));
+    let t = texts(&svg);
+    for label in [
+        "group size",
+        "ready",
+        "threshold=2",
+        "threshold=5",
+        "required",
+        "threshold=2: under capacity (10 rounds)",
+        "threshold=5: under capacity (7 rounds)",
+    ] {
+        assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
+    }
+    // The strips: short rectangles in the runs' colours, none shaded full height.
+    let strips = |fill: &str| {
+        elements(&svg, "rect")
+            .into_iter()
+            .filter(|(tag, _)| attr(tag, "fill") == Some(fill) && num(tag, "height") < 20.0)
+            .count()
+    };
+    assert!(strips("#0072B2") > 2 && strips("#E69F00") > 2);
+    assert!(!svg.contains(UNDER_CAPACITY));
+}
+
+/// The bulkhead's four layouts (split shared and 24, healthy and slowdown): 7 distinct
+/// series would be too many for one panel; a panel per stream holds 4 each.
+#[test]
+fn a_panel_holds_at_most_four_series() {
+    let svg = stdout_ok(&argv(
+        "plot bulkhead --split shared,24 --mode healthy,slowdown -o -",
+    ));
+    let t = texts(&svg);
+    assert!(t.iter().any(|x| x == "tracking dropped") && t.iter().any(|x| x == "event dropped"));
+    for run in [
+        "split=shared mode=healthy",
+        "split=shared mode=slowdown",
+        "split=24 mode=healthy",
+        "split=24 mode=slowdown",
+    ] {
+        assert!(t.iter().any(|x| x == run), "{run}: {t:?}");
+    }
+    // Each panel: 4 lines, solid or cut into dashes, one colour per run.
+    let colours: std::collections::BTreeSet<&str> = elements(&svg, "polyline")
+        .into_iter()
+        .filter(|(tag, _)| attr(tag, "stroke-width") == Some("3"))
+        .map(|(tag, _)| attr(tag, "stroke").unwrap())
+        .collect();
+    assert_eq!(colours.len(), 4, "{colours:?}");
+    // Two runs of two series each stay one panel.
+    let svg = stdout_ok(&argv(
+        "plot bulkhead --split shared,24 --mode slowdown -o -",
+    ));
+    assert!(texts(&svg)
+        .iter()
+        .any(|x| x == "split=24: tracking dropped"));
+}
+
+/// Every text is at least [`plot::MIN_TEXT_PX`] pixels at the chart's size, at the default
+/// width and a phone's, and the chart is as wide as asked; the Turkish chart says the
+/// lesson's words in Turkish, with the same marks in the same places.
+#[test]
+fn text_is_large_at_every_width_and_turkish_on_demand() {
+    for args in [
+        "plot autoscale -o -",
+        "plot autoscale --threshold 2,3,5 --cooldown 0,3,8 -o -",
+        "plot consumers --consumers 1,2,4,8 -o -",
+        "plot bulkhead --split shared,24 --mode healthy,slowdown -o -",
+        "plot autoscale --seed 1..=30 --summary -o -",
+    ] {
+        for width in ["960", "358", "280", "3840"] {
+            let svg = stdout_ok(&argv(&format!("{args} --width {width}")));
+            let root = elements(&svg, "svg")[0].0;
+            assert_eq!(num(root, "width"), width.parse::<f64>().unwrap(), "{args}");
+            for (tag, text) in elements(&svg, "text") {
+                let size = num(tag, "font-size");
+                assert!(
+                    size >= plot::MIN_TEXT_PX - 1e-9,
+                    "{args} --width {width}: {text} at {size}"
+                );
+            }
+        }
+    }
+    let en = stdout_ok(&argv("plot autoscale -o -"));
+    let tr = stdout_ok(&argv("plot autoscale --lang tr -o -"));
+    let t = texts(&tr);
+    for label in [
+        "capsim autoscale: eşik=2 soğuma=0 tohum=20261001",
+        "örnek sayısı",
+        "tur (1 dk)",
+        "grup boyutu",
+        "hazır",
+        "gerekli",
+        "ani artış (150. ile 189. turlar arası)",
+        "kapasite altı (10 tur)",
+        "örnek bozulur (tur 40, 95, 170)",
+    ] {
+        assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
+    }
+    let shapes = |svg: &str| elements(svg, "rect").len() + elements(svg, "polyline").len();
+    assert_eq!(shapes(&tr), shapes(&en));
+    let e = one_line_error(&argv("plot autoscale --width 279 -o -"));
+    assert_eq!(
+        e.trim_end(),
+        "error: invalid value '279' for '--width <PX>': accepted values are 280 to 3840"
+    );
+    let e = one_line_error(&argv("plot autoscale --lang de -o -"));
+    assert!(e.contains("'de'") && e.contains("en, tr"), "{e}");
 }
 
 /// A formula run marks each evaluation with a tick on the round axis: as many as the
@@ -834,7 +1037,7 @@ fn formula_evaluations_and_hook_waits_are_marked() {
     let evaluations = column(&row, "evaluations")[0];
     let svg = run(&["plot", "autoscale"], &["-o", "-"]);
     let round = round_at(&svg);
-    let ticks: Vec<f64> = marks_of(&svg, "#6E28A0")
+    let ticks: Vec<f64> = marks_of(&svg, TICK)
         .into_iter()
         .map(|(x, _)| round(x).round())
         .collect();
@@ -875,7 +1078,7 @@ fn formula_evaluations_and_hook_waits_are_marked() {
     assert_eq!(covered, waits);
     // Without a formula or a hook: no ticks, no windows of waits.
     let plain = stdout_ok(&["plot", "autoscale", "-o", "-"]);
-    assert!(!plain.contains("#6E28A0"));
+    assert!(!plain.contains(TICK));
     assert!(!texts(&plain)
         .iter()
         .any(|x| x.contains("hook") || x.contains("formula")));
@@ -916,7 +1119,7 @@ fn the_bulkhead_chart_marks_the_slowdown() {
     let window: Vec<&str> = elements(&svg, "rect")
         .into_iter()
         .map(|(tag, _)| tag)
-        .filter(|tag| attr(tag, "fill") == Some("#FFAA00") && num(tag, "height") > 100.0)
+        .filter(|tag| attr(tag, "fill") == Some(INPUT_SHADE) && num(tag, "height") > 100.0)
         .collect();
     assert_eq!(window.len(), 1);
     let x = num(window[0], "x");
@@ -946,13 +1149,10 @@ fn the_bulkhead_chart_marks_the_slowdown() {
 #[test]
 fn png_is_the_svg_rasterised() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    for (args, size) in [
-        (&["autoscale", "--threshold", "2,5"][..], (960u32, 540u32)),
-        (
-            &["autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8"],
-            (960, 672),
-        ),
-        (&["bulkhead", "--seed", "1..=50", "--summary"], (960, 540)),
+    for args in [
+        &["autoscale", "--threshold", "2,5"][..],
+        &["autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8"],
+        &["bulkhead", "--seed", "1..=50", "--summary"],
     ] {
         let svg_path = dir.join("same.svg");
         let png_path = dir.join("same.PNG");
@@ -970,6 +1170,8 @@ fn png_is_the_svg_rasterised() {
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         assert_eq!(&png[12..16], b"IHDR");
         let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        let root = elements(&svg, "svg")[0].0;
+        let size = (num(root, "width") as u32, num(root, "height") as u32);
         assert_eq!((be(&png[16..20]), be(&png[20..24])), size, "{args:?}");
         assert_eq!(
             png,
@@ -1056,7 +1258,7 @@ fn a_formula_run_draws_its_target() {
         assert!(t.iter().any(|x| x == label), "{label}: {t:?}");
     }
     // The band on the plot and its legend swatch (two points).
-    let mut bands = polylines(&svg, "6");
+    let mut bands = polylines(&svg, "8");
     bands.sort_by_key(|b| std::cmp::Reverse(b.len()));
     assert_eq!(bands.len(), 2, "{bands:?}");
     assert_eq!(bands[1].len(), 2);
@@ -1083,20 +1285,21 @@ fn a_formula_run_draws_its_target() {
     assert_eq!(shown, seen);
     assert!(seen.len() > 3, "{seen:?}");
     // The band is drawn before (under) the group size's line.
-    let band = svg.find("stroke-width=\"6\"").unwrap();
-    let size = svg.find("stroke=\"#1F77B4\" stroke-width=\"2\"").unwrap();
+    let band = svg.find("stroke-width=\"8\"").unwrap();
+    let size = svg.find("stroke=\"#0072B2\" stroke-width=\"3\"").unwrap();
     assert!(band < size);
     // Without a formula: no band, no legend entry.
     let plain = stdout_ok(&["plot", "autoscale", "-o", "-"]);
-    assert!(polylines(&plain, "6").is_empty());
+    assert!(polylines(&plain, "8").is_empty());
     assert!(!plain.contains("TargetDedicatedNodes"));
-    // A grid of a plain run and a formula one: the formula run's band only (dashed, as the
-    // second run's lines are: many pieces, of one colour).
+    // A grid of a plain run and a formula one: a panel per stream, the target's holding
+    // the formula run's band only (dashed, as the second run's lines are: many pieces, of
+    // one colour), captioned once.
     let both = format!("none,{formula}");
     let svg = stdout_ok(&["plot", "autoscale", "--formula", &both, "-o", "-"]);
     let colours: Vec<&str> = elements(&svg, "polyline")
         .into_iter()
-        .filter(|(tag, _)| attr(tag, "stroke-width") == Some("6"))
+        .filter(|(tag, _)| attr(tag, "stroke-width") == Some("8"))
         .map(|(tag, _)| attr(tag, "stroke").unwrap())
         .collect();
     assert!(colours.len() > 10, "{colours:?}");
@@ -1119,5 +1322,5 @@ fn a_formula_run_draws_its_target() {
         "-o",
         "-",
     ]);
-    assert_eq!(polylines(&svg, "6").len(), 10);
+    assert_eq!(polylines(&svg, "8").len(), 10);
 }

@@ -1,8 +1,9 @@
-//! A policy's own flags without that policy: `--target-utilization` and `--disable-scale-in`
-//! need `--policy target-tracking`, `--steps` needs `--policy step`. Given alone they would
-//! be ignored; they are one line (exit 2) naming the flag and the policy it needs, in every
-//! command that takes the model's flags. Their defaults never trigger it, and a grid whose
-//! `--policy` list holds the policy they need takes them (its other runs ignore them).
+//! A policy's own flags without that policy (the one rule of `Model::NEEDS`, here for the
+//! policies): `--target-utilization` and `--disable-scale-in` need `--policy
+//! target-tracking`, `--steps` needs `--policy step`. Given alone they would be ignored;
+//! they are one line (exit 2) naming the flag and the policy it needs, in every command that
+//! takes the model's flags. Their defaults never trigger it, and a grid whose `--policy`
+//! list holds the policy they need takes them (its other runs ignore them).
 
 mod common;
 

@@ -173,6 +173,9 @@ fn bad_input_prints_the_binarys_error_line() {
         "model=autoscale&shard=1/2",
         "model=autoscale&format=csv&shard=1/2&shard=2/2",
         "model=autoscale&format=csv&summary&shard=1/2",
+        // A value's own message that names its flag is the line alone.
+        "model=autoscale&demand-file=no/such.csv",
+        "trace=autoscale&demand-file=no/such.csv",
     ] {
         same(&query(q));
     }

@@ -377,13 +377,11 @@ fn a_timed_evaluation_interval_restarts_the_formulas_schedule() {
         let e = one_line_error(&["autoscale", "--formula", &formula, "--at", bad]);
         assert!(e.starts_with("error: --at: accepted values are"), "{e}");
     }
-    // Without a formula nothing evaluates.
+    // Without a formula nothing evaluates: the action would be ignored, so it is refused.
+    let e = one_line_error(&["autoscale", "--at", "60:evaluation_interval=5"]);
     assert_eq!(
-        n(
-            &row(&["autoscale", "--at", "60:evaluation_interval=5"]),
-            "evaluations"
-        ),
-        0
+        e,
+        "error: --at: needs --formula for its formula and evaluation_interval actions (without it the flag would be ignored)\n"
     );
 }
 
@@ -560,7 +558,7 @@ fn a_bad_timed_formula_is_one_line_naming_the_file() {
         let at = format!("120:formula={zero}");
         let e = one_line_error(&[command, &["--at", at.as_str()]].concat());
         assert!(
-            e.contains("--at: accepted values are formula actions only with --formula"),
+            e.contains("--at: needs --formula for its formula and evaluation_interval actions"),
             "{e}"
         );
     }

@@ -115,7 +115,15 @@ fn bad_spot_and_warm_pool_options_are_one_line() {
             "--rounds",
             "30",
         ][..],
-        &["--preemption-notice", "1440", "--preemption-rate", "0"],
+        &[
+            "--preemption-notice",
+            "1440",
+            "--preemption-rate",
+            "0.5",
+            "--on-demand-percent",
+            "50",
+        ],
+        &["--preemption-rate", "0", "--on-demand-percent", "50"],
         &["--warm-pool", "256:running", "--warm-pool-reuse", "yes"],
     ] {
         let mut all = vec!["autoscale"];

@@ -3,6 +3,7 @@
 
 mod common;
 
+use capsim::models::{Autoscale, Bulkhead, Consumers, Model};
 use common::{argv, capsim, one_line_error, stdout_ok, temp_file, with_stdin};
 
 /// One grid per model, its combinations cut by the shard boundaries (3 shards).
@@ -137,13 +138,13 @@ fn a_dash_reads_standard_input() {
 }
 
 /// A missing, repeated or misplaced shard, and input that is not capsim's rows, are one
-/// line naming the file and line.
+/// line naming the file and line, status 2, and no combination is written that is not
+/// known to be whole: every line written is a line of the whole grid's `--summary`.
 #[test]
 fn missing_or_misplaced_shards_are_one_line() {
     let grid = GRIDS[0];
     let f = shards("bad", grid, 3, &[]);
-    // One line on stderr, status 2; the combinations summarized before the error are
-    // written (as a sweep writes the rows before a failing run).
+    let whole = stdout_ok(&args(grid, &["--summary", "--format", "json"]));
     let json = |files: &[&String]| {
         let mut a = vec!["summary", "--format", "json"];
         a.extend(files.iter().map(|s| s.as_str()));
@@ -152,6 +153,9 @@ fn missing_or_misplaced_shards_are_one_line() {
         assert_eq!(out.status.code(), Some(2), "{a:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.starts_with("error: summary: "), "{err}");
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            assert!(whole.lines().any(|w| w == line), "{a:?}: not whole: {line}");
+        }
         err
     };
     // Shard 2 missing: the combination cut at the end of shard 1 stops short.
@@ -166,6 +170,38 @@ fn missing_or_misplaced_shards_are_one_line() {
     // The last shard missing.
     let e = json(&[&f[0], &f[1]]);
     assert!(e.contains("missing at the end"), "{e}");
+    // The first shard missing: its first combination has some of its seeds only (and the
+    // combinations start inside the grid's order of values).
+    let e = json(&[&f[1], &f[2]]);
+    assert!(e.contains("a shard is missing"), "{e}");
+    // A shard given twice, first, middle or last.
+    for files in [
+        [&f[0], &f[0], &f[1], &f[2]],
+        [&f[0], &f[1], &f[1], &f[2]],
+        [&f[0], &f[1], &f[2], &f[2]],
+    ] {
+        let e = json(&files);
+        assert!(e.contains("shard order"), "{files:?}: {e}");
+    }
+    // Shards that end on combinations: a whole combination missing or repeated shows in
+    // the grid's order of values.
+    // 10 shards of 3 runs: each one combination (its 3 seeds).
+    let aligned = shards("aligned", grid, 10, &[]);
+    let without = |skip: usize| -> Vec<&String> {
+        (0..10)
+            .filter(|&k| k != skip)
+            .map(|k| &aligned[k])
+            .collect()
+    };
+    let mut twice: Vec<&String> = aligned.iter().collect();
+    twice.insert(4, &aligned[4]);
+    for (i, files) in [without(0), without(4), without(9), twice]
+        .into_iter()
+        .enumerate()
+    {
+        let e = json(&files);
+        assert!(e.contains("shard"), "case {i}: {e}");
+    }
     // Not rows: CSV, a file of another grid's keys, nothing at all, no such file.
     let csv = temp_file("merge.csv", stdout_ok(&args(grid, &["--format", "csv"])));
     let e = json(&[&csv]);
@@ -208,4 +244,60 @@ fn the_help_states_the_contract_and_the_limits() {
     assert_eq!(capsim::merge::MAX_LINE, 1_048_576);
     assert_eq!(capsim::merge::MAX_FILE_BYTES, 4_294_967_296);
     assert_eq!(capsim::models::MAX_RUNS, 1_000_000);
+}
+
+/// `capsim summary` of a grid's rows equals its `--summary`, for every model and every
+/// parameter given as a list (two of its test values, or its default and one), in each
+/// format: what a row shows of a parameter (a span, a list, a hook and its result, a path)
+/// reads back as the combination it was.
+#[test]
+fn the_summary_of_rows_is_the_summary_for_every_list_valued_parameter() {
+    every_list::<Autoscale>("autoscale", common::values::AUTOSCALE);
+    every_list::<Consumers>("consumers", common::values::CONSUMERS);
+    every_list::<Bulkhead>("bulkhead", common::values::BULKHEAD);
+}
+
+fn every_list<M: Model>(model: &str, table: &[(&str, &str)]) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let resolve = |v: &str| match v.strip_prefix('@') {
+        Some(path) => format!("{root}/../examples/{path}"),
+        None => match v.strip_prefix("examples/") {
+            Some(path) => format!("{root}/../examples/{path}"),
+            None => v.to_string(),
+        },
+    };
+    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
+        let (_, values) = table.iter().find(|(k, _)| *k == q.key).unwrap();
+        let values: Vec<String> = values.split(' ').map(resolve).collect();
+        let list = match values.as_slice() {
+            [a, b, ..] => format!("{a},{b}"),
+            [a] => format!("{},{a}", q.default_text()),
+            [] => unreachable!(),
+        };
+        let flag = format!("--{}", q.flag());
+        let mut given: Vec<String> = vec![model.into(), flag.clone(), list];
+        // What the flag needs, if it needs anything.
+        for n in M::NEEDS.iter().filter(|n| n.flags.contains(&q.key)) {
+            if let capsim::models::Rule::Needs(..) = n.rule {
+                for (k, v) in n.example {
+                    given.push(format!("--{}", k.replace('_', "-")));
+                    given.push(resolve(v));
+                }
+            }
+        }
+        given.extend(["--seed".into(), "1,2".into()]);
+        let given: Vec<&str> = given.iter().map(String::as_str).collect();
+        let rows = capsim(&[&given[..], &["--format", "json"]].concat());
+        if !rows.status.success() {
+            // A list the model refuses whole (a flag and its example disagree) says so.
+            let e = String::from_utf8_lossy(&rows.stderr);
+            panic!("{given:?}: {e}");
+        }
+        let file = temp_file(&format!("merge-list-{model}-{}.json", q.key), rows.stdout);
+        for format in ["json", "csv", "table"] {
+            let merged = summary(std::slice::from_ref(&file), format);
+            let whole = stdout_ok(&[&given[..], &["--summary", "--format", format]].concat());
+            assert_eq!(merged, whole, "{given:?} --format {format}");
+        }
+    }
 }

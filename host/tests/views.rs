@@ -51,7 +51,7 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
     ("boot_rounds", "0 5 9"),
     ("transient_failure", "0 0.3 1"),
     ("failure_rounds", "none 5:10:10:200"),
-    ("demand_base", "100 1500"),
+    ("demand_base", "100 1500 30000"),
     ("demand_amplitude", "0 900"),
     ("demand_period", "30 500"),
     ("surge_start", "0 100"),
@@ -72,7 +72,7 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
         "3:standby:2+6:unstandby:2 0:protect:3+50:unprotect:3",
     ),
     ("formula", "zero.formula demand.formula cpu-busy.formula"),
-    ("min_instances", "0 10 30"),
+    ("min_instances", "0 10 30 150"),
     ("max_instances", "0 12 18"),
     ("check_interval", "2 10080"),
     // `step` alone is an error (it needs `--steps`), so it is not a value to set alone.
@@ -115,7 +115,7 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
     ("on_preemption", "replace"),
     ("on_demand_base", "0 4"),
     ("on_demand_percent", "0 50 100"),
-    ("warm_pool", "6 3:running 256"),
+    ("warm_pool", "6 3:running 256 max-desired"),
     ("warm_pool_reuse", "yes"),
     ("price", "0:0:0 1:0.2:0.05 1e9:1e9:1e9"),
     ("seed", "1 2147483646"),
@@ -127,7 +127,7 @@ const CONSUMERS_VALUES: &[(&str, &str)] = &[
     ("slots", "1 3"),
     ("shipments", "1 300"),
     ("events_per_shipment", "1 20"),
-    ("queue_gap", "0 2.5"),
+    ("queue_gap", "0"),
     ("final_event_rounds", "0 20"),
     ("event_rounds_min", "0 5"),
     ("event_rounds_spread", "0 10"),
@@ -152,7 +152,7 @@ const BULKHEAD_VALUES: &[(&str, &str)] = &[
     ("event_hold", "1 127"),
     ("slow_hold", "1 127"),
     ("failure_end", "none 1500"),
-    ("breaker", "none 0.5:9:20 0:1:1"),
+    ("breaker", "none 0.5:9:20 0.000001:1:1"),
     ("retries", "0 2 10"),
     ("retry_backoff", "0 3"),
     ("seed", "1 2147483646"),
@@ -245,12 +245,45 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
         .filter(|s| i64::from(s.counts.serving()) < s.required)
         .count();
     assert_eq!(short as u32, m.under_capacity_rounds, "{what}");
+    // The chart's shaded rounds under capacity are those rounds, and its legend counts them.
+    let marks = capsim::plot::marks_of::<Autoscale>(p).unwrap();
+    let under: Vec<&capsim::plot::Window> = marks
+        .windows
+        .iter()
+        .filter(|w| w.tone == capsim::plot::Tone::UnderCapacity)
+        .collect();
+    if m.under_capacity_rounds == 0 {
+        assert!(under.is_empty(), "{what}");
+    } else {
+        assert_eq!(under.len(), 1, "{what}");
+        let n = m.under_capacity_rounds;
+        let label = format!(
+            "under capacity ({n} round{})",
+            if n == 1 { "" } else { "s" }
+        );
+        assert_eq!(under[0].label, label, "{what}");
+        let shaded: Vec<u32> = t
+            .iter()
+            .filter(|s| i64::from(s.counts.serving()) < s.required)
+            .map(|s| s.round)
+            .collect();
+        let windows = &under[0].rounds;
+        if windows.len() < capsim::plot::MAX_WINDOWS {
+            let covered: Vec<u32> = windows
+                .iter()
+                .flat_map(|&(a, b)| a as u32..b as u32)
+                .collect();
+            assert_eq!(covered, shaded, "{what}");
+        } else {
+            // Merged past the bound: every round under capacity is still shaded.
+            let inside = |r: u32| windows.iter().any(|&(a, b)| (a..b).contains(&f64::from(r)));
+            assert!(shaded.iter().all(|&r| inside(r)), "{what}");
+        }
+    }
     let max_size = t.iter().map(|s| s.size).max().unwrap_or(0);
     assert_eq!(max_size, m.max_size, "{what}");
-    let min_size = t
-        .iter()
-        .map(|s| s.size)
-        .fold(p.core.min_size_start, u32::min);
+    // The smallest size the trace shows (not capped at the lesson program's 99).
+    let min_size = t.iter().map(|s| s.size).min().unwrap_or(0);
     assert_eq!(min_size, m.min_size, "{what}");
     let booting = t.iter().map(|s| s.counts.launching()).max().unwrap_or(0);
     assert_eq!(booting, m.max_launching, "{what}");
@@ -363,7 +396,7 @@ fn check_consumers(p: &consumers::Params, m: &consumers::Metrics, tape: &Tape) {
     let last = t.last().unwrap();
     assert_eq!((last.queue_left, last.busy_consumers), (0, 0), "{what}");
     // A flow option adds its columns (arrived, dropped, backlog), and only it does.
-    let flow = p.flows();
+    let flow = p.flow != capsim_core::consumers::Flow::default();
     if flow {
         let backlog = t.iter().map(|s| s.backlog).max().unwrap_or(0);
         assert_eq!(backlog, m.max_backlog, "{what}");
@@ -456,25 +489,65 @@ impl Pick {
     }
 }
 
-/// Adds to `pairs` the `--policy` a policy's own flag needs (`capsim::policy_flags::NEEDS`:
-/// without it the flag is an error), to the list if one is given.
-fn with_policy(pairs: &mut Vec<(String, String)>) {
-    // A consumers outage needs an arrival process: the lesson's queue has no arrivals.
-    let has = |pairs: &Vec<(String, String)>, k: &str| pairs.iter().any(|(f, _)| f == k);
-    if has(pairs, "outage") && !has(pairs, "arrival-rate") {
-        pairs.push(("arrival-rate".to_string(), "0.5".to_string()));
-    }
-    for (key, policy) in capsim::policy_flags::NEEDS {
-        let flag = key.replace('_', "-");
-        if !pairs.iter().any(|(k, _)| *k == flag) {
-            continue;
+/// Gives the flags of `pairs` what they need (`Model::NEEDS`): a flag refused by the one
+/// rule gets its need's example (`--policy step` for `--steps`), added to the list if the
+/// flag is given; a flag that would be ignored beside another (`--surge` with
+/// `--demand-file`), or whose need has no example, is dropped.
+fn with_needs<M: Model>(pairs: &mut Vec<(String, String)>) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    // The flags dropped: never added back by another's example.
+    let mut dropped: Vec<String> = Vec::new();
+    for _ in 0..2 * M::PARAMS.len() {
+        let Err(e) = Flags::<M>::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .and_then(|f| f.grid().map(|_| ()))
+        else {
+            return;
+        };
+        let refused = M::NEEDS.iter().find_map(|n| {
+            n.flags
+                .iter()
+                .map(|k| k.replace('_', "-"))
+                .find(|f| e == n.error(f))
+                .map(|f| (n, f))
+        });
+        let Some((need, flag)) = refused else {
+            panic!("{pairs:?}: {e}");
+        };
+        let example: Vec<(String, String)> = need
+            .example
+            .iter()
+            .map(|(k, v)| {
+                let v = match v.strip_prefix("examples/") {
+                    Some(path) => format!("{root}/../examples/{path}"),
+                    None => v.to_string(),
+                };
+                (k.replace('_', "-"), v)
+            })
+            .collect();
+        let mut added = false;
+        if matches!(need.rule, capsim::models::Rule::Needs(..))
+            && !example.iter().any(|(k, _)| dropped.contains(k))
+        {
+            for (k, v) in &example {
+                match pairs.iter_mut().find(|(f, _)| f == k) {
+                    Some((_, list)) if list.split(',').any(|x| x == v) => {}
+                    Some((_, list)) => {
+                        *list = format!("{list},{v}");
+                        added = true;
+                    }
+                    None => {
+                        pairs.push((k.clone(), v.clone()));
+                        added = true;
+                    }
+                }
+            }
         }
-        match pairs.iter_mut().find(|(k, _)| k == "policy") {
-            Some((_, list)) if list.split(',').any(|p| p == policy) => {}
-            Some((_, list)) => *list = format!("{list},{policy}"),
-            None => pairs.push(("policy".to_string(), policy.to_string())),
+        if !added {
+            pairs.retain(|(k, _)| *k != flag);
+            dropped.push(flag);
         }
     }
+    panic!("{pairs:?}: the needs do not settle");
 }
 
 /// Every parameter alone (each of its test values, with the policy it needs), then `combos` random combinations of
@@ -500,7 +573,7 @@ fn every_parameter<M: Model + Traced>(
         );
         for v in vs {
             let mut pairs = vec![(q.flag(), v.clone())];
-            with_policy(&mut pairs);
+            with_needs::<M>(&mut pairs);
             let ran = agree::<M>(&pairs, check);
             assert!(ran > 0, "{} {v}: nothing ran", q.key);
         }
@@ -521,7 +594,7 @@ fn every_parameter<M: Model + Traced>(
             let vs = values(key);
             pairs.push((key.replace('_', "-"), vs[pick.below(vs.len())].clone()));
         }
-        with_policy(&mut pairs);
+        with_needs::<M>(&mut pairs);
         ran += agree::<M>(&pairs, check);
     }
     assert!(ran >= combos, "{ran} runs of {combos} combinations");

@@ -34,10 +34,19 @@ function cliArgs(pairs) {
   return args;
 }
 
+// `capsim plot`'s argv for a page's model command: its flags, the chart's own pairs as plot's
+// --width and --lang, the rows' options (format, columns) left out.
+function plotArgs(pairs) {
+  const flags = pairs
+    .filter(([k]) => !["format", "columns"].includes(k))
+    .map(([k, v]) => (k === "chart-width" ? ["width", v] : k === "chart-lang" ? ["lang", v] : [k, v]));
+  return ["plot", ...cliArgs(flags), "-o", "-"];
+}
+
 // Runs the built capsim binary: {status, stdout, stderr}.
 function runCli(pairs) {
   const r = spawnSync(capsim, cliArgs(pairs), { encoding: "utf8", maxBuffer: 1 << 28 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-module.exports = { root, site, capsim, golden, goldenLesson, goldenLessonEn, runCli, cliArgs, execFileSync };
+module.exports = { root, site, capsim, golden, goldenLesson, goldenLessonEn, runCli, cliArgs, plotArgs, execFileSync };

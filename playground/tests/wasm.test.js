@@ -77,6 +77,15 @@ test("wasm32: the page's chart is capsim plot's SVG byte for byte (plus id=chart
     assert.ok(out.chart.startsWith('<svg id="chart" '), out.chart.slice(0, 80));
     assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), cliPlot(grid), JSON.stringify(grid));
   }
+  // A lesson page's chart: drawn at the page's width, in Turkish (capsim plot --width --lang).
+  for (const [width, lang] of [["358", "tr"], ["715", "en"], ["280", "tr"]]) {
+    const grid = [["model", "autoscale"], ["threshold", "3"]];
+    const out = runner.run([...grid, ["format", "json"], ["chart-width", width], ["chart-lang", lang]]);
+    assert.equal(out.error, "");
+    const r = spawnSync(capsim, ["plot", "autoscale", "--threshold", "3", "--width", width, "--lang", lang, "-o", "-"], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(out.chart.replace('<svg id="chart" ', "<svg "), r.stdout, width + " " + lang);
+  }
 });
 
 test("wasm32: the lesson's 3 x 3 sweep is capsim plot's small multiples; beyond 36 runs, a note and the output", () => {

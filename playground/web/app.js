@@ -1,6 +1,12 @@
-// The playground page: the URL is the state. It builds the form from the models' parameter
-// definitions (the same table the command line's --help prints), keeps the URL in step with
-// the form, and runs each command in a Web Worker.
+// The playground page: the URL is the state. Which page it is comes from the query:
+//   ?page=group|consumers|bulkhead   a lesson page (its start values when given nothing else)
+//   ?page=formula                    the formula editor
+//   ?lesson=NAME                     a lesson program's printout, byte for byte
+//   ?model=NAME&… (trace=, formula=) every flag of the command line
+//   nothing                          the start page
+// lang=tr|en is the page's language (Turkish, the lessons' own, by default); the formula
+// editor and the every-flag page speak the command line's English. Every URL is relative:
+// the folder works from any path of any static host. Commands run in a Web Worker.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -8,6 +14,7 @@ let defs = null; // {models: [{model, params: [{flag, help, accepted, lesson, de
 let worker = null;
 let workerReady = null;
 let busy = false;
+let pending = null; // a lesson page's latest pairs, run when the one running finishes
 let jobId = 0;
 // Quick commands (a formula's check or eval, the evaluation log's records), answered by id.
 let askId = 0;
@@ -17,6 +24,11 @@ const FORMULA_FILE = "editor.formula";
 // For the tests: when the first output appeared, and the progress reports of the last run.
 window.capsimTimings = {};
 window.capsimProgress = { reports: 0, done: 0, total: 0 };
+
+let view = "start"; // start | lesson | formula | printout | command
+let page = null; // the lesson page's name
+let lang = "tr"; // the page's words
+let chosen = "tr"; // the language asked for (the URL's lang), which the links keep
 
 function startWorker() {
   worker = new Worker("worker.js");
@@ -47,106 +59,482 @@ function ask(pairs) {
   });
 }
 
-// ---------------------------------------------------------------- the lesson pages
+// ---------------------------------------------------------------- words
 
-// Each lesson's page: its story (English and Turkish), the model, the two controls that matter
-// (each a select of the lesson's values, one at a time or all of them) and the table's columns.
-const PAGES = {
-  group: {
-    model: "autoscale",
-    story: {
-      en: "An auto-scaling group follows a demand that rises and falls over 240 minutes, with a surge from minute 150 to 190, while its health check now and then takes a healthy instance for a broken one. The threshold is how many failed checks in a row replace an instance; the cooldown is how many minutes the group waits after it scales. Change them and watch the rounds under capacity and the false replacements.",
-      tr: "Bir otomatik ölçekleme grubu 240 dakika boyunca inip çıkan talebi izler (150. ile 190. dakikalar arasında ani bir artış var); sağlık kontrolü ise arada bir sağlam bir sunucuyu bozuk sanır. Eşik, bir sunucunun değiştirilmesi için art arda kaç kontrolün başarısız olması gerektiğidir; soğuma, grubun ölçeklendikten sonra kaç dakika beklediğidir. Bunları değiştirin ve kapasite altı turlara ve yanlış değiştirmelere bakın.",
-    },
-    controls: [["threshold", ["2", "3", "5"]], ["cooldown", ["0", "3", "8"]]],
-    start: [["threshold", "2,3,5"], ["cooldown", "0,3,8"]],
-    columns: "under_capacity_rounds,false_replacements,launched,max_size,idle_billed_rounds",
+// The page's words in each language. A lesson page, the start page and the printouts are
+// wholly in the chosen one (the chart's words too: chart-lang); the formula editor and the
+// every-flag page are the command line's, in English.
+const TEXT = {
+  tr: {
+    "title": "capsim: kapasite ve dayanıklılık dersleri",
+    "home": "capsim",
+    "language": "Dil",
+    "nav.group": "Grup",
+    "nav.consumers": "Tüketiciler",
+    "nav.bulkhead": "Bölme",
+    "nav.formula": "Formül düzenleyici (İngilizce)",
+    "nav.printout": "Ders çıktıları",
+    "nav.command": "Tüm bayraklar (İngilizce)",
+    "start.title": "capsim: kapasite ve dayanıklılık dersleri",
+    "start.intro": "Üç ders tarayıcınızda, capsim komut satırıyla aynı Rust çekirdeğiyle hesaplanır: aynı sayılar, bayt bayt. Bir ders sayfası açın, denetimleri değiştirin; grafik ve sayılar hemen yenilenir. Adres çubuğu her ayarı tutar: bir koşumu paylaşmak için adresi kopyalayın.",
+    "group.title": "Otomatik ölçekleme grubu",
+    "group.question": "Sağlık denetimi ile ölçekleme politikası aynı grupta birbirini nasıl yanıltır? Eşik ve soğuma.",
+    "consumers.title": "Rakip tüketiciler",
+    "consumers.question": "Daha çok tüketici bir kuyruğu ne zamana kadar daha hızlı boşaltır? Tüketiciler ve deponun yuvaları.",
+    "bulkhead.title": "Bölme (bulkhead)",
+    "bulkhead.question": "Yavaşlayan bir servis paylaşılan bir havuzda kimi dışarıda bırakır? Bölme ve kip.",
+    "formula.title": "Formül düzenleyici",
+    "formula.question": "Grubu bir Azure Batch otomatik ölçekleme formülü yönetir: yazın, denetleyin, çalıştırın (İngilizce).",
+    "printout.title": "Ders programlarının çıktıları",
+    "printout.question": "Derslerin JavaScript programlarının yazdıkları, capsim'in hesapladığıyla bayt bayt aynı.",
+    "printout.note": "Her ders programının çıktısı, olduğu gibi: Türkçesi programların kendi yazdığı gibi, aksansız.",
+    "command.title": "Tüm bayraklar",
+    "command.question": "Komut satırının her ayarı bir form alanıdır; çıktı capsim'in yazdığının aynısıdır (İngilizce).",
+    "lesson.all": "Hepsi (beşi)",
+    "lesson.group": "Grup",
+    "lesson.group-sweep": "Grup taraması",
+    "lesson.group-ledger": "Grup maliyet defteri",
+    "lesson.consumers": "Tüketiciler",
+    "lesson.bulkhead": "Bölme",
+    "group.story": "Bir otomatik ölçekleme grubu 240 dakika boyunca inip çıkan bir talebi izler; 150. ile 190. dakikalar arasında ani bir artış vardır. Sağlık denetimi arada bir sağlam bir örneği bozuk sanar. Eşik, bir örneğin değiştirilmesi için art arda kaç denetimin başarısız olması gerektiğidir; soğuma, grubun ölçeklendikten sonra kaç dakika beklediğidir. Bunları değiştirin; kapasite altı turlara (kırmızı) ve yanlış değiştirmelere bakın.",
+    "consumers.story": "N rakip tüketici 5.000 gönderinin olaylarını tek bir kuyruktan alır ve bir turda en çok S olay işleyen bir depoya uygular. Daha çok tüketici kuyruğu ancak deponun S yuvası sınır olana dek daha hızlı boşaltır ve olayları daha sık sırasız uygular. Tüketici ve yuva sayısını değiştirin; verime ve sırası bozulan gönderilere bakın.",
+    "bulkhead.story": "Takip ve olay istekleri 32 yuvalık bir havuzu paylaşır. Olay servisi yavaşladığında istekleri yuvalarını daha uzun tutar ve paylaşılan havuzda takip isteklerini dışarıda bırakır; bölme havuzu ikiye ayırır, böylece takibin kendi yuvaları kalır. Bölmeyi ve kipi değiştirin; kimin düşürüldüğüne bakın.",
+    "control.threshold": "Eşik (art arda başarısız denetim)",
+    "control.cooldown": "Soğuma (dakika)",
+    "control.consumers": "Tüketiciler (N)",
+    "control.slots": "Deponun yuvaları (S, olay/tur)",
+    "control.split": "Bölme (takibin yuvaları, 32'den)",
+    "control.mode": "Kip",
+    "value.shared": "paylaşımlı",
+    "value.healthy": "sağlıklı",
+    "value.slowdown": "yavaşlama",
+    "less": "azalt",
+    "more": "artır",
+    "metric.under_capacity_rounds": "Kapasite altı turlar",
+    "metric.false_replacements": "Yanlış değiştirmeler",
+    "metric.broken_rounds": "Hizmette kalan bozuk örnek-turlar",
+    "metric.launched": "Başlatılan örnekler",
+    "metric.min_size": "En küçük grup",
+    "metric.max_size": "En büyük grup",
+    "metric.idle_billed_rounds": "Boşta faturalanan örnek-turlar",
+    "metric.throughput": "Verim (olay/tur)",
+    "metric.rounds": "Kuyruğun boşaldığı tur",
+    "metric.reordered_shipments": "Sırası bozulan gönderiler",
+    "metric.wrong_final_state": "Son durumu yanlış gönderiler",
+    "metric.tracking_dropped": "Düşürülen takip istekleri",
+    "metric.event_dropped": "Düşürülen olay istekleri",
+    "metric.tracking_served": "Yanıtlanan takip istekleri",
+    "metric.idle_slots": "Düşürmelerde boş kalan yuvalar",
+    "param.threshold": "eşik",
+    "param.cooldown": "soğuma",
+    "param.consumers": "tüketici",
+    "param.slots": "yuva",
+    "param.split": "bölme",
+    "param.mode": "kip",
+    "param.seed": "tohum",
+    "metrics.caption": "Bu koşumun sayıları",
+    "command.line": "Komut satırında aynısı:",
+    "exact": "tam değeri",
+    "running": "hesaplanıyor…",
+    "runs": "koşum",
   },
-  consumers: {
-    model: "consumers",
-    story: {
-      en: "N competing consumers take the events of 5,000 shipments from one queue and apply them to a store that takes at most S events a round. More consumers drain the queue sooner only until the store's S slots are the limit, and they apply more events out of order. Change the consumers and the slots and watch the throughput and the reordered shipments.",
-      tr: "N rakip tüketici, 5.000 gönderinin olaylarını tek bir kuyruktan alır ve onları bir turda en çok S olay işleyen bir depoya uygular. Daha çok tüketici kuyruğu ancak deponun S yuvası sınır olana kadar daha hızlı boşaltır ve daha çok olayı sırasız uygular. Tüketici ve yuva sayısını değiştirin, verime ve sırası bozulan gönderilere bakın.",
-    },
-    controls: [["consumers", ["1", "2", "3", "4", "6", "8"]], ["slots", ["2", "4"]]],
-    start: [["consumers", "1,2,4,8"], ["slots", "2"]],
-    columns: "throughput,reordered_shipments,wrong_final_state,rounds",
-  },
-  bulkhead: {
-    model: "bulkhead",
-    story: {
-      en: "Tracking and event requests share a pool of slots. When the event service slows down, its requests hold their slots longer and, in a shared pool, crowd out the tracking requests; a bulkhead splits the pool so that tracking keeps its own slots. Change the split and the mode and watch who is dropped.",
-      tr: "Takip ve olay istekleri bir yuva havuzunu paylaşır. Olay servisi yavaşladığında istekleri yuvalarını daha uzun tutar ve paylaşılan havuzda takip isteklerini dışarıda bırakır; bölme (bulkhead) havuzu ayırır, böylece takibin kendi yuvaları kalır. Bölmeyi ve kipi değiştirin, kimin düşürüldüğüne bakın.",
-    },
-    controls: [["split", ["shared", "24"]], ["mode", ["healthy", "slowdown"]]],
-    start: [["split", "shared,24"], ["mode", "healthy,slowdown"]],
-    columns: "tracking_dropped,event_dropped,idle_slots",
+  en: {
+    "title": "capsim: capacity and resilience lessons",
+    "home": "capsim",
+    "language": "Language",
+    "nav.group": "Group",
+    "nav.consumers": "Consumers",
+    "nav.bulkhead": "Bulkhead",
+    "nav.formula": "Formula editor",
+    "nav.printout": "Lesson printouts",
+    "nav.command": "Every flag",
+    "start.title": "capsim: capacity and resilience lessons",
+    "start.intro": "Three lessons computed in your browser by the same Rust core as the capsim command line: the same numbers, byte for byte. Open a lesson page and change its controls; the chart and the numbers follow at once. The address bar holds every setting: copy it to share a run.",
+    "group.title": "The auto-scaling group",
+    "group.question": "How do a health check and a scaling policy in one group fool each other? Threshold and cooldown.",
+    "consumers.title": "Competing consumers",
+    "consumers.question": "Up to when do more consumers drain a queue faster? Consumers and the store's slots.",
+    "bulkhead.title": "The bulkhead",
+    "bulkhead.question": "Whom does a slow service crowd out of a shared pool? Split and mode.",
+    "formula.title": "Formula editor",
+    "formula.question": "An Azure Batch autoscale formula drives the group: write it, check it, run it.",
+    "printout.title": "The lessons' programs' printouts",
+    "printout.question": "What the lessons' JavaScript programs print, byte for byte as capsim computes it.",
+    "printout.note": "Each lesson program's printout as it is (in Turkish, the lessons' own, as the programs write it; in English, a translation).",
+    "command.title": "Every flag",
+    "command.question": "Every setting of the command line is a field; the output is exactly what capsim prints.",
+    "lesson.all": "All five",
+    "lesson.group": "Group",
+    "lesson.group-sweep": "Group sweep",
+    "lesson.group-ledger": "Group ledger",
+    "lesson.consumers": "Consumers",
+    "lesson.bulkhead": "Bulkhead",
+    "group.story": "An auto-scaling group follows a demand that rises and falls over 240 minutes, with a surge from minute 150 to 190, while its health check now and then takes a healthy instance for a broken one. The threshold is how many failed checks in a row replace an instance; the cooldown is how many minutes the group waits after it scales. Change them and watch the rounds under capacity (red) and the false replacements.",
+    "consumers.story": "N competing consumers take the events of 5,000 shipments from one queue and apply them to a store that takes at most S events a round. More consumers drain the queue sooner only until the store's S slots are the limit, and they apply more events out of order. Change the consumers and the slots and watch the throughput and the reordered shipments.",
+    "bulkhead.story": "Tracking and event requests share a pool of 32 slots. When the event service slows down, its requests hold their slots longer and, in a shared pool, crowd out the tracking requests; a bulkhead splits the pool so that tracking keeps its own slots. Change the split and the mode and watch who is dropped.",
+    "control.threshold": "Threshold (failed checks in a row)",
+    "control.cooldown": "Cooldown (minutes)",
+    "control.consumers": "Consumers (N)",
+    "control.slots": "Store slots (S, events per round)",
+    "control.split": "Split (tracking's slots of 32)",
+    "control.mode": "Mode",
+    "value.shared": "shared",
+    "value.healthy": "healthy",
+    "value.slowdown": "slowdown",
+    "less": "less",
+    "more": "more",
+    "metric.under_capacity_rounds": "Rounds under capacity",
+    "metric.false_replacements": "False replacements",
+    "metric.broken_rounds": "Broken instance-rounds in service",
+    "metric.launched": "Instances launched",
+    "metric.min_size": "Smallest group",
+    "metric.max_size": "Largest group",
+    "metric.idle_billed_rounds": "Idle billed instance-rounds",
+    "metric.throughput": "Throughput (events/round)",
+    "metric.rounds": "Rounds to drain the queue",
+    "metric.reordered_shipments": "Shipments reordered",
+    "metric.wrong_final_state": "Shipments in a wrong final state",
+    "metric.tracking_dropped": "Tracking requests dropped",
+    "metric.event_dropped": "Event requests dropped",
+    "metric.tracking_served": "Tracking requests served",
+    "metric.idle_slots": "Slots idle at the drops",
+    "param.threshold": "threshold",
+    "param.cooldown": "cooldown",
+    "param.consumers": "consumers",
+    "param.slots": "slots",
+    "param.split": "split",
+    "param.mode": "mode",
+    "param.seed": "seed",
+    "metrics.caption": "This run's numbers",
+    "command.line": "The same on the command line:",
+    "exact": "exact value",
+    "running": "running…",
+    "runs": "runs",
   },
 };
 
-// The page's own pairs (not the command's): which lesson page, and its story's language.
+// The page's word for `key` in its language.
+function t(key) {
+  return TEXT[lang][key] ?? TEXT.en[key] ?? key;
+}
+
+// A value as a page shows it: a lesson word in the page's language, else as it is.
+function word(v) {
+  return TEXT[lang]["value." + v] ?? String(v);
+}
+
+const LOCALE = { tr: "tr-TR", en: "en-GB" };
+
+// A number rounded for reading: integers whole (with the language's digit groups), others
+// to 4 significant digits. The exact value is the cell's tooltip (and the CLI's output).
+function readable(v) {
+  if (typeof v !== "number") return word(v);
+  if (!Number.isFinite(v)) return String(v);
+  const options = Number.isInteger(v) ? { maximumFractionDigits: 0 } : { maximumSignificantDigits: 4 };
+  return new Intl.NumberFormat(LOCALE[lang], options).format(v);
+}
+
+// ---------------------------------------------------------------- the lesson pages
+
+const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
+
+// Each lesson page: the model, the controls that matter (each a stepper and slider over its
+// values, or a choice of two), their start values, and the story's metrics.
+const PAGES = {
+  group: {
+    model: "autoscale",
+    controls: [
+      { flag: "threshold", values: range(1, 10), start: "2" },
+      { flag: "cooldown", values: range(0, 20), start: "0" },
+    ],
+    metrics: ["under_capacity_rounds", "false_replacements", "broken_rounds", "launched", "min_size", "max_size", "idle_billed_rounds"],
+  },
+  consumers: {
+    model: "consumers",
+    controls: [
+      { flag: "consumers", values: range(1, 16), start: "1" },
+      { flag: "slots", values: range(1, 8), start: "2" },
+    ],
+    metrics: ["throughput", "rounds", "reordered_shipments", "wrong_final_state"],
+  },
+  bulkhead: {
+    model: "bulkhead",
+    controls: [
+      { flag: "split", values: ["shared", ...range(1, 31)], start: "shared" },
+      { flag: "mode", values: ["healthy", "slowdown"], start: "slowdown", choice: true },
+    ],
+    metrics: ["tracking_dropped", "event_dropped", "tracking_served", "idle_slots"],
+  },
+};
+
+// The page's own pairs (not the command's): which page, and its language.
 const PAGE_KEYS = ["page", "lang"];
-let page = null; // the lesson page shown, or null
-
-// A lesson page's first URL: its model, controls and columns.
-function pageUrl(name) {
-  const p = PAGES[name];
-  const pairs = [["page", name], ["model", p.model], ...p.start, ["columns", p.columns]];
-  if ($("lang").value !== "tr") pairs.push(["lang", $("lang").value]);
-  return "?" + pairs.map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
-}
-
-// Shows the lesson page `name` (or none): its story in the chosen language and its controls,
-// each bound to the form field of the same flag.
-function showPage(name, opening = true) {
-  page = PAGES[name] ? name : null;
-  document.body.classList.toggle("lesson-page", !!page);
-  $("lesson-page").hidden = !page;
-  if (opening) $("advanced").open = !page;
-  for (const a of document.querySelectorAll("#pages a")) {
-    a.classList.toggle("current", a.dataset.page === page);
-    a.setAttribute("href", pageUrl(a.dataset.page));
-  }
-  if (!page) return;
-  const p = PAGES[page];
-  $("story").textContent = p.story[$("lang").value] || p.story.en;
-  $("story").lang = $("lang").value;
-  const box = $("controls");
-  box.textContent = "";
-  for (const [flag, values] of p.controls) {
-    const field = $("f-" + flag);
-    const label = document.createElement("label");
-    label.textContent = flag + " ";
-    const select = document.createElement("select");
-    select.id = "c-" + flag;
-    select.title = modelDefs(p.model).params.find((q) => q.flag === flag)?.help || "";
-    const options = [...values.map((v) => [v, v]), [values.join(","), "all: " + values.join(", ")]];
-    const current = field.value || field.placeholder;
-    if (!options.some(([v]) => v === current)) options.push([current, current]);
-    for (const [v, text] of options) {
-      const o = document.createElement("option");
-      o.value = v;
-      o.textContent = text;
-      select.append(o);
-    }
-    select.value = current;
-    select.addEventListener("change", () => {
-      field.value = select.value;
-      onEdit();
-    });
-    label.append(select);
-    box.append(label);
-  }
-}
 
 // The query's pairs, in order, exactly as given.
 function urlPairs() {
   return [...new URLSearchParams(location.search)];
 }
 
+function get(pairs, key) {
+  const p = pairs.find(([k]) => k === key);
+  return p ? p[1] : undefined;
+}
+
+// Which page the pairs are, and the lesson page's name.
+function route(pairs) {
+  const named = get(pairs, "page");
+  if (PAGES[named]) return ["lesson", named];
+  if (named === "formula" || get(pairs, "formula-text") !== undefined && get(pairs, "model") === "autoscale") {
+    return ["formula", null];
+  }
+  if (get(pairs, "lesson") !== undefined) return ["printout", null];
+  if (pairs.some(([k]) => ["model", "trace", "formula"].includes(k))) return ["command", null];
+  return ["start", null];
+}
+
+// The lesson page's values: each control's from the URL, else its start value; and the
+// URL's other pairs, which are the command's too (an extra flag, a list for a sweep).
+function lessonValues(name, pairs) {
+  const p = PAGES[name];
+  const values = p.controls.map((c) => [c.flag, get(pairs, c.flag) ?? c.start]);
+  const own = new Set([...PAGE_KEYS, "model", "format", ...p.controls.map((c) => c.flag)]);
+  return { values, extra: pairs.filter(([k]) => !own.has(k)) };
+}
+
+// The lesson page's command: the model, its controls' values, the URL's other flags; the
+// rows as JSON (the page's table), the chart drawn at its box's width in the page's language.
+function lessonCommand(name, pairs) {
+  const { values, extra } = lessonValues(name, pairs);
+  return [["model", PAGES[name].model], ...values, ...extra];
+}
+
+// The page's URL for the lesson page's values (only what is set, the language if English).
+function lessonUrl(name, values, extra) {
+  const pairs = [["page", name], ...values, ...extra];
+  if (lang !== "tr") pairs.push(["lang", lang]);
+  return pairs;
+}
+
+// Builds the lesson page `name`: its title, story and controls, each bound to the URL.
+function showLesson(name) {
+  const p = PAGES[name];
+  $("page-title").textContent = t(name + ".title");
+  $("story").textContent = t(name + ".story");
+  const box = $("controls");
+  box.textContent = "";
+  const { values } = lessonValues(name, urlPairs());
+  for (const c of p.controls) {
+    const current = values.find(([k]) => k === c.flag)[1];
+    const group = document.createElement("div");
+    group.className = "control";
+    const label = document.createElement("span");
+    label.className = "label";
+    label.id = "l-" + c.flag;
+    label.textContent = t("control." + c.flag);
+    label.title = "--" + c.flag;
+    group.append(label);
+    if (c.choice) {
+      const row = document.createElement("div");
+      row.className = "choice";
+      row.setAttribute("role", "radiogroup");
+      row.setAttribute("aria-labelledby", label.id);
+      for (const v of c.values) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.dataset.value = v;
+        b.textContent = word(v);
+        b.setAttribute("role", "radio");
+        b.setAttribute("aria-checked", String(v === current));
+        b.addEventListener("click", () => setControl(c.flag, v));
+        row.append(b);
+      }
+      row.id = "c-" + c.flag;
+      group.append(row);
+    } else {
+      const row = document.createElement("div");
+      row.className = "stepper";
+      const at = Math.max(0, c.values.indexOf(current));
+      const less = document.createElement("button");
+      less.type = "button";
+      less.textContent = "−";
+      less.setAttribute("aria-label", t("less"));
+      less.className = "step";
+      less.id = "less-" + c.flag;
+      const out = document.createElement("output");
+      out.id = "v-" + c.flag;
+      out.textContent = current.split(",").map(word).join(", ");
+      const more = document.createElement("button");
+      more.type = "button";
+      more.textContent = "+";
+      more.setAttribute("aria-label", t("more"));
+      more.className = "step";
+      more.id = "more-" + c.flag;
+      const slider = document.createElement("input");
+      slider.type = "range";
+      slider.id = "c-" + c.flag;
+      slider.min = "0";
+      slider.max = String(c.values.length - 1);
+      slider.value = String(at);
+      slider.setAttribute("aria-labelledby", label.id);
+      slider.setAttribute("aria-valuetext", out.textContent);
+      const go = (i) => setControl(c.flag, c.values[Math.min(Math.max(i, 0), c.values.length - 1)]);
+      less.addEventListener("click", () => go(Number(slider.value) - 1));
+      more.addEventListener("click", () => go(Number(slider.value) + 1));
+      slider.addEventListener("input", () => go(Number(slider.value)));
+      less.disabled = at === 0 && c.values.includes(current);
+      more.disabled = at === c.values.length - 1;
+      row.append(less, out, more, slider);
+      group.append(row);
+    }
+    box.append(group);
+  }
+}
+
+// A control moved: the URL takes the value and the page reruns at once.
+function setControl(flag, value) {
+  const pairs = urlPairs();
+  const { values, extra } = lessonValues(page, pairs);
+  const next = values.map(([k, v]) => [k, k === flag ? value : v]);
+  setUrl(lessonUrl(page, next, extra));
+  showLesson(page);
+  runLesson();
+}
+
+function runLesson() {
+  run([...lessonCommand(page, urlPairs()), ["format", "json"], ...chartPairs()]);
+}
+
+// The chart's pairs: drawn at its box's width (so that its text shows at its size) in the
+// page's language.
+let drawnFor = 0; // the width the last chart was asked for
+function chartPairs() {
+  const width = Math.min(3840, Math.max(280, Math.floor($("chart-box").clientWidth || 960)));
+  drawnFor = width;
+  const pairs = [["chart-width", String(width)]];
+  if (view === "lesson" && lang !== "en") pairs.push(["chart-lang", lang]);
+  return pairs;
+}
+
+// The lesson page's table: the story's metrics of each run, rounded for reading, the exact
+// value in each cell's tooltip. One run: a row per metric. Several: a row per run, the
+// parameters that differ first (cards, one per run, where the table would not fit).
+function showMetrics(stdout) {
+  const box = $("metrics");
+  box.textContent = "";
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  const rows = lines.map((l) => JSON.parse(l));
+  const raws = lines.map(rawFields);
+  if (rows.length === 0) return;
+  const keys = PAGES[page].metrics.filter((k) => k in rows[0]);
+  const varying = Object.keys(rows[0]).filter(
+    (k) => !modelDefs(PAGES[page].model).metrics.includes(k) && rows.some((r) => JSON.stringify(r[k]) !== JSON.stringify(rows[0][k]))
+  );
+  const cell = (tag, text, title) => {
+    const c = document.createElement(tag);
+    c.textContent = text;
+    if (title) c.title = title;
+    return c;
+  };
+  const valueCell = (k, v, raw) => {
+    const td = cell("td", readable(v), `${k} = ${raw} (${t("exact")})`);
+    td.dataset.key = k;
+    td.dataset.exact = raw;
+    return td;
+  };
+  const head = (k) => cell("th", t("metric." + k), lang === "en" ? meaning(k) : k);
+  const table = document.createElement("table");
+  table.id = "metrics-table";
+  const caption = document.createElement("caption");
+  caption.textContent = t("metrics.caption");
+  table.append(caption);
+  if (rows.length === 1) {
+    const body = document.createElement("tbody");
+    for (const k of keys) {
+      const tr = document.createElement("tr");
+      const th = head(k);
+      th.scope = "row";
+      tr.append(th, valueCell(k, rows[0][k], raws[0][k]));
+      body.append(tr);
+    }
+    table.append(body);
+    box.append(table);
+    return;
+  }
+  table.classList.add("runs");
+  const thead = document.createElement("thead");
+  const htr = document.createElement("tr");
+  for (const k of varying) htr.append(cell("th", t("param." + k)));
+  for (const k of keys) htr.append(head(k));
+  thead.append(htr);
+  const body = document.createElement("tbody");
+  for (const [i, r] of rows.entries()) {
+    const tr = document.createElement("tr");
+    for (const k of varying) tr.append(cell("th", word(r[k])));
+    for (const k of keys) tr.append(valueCell(k, r[k], raws[i][k]));
+    body.append(tr);
+  }
+  table.append(thead, body);
+  box.append(table);
+  if (table.scrollWidth <= box.clientWidth + 1) return;
+  // Too wide: a card per run, each a row per metric.
+  box.textContent = "";
+  for (const [i, r] of rows.entries()) {
+    const card = document.createElement("table");
+    card.className = "card";
+    const cap = document.createElement("caption");
+    cap.textContent = varying.map((k) => t("param." + k) + " " + word(r[k])).join(", ");
+    card.append(cap);
+    const cbody = document.createElement("tbody");
+    for (const k of keys) {
+      const tr = document.createElement("tr");
+      const th = head(k);
+      th.scope = "row";
+      tr.append(th, valueCell(k, r[k], raws[i][k]));
+      cbody.append(tr);
+    }
+    card.append(cbody);
+    box.append(card);
+  }
+}
+
+// Each value of a JSON row as the command line wrote it (`100.0`, not JavaScript's `100`):
+// the exact value a tooltip shows.
+function rawFields(line) {
+  const out = {};
+  let i = 1;
+  while (i < line.length && line[i] === '"') {
+    const end = line.indexOf('"', i + 1);
+    const key = line.slice(i + 1, end);
+    i = end + 2;
+    let depth = 0;
+    let quoted = false;
+    let j = i;
+    for (; j < line.length; j++) {
+      const c = line[j];
+      if (quoted) {
+        if (c === "\\") j++;
+        else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = true;
+      else if (c === "[" || c === "{") depth++;
+      else if ((c === "]" || c === "}") && depth > 0) depth--;
+      else if ((c === "," || c === "}") && depth === 0) break;
+    }
+    out[key] = line.slice(i, j);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The glossary's meaning of metric `key` of the page's model.
+function meaning(key) {
+  return modelDefs(PAGES[page].model).glossary.find((e) => e.key === key)?.meaning || "";
+}
+
 function modelDefs(name) {
   return defs.models.find((m) => m.model === name) || defs.models[0];
 }
+
+// ---------------------------------------------------------------- the every-flag page
 
 // The glossary of the model's metrics: each key with its unit, its meaning as a tooltip too.
 function buildGlossary(model) {
@@ -190,83 +578,68 @@ function buildFields(model) {
 
 // Puts the URL's values into the form.
 function fillForm(pairs) {
-  const get = (k) => pairs.find(([n]) => n === k);
-  const lesson = get("lesson");
-  const model = get("model");
-  const name = model && defs.models.some((m) => m.model === model[1]) ? model[1] : "autoscale";
+  const model = get(pairs, "model");
+  const name = model && defs.models.some((m) => m.model === model) ? model : "autoscale";
   $("model").value = name;
   buildFields(name);
   for (const [k, v] of pairs) {
     const input = $("f-" + k);
     if (input) input.value = v;
   }
-  const text = get("formula-text");
-  const editing = name === "autoscale" && !!text;
-  $("formula-editor").hidden = name !== "autoscale";
-  $("formula-editor").open = editing;
-  if (editing) $("formula-text").value = text[1];
-  formulaField();
-  const format = get("format");
-  $("format").value = format && defs.formats.includes(format[1]) ? format[1] : "table";
-  $("summary").checked = !!get("summary");
-  $("columns").value = get("columns") ? get("columns")[1] : "";
-  const lang = get("lang");
-  $("lang").value = lang && defs.langs.includes(lang[1]) ? lang[1] : "tr";
-  langLinks();
-  const shown = get("page");
-  showPage(shown && PAGES[shown[1]]?.model === name ? shown[1] : null);
-  for (const a of document.querySelectorAll("#lessons a")) {
-    a.classList.toggle("current", !!lesson && a.dataset.lesson === lesson[1]);
-  }
+  const format = get(pairs, "format");
+  $("format").value = format && defs.formats.includes(format) ? format : "table";
+  $("summary").checked = get(pairs, "summary") !== undefined;
+  $("columns").value = get(pairs, "columns") ?? "";
 }
 
-// Points the lesson links at the chosen language (Turkish, the default, adds nothing).
-function langLinks() {
-  for (const a of document.querySelectorAll("#lessons a")) {
-    a.dataset.lesson ??= new URLSearchParams(a.search).get("lesson");
-    const lang = $("lang").value === "tr" ? "" : "&lang=" + $("lang").value;
-    a.setAttribute("href", "?lesson=" + a.dataset.lesson + lang);
-  }
-}
-
-// The form's command as pairs: the lesson page (if any), the model, every non-empty field,
-// the editor's formula text (when the editor is open), the format, summary and columns, and
-// the page's language.
+// The form's command as pairs: the model, every non-empty field, the format, summary and
+// columns.
 function formPairs() {
-  const pairs = page && PAGES[page].model === $("model").value ? [["page", page]] : [];
-  if (pairs.length === 0) page = null;
-  pairs.push(["model", $("model").value]);
-  const editing = editorOpen();
+  const pairs = [["model", $("model").value]];
   for (const input of $("fields").querySelectorAll("input")) {
-    if (editing && input.name === "formula") continue;
     if (input.value !== "") pairs.push([input.name, input.value]);
   }
-  if (editing) pairs.push(["formula-text", $("formula-text").value]);
   if ($("format").value !== "table") pairs.push(["format", $("format").value]);
   if ($("summary").checked) pairs.push(["summary", ""]);
   if ($("columns").value !== "") pairs.push(["columns", $("columns").value]);
-  if (page && $("lang").value !== "tr") pairs.push(["lang", $("lang").value]);
   return pairs;
 }
 
-function showCommand(pairs) {
-  if (pairs.some(([k]) => k === "page")) pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k));
-  const lesson = pairs.find(([k]) => k === "lesson");
-  const model = pairs.find(([k]) => k === "model");
+// The command line of `pairs` (the page's and the chart's own pairs left out).
+function commandLine(pairs) {
+  pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k) && !k.startsWith("chart-"));
   const quote = (v) => (/^[\w.,:=+-]+$/.test(v) ? v : "'" + v.replace(/'/g, "'\\''") + "'");
+  const lesson = get(pairs, "lesson");
+  const model = get(pairs, "model");
   let cmd = "capsim";
-  const lang = pairs.find(([k]) => k === "lang");
-  if (lesson) cmd += " lesson " + quote(lesson[1]) + (lang ? " --lang " + quote(lang[1]) : "");
-  else if (model) {
-    cmd += " " + quote(model[1]);
+  if (lesson !== undefined) {
+    cmd += " lesson " + quote(lesson) + (lang !== "tr" ? " --lang " + lang : "");
+  } else if (model !== undefined) {
+    cmd += " " + quote(model);
     for (const [k, v] of pairs) {
       if (k === "model") continue;
       if (k === "formula-text") cmd += " --formula " + FORMULA_FILE;
       else cmd += " --" + k + (k === "summary" && v === "" ? "" : " " + quote(v));
     }
     if (pairs.some(([k]) => k === "formula-text")) cmd += "   # " + FORMULA_FILE + ": the editor's text";
+  } else {
+    cmd += " " + pairs.map(([k, v]) => (v === "" ? "--" + k : k + " " + quote(v))).join(" ");
   }
-  $("command").textContent = "$ " + cmd;
+  return "$ " + cmd;
+}
+
+// Shows the command line, each flag with its value unbroken (a line breaks between flags, never
+// after a flag's dashes); its text is the command as it is.
+function showCommandLine(cmd) {
+  const box = $("command");
+  box.textContent = "";
+  for (const piece of cmd.split(/(?= --| {3}# )/)) {
+    const span = document.createElement("span");
+    // A flag and a short value stay on one line; a long one wraps where it must.
+    span.className = piece.length <= 40 ? "flag" : "long";
+    span.textContent = piece;
+    box.append(span);
+  }
 }
 
 function setUrl(pairs) {
@@ -277,10 +650,15 @@ function setUrl(pairs) {
   history.replaceState(null, "", q ? "?" + q : location.pathname);
 }
 
+// Runs the command `pairs` (the page's own pairs left out). A lesson page's run waits for
+// the one running (the controls move faster than a run); any other new command stops a
+// running one.
 async function run(pairs) {
-  if (pairs.length === 0) pairs = [["lesson", "all"]];
   document.body.dataset.state = "running";
-  showCommand(pairs);
+  if (busy && view === "lesson") {
+    pending = pairs;
+    return;
+  }
   if (busy) {
     // A long grid is still running: drop it (and the quick commands queued behind it).
     worker.terminate();
@@ -288,13 +666,13 @@ async function run(pairs) {
     asked.clear();
     await startWorker();
   }
-  // A lesson page's own pairs are the page's, not the command's.
-  if (pairs.some(([k]) => k === "page")) pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k));
   busy = true;
   jobId += 1;
   window.capsimProgress = { reports: 0, done: 0, total: 0 };
   $("progress").hidden = true;
-  $("progress-text").textContent = "running…";
+  $("progress-text").textContent = t("running");
+  showCommandLine(commandLine(pairs.filter(([k]) => !(view === "lesson" && k === "format"))));
+  $("command").dataset.say = view === "lesson" ? t("command.line") + " " : "";
   worker.postMessage({ id: jobId, pairs });
 }
 
@@ -305,20 +683,34 @@ function showProgress(done, total) {
   bar.hidden = false;
   bar.max = total;
   bar.value = done;
-  $("progress-text").textContent = done.toLocaleString("en") + " / " + total.toLocaleString("en") + " runs";
+  $("progress-text").textContent =
+    new Intl.NumberFormat(LOCALE[lang]).format(done) + " / " + new Intl.NumberFormat(LOCALE[lang]).format(total) + " " + t("runs");
 }
 
 function showResult(m) {
   busy = false;
-  const pairs = urlPairs();
-  if (editorOpen()) {
-    if (m.error) markFormula(m.error);
-    evaluationLog(pairs, m);
-  } else $("evaluation-log").hidden = true;
-  $("output").textContent = m.stdout;
-  $("error").textContent = m.error;
-  $("error").hidden = m.error === "";
+  if (pending) {
+    const next = pending;
+    pending = null;
+    run(next);
+    return;
+  }
+  let error = m.error;
+  if (view === "formula") {
+    // A formula's located error is shown once: the live check's line, its place marked.
+    if (error && errorPlace(error)) error = "";
+    evaluationLog(urlPairs(), m);
+  }
+  if (view === "lesson") {
+    if (m.error === "") showMetrics(m.stdout);
+    else $("metrics").textContent = "";
+  } else {
+    $("output").textContent = m.stdout;
+  }
+  $("error").textContent = error;
+  $("error").hidden = error === "";
   $("chart-box").innerHTML = m.chart; // an <svg id="chart"> written by the capsim library
+  window.capsimChart = m.chart; // its bytes, for the tests
   $("progress").hidden = true;
   $("progress-text").textContent = "";
   if (window.capsimTimings.firstOutput === undefined) {
@@ -328,28 +720,14 @@ function showResult(m) {
   document.body.dataset.state = "done";
 }
 
+// The every-flag page's form changed: the URL and the run follow.
 function onEdit() {
   const pairs = formPairs();
-  if (page) showPage(page, false); // the controls show the fields' values
   setUrl(pairs);
-  for (const a of document.querySelectorAll("#lessons a")) a.classList.remove("current");
-  run(pairs);
+  run([...pairs, ...chartPairs()]);
 }
 
 // ---------------------------------------------------------------- the formula editor
-
-function editorOpen() {
-  return $("model").value === "autoscale" && $("formula-editor").open;
-}
-
-// The --formula field gives way to the editor's text while the editor is open.
-function formulaField() {
-  const input = $("f-formula");
-  if (input) {
-    input.disabled = editorOpen();
-    input.title = input.disabled ? "the formula editor's text is the formula (close the editor to give a file)" : "";
-  }
-}
 
 // Where a formula error points: the command line's `line L, col C: ` (or a compiler's
 // `FILE:L:C: error: `), 1-based, columns in characters. null when it names no place.
@@ -359,7 +737,8 @@ function errorPlace(error) {
 }
 
 // Marks the place an error names in the text: #formula-mark shows the line with the
-// character (or the line's end) in a <mark>, and the text area selects it.
+// character (or the line's end) in a <mark> (the message itself is the check's line, once),
+// and the text area selects it.
 function markFormula(error) {
   const box = $("formula-mark");
   const place = error ? errorPlace(error) : null;
@@ -373,7 +752,7 @@ function markFormula(error) {
   const at = Math.min(Math.max(place.col - 1, 0), chars.length);
   const head = document.createElement("span");
   head.className = "place";
-  head.textContent = `line ${place.line}, col ${place.col}: `;
+  head.textContent = `${place.line}:${place.col} │ `;
   const mark = document.createElement("mark");
   mark.textContent = chars[at] ?? " ";
   box.dataset.line = place.line;
@@ -405,6 +784,7 @@ async function checkFormula() {
   line.textContent = m.error || "ok: capsim formula check " + FORMULA_FILE + " accepts it";
   line.className = "check " + (m.error ? "bad" : "good");
   markFormula(m.error);
+  document.body.dataset.check = "done";
 }
 
 // `capsim formula eval editor.formula` with the panel's time, samples and values.
@@ -448,8 +828,9 @@ async function evaluationLog(pairs, m) {
     note.textContent = text;
     document.body.dataset.log = "done";
   };
-  if (m.error) return settle("No run, so no evaluations: " + m.error);
-  const model = pairs.filter(([k]) => !["page", "lang", "model", "format", "summary", "threads", "columns", "shard"].includes(k));
+  // The run's error is shown once, above; the log only says there is none.
+  if (m.error) return settle("No run, so no evaluations.");
+  const model = formulaCommand(pairs).filter(([k]) => !["model", "format", "summary", "threads", "columns", "shard"].includes(k));
   let log;
   try {
     log = await ask([["trace", "autoscale"], ...model, ["evaluations", ""]]);
@@ -481,20 +862,26 @@ async function evaluationLog(pairs, m) {
   );
 }
 
-// Loads the examples' names (examples/formulas/, copied beside the page by playground.sh).
+// The formula page's command: autoscale with the editor's text and the URL's other flags.
+function formulaCommand(pairs) {
+  const rest = pairs.filter(([k]) => !["page", "lang", "model", "formula-text"].includes(k));
+  return [["model", "autoscale"], ...rest, ["formula-text", $("formula-text").value]];
+}
+
+// The formula page's URL: the page, the URL's flags, the text.
+function formulaUrl(pairs) {
+  const rest = pairs.filter(([k]) => !["page", "model", "formula-text"].includes(k));
+  return [["page", "formula"], ...rest, ["formula-text", $("formula-text").value]];
+}
+
+// Loads the examples' names (examples/formulas/, copied beside the page by playground.sh);
+// resolves to them.
 async function formulaExamples() {
   let names = [];
   try {
     const r = await fetch("formulas/index.txt");
     if (r.ok) names = (await r.text()).split("\n").filter((n) => n.endsWith(".formula"));
   } catch {}
-  // The "formula editor" link opens on the demand-driven example.
-  if (names.includes("demand.formula")) {
-    fetch("formulas/demand.formula")
-      .then((r) => (r.ok ? r.text() : Promise.reject()))
-      .then((text) => $("formula-page").setAttribute("href", "?model=autoscale&formula-text=" + encodeURIComponent(text)))
-      .catch(() => {});
-  }
   const box = $("formula-examples");
   for (const name of names) {
     const b = document.createElement("button");
@@ -508,11 +895,102 @@ async function formulaExamples() {
     });
     box.append(b);
   }
+  return names;
 }
 
 function formulaEdited() {
   checkFormula();
-  onEdit();
+  setUrl(formulaUrl(urlPairs()));
+  runFormula();
+}
+
+function runFormula() {
+  run([...formulaCommand(urlPairs()), ...chartPairs()]);
+}
+
+async function showFormula(pairs) {
+  const names = await formulaExamples();
+  let text = get(pairs, "formula-text");
+  if (text === undefined && names.includes("demand.formula")) {
+    // The bare page opens on the demand-driven example.
+    const r = await fetch("formulas/demand.formula");
+    text = r.ok ? await r.text() : "";
+  }
+  $("formula-text").value = text ?? "";
+  let typing = 0;
+  $("formula-text").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(formulaEdited, 300);
+  });
+  $("eval-run").addEventListener("click", evalFormula);
+  checkFormula();
+  runFormula();
+}
+
+// ---------------------------------------------------------------- the page
+
+// Puts the page's words in its language: every [data-text] element, the title, the links
+// (which keep the language), the switch.
+function applyWords() {
+  const english = view === "formula" || view === "command";
+  document.documentElement.lang = english ? "en" : lang;
+  document.title = t("title");
+  for (const el of document.querySelectorAll("[data-text]")) el.textContent = t(el.dataset.text);
+  for (const a of document.querySelectorAll("a[href^='?']")) {
+    a.dataset.href ??= a.getAttribute("href");
+    const q = a.dataset.href === "?" ? "" : a.dataset.href.slice(1);
+    const pairs = q === "" ? [] : [...new URLSearchParams(q)];
+    if (chosen !== "tr") pairs.push(["lang", chosen]);
+    const href = pairs.map(([k, v]) => k + "=" + encodeURIComponent(v)).join("&");
+    a.setAttribute("href", "?" + href);
+  }
+  for (const a of document.querySelectorAll("#lessons a")) {
+    a.textContent = t("lesson." + a.dataset.lesson);
+  }
+  $("lang").value = chosen;
+  // The formula editor and the every-flag page are in the command line's English.
+  $("lang").closest("label").hidden = english;
+  const current = view === "lesson" ? page : view;
+  for (const a of document.querySelectorAll("#top a")) {
+    a.classList.toggle("current", a.dataset.page === current);
+  }
+}
+
+function show(pairs) {
+  [view, page] = route(pairs);
+  const asked = get(pairs, "lang");
+  chosen = asked && TEXT[asked] ? asked : "tr";
+  // The formula editor and the every-flag page are the command line's, in English.
+  lang = view === "formula" || view === "command" ? "en" : chosen;
+  document.body.className = "page-" + view;
+  applyWords();
+  if (view === "start") {
+    document.body.dataset.state = "done";
+    return;
+  }
+  if (view === "lesson") {
+    showLesson(page);
+    runLesson();
+    return;
+  }
+  if (view === "formula") {
+    showFormula(pairs);
+    return;
+  }
+  if (view === "printout") {
+    const lesson = get(pairs, "lesson");
+    for (const a of document.querySelectorAll("#lessons a")) {
+      a.classList.toggle("current", a.dataset.lesson === lesson);
+    }
+    run([["lesson", lesson], ...(chosen !== "tr" ? [["lang", chosen]] : [])]);
+    return;
+  }
+  // The every-flag page: the command's pairs (a link from an English page adds its lang).
+  pairs = pairs.filter(([k]) => !PAGE_KEYS.includes(k));
+  fillForm(pairs);
+  $("advanced").open = true;
+  const model = get(pairs, "model") !== undefined;
+  run(model ? [...pairs, ...chartPairs()] : pairs);
 }
 
 async function main() {
@@ -525,42 +1003,14 @@ async function main() {
     return;
   }
   $("max-runs").textContent = defs.max_runs.toLocaleString("en");
-  const pairs = urlPairs();
-  fillForm(pairs);
-  formulaExamples();
-  let typing = 0;
-  $("formula-text").addEventListener("input", () => {
-    clearTimeout(typing);
-    typing = setTimeout(formulaEdited, 300);
-  });
-  $("formula-editor").addEventListener("toggle", () => {
-    formulaField();
-    const open = $("formula-editor").open;
-    if (open !== urlPairs().some(([k]) => k === "formula-text")) {
-      if (open) checkFormula();
-      onEdit();
-    }
-  });
-  $("eval-run").addEventListener("click", evalFormula);
   $("lang").addEventListener("change", () => {
-    langLinks();
-    showPage(page, false);
-    if (page) {
-      setUrl(formPairs());
-      return;
-    }
-    const lesson = urlPairs().find(([k]) => k === "lesson");
-    if (!lesson) return;
-    const next = [["lesson", lesson[1]]];
-    if ($("lang").value !== "tr") next.push(["lang", $("lang").value]);
-    setUrl(next);
-    run(next);
+    const pairs = urlPairs().filter(([k]) => k !== "lang");
+    if ($("lang").value !== "tr") pairs.push(["lang", $("lang").value]);
+    setUrl(pairs);
+    show(pairs);
   });
   $("model").addEventListener("change", () => {
     buildFields($("model").value);
-    if (page && PAGES[page].model !== $("model").value) showPage(null, false);
-    $("formula-editor").hidden = $("model").value !== "autoscale";
-    formulaField();
     onEdit();
   });
   let timer = 0;
@@ -574,8 +1024,19 @@ async function main() {
     clearTimeout(timer);
     onEdit();
   });
-  run(pairs);
-  if (editorOpen()) checkFormula();
+  // A chart is drawn for its box's width: a new width (a phone turned) draws it again.
+  let resizing = 0;
+  addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => {
+      const w = Math.floor($("chart-box").clientWidth);
+      if (drawnFor === 0 || Math.abs(w - drawnFor) < 8) return;
+      if (view === "lesson") runLesson();
+      else if (view === "formula") runFormula();
+      else if (view === "command" && get(urlPairs(), "model") !== undefined) onEdit();
+    }, 250);
+  });
+  show(urlPairs());
 }
 
 main();

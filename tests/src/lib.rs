@@ -6,9 +6,11 @@
 pub mod reference;
 
 use capsim_core::autoscale::{self, HookResult, Metrics, Params, Reclaim, RoundState, State};
+use capsim_core::autoscale::{Chosen, Curve, GroupStorage, LessonCheck, ScalingPolicy};
 use capsim_core::consumers::Workspace;
 use capsim_core::lesson::{render, Lesson, LESSON_SHIPMENTS};
-use capsim_core::Observer;
+use capsim_core::rng::{GroupLcg, UnitRng};
+use capsim_core::{Error, Observer};
 
 /// Returns the text of `tests/<relative>` (`golden/…`, `data/…`); panics naming the file.
 pub fn read(relative: &str) -> String {
@@ -48,6 +50,49 @@ impl Observer<RoundState> for GroupTape {
     fn round(&mut self, s: &RoundState) {
         self.0.push(*s);
     }
+}
+
+/// Wants every round's state and does nothing with it: a run it watches takes the reference
+/// engine (`autoscale::plan`), whatever its parameters.
+pub struct Watched;
+
+impl Observer<RoundState> for Watched {}
+
+/// Runs `p` on the reference engine: its own policy and check ([`Chosen::of`],
+/// [`LessonCheck::of`]) and demand curve through `autoscale::run_in`, in a board's storage,
+/// [`Watched`], the health checks drawing from `rng`. What the fast engines must equal.
+pub fn reference_run<R: UnitRng>(p: &Params, rng: &mut R) -> Result<Metrics, Error> {
+    let (mut policy, mut check) = (Chosen::of(p), LessonCheck::of(p));
+    let mut storage = GroupStorage::new();
+    autoscale::run_in(
+        p,
+        &mut storage,
+        Curve(p),
+        &mut policy,
+        &mut check,
+        rng,
+        &mut Watched,
+    )
+}
+
+/// Runs `p` driven by `policy` (a formula, a test's own) with the lesson's check, demand
+/// curve and generator of `p.seed`, in a board's storage, calling `observer` after every
+/// round: `autoscale::run_in` with every other part the parameters' own.
+pub fn run_policy<P: ScalingPolicy, O: Observer<RoundState>>(
+    p: &Params,
+    policy: &mut P,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut storage = GroupStorage::new();
+    autoscale::run_in(
+        p,
+        &mut storage,
+        Curve(p),
+        policy,
+        &mut LessonCheck::of(p),
+        &mut GroupLcg::new(p.seed),
+        observer,
+    )
 }
 
 /// Sums `f` over the snapshots of rounds `from..=to` (clamped to the run).

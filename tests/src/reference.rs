@@ -218,14 +218,17 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
     let mut yer: Vec<Vec<u32>> = sizes.iter().map(|_| Vec::new()).collect();
     let mut m = bulkhead::Metrics::default();
     let broken = |t: u32| {
-        p.mode == Mode::Slowdown && t >= p.failure_start && p.failure_end.is_none_or(|e| t < e)
+        p.mode == Mode::Slowdown
+            && t >= p.failure_start
+            && p.resilience.failure_end.is_none_or(|e| t < e)
     };
     // Every event call out: (end round, fails); every call ended: (round, failed).
     let mut out: Vec<(u32, bool)> = Vec::new();
     let mut ended: Vec<(u32, bool)> = Vec::new();
     // Retries waiting: `waiting[round][k]`, the requests whose retry k is due then.
-    let last_due = p.horizon as usize + (bulkhead::MAX_HOLD + p.retry_backoff) as usize + 2;
-    let mut waiting: Vec<Vec<usize>> = vec![vec![0; p.retries as usize + 1]; last_due];
+    let last_due =
+        p.horizon as usize + (bulkhead::MAX_HOLD + p.resilience.retry_backoff) as usize + 2;
+    let mut waiting: Vec<Vec<usize>> = vec![vec![0; p.resilience.retries as usize + 1]; last_due];
     let mut state = Breaker::Closed;
     let mut window_from = 0u32;
     let mut order = Vec::new();
@@ -233,11 +236,11 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
         for pool in yer.iter_mut() {
             pool.retain(|&x| x > t);
         }
-        if p.breaker.is_some() {
+        if p.resilience.breaker.is_some() {
             ended.extend(out.iter().filter(|c| c.0 == t).map(|&(_, f)| (t, f)));
         }
         out.retain(|c| c.0 > t);
-        if let Some(b) = p.breaker {
+        if let Some(b) = p.resilience.breaker {
             let open = |t: u32, m: &mut bulkhead::Metrics| {
                 if m.breaker_opened_round.is_none() {
                     m.breaker_opened_round = Some(t);
@@ -294,7 +297,7 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
         }
         // The retries due now, first retries first, then the new requests (try 0).
         let mut tries: Vec<(bool, u32)> = Vec::new();
-        for k in 1..=p.retries {
+        for k in 1..=p.resilience.retries {
             let due = waiting[t as usize][k as usize];
             tries.extend(std::iter::repeat_n((false, k), due));
         }
@@ -341,9 +344,9 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
                         probe: Some((t + hold, fails)),
                     };
                 }
-                if fails && k < p.retries {
+                if fails && k < p.resilience.retries {
                     // It ends in round t + hold - 1: retried from the next on.
-                    waiting[(t + hold + p.retry_backoff) as usize][k as usize + 1] += 1;
+                    waiting[(t + hold + p.resilience.retry_backoff) as usize][k as usize + 1] += 1;
                 } else {
                     m.event_served += 1;
                 }
@@ -352,8 +355,8 @@ pub fn bulkhead_with<R: UnitRng>(p: &bulkhead::Params, r: &mut R) -> Lesson<bulk
             if permitted {
                 m.idle_slots += idle(&yer);
             }
-            if k < p.retries {
-                waiting[(t + 1 + p.retry_backoff) as usize][k as usize + 1] += 1;
+            if k < p.resilience.retries {
+                waiting[(t + 1 + p.resilience.retry_backoff) as usize][k as usize + 1] += 1;
             } else {
                 m.event_dropped += 1;
             }
@@ -505,7 +508,7 @@ pub fn consumers_flow(p: &consumers::Params) -> consumers::Metrics {
     let mut r = CounterHash::new(p.seed);
     let lesson = consumers_workload(p, |_, _| r.next_unit());
     let mut arrivals: Vec<(u64, QueuedEvent)> = Vec::new();
-    match p.arrival_rate {
+    match p.flow.arrival_rate {
         None => {
             let mut queue = lesson.clone();
             queue.sort_by(|a, b| a.arrival.partial_cmp(&b.arrival).expect("finite"));
@@ -518,7 +521,7 @@ pub fn consumers_flow(p: &consumers::Params) -> consumers::Metrics {
                 // An exponential gap of mean 1 / rate from the stream's draw g.
                 time += -libm::log1p(-stream.unit(g)) / rate;
                 let mut round = libm::floor(time) as u64;
-                if let Some(o) = p.outage {
+                if let Some(o) = p.flow.outage {
                     if u64::from(o.start) <= round && round < u64::from(o.end) {
                         round = u64::from(o.end);
                     }
@@ -531,9 +534,9 @@ pub fn consumers_flow(p: &consumers::Params) -> consumers::Metrics {
         }
     }
     let n = p.consumers as usize;
-    let keyed = p.routing == consumers::Routing::Keyed;
+    let keyed = p.flow.routing == consumers::Routing::Keyed;
     let mut parts: Vec<VecDeque<QueuedEvent>> = vec![VecDeque::new(); if keyed { n } else { 1 }];
-    let buffer = p.buffer.map_or(u64::MAX, u64::from);
+    let buffer = p.flow.buffer.map_or(u64::MAX, u64::from);
     let shipments = p.shipments as usize;
     let mut held: Vec<Option<(QueuedEvent, u64)>> = vec![None; n];
     let mut last: Vec<i64> = vec![-1; shipments];

@@ -269,7 +269,7 @@ fn every_bulkhead_path_equals_the_reference() {
 /// not have goes there (the plan says so), alone or in a batch, and equals the reference.
 #[test]
 fn the_readable_bulkhead_engine_equals_the_reference() {
-    use bulkhead::{Breaker, Mode, Params, Split};
+    use bulkhead::{Breaker, Mode, Params, Resilience, Split};
     let want = |p: &Params| match reference::bulkhead(p) {
         reference::Lesson::Metrics(m) => m,
         reference::Lesson::OverCapacity => panic!("{p:?} is over capacity"),
@@ -289,37 +289,52 @@ fn the_readable_bulkhead_engine_equals_the_reference() {
     };
     let cases = [
         Params {
-            failure_end: Some(900),
+            resilience: Resilience {
+                failure_end: Some(900),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
-            breaker: breaker(0.5, 9, 100),
-            failure_end: Some(900),
+            resilience: Resilience {
+                breaker: breaker(0.5, 9, 100),
+                failure_end: Some(900),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
-            retries: 2,
-            retry_backoff: 3,
+            resilience: Resilience {
+                retries: 2,
+                retry_backoff: 3,
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
             split: Split::Partitioned(24),
-            breaker: breaker(0.5, 9, 50),
-            retries: 3,
-            failure_end: Some(1000),
+            resilience: Resilience {
+                breaker: breaker(0.5, 9, 50),
+                retries: 3,
+                failure_end: Some(1000),
+                ..base.resilience
+            },
             ..base.clone()
         },
         Params {
             split: Split::Partitioned(28),
             mode: Mode::Healthy,
-            breaker: breaker(0.0, 1, 1),
-            retries: 1,
+            resilience: Resilience {
+                breaker: breaker(f64::MIN_POSITIVE, 1, 1),
+                retries: 1,
+                ..base.resilience
+            },
             ..base.clone()
         },
     ];
     for p in &cases {
         let plan = bulkhead::plan::<1>(core::slice::from_ref(p));
-        assert!(plan.readable, "{p:?}");
+        assert!(plan.reference, "{p:?}");
         assert_eq!(bulkhead::run(p).unwrap(), want(p), "alone: {p:?}");
     }
     // In a batch with a lesson layout: each as its own run.
@@ -339,13 +354,15 @@ impl Observer<capsim_core::autoscale::RoundState> for EveryRound {
     fn round(&mut self, _: &capsim_core::autoscale::RoundState) {}
 }
 
-/// The autoscale plan's engines: the reference group (an observed run), the bit masks (the
-/// same runs unobserved), a sweep in lockstep (the lesson's nine pairs, whose (5, c) runs
-/// follow (3, c) until its first replacement) and a sweep whose runs go alone; each equal
-/// to the port of `grup.mjs` on the lesson's metrics, bit for bit.
+/// The autoscale plan's engines: the reference engine (an observed run, and the same runs
+/// in a host's larger storage), the bit masks (the runs unobserved in a board's storage), a
+/// batch in lockstep (the lesson's nine pairs, whose (5, c) runs follow (3, c) until its
+/// first replacement) and a batch whose runs go alone; each equal to the port of `grup.mjs`
+/// on the lesson's metrics, bit for bit.
 #[test]
 fn every_autoscale_engine_equals_the_reference() {
-    use capsim_core::autoscale::{self, plan, Engine, Params, Runs};
+    use capsim_core::autoscale::{self, plan, Chosen, Engine, LessonCheck, Params, Runs};
+    use capsim_core::autoscale::{GroupStorage, MAX_GROUP_SIZE};
     use capsim_core::rng::{GroupLcg, GroupStream};
     let want = |p: &Params| match reference::autoscale(p) {
         reference::Lesson::Metrics(m) => m,
@@ -379,18 +396,30 @@ fn every_autoscale_engine_equals_the_reference() {
         },
     ];
     for p in &runs {
-        let observed = Runs::One {
+        let one = |observed, capacity| Runs::One {
             params: p,
-            observed: true,
+            observed,
+            lessons: true,
+            capacity,
         };
-        assert_eq!(plan(observed), Engine::General, "{p:?}");
+        assert_eq!(plan(one(true, MAX_GROUP_SIZE)), Engine::Reference, "{p:?}");
         let m = autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut EveryRound).unwrap();
-        assert!(same(&got(&m), &want(p)), "general: {p:?}");
-        let alone = Runs::One {
-            params: p,
-            observed: false,
-        };
-        assert_eq!(plan(alone), Engine::Masks, "{p:?}");
+        assert!(same(&got(&m), &want(p)), "reference: {p:?}");
+        assert_eq!(plan(one(false, 4096)), Engine::Reference, "{p:?}");
+        let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
+        let (mut policy, mut check) = (Chosen::of(p), LessonCheck::of(p));
+        let m = autoscale::run_in(
+            p,
+            &mut *storage,
+            |t| p.demand(t),
+            &mut policy,
+            &mut check,
+            &mut GroupLcg::new(p.seed),
+            &mut (),
+        )
+        .unwrap();
+        assert!(same(&got(&m), &want(p)), "reference, host storage: {p:?}");
+        assert_eq!(plan(one(false, MAX_GROUP_SIZE)), Engine::Masks, "{p:?}");
         let m = autoscale::run(p).unwrap();
         assert!(same(&got(&m), &want(p)), "masks: {p:?}");
     }
@@ -399,14 +428,14 @@ fn every_autoscale_engine_equals_the_reference() {
         cooldown: [0, 3, 8][i % 3],
         ..lesson.clone()
     });
-    let mut sweeps = [pairs.clone(), pairs];
-    // Other rounds for one run: the sweep's runs go alone.
-    sweeps[1][4].rounds = 300;
-    for (sweep, engine) in sweeps.iter().zip([Engine::Lockstep, Engine::Alone]) {
-        assert_eq!(plan(Runs::Sweep(sweep)), engine);
+    let mut batches = [pairs.clone(), pairs];
+    // Other rounds for one run: the batch's runs go alone.
+    batches[1][4].rounds = 300;
+    for (batch, engine) in batches.iter().zip([Engine::Lockstep, Engine::Alone]) {
+        assert_eq!(plan(Runs::Batch(batch)), engine);
         let mut stream = GroupStream::new(lesson.seed, [0u32; 3072]);
-        let results = autoscale::run_sweep(sweep, |t| lesson.demand(t), &mut stream);
-        for (p, m) in sweep.iter().zip(&results) {
+        let results = autoscale::run_batch(batch, |t| lesson.demand(t), &mut stream);
+        for (p, m) in batch.iter().zip(&results) {
             let m = m.as_ref().unwrap();
             assert!(same(&got(m), &want(p)), "{engine:?}: {p:?}");
         }

@@ -1,29 +1,20 @@
 //! The group's fast path (bit masks, taken by `autoscale::run` and every unobserved run of
-//! the lesson's policy) against the general path (`Group`, reached through `run_custom` with
-//! the lesson's own policy and check), on random parameters over the whole accepted ranges.
+//! the lesson's policy) against the reference engine (reached through `autoscale::run_in`
+//! watched: `capsim_tests::reference_run`), on random parameters over the whole accepted
+//! ranges.
 //!
-//! Expected values come from the general path, which the differential vectors and goldens
+//! Expected values come from the reference engine, which the differential vectors and goldens
 //! pin to the reference program; the two must agree bit for bit, errors included.
 
-use capsim_core::autoscale::{self, LessonCheck, LessonPolicy, Metrics, Params};
+use capsim_core::autoscale::{self, Metrics, Params};
 use capsim_core::rng::{GroupLcg, GroupStream, UnitRng};
 use capsim_core::{Error, Observer};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-/// The general path: the lesson's policy and check through the policy seams.
+/// The reference engine on the lesson's generator.
 fn general(p: &Params) -> Result<Metrics, Error> {
-    let mut policy = LessonPolicy::new(p.lifecycle.count_pending, p.cooldown);
-    let mut check = LessonCheck {
-        transient_failure: p.transient_failure,
-    };
-    autoscale::run_custom(
-        p,
-        &mut policy,
-        &mut check,
-        &mut GroupLcg::new(p.seed),
-        &mut (),
-    )
+    capsim_tests::reference_run(p, &mut GroupLcg::new(p.seed))
 }
 
 /// Bit for bit, NaN and the sign of zero included (`Debug` prints both).
@@ -60,7 +51,7 @@ fn between(r: &mut Pcg64, lo: f64, hi: f64) -> f64 {
 }
 
 /// Random parameters, mostly valid, covering every field's extremes.
-fn random_params(r: &mut Pcg64) -> Params {
+fn random_params(r: &mut Pcg64) -> Params<'static> {
     let mut p = Params::default();
     let rounds = match r.next_u32() % 8 {
         0 => pick(r, &[1, 2, 3]),
@@ -207,18 +198,14 @@ fn the_fast_path_places_dense_failures() {
                 rounds: 600,
                 ..Params::default()
             };
-            let mut policy = LessonPolicy::new(false, p.cooldown);
-            let mut check = LessonCheck {
-                transient_failure: p.transient_failure,
-            };
-            let expected = autoscale::run_custom(&p, &mut policy, &mut check, &mut Zeros, &mut ());
+            let expected = capsim_tests::reference_run(&p, &mut Zeros);
             let fast = autoscale::run_with(&p, &mut Zeros, &mut ());
             assert!(same(&fast, &expected), "{p:?}\n{fast:?}\n{expected:?}");
         }
     }
 }
 
-/// `run_sweep` (runs of one seed in lockstep, the stream computing ahead between them)
+/// `run_batch` (runs of one seed in lockstep, the stream computing ahead between them)
 /// equals each run alone, errors included; also when the sets differ in rounds (no
 /// lockstep) and with a stream too short for the runs.
 #[test]
@@ -237,10 +224,11 @@ fn a_sweep_in_lockstep_equals_its_runs_alone() {
         let storage = if case % 3 == 0 { 200 } else { 4096 };
         let demand = |t: u32| base.demand(t);
         let mut stream = GroupStream::new(base.seed, vec![0u32; storage]);
-        let together = autoscale::run_sweep(&sets, demand, &mut stream);
+        let together = autoscale::run_batch(&sets, demand, &mut stream);
         for (i, p) in sets.iter().enumerate() {
             let mut alone_stream = GroupStream::new(base.seed, vec![0u32; storage]);
-            let alone = autoscale::run_with_demand(p, demand, &mut alone_stream.reader(), &mut ());
+            // The sets' demand is the base's curve: they differ in threshold, cooldown, rounds.
+            let alone = autoscale::run_with(p, &mut alone_stream.reader(), &mut ());
             assert!(
                 same(&together[i], &alone),
                 "case {case} run {i}: {p:?}\n{:?}\n{alone:?}",
@@ -252,7 +240,7 @@ fn a_sweep_in_lockstep_equals_its_runs_alone() {
 }
 
 /// A sweep whose runs differ only in thresholds of 3 and more runs the lowest alone until it
-/// first replaces an instance, the others taking its state then (`run_sweep`): each result
+/// first replaces an instance, the others taking its state then (`run_batch`): each result
 /// still equals its run alone and the general path's, whether they part in the first block,
 /// late (rare failures), never (no failures, or too few rounds) or on an error (a full
 /// group), with equal thresholds and the largest the fast path takes (255).
@@ -281,7 +269,7 @@ fn runs_sharing_rounds_equal_their_runs_alone() {
         }
         let demand = |t: u32| base.demand(t);
         let mut stream = GroupStream::new(base.seed, vec![0u32; 4096]);
-        let together = autoscale::run_sweep(&sets, demand, &mut stream);
+        let together = autoscale::run_batch(&sets, demand, &mut stream);
         for (i, p) in sets.iter().enumerate() {
             let expected = general(p);
             lockstep += usize::from(i == 0 && base.validate().is_ok() && base.boot_rounds <= 8);

@@ -6,7 +6,7 @@
 //! from the documented contract with growable queues and the lesson's countdown).
 
 use capsim_core::consumers::{
-    self, Metrics, Outage, Params, Routing, Workspace, MAX_ARRIVAL_RATE, MAX_SHIPMENTS,
+    self, Flow, Metrics, Outage, Params, Routing, Workspace, MAX_ARRIVAL_RATE, MAX_SHIPMENTS,
     MIN_ARRIVAL_RATE,
 };
 use capsim_core::Error;
@@ -45,12 +45,15 @@ fn checked(p: &Params) -> Metrics {
 
 fn issue(buffer: Option<u32>) -> Params {
     Params {
-        arrival_rate: Some(0.5),
-        outage: Some(Outage {
-            start: 1000,
-            end: 2200,
-        }),
-        buffer,
+        flow: Flow {
+            arrival_rate: Some(0.5),
+            outage: Some(Outage {
+                start: 1000,
+                end: 2200,
+            }),
+            buffer,
+            ..Default::default()
+        },
         ..Params::default()
     }
 }
@@ -89,8 +92,11 @@ fn keyed_routing_reorders_no_shipment() {
             let p = Params {
                 consumers: n,
                 slots: s,
-                routing: Routing::Keyed,
-                arrival_rate,
+                flow: Flow {
+                    routing: Routing::Keyed,
+                    arrival_rate,
+                    ..Default::default()
+                },
                 ..Params::default()
             };
             let m = checked(&p);
@@ -103,7 +109,10 @@ fn keyed_routing_reorders_no_shipment() {
     let shared = checked(&Params {
         consumers: 8,
         slots: 2,
-        buffer: Some(u32::MAX),
+        flow: Flow {
+            buffer: Some(u32::MAX),
+            ..Default::default()
+        },
         ..Params::default()
     });
     assert_eq!(
@@ -122,7 +131,10 @@ fn a_buffer_on_the_lesson_queue_keeps_its_first_events() {
     for buffer in [1, 2, 300, 34_999, 35_000, u32::MAX] {
         let m = checked(&Params {
             consumers: 3,
-            buffer: Some(buffer),
+            flow: Flow {
+                buffer: Some(buffer),
+                ..Default::default()
+            },
             ..Params::default()
         });
         let kept = u64::from(buffer).min(35_000);
@@ -132,7 +144,10 @@ fn a_buffer_on_the_lesson_queue_keeps_its_first_events() {
     // A buffer that holds the whole queue is the lesson's run (N = 3, S = 2: 30,620 rounds).
     let whole = checked(&Params {
         consumers: 3,
-        buffer: Some(35_000),
+        flow: Flow {
+            buffer: Some(35_000),
+            ..Default::default()
+        },
         ..Params::default()
     });
     assert_eq!(
@@ -154,7 +169,7 @@ fn the_lesson_keeps_its_engines_and_reports_its_queue() {
         slots: 2,
         ..Params::default()
     };
-    assert!(!p.flows());
+    assert_eq!(p.flow, Flow::default());
     let m = core(&p).unwrap();
     assert_eq!(
         (m.rounds, m.reordered_shipments, m.wrong_final_state),
@@ -166,7 +181,10 @@ fn the_lesson_keeps_its_engines_and_reports_its_queue() {
     );
     // The flow engine's reading of the same run (a buffer that never binds) agrees.
     let flow = checked(&Params {
-        buffer: Some(35_000),
+        flow: Flow {
+            buffer: Some(35_000),
+            ..p.flow
+        },
         ..p
     });
     assert_eq!(flow, m);
@@ -243,10 +261,12 @@ fn every_flow_run_equals_the_reference() {
                     cases.push(Params {
                         consumers,
                         slots,
-                        arrival_rate,
-                        outage,
-                        buffer,
-                        routing,
+                        flow: Flow {
+                            arrival_rate,
+                            outage,
+                            buffer,
+                            routing,
+                        },
                         ..shape.clone()
                     });
                 }
@@ -258,18 +278,21 @@ fn every_flow_run_equals_the_reference() {
         cases.push(Params {
             shipments: 3,
             consumers: 2,
-            arrival_rate: Some(MIN_ARRIVAL_RATE),
-            routing,
+            flow: Flow {
+                arrival_rate: Some(MIN_ARRIVAL_RATE),
+                routing,
+                ..Default::default()
+            },
             ..Params::default()
         });
     }
     for p in &cases {
         p.validate().unwrap();
         let m = checked(p);
-        if p.routing == Routing::Keyed {
+        if p.flow.routing == Routing::Keyed {
             assert_eq!(m.reordered_shipments, 0, "{p:?}");
         }
-        if let Some(b) = p.buffer {
+        if let Some(b) = p.flow.buffer {
             assert!(m.max_backlog <= u64::from(b), "{p:?}");
         }
     }
@@ -286,14 +309,20 @@ fn an_outage_delivers_its_rounds_arrivals_at_its_end() {
         shipments: 2000,
         consumers: 8,
         slots: 4,
-        arrival_rate: Some(0.25),
+        flow: Flow {
+            arrival_rate: Some(0.25),
+            ..Default::default()
+        },
         ..Params::default()
     };
     let with = Params {
-        outage: Some(Outage {
-            start: 1000,
-            end: 2200,
-        }),
+        flow: Flow {
+            outage: Some(Outage {
+                start: 1000,
+                end: 2200,
+            }),
+            ..open.flow
+        },
         ..open.clone()
     };
     let (a, b) = (checked(&open), checked(&with));
@@ -313,7 +342,10 @@ fn the_flow_options_ranges() {
     let ok = |p: Params| p.validate().unwrap();
     for rate in [MIN_ARRIVAL_RATE, 1.0, MAX_ARRIVAL_RATE] {
         ok(Params {
-            arrival_rate: Some(rate),
+            flow: Flow {
+                arrival_rate: Some(rate),
+                ..Default::default()
+            },
             ..Params::default()
         });
     }
@@ -326,7 +358,10 @@ fn the_flow_options_ranges() {
         f64::INFINITY,
     ] {
         let e = error(&Params {
-            arrival_rate: Some(rate),
+            flow: Flow {
+                arrival_rate: Some(rate),
+                ..Default::default()
+            },
             ..Params::default()
         });
         assert_eq!(
@@ -335,34 +370,52 @@ fn the_flow_options_ranges() {
         );
     }
     ok(Params {
-        buffer: Some(1),
+        flow: Flow {
+            buffer: Some(1),
+            ..Default::default()
+        },
         ..Params::default()
     });
     ok(Params {
-        buffer: Some(u32::MAX),
+        flow: Flow {
+            buffer: Some(u32::MAX),
+            ..Default::default()
+        },
         ..Params::default()
     });
     assert_eq!(
         error(&Params {
-            buffer: Some(0),
+            flow: Flow {
+                buffer: Some(0),
+                ..Default::default()
+            },
             ..Params::default()
         }),
         "--buffer: accepted values are integers >= 1"
     );
     let with_rate = Params {
-        arrival_rate: Some(0.5),
+        flow: Flow {
+            arrival_rate: Some(0.5),
+            ..Default::default()
+        },
         ..Params::default()
     };
     for (start, end) in [(0, 1), (u32::MAX - 1, u32::MAX), (0, u32::MAX)] {
         ok(Params {
-            outage: Some(Outage { start, end }),
+            flow: Flow {
+                outage: Some(Outage { start, end }),
+                ..with_rate.flow
+            },
             ..with_rate.clone()
         });
     }
     for (start, end) in [(5, 5), (6, 5)] {
         assert_eq!(
             error(&Params {
-                outage: Some(Outage { start, end }),
+                flow: Flow {
+                    outage: Some(Outage { start, end }),
+                    ..with_rate.flow
+                },
                 ..with_rate.clone()
             }),
             "--outage: accepted values are 'none' or rounds A..B (B excluded) with A < B"
@@ -370,7 +423,10 @@ fn the_flow_options_ranges() {
     }
     assert_eq!(
         error(&Params {
-            outage: Some(Outage { start: 0, end: 1 }),
+            flow: Flow {
+                outage: Some(Outage { start: 0, end: 1 }),
+                ..Default::default()
+            },
             ..Params::default()
         }),
         "--outage: accepted values are 'none' unless --arrival-rate is given"
@@ -384,21 +440,30 @@ fn the_windowed_engine_refuses_the_flow_options() {
     let cases = [
         (
             Params {
-                arrival_rate: Some(0.5),
+                flow: Flow {
+                    arrival_rate: Some(0.5),
+                    ..Default::default()
+                },
                 ..Params::default()
             },
             "arrival-rate",
         ),
         (
             Params {
-                buffer: Some(10),
+                flow: Flow {
+                    buffer: Some(10),
+                    ..Default::default()
+                },
                 ..Params::default()
             },
             "buffer",
         ),
         (
             Params {
-                routing: Routing::Keyed,
+                flow: Flow {
+                    routing: Routing::Keyed,
+                    ..Default::default()
+                },
                 ..Params::default()
             },
             "routing",
@@ -419,7 +484,10 @@ fn the_windowed_engine_refuses_the_flow_options() {
 fn the_lesson_queue_needs_room_the_arrival_process_none() {
     let mut ws = Box::new(Workspace::<5000>::new());
     let keyed = Params {
-        routing: Routing::Keyed,
+        flow: Flow {
+            routing: Routing::Keyed,
+            ..Default::default()
+        },
         ..Params::default()
     };
     assert_eq!(
@@ -427,9 +495,12 @@ fn the_lesson_queue_needs_room_the_arrival_process_none() {
         "queued events (the room lent to sort the queue) exceeds its capacity of 0"
     );
     let arrivals = Params {
-        arrival_rate: Some(0.3),
         consumers: 8,
         slots: 4,
+        flow: Flow {
+            arrival_rate: Some(0.3),
+            ..keyed.flow
+        },
         ..keyed
     };
     let m = consumers::run(&arrivals, &mut ws).unwrap();

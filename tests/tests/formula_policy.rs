@@ -2,11 +2,9 @@
 //! intervals, deallocation options, and properties over random runs.
 
 use capsim_core::autoscale::{
-    self, check_interval, FormulaPolicy, Group, GroupStorage, LessonCheck, Params, RoundState,
-    State, MAX_GROUP_SIZE,
+    self, check_interval, FormulaPolicy, Params, RoundState, State, MAX_GROUP_SIZE,
 };
 use capsim_core::formula::{History, Program, Workspace};
-use capsim_core::rng::GroupLcg;
 use capsim_core::Observer;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -43,8 +41,7 @@ fn run(src: &str, p: &Params, interval: u32) -> (autoscale::Metrics, Vec<RoundSt
     let mut policy =
         FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, interval, p.capacity).unwrap();
     let mut rounds = Rounds::default();
-    let m =
-        autoscale::run_formula(p, &mut policy, &mut GroupLcg::new(p.seed), &mut rounds).unwrap();
+    let m = capsim_tests::run_policy(p, &mut policy, &mut rounds).unwrap();
     (m, rounds.0)
 }
 
@@ -195,17 +192,7 @@ fn a_formula_run_draws_from_the_lesson_generator_only_for_health_checks() {
     // its draws from the formula's own stream, so every metric agrees.
     let p = Params::default();
     let (m, _) = run("$TargetDedicatedNodes = 9 + 0 * rand(); x = rand();", &p, 5);
-    let mut check = LessonCheck {
-        transient_failure: p.transient_failure,
-    };
-    let fixed = autoscale::run_custom(
-        &p,
-        &mut Fixed(9),
-        &mut check,
-        &mut GroupLcg::new(p.seed),
-        &mut (),
-    )
-    .unwrap();
+    let fixed = capsim_tests::run_policy(&p, &mut Fixed(9), &mut ()).unwrap();
     let formula_counts = autoscale::Metrics {
         evaluations: 0,
         failed_evaluations: 0,
@@ -234,30 +221,24 @@ fn the_group_follows_random_targets_within_its_capacity() {
         let mut policy =
             FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, interval, p.capacity)
                 .unwrap();
-        let mut store = GroupStorage::new();
-        let mut group = Group::new(&p, &mut store, p.demand(0)).unwrap();
-        let mut check = LessonCheck {
-            transient_failure: p.transient_failure,
-        };
-        let mut lcg = GroupLcg::new(p.seed);
+        let mut rounds = Rounds::default();
+        capsim_tests::run_policy(&p, &mut policy, &mut rounds).unwrap();
         let mut targets = Vec::new();
-        for t in 0..p.rounds {
-            group
-                .round(t, p.demand(t), &mut policy, &mut check, &mut lcg, &mut ())
-                .unwrap();
-            let target = policy.target().unwrap();
+        for s in &rounds.0 {
+            let target = s.target_dedicated;
             assert!(target < cap.max(1), "case {case}: rand() < 1, truncated");
-            let c = group.counts();
-            let n = c.serving() + c.launching() + c.get(State::Standby);
             // Requeue removes at once and nothing delays a launch here: the pool is at its
             // target (at most the 256 records) at the end of every round.
             assert_eq!(
-                n,
+                nodes(s),
                 target.min(MAX_GROUP_SIZE as u32),
-                "case {case} round {t}"
+                "case {case} round {}",
+                s.round
             );
             targets.push(target);
         }
+        assert_eq!(rounds.0.len() as u32, p.rounds);
+        assert_eq!(policy.target(), targets.last().copied());
         assert_eq!(policy.evaluations, evaluation_rounds(p.rounds, interval));
         assert_eq!(policy.failed_evaluations, 0);
         // Between evaluations the target holds.
@@ -308,8 +289,7 @@ fn every_evaluation_is_on_the_record() {
             FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, interval, p.capacity)
                 .unwrap();
         let mut r = Record::default();
-        let m =
-            autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut r).unwrap();
+        let m = capsim_tests::run_policy(&p, &mut policy, &mut r).unwrap();
         capsim_tests::check_round_sums(&p, &r.rounds, &m);
         (m, r)
     };
@@ -369,7 +349,7 @@ fn a_record_shows_the_pools_deallocation_when_the_formula_leaves_it() {
     let mut policy =
         FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, 15, p.capacity).unwrap();
     let mut r = Results::default();
-    autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut r).unwrap();
+    capsim_tests::run_policy(&p, &mut policy, &mut r).unwrap();
     assert_eq!(
         r.0,
         [
@@ -407,8 +387,7 @@ fn a_timed_formula_swaps_the_program_and_restarts_the_schedule() {
         .unwrap()
         .with_programs(&programs);
     let mut rounds = Rounds::default();
-    let m =
-        autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut rounds).unwrap();
+    let m = capsim_tests::run_policy(&p, &mut policy, &mut rounds).unwrap();
     let rounds = rounds.0;
     // 5 from round 0; the swap to program 1 (0 nodes) at round 50 evaluates at once; the
     // action at 70 names no program (index 7 of 2) and is ignored: the schedule stays.
@@ -428,6 +407,6 @@ fn a_timed_formula_swaps_the_program_and_restarts_the_schedule() {
     let mut s = storage("$TargetDedicatedNodes = 5;");
     let mut policy =
         FormulaPolicy::new(&s.program, &mut s.history, &mut s.ws, 15, p.capacity).unwrap();
-    let m = autoscale::run_formula(&p, &mut policy, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    let m = capsim_tests::run_policy(&p, &mut policy, &mut ()).unwrap();
     assert_eq!(m.evaluations, (0..240).step_by(15).count() as u32);
 }

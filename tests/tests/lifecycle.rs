@@ -20,7 +20,7 @@ fn chance(r: &mut Pcg32) -> bool {
 }
 
 /// Random lesson parameters: small groups, demand curves that may dip below zero.
-fn random_params(r: &mut Pcg32) -> Params {
+fn random_params(r: &mut Pcg32) -> Params<'static> {
     let mut p = Params {
         threshold: 1 + below(r, 4),
         cooldown: below(r, 6),
@@ -54,7 +54,7 @@ fn random_hook(r: &mut Pcg32) -> Option<Hook> {
     })
 }
 
-fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
+fn random_lifecycle(r: &mut Pcg32) -> Lifecycle<'static> {
     Lifecycle {
         launch_hooks: &[],
         terminate_hooks: &[],
@@ -107,14 +107,15 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
             },
             _ => {
                 let mut steps = autoscale::Steps::new();
-                let split = below(r, 120) as u16;
+                // Bounds in thousandths of a percent: a decimal one now and then.
+                let split = below(r, 120_000);
                 let _ = steps.push(autoscale::Step {
                     low: 0,
                     high: 1 + split,
                     adjustment: autoscale::Adjustment::Change(-1 - below(r, 3) as i16),
                 });
                 let _ = steps.push(autoscale::Step {
-                    low: 1 + split + below(r, 30) as u16,
+                    low: 1 + split + below(r, 30_000),
                     high: autoscale::OPEN,
                     adjustment: autoscale::Adjustment::Percent(1 + below(r, 60) as i16),
                 });
@@ -123,11 +124,6 @@ fn random_lifecycle(r: &mut Pcg32) -> Lifecycle {
         },
         ..spot_or_warm_pool(r)
     }
-}
-
-/// A list the run may keep ('static, as the CLI's are).
-fn leak<T: Clone>(v: Vec<T>) -> &'static [T] {
-    Box::leak(v.into_boxed_slice())
 }
 
 /// A random scenario hook within its provider's ranges (ROLLBACK under Alibaba only).
@@ -152,25 +148,30 @@ fn random_scenario_hook(r: &mut Pcg32) -> LifecycleHook {
     }
 }
 
-/// Scenario hooks, timed actions and tasks on top of `l`, half the time each; bounds that
-/// keep the minimum (below 12) under the maximum (12 or more).
-fn random_scenario(r: &mut Pcg32, l: &mut Lifecycle) {
+/// A scenario's lists, kept by the test for the run to borrow.
+#[derive(Default)]
+struct Scenario {
+    launch_hooks: Vec<LifecycleHook>,
+    terminate_hooks: Vec<LifecycleHook>,
+    at: Vec<TimedAction>,
+}
+
+/// Scenario hooks and timed actions, half the time each (the lists for `scenario.apply`);
+/// bounds that keep the minimum (below 12) under the maximum (12 or more).
+fn random_scenario(r: &mut Pcg32) -> Scenario {
+    let mut scenario = Scenario::default();
     if chance(r) {
-        l.launch_hooks = leak(
-            (0..1 + below(r, 3))
-                .map(|_| random_scenario_hook(r))
-                .collect(),
-        );
+        scenario.launch_hooks = (0..1 + below(r, 3))
+            .map(|_| random_scenario_hook(r))
+            .collect();
     }
     if chance(r) {
-        l.terminate_hooks = leak(
-            (0..1 + below(r, 3))
-                .map(|_| random_scenario_hook(r))
-                .collect(),
-        );
+        scenario.terminate_hooks = (0..1 + below(r, 3))
+            .map(|_| random_scenario_hook(r))
+            .collect();
     }
     if chance(r) {
-        let at = (0..1 + below(r, 5))
+        scenario.at = (0..1 + below(r, 5))
             .map(|_| {
                 let what = Timed::ALL[below(r, Timed::ALL.len() as u32) as usize];
                 let value = match what {
@@ -187,16 +188,22 @@ fn random_scenario(r: &mut Pcg32, l: &mut Lifecycle) {
                 }
             })
             .collect();
-        l.at = leak(at);
     }
-    if chance(r) {
-        l.task_rounds = Some(1 + below(r, 12));
+    scenario
+}
+
+impl Scenario {
+    /// Puts the lists on `l` (borrowed for the run).
+    fn apply<'a>(&'a self, l: &mut Lifecycle<'a>) {
+        l.launch_hooks = &self.launch_hooks;
+        l.terminate_hooks = &self.terminate_hooks;
+        l.at = &self.at;
     }
 }
 
 /// The spot class (a third of the time) or a warm pool (another third: the two exclude
 /// each other), else neither.
-fn spot_or_warm_pool(r: &mut Pcg32) -> Lifecycle {
+fn spot_or_warm_pool(r: &mut Pcg32) -> Lifecycle<'static> {
     let mut l = Lifecycle::default();
     match below(r, 3) {
         0 => {
@@ -236,7 +243,11 @@ fn lifecycle_invariants_hold_for_random_parameters() {
     for _ in 0..1500 {
         let mut p = random_params(&mut r);
         p.lifecycle = random_lifecycle(&mut r);
-        random_scenario(&mut r, &mut p.lifecycle);
+        let scenario = random_scenario(&mut r);
+        scenario.apply(&mut p.lifecycle);
+        if chance(&mut r) {
+            p.lifecycle.task_rounds = Some(1 + below(&mut r, 12));
+        }
         let mut tape = GroupTape::default();
         let m = match autoscale::run_with(&p, &mut GroupLcg::new(p.seed), &mut tape) {
             Ok(m) => m,

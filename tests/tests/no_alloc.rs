@@ -182,8 +182,7 @@ fn models_and_lessons_never_allocate() {
         let mut policy =
             autoscale::FormulaPolicy::new(&program, &mut history, &mut fws, 5, 100.0).unwrap();
         let p = autoscale::Params::default();
-        let mut rng = capsim_core::rng::GroupLcg::new(p.seed);
-        let m = autoscale::run_formula(&p, &mut policy, &mut rng, &mut ()).unwrap();
+        let m = capsim_tests::run_policy(&p, &mut policy, &mut ()).unwrap();
         assert_eq!(m.evaluations, 48);
         assert!(m.target_changes > 0);
     });

@@ -3,13 +3,14 @@
 //! from the issue's arithmetic (a flat demand of D needs ceil(D / capacity) instances) or
 //! from the lesson's own figures, never from the code under test.
 
-use capsim_core::autoscale::{self, run, run_in, GroupStorage, Params, MAX_GROUP_SIZE};
+use capsim_core::autoscale::MAX_GROUP_SIZE;
+use capsim_core::autoscale::{self, run, run_in, Chosen, GroupStorage, LessonCheck, Params};
 use capsim_core::rng::GroupLcg;
 use capsim_core::{Capacity, Error};
 
 /// A flat demand with no randomness and no permanent failure: the group is exactly
 /// `ceil(demand / 100)` instances every round.
-fn flat(demand: f64) -> Params {
+fn flat(demand: f64) -> Params<'static> {
     let mut p = Params {
         demand_base: demand,
         demand_amplitude: 0.0,
@@ -24,10 +25,13 @@ fn flat(demand: f64) -> Params {
 
 fn run_big<const N: usize>(p: &Params) -> Result<autoscale::Metrics, Error> {
     let mut storage = Box::new(GroupStorage::<N>::with_capacity());
+    let (mut policy, mut check) = (Chosen::of(p), LessonCheck::of(p));
     run_in(
         p,
-        &mut storage,
+        &mut *storage,
         |t| p.demand(t),
+        &mut policy,
+        &mut check,
         &mut GroupLcg::new(p.seed),
         &mut (),
     )
@@ -149,12 +153,23 @@ fn a_health_check_removal_is_not_bounded_by_the_minimum() {
 
 #[test]
 fn a_table_of_the_lessons_curve_is_the_lesson() {
-    use autoscale::{run_with_demand, Curve, Demand, Table};
+    use autoscale::{Curve, Demand, Table};
     let p = Params::default();
     let table: Vec<f64> = (0..p.rounds).map(|t| p.demand(t)).collect();
     let t = Table(&table);
     t.check(&p).unwrap();
-    let m = run_with_demand(&p, |r| t.at(r), &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    let (mut policy, mut check) = (Chosen::of(&p), LessonCheck::of(&p));
+    let mut rng = GroupLcg::new(p.seed);
+    let m = run_in(
+        &p,
+        &mut GroupStorage::new(),
+        t,
+        &mut policy,
+        &mut check,
+        &mut rng,
+        &mut (),
+    )
+    .unwrap();
     // The lesson's figures (its README and `grup.mjs`).
     assert_eq!((m.min_size, m.max_size, m.launched), (7, 24, 46));
     assert_eq!(m.under_capacity_rounds, 10);
@@ -169,7 +184,18 @@ fn a_table_of_the_lessons_curve_is_the_lesson() {
     assert!(Table(&nan).check(&p).is_err());
     // A table read in a host's storage gives the same run.
     let mut storage = Box::new(GroupStorage::<4096>::with_capacity());
-    let big = run_in(&p, &mut storage, t, &mut GroupLcg::new(p.seed), &mut ()).unwrap();
+    let (mut policy, mut check) = (Chosen::of(&p), LessonCheck::of(&p));
+    let mut rng = GroupLcg::new(p.seed);
+    let big = run_in(
+        &p,
+        &mut *storage,
+        t,
+        &mut policy,
+        &mut check,
+        &mut rng,
+        &mut (),
+    )
+    .unwrap();
     assert_eq!(big, m);
 }
 
@@ -178,13 +204,14 @@ fn with_policy(mut p: Params, policy: autoscale::Policy) -> Params {
     p
 }
 
-/// Bands `(low, high, adjustment)`; `None` is an open end.
-fn steps(bands: &[(Option<u16>, Option<u16>, autoscale::Adjustment)]) -> autoscale::Policy {
+/// Bands `(low, high, adjustment)`, bounds in percent; `None` is an open end.
+fn steps(bands: &[(Option<u32>, Option<u32>, autoscale::Adjustment)]) -> autoscale::Policy {
     let mut s = autoscale::Steps::new();
+    let unit = autoscale::STEP_BOUND_UNIT;
     for &(low, high, adjustment) in bands {
         s.push(autoscale::Step {
-            low: low.unwrap_or(0),
-            high: high.unwrap_or(autoscale::OPEN),
+            low: low.map_or(0, |b| b * unit),
+            high: high.map_or(autoscale::OPEN, |b| b * unit),
             adjustment,
         })
         .unwrap();
@@ -199,46 +226,52 @@ fn target_tracking_keeps_the_target_and_scales_in_slowly() {
         target,
         disable_scale_in,
     };
-    // 1,000 requests at 50 % of 100 each: ceil(1000 / 50) = 20 instances from round 0.
+    // 1,000 requests at 50 % of 100 each: ceil(1000 / 50) = 20 instances, from round 2 (the
+    // scale-out alarm's third one-minute data point; rounds 0 and 1 keep the first 10).
     let m = run(&with_policy(flat(1000.0), tt(50, false))).unwrap();
-    assert_eq!((m.min_size, m.max_size, m.launched), (20, 20, 10));
+    assert_eq!((m.min_size, m.max_size, m.launched), (10, 20, 10));
     // At 100 % the group is the need; at 1 % a hundred times it.
     let m = run(&with_policy(flat(1000.0), tt(100, false))).unwrap();
     assert_eq!((m.max_size, m.launched), (10, 0));
     let m = run_big::<4096>(&with_policy(flat(1000.0), tt(1, false))).unwrap();
     assert_eq!(m.max_size, 1000);
-    // A surge of 1,000 more in rounds 10..20: out at once to 40 in round 10; in only after
-    // 15 rounds wanting 20 (rounds 20..=34), so 40 in rounds 10..=33.
+    // A surge of 1,000 more in rounds 10..20: out to 40 in round 12, the third round
+    // wanting 40; in only after 15 rounds wanting 20 (rounds 20..=34), so 10 in rounds 0
+    // and 1, 20 in 2..=11, 40 in 12..=33, 20 from 34.
     let mut p = with_policy(flat(1000.0), tt(50, false));
     (p.surge, p.surge_start, p.surge_end) = (1000.0, 10, 20);
     let m = run(&p).unwrap();
-    assert_eq!((m.min_size, m.max_size), (20, 40));
-    assert_eq!(m.billed_rounds, 10 * 20 + 24 * 40 + 206 * 20);
-    // Scale-in disabled: 40 from round 10 to the end.
+    assert_eq!((m.min_size, m.max_size), (10, 40));
+    assert_eq!(m.billed_rounds, 2 * 10 + 10 * 20 + 22 * 40 + 206 * 20);
+    // Scale-in disabled: 40 from round 12 to the end.
     p.lifecycle.policy = tt(50, true);
-    assert_eq!(run(&p).unwrap().billed_rounds, 10 * 20 + 230 * 40);
+    assert_eq!(run(&p).unwrap().billed_rounds, 2 * 10 + 10 * 20 + 228 * 40);
     // The lesson day at 50 % keeps about twice the instances the lesson's policy keeps.
     let lesson = run(&Params::default()).unwrap();
     let m = run(&with_policy(Params::default(), tt(50, false))).unwrap();
     let ratio = m.billed_rounds as f64 / lesson.billed_rounds as f64;
     assert!((1.7..2.3).contains(&ratio), "{ratio}");
-    assert_eq!(m.under_capacity_rounds, 0);
+    // Short only in rounds 1 and 2: the demand needs 10 from round 1, the alarm's third
+    // data point is round 2, and its launches serve from round 3 (a boot of 2).
+    assert_eq!(m.under_capacity_rounds, 2);
 }
 
 #[test]
 fn step_scaling_applies_the_band_of_the_utilisation() {
     use autoscale::Adjustment::{Change, Exact, Percent};
-    // 1,000 requests on 10 instances: 100 %. Bands below 50 %: -1; from 80 %: +2. Round 0
-    // +2 (12), round 1 (10 serve) +2 (14), round 2 (12 serve: 83 %) +2 (16), round 3 (14
-    // serve: 71 %) no band: 16 for the rest of the day.
+    // 1,000 requests on 10 instances: 100 %. Bands up to 50 %: -1; from 80 %: +2. Every
+    // round, no cooldown; scaling out, the instances warming up are not current capacity
+    // but stay asked for (AWS: breaches in one step's range are one scaling activity).
+    // Round 0: 10 serve, desired 10 + 2 = 12 (+2); round 1: the 2 still boot, 10 serve,
+    // desired 12 again: nothing; round 2: 12 serve (83 %), 14 (+2); round 3: 12 serve,
+    // desired 14: nothing; round 4: 14 serve (71 %), no band: 14 for the rest of the day.
     let two = steps(&[(None, Some(50), Change(-1)), (Some(80), None, Change(2))]);
     let m = run(&with_policy(flat(1000.0), two.clone())).unwrap();
-    assert_eq!((m.max_size, m.launched, m.scaling_actions), (16, 6, 3));
-    // With a cooldown of 3: round 0 (12), round 3 (12 serve: 83 %) (14), round 6 (71 %).
+    assert_eq!((m.max_size, m.launched, m.scaling_actions), (14, 4, 2));
+    // A cooldown is the lesson's policy's: step scaling has none, so it changes nothing.
     let mut p = with_policy(flat(1000.0), two);
     p.cooldown = 3;
-    let m = run(&p).unwrap();
-    assert_eq!((m.max_size, m.launched), (14, 4));
+    assert_eq!(run(&p).unwrap(), m);
     // Exact capacity: 25 at once, then nothing to change.
     let m = run(&with_policy(
         flat(1000.0),
@@ -252,12 +285,27 @@ fn step_scaling_applies_the_band_of_the_utilisation() {
     let m = run(&p).unwrap();
     assert_eq!(m.max_size, 30);
     // Scale-in by a band: 1,000 requests in round 0 (10 instances, 100 %: no band), then
-    // 100: 10 % on 10, -1 a round while k instances run below 50 % (100 / k < 50: k > 2),
-    // so down to 2 in 8 actions.
+    // 100: 10 % on 10, -1 a round while k instances run at or below 50 % (a scale-in band's
+    // upper bound is inclusive: 100 / k <= 50 for k >= 2), so down to 1 in 9 actions.
     let mut p = with_policy(flat(100.0), steps(&[(None, Some(50), Change(-1))]));
     (p.surge, p.surge_start, p.surge_end) = (900.0, 0, 1);
     let m = run(&p).unwrap();
-    assert_eq!((m.min_size, m.max_size, m.scaling_actions), (2, 10, 8));
+    assert_eq!((m.min_size, m.max_size, m.scaling_actions), (1, 10, 9));
+    // A bound may be a decimal: up to 33.4 % the group keeps 3 (33.3 %), up to 33.3 it
+    // goes on to 2 and then holds (50 %).
+    let unit = autoscale::STEP_BOUND_UNIT;
+    for (high, smallest) in [(33_400, 2), (33_300, 3)] {
+        let mut s = autoscale::Steps::new();
+        s.push(autoscale::Step {
+            low: 0,
+            high,
+            adjustment: Change(-1),
+        })
+        .unwrap();
+        let mut p = with_policy(flat(100.0), autoscale::Policy::Step(s));
+        (p.surge, p.surge_start, p.surge_end) = (900.0, 0, 1);
+        assert_eq!(run(&p).unwrap().min_size, smallest, "{}", high / unit);
+    }
 }
 
 #[test]
@@ -278,7 +326,7 @@ fn percent_changes_round_as_aws_documents() {
             capacity: 256,
             spot: None,
         };
-        StepPolicy::new(&s, 100.0, 0).decide(&signal)
+        StepPolicy::new(&s, 100.0).decide(&signal)
     };
     use autoscale::Policy;
     // 10 × 5 % = 0.5: 1; 10 × 15 % = 1.5: 1; 30 × 10 % = 3; negative alike towards 0, -1.
@@ -288,6 +336,41 @@ fn percent_changes_round_as_aws_documents() {
     assert_eq!(decide(10, -5), -1);
     assert_eq!(decide(10, -15), -1);
     assert_eq!(decide(30, -10), -3);
+}
+
+/// AWS's own example of step scaling with instance warm-up ("Step and simple scaling
+/// policies", instance warmup): a group of 10, bands adding 10 % from 60 % and 30 % from 70
+/// %. At 60 % one instance is added (10 % of 10); at 62 %, while it warms up, the current
+/// capacity is still 10 and the desired 11, so nothing more; at 70 % the step asks for 30 %
+/// of 10, 3, and the desired capacity of 11 grows by 2, to 13.
+#[test]
+fn step_scaling_counts_warming_instances_as_aws_documents() {
+    use autoscale::{Adjustment::Percent, ScalingPolicy, Signal, StateCounts, StepPolicy};
+    let Policy::Step(s) = steps(&[
+        (Some(60), Some(70), Percent(10)),
+        (Some(70), None, Percent(30)),
+    ]) else {
+        unreachable!()
+    };
+    let decide = |utilisation: f64, warming: u32| {
+        let mut counts = StateCounts::default();
+        counts.0[autoscale::State::InService as usize] = 10;
+        counts.0[autoscale::State::Pending as usize] = warming;
+        let signal = Signal {
+            round: 0,
+            demand: utilisation * 10.0,
+            required: 1,
+            counts,
+            in_flight: 0,
+            capacity: 256,
+            spot: None,
+        };
+        StepPolicy::new(&s, 100.0).decide(&signal)
+    };
+    use autoscale::Policy;
+    assert_eq!(decide(60.0, 0), 1);
+    assert_eq!(decide(62.0, 1), 0);
+    assert_eq!(decide(70.0, 1), 2);
 }
 
 #[test]

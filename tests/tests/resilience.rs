@@ -5,8 +5,8 @@
 //! say when it must open).
 
 use capsim_core::bulkhead::{
-    self, Breaker, Metrics, Mode, Params, RoundState, Split, MAX_RETRIES, MAX_RETRY_BACKOFF,
-    MAX_WINDOW,
+    self, Breaker, Metrics, Mode, Params, Resilience, RoundState, Split, MAX_RETRIES,
+    MAX_RETRY_BACKOFF, MAX_WINDOW,
 };
 use capsim_core::{Error, Observer};
 use capsim_tests::reference;
@@ -97,7 +97,10 @@ fn off_by_default_the_lesson_and_its_calls() {
 fn the_breaker_opens_after_the_failure_and_cuts_the_broken_slot_rounds() {
     let plain = run(&slowdown());
     let p = Params {
-        breaker: breaker(0.5, 9),
+        resilience: Resilience {
+            breaker: breaker(0.5, 9),
+            ..slowdown().resilience
+        },
         ..slowdown()
     };
     let m = run(&p);
@@ -130,7 +133,10 @@ fn reference_of(p: &Params) -> Metrics {
 fn retries_multiply_the_dependency_calls() {
     let calls = |retries| {
         run(&Params {
-            retries,
+            resilience: Resilience {
+                retries,
+                ..slowdown().resilience
+            },
             ..slowdown()
         })
         .dependency_calls
@@ -141,7 +147,10 @@ fn retries_multiply_the_dependency_calls() {
     // A healthy day has no failures: only drops (27 in the lesson) are retried.
     let healthy = |retries| {
         run(&Params {
-            retries,
+            resilience: Resilience {
+                retries,
+                ..Default::default()
+            },
             ..Params::default()
         })
     };
@@ -150,17 +159,23 @@ fn retries_multiply_the_dependency_calls() {
     // The extremes against the reference.
     for p in [
         Params {
-            retries: MAX_RETRIES,
-            retry_backoff: MAX_RETRY_BACKOFF,
             horizon: 1500,
             failure_start: 300,
+            resilience: Resilience {
+                retries: MAX_RETRIES,
+                retry_backoff: MAX_RETRY_BACKOFF,
+                ..slowdown().resilience
+            },
             ..slowdown()
         },
         Params {
-            retries: MAX_RETRIES,
-            breaker: breaker(0.5, 9),
             horizon: 1500,
             failure_start: 300,
+            resilience: Resilience {
+                retries: MAX_RETRIES,
+                breaker: breaker(0.5, 9),
+                ..slowdown().resilience
+            },
             ..slowdown()
         },
     ] {
@@ -173,7 +188,10 @@ fn retries_multiply_the_dependency_calls() {
 #[test]
 fn a_failure_that_ends_serves_more_tracking_requests() {
     let ended = Params {
-        failure_end: Some(2000),
+        resilience: Resilience {
+            failure_end: Some(2000),
+            ..slowdown().resilience
+        },
         ..slowdown()
     };
     let m = run(&ended);
@@ -181,35 +199,45 @@ fn a_failure_that_ends_serves_more_tracking_requests() {
     assert_eq!(m, reference_of(&ended));
     for end in [4000, u32::MAX] {
         let at_horizon = run(&Params {
-            failure_end: Some(end),
+            resilience: Resilience {
+                failure_end: Some(end),
+                ..slowdown().resilience
+            },
             ..slowdown()
         });
         assert_eq!(at_horizon, run(&slowdown()), "end {end}");
     }
     // The smallest end: one slow round (1000 only).
     let one = Params {
-        failure_end: Some(1001),
+        resilience: Resilience {
+            failure_end: Some(1001),
+            ..slowdown().resilience
+        },
         ..slowdown()
     };
     assert_eq!(run(&one), reference_of(&one));
 }
 
-/// The breaker's ranges at their ends: ratio 0 opens at the first ended call (even on a
-/// healthy day), ratio 1 only when every call in the window failed; a one-round and the
+/// The breaker's ranges at their ends: the smallest ratio opens at the first failed call
+/// (never on a healthy day: 0 itself is refused), ratio 1 only when every call in the
+/// window failed; a one-round and the
 /// longest window open when a plain run's rounds say they must; open rounds 1 and the most.
 #[test]
 fn breaker_extremes() {
     let healthy = Params::default();
     for (p, ratio, window) in [
-        (healthy.clone(), 0.0, 9),
+        (healthy.clone(), f64::MIN_POSITIVE, 9),
         (healthy.clone(), 1.0, 9),
         (slowdown(), 1.0, 9),
         (slowdown(), 0.5, 1),
         (slowdown(), 0.5, MAX_WINDOW),
-        (slowdown(), 0.0, MAX_WINDOW),
+        (slowdown(), f64::MIN_POSITIVE, MAX_WINDOW),
     ] {
         let m = run(&Params {
-            breaker: breaker(ratio, window),
+            resilience: Resilience {
+                breaker: breaker(ratio, window),
+                ..p.resilience
+            },
             ..p.clone()
         });
         assert_eq!(
@@ -222,7 +250,10 @@ fn breaker_extremes() {
     // Healthy, ratio 1: never (no call fails).
     assert_eq!(
         run(&Params {
-            breaker: breaker(1.0, 9),
+            resilience: Resilience {
+                breaker: breaker(1.0, 9),
+                ..Default::default()
+            },
             ..Params::default()
         })
         .breaker_opened_round,
@@ -235,13 +266,16 @@ fn breaker_extremes() {
         for split in [Split::Shared, Split::Partitioned(24)] {
             let p = Params {
                 split,
-                breaker: Some(Breaker {
-                    ratio: 0.5,
-                    window: 9,
-                    open_rounds,
-                }),
-                failure_end: Some(2500),
                 horizon: 3000,
+                resilience: Resilience {
+                    breaker: Some(Breaker {
+                        ratio: 0.5,
+                        window: 9,
+                        open_rounds,
+                    }),
+                    failure_end: Some(2500),
+                    ..slowdown().resilience
+                },
                 ..slowdown()
             };
             assert_eq!(run(&p), reference_of(&p), "{p:?}");
@@ -266,28 +300,40 @@ fn bad_options_are_refused() {
         (0.5, 9, bulkhead::MAX_HORIZON + 1),
     ] {
         let p = Params {
-            breaker: Some(Breaker {
-                ratio,
-                window,
-                open_rounds,
-            }),
+            resilience: Resilience {
+                breaker: Some(Breaker {
+                    ratio,
+                    window,
+                    open_rounds,
+                }),
+                ..slowdown().resilience
+            },
             ..slowdown()
         };
         assert_eq!(param_of(p), "breaker");
     }
     let p = Params {
-        retries: MAX_RETRIES + 1,
+        resilience: Resilience {
+            retries: MAX_RETRIES + 1,
+            ..slowdown().resilience
+        },
         ..slowdown()
     };
     assert_eq!(param_of(p), "retries");
     let p = Params {
-        retry_backoff: MAX_RETRY_BACKOFF + 1,
+        resilience: Resilience {
+            retry_backoff: MAX_RETRY_BACKOFF + 1,
+            ..slowdown().resilience
+        },
         ..slowdown()
     };
     assert_eq!(param_of(p), "retry-backoff");
     for end in [0, 999, 1000] {
         let p = Params {
-            failure_end: Some(end),
+            resilience: Resilience {
+                failure_end: Some(end),
+                ..slowdown().resilience
+            },
             ..slowdown()
         };
         assert_eq!(param_of(p), "failure-end");
@@ -295,17 +341,23 @@ fn bad_options_are_refused() {
     // The limits accepted.
     for p in [
         Params {
-            retries: MAX_RETRIES,
-            retry_backoff: MAX_RETRY_BACKOFF,
+            resilience: Resilience {
+                retries: MAX_RETRIES,
+                retry_backoff: MAX_RETRY_BACKOFF,
+                ..slowdown().resilience
+            },
             ..slowdown()
         },
         Params {
-            breaker: Some(Breaker {
-                ratio: 0.0,
-                window: MAX_WINDOW,
-                open_rounds: bulkhead::MAX_HORIZON,
-            }),
-            failure_end: Some(u32::MAX),
+            resilience: Resilience {
+                breaker: Some(Breaker {
+                    ratio: f64::MIN_POSITIVE,
+                    window: MAX_WINDOW,
+                    open_rounds: bulkhead::MAX_HORIZON,
+                }),
+                failure_end: Some(u32::MAX),
+                ..slowdown().resilience
+            },
             ..slowdown()
         },
     ] {
@@ -320,10 +372,12 @@ fn bad_options_are_refused() {
 fn the_trace_shows_the_breaker_and_the_retries() {
     use capsim_core::trace::{bulkhead_header_with, CsvTrace, BULKHEAD_OPTION_COLUMNS};
     let p = Params {
-        breaker: breaker(0.5, 9),
-        retries: 2,
-        retry_backoff: 3,
-        failure_end: Some(2500),
+        resilience: Resilience {
+            breaker: breaker(0.5, 9),
+            retries: 2,
+            retry_backoff: 3,
+            failure_end: Some(2500),
+        },
         ..slowdown()
     };
     let mut text = String::new();

@@ -25,11 +25,11 @@ fn formula(src: &str, p: &Params) -> (autoscale::Metrics, Vec<RoundState>) {
     let mut ws = Box::new(Workspace::new(1));
     let mut policy = FormulaPolicy::new(&program, &mut history, &mut ws, 15, p.capacity).unwrap();
     let mut tape = GroupTape::default();
-    let m = autoscale::run_formula(p, &mut policy, &mut GroupLcg::new(p.seed), &mut tape).unwrap();
+    let m = capsim_tests::run_policy(p, &mut policy, &mut tape).unwrap();
     (m, tape.0)
 }
 
-fn with_spot(spot: Spot) -> Params {
+fn with_spot(spot: Spot) -> Params<'static> {
     let mut p = Params::default();
     p.lifecycle.spot = spot;
     p
@@ -335,7 +335,7 @@ fn spot_options_are_checked_at_their_extremes() {
     assert!(struck > 0);
 }
 
-fn with_warm_pool(size: u32, state: WarmState, reuse: bool) -> Params {
+fn with_warm_pool(size: u32, state: WarmState, reuse: bool) -> Params<'static> {
     let mut p = Params::default();
     p.lifecycle.warm_pool = WarmPool { size, state, reuse };
     p
@@ -389,18 +389,9 @@ fn reuse_returns_scaled_in_instances_to_the_pool() {
         p.boot_rounds = 5;
         p.transient_failure = 0.0;
         p.failure_rounds.clear();
-        let mut check = autoscale::LessonCheck {
-            transient_failure: 0.0,
-        };
         let mut tape = GroupTape::default();
-        let m = autoscale::run_custom(
-            &p,
-            &mut UpDownUp,
-            &mut check,
-            &mut GroupLcg::new(p.seed),
-            &mut tape,
-        )
-        .unwrap();
+        // No transient failures: the lesson's check never fails a healthy instance.
+        let m = capsim_tests::run_policy(&p, &mut UpDownUp, &mut tape).unwrap();
         capsim_tests::check_lifecycle_run(&p, &tape.0, &m);
         tape.0
     };

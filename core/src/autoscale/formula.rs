@@ -63,9 +63,9 @@ use crate::formula::{
     Inputs, Metric, TimeInterval, Timestamp, DEFAULT_HISTORY, MAX_NODES, METRIC_COUNT, VECTOR_POOL,
 };
 
+use super::metrics::Metrics;
 use super::policy::{ScalingPolicy, Signal};
 use super::state::{State, StateCounts};
-use super::Metrics;
 
 /// Batch's default evaluation interval: 15 minutes (rounds).
 pub const DEFAULT_EVALUATION_INTERVAL: u32 = 15;
@@ -137,17 +137,6 @@ pub struct FormulaPolicy<
 }
 
 impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a, N, NODES, POOL> {
-    /// Returns a run's metrics `m` with the policy's counts (evaluations, failed ones,
-    /// target changes) added.
-    pub(super) fn counted(&self, m: Metrics) -> Metrics {
-        Metrics {
-            evaluations: self.evaluations,
-            failed_evaluations: self.failed_evaluations,
-            target_changes: self.target_changes,
-            ..m
-        }
-    }
-
     /// Returns the policy for `program`, evaluated every `interval` rounds (checked), with
     /// `capacity` requests per instance (for `$CPUPercent` and the task counts). `history`
     /// is cleared; `ws` keeps its `rand()` stream.
@@ -283,16 +272,29 @@ impl<'a, const N: usize, const NODES: usize, const POOL: usize> FormulaPolicy<'a
     }
 }
 
+/// The dedicated class's nodes a formula sees (`$CurrentDedicatedNodes`): serving, on
+/// their way into service, in standby; the spot class is steered by `decide_spot`.
+fn dedicated_nodes(s: &Signal) -> u32 {
+    let c = &s.counts;
+    let nodes = c.serving() + c.launching() + c.get(State::Standby);
+    match s.spot {
+        Some(p) => nodes - live_spot(&p.counts),
+        None => nodes,
+    }
+}
+
 impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
     for FormulaPolicy<'_, N, NODES, POOL>
 {
+    /// The policy's counts: evaluations, failed ones, target changes.
+    fn finish(&self, m: &mut Metrics) {
+        m.evaluations = self.evaluations;
+        m.failed_evaluations = self.failed_evaluations;
+        m.target_changes = self.target_changes;
+    }
+
     fn decide(&mut self, s: &Signal) -> i64 {
-        let c = &s.counts;
-        let mut nodes = c.serving() + c.launching() + c.get(State::Standby);
-        if let Some(p) = s.spot {
-            // The dedicated class's: the spot class is steered by `decide_spot`.
-            nodes -= live_spot(&p.counts);
-        }
+        let nodes = dedicated_nodes(s);
         let now = EPOCH.checked_add(TimeInterval::from_seconds(60 * i64::from(s.round)));
         let current = *self.target.get_or_insert(nodes);
         if let Some(now) = now {
@@ -311,11 +313,16 @@ impl<const N: usize, const NODES: usize, const POOL: usize> ScalingPolicy
             self.last = Some((s.round, now, result));
         }
         let target = i64::from(self.target.unwrap_or(nodes));
-        let spot_flight = s.spot.map_or(0, |p| p.in_flight);
-        let have = i64::from(nodes) + i64::from(s.in_flight - spot_flight);
+        let have = ScalingPolicy::counted(self, s);
         let change = (target - have).min(room(s).max(0));
         self.asked = change.max(0);
         change
+    }
+
+    /// The dedicated nodes (serving, on their way, in standby) and their launches asked for.
+    fn counted(&self, s: &Signal) -> i64 {
+        let spot_flight = s.spot.map_or(0, |p| p.in_flight);
+        i64::from(dedicated_nodes(s)) + i64::from(s.in_flight - spot_flight)
     }
 
     fn decide_spot(&mut self, s: &Signal) -> Option<i64> {

@@ -3,9 +3,12 @@
 
 use crate::error::{ensure, ensure_within, Accepted, Error};
 
+use super::limits::{
+    MAX_APPLY_DELAY, MAX_CHECK_INTERVAL, MAX_CHECK_LATENCY, MAX_GROUP_SIZE, MAX_HOOK_ROUNDS,
+    MAX_STEPS,
+};
 use super::spot::Spot;
 use super::warm::WarmPool;
-use super::MAX_GROUP_SIZE;
 
 pub mod hooks;
 #[cfg(test)]
@@ -17,20 +20,12 @@ pub use hooks::{LifecycleHook, Provider, Transition, MAX_HOOKS};
 pub use tasks::{MAX_TASK_ROUNDS, RETAINED_DATA_ROUNDS};
 pub use timed::{Timed, TimedAction, MAX_TIMED, NO_BOUND};
 
-/// The longest hook wait, in rounds: Alibaba caps a wait at six hours (one round = 60 s).
-pub const MAX_HOOK_ROUNDS: u32 = 360;
-/// The longest health-check latency, in rounds: an instance's results in transit fit one
-/// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
-pub const MAX_CHECK_LATENCY: u32 = 7;
-/// The longest apply delay, in rounds (the requests in flight sit in a ring of this size + 1).
-pub const MAX_APPLY_DELAY: u32 = 64;
-/// The longest health-check interval, in rounds (a week of one-minute rounds).
-pub const MAX_CHECK_INTERVAL: u32 = 10_080;
-/// The most step adjustments one step policy may list.
-pub const MAX_STEPS: usize = 20;
 /// Consecutive rounds target tracking must want fewer instances before it scales in (AWS's
-/// scale-in alarm: 15 data points of one minute; its scale-out alarm takes 3).
+/// scale-in alarm: 15 data points of one minute).
 pub const TARGET_TRACKING_SCALE_IN_ROUNDS: u32 = 15;
+/// Consecutive rounds target tracking must want more instances before it scales out (AWS's
+/// scale-out alarm: 3 data points of one minute).
+pub const TARGET_TRACKING_SCALE_OUT_ROUNDS: u32 = 3;
 
 /// How one step adjustment changes the group (AWS's adjustment types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,27 +42,48 @@ pub enum Adjustment {
 }
 
 /// A step's upper bound meaning "no upper bound".
-pub const OPEN: u16 = u16::MAX;
+pub const OPEN: u32 = u32::MAX;
 
-/// One step adjustment: applies while the utilisation (percent) is in `[low, high)`; a
-/// `high` of [`OPEN`] has no upper bound (a `low` of 0 has none below: no utilisation is
-/// negative). 8 bytes, so that 20 of them stay small in every copy of the parameters.
+/// The unit of a step's bounds: a thousandth of a percent (AWS's bounds are decimals:
+/// `40.5` % is 40,500).
+pub const STEP_BOUND_UNIT: u32 = 1000;
+
+/// One step adjustment, its bounds in thousandths of a percent ([`STEP_BOUND_UNIT`]). A band
+/// that removes instances (a negative change or percent) applies while the utilisation is
+/// in `(low, high]`, one that adds or sets capacity while it is in `[low, high)`: AWS's
+/// rule, "if the metric value is below the breach threshold, the lower bound is exclusive
+/// and the upper bound is inclusive" (a scale-in band lies below its alarm's threshold).
+/// A `high` of [`OPEN`] has no upper bound, a `low` of 0 none below (no utilisation is
+/// negative). 12 bytes, so that 20 of them stay small in every copy of the parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Step {
-    /// The band's lower bound, included, in percent.
-    pub low: u16,
-    /// The band's upper bound, excluded, in percent; [`OPEN`]: none.
-    pub high: u16,
+    /// The band's lower bound, in thousandths of a percent.
+    pub low: u32,
+    /// The band's upper bound, in thousandths of a percent; [`OPEN`]: none.
+    pub high: u32,
     /// What the band does.
     pub adjustment: Adjustment,
 }
 
 impl Step {
-    /// Returns whether the band holds utilisation `u` (percent).
+    /// Returns whether the band removes instances (AWS: a band of the scale-in alarm).
+    pub fn removes(&self) -> bool {
+        matches!(self.adjustment, Adjustment::Change(n) | Adjustment::Percent(n) if n < 0)
+    }
+
+    /// Returns whether the band holds utilisation `u` (percent): `(low, high]` for a band
+    /// that removes, `[low, high)` for the others.
     pub fn holds(&self, u: f64) -> bool {
-        u >= f64::from(self.low) && (self.high == OPEN || u < f64::from(self.high))
+        let unit = f64::from(STEP_BOUND_UNIT);
+        let (low, high) = (f64::from(self.low) / unit, f64::from(self.high) / unit);
+        let open = self.high == OPEN;
+        if self.removes() {
+            (self.low == 0 || u > low) && (open || u <= high)
+        } else {
+            u >= low && (open || u < high)
+        }
     }
 }
 
@@ -75,6 +91,8 @@ impl Step {
 pub type Steps = heapless::Vec<Step, MAX_STEPS>;
 
 /// Which scaling policy drives the group (a formula, host-side, replaces any of them).
+// The step bands are inline (240 bytes): the core allocates nothing, so nothing to box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -90,8 +108,9 @@ pub enum Policy {
         /// Never scale in (AWS `DisableScaleIn`).
         disable_scale_in: bool,
     },
-    /// AWS step scaling: the band the utilisation is in applies its adjustment, once the
-    /// cooldown has passed ([`super::StepPolicy`]).
+    /// AWS step scaling: the band the utilisation is in applies its adjustment, every round
+    /// (no cooldown; instances warming up are counted as AWS counts them,
+    /// [`super::StepPolicy`]).
     Step(Steps),
     /// Kubernetes' Horizontal Pod Autoscaler, one controller sync a round
     /// ([`super::hpa::HpaPolicy`]; host-only: core's feature `hpa`).
@@ -272,11 +291,13 @@ impl Stockout {
     }
 }
 
-/// The lifecycle options; [`Default`] is the lesson (every option off).
+/// The lifecycle options; [`Default`] is the lesson (every option off). A scenario's lists
+/// (hooks, timed actions) are borrowed for `'a`, the run's: the caller keeps them (a local
+/// `Vec`, a board's `static`), so every copy of the parameters stays small and nobody leaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Lifecycle {
+pub struct Lifecycle<'a> {
     /// A scale-out hook: every launched or restarted instance waits in Pending:Wait.
     pub launch_hook: Option<Hook>,
     /// A scale-in hook: every instance scale-in removes waits in Removing:Wait.
@@ -319,18 +340,17 @@ pub struct Lifecycle {
     /// The scaling policy.
     pub policy: Policy,
     /// A scenario's launch hooks, run in order after the one-hook shorthand `launch_hook`
-    /// ([`LifecycleHook`]). The caller owns the list (a host leaks it once per value, a board keeps
-    /// a `static`), so that every copy of the parameters stays small; at most
-    /// [`MAX_HOOKS`] hooks in all, both transitions and the shorthands together.
+    /// ([`LifecycleHook`]), borrowed from the caller; at most [`MAX_HOOKS`] hooks in all, both
+    /// transitions and the shorthands together.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub launch_hooks: &'static [LifecycleHook],
+    pub launch_hooks: &'a [LifecycleHook],
     /// A scenario's terminate hooks, run in order after `terminate_hook` ([`LifecycleHook`]).
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub terminate_hooks: &'static [LifecycleHook],
+    pub terminate_hooks: &'a [LifecycleHook],
     /// A scenario's timed operator actions ([`TimedAction`]), after `events` within a round; at
-    /// most [`MAX_TIMED`]. Owned by the caller as the hooks are.
+    /// most [`MAX_TIMED`]. Borrowed from the caller as the hooks are.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub at: &'static [TimedAction],
+    pub at: &'a [TimedAction],
     /// Rounds of each task a serving node runs, back to back from the round it serves
     /// (1 to [`MAX_TASK_ROUNDS`]); `None`: no task model (the lesson). With tasks, a node
     /// scale-in removes is dealt with by the policy's `$NodeDeallocationOption`
@@ -342,7 +362,7 @@ pub struct Lifecycle {
     pub warm_pool: WarmPool,
 }
 
-impl Default for Lifecycle {
+impl Default for Lifecycle<'_> {
     fn default() -> Self {
         Self {
             launch_hook: None,
@@ -370,7 +390,7 @@ impl Default for Lifecycle {
     }
 }
 
-impl Lifecycle {
+impl Lifecycle<'_> {
     /// Returns the first option outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         let hook_ok = |h: Option<Hook>| h.is_none_or(|h| (1..=MAX_HOOK_ROUNDS).contains(&h.rounds));
@@ -481,13 +501,22 @@ impl Lifecycle {
         }
     }
 
-    /// Returns `change` (the policy's decision) bounded by the minimum and maximum size, for
-    /// a group of `size` records (`stopped` of them Stopped) and `in_flight` launches asked
-    /// for: the first clamp of a round's decision. With neither bound set, `change` itself.
-    pub fn bounded(&self, change: i64, size: u32, stopped: u32, in_flight: u32) -> i64 {
+    /// Returns `change` (the policy's decision, for a desired capacity of `desired`)
+    /// bounded by the minimum and maximum size, for a group of `size` records (`stopped` of
+    /// them Stopped) and `in_flight` launches asked for: the first clamp of a round's
+    /// decision. With neither bound set, `change` itself.
+    pub fn bounded(
+        &self,
+        change: i64,
+        desired: i64,
+        size: u32,
+        stopped: u32,
+        in_flight: u32,
+    ) -> i64 {
         bounded_by(
             (self.min_instances, self.max_instances),
             change,
+            desired,
             size,
             stopped,
             in_flight,
@@ -553,10 +582,15 @@ impl Lifecycle {
 }
 
 /// Returns `change` bounded by `(min, max)` as [`Lifecycle::bounded`] does (the bounds a
-/// timed action may have changed).
+/// timed action may have changed). The maximum counts records: scale-out stops at it. The
+/// minimum is the providers' desired = max(MinSize, the policy's desired): a policy whose
+/// desired capacity `desired` is below the minimum gets the group to the minimum and no
+/// further (the lesson's policy, which counts only serving instances, would otherwise ask
+/// for one more while the minimum's launches boot), one at or above it keeps its change.
 pub fn bounded_by(
     (min_instances, max_instances): (Option<u32>, Option<u32>),
     change: i64,
+    desired: i64,
     size: u32,
     stopped: u32,
     in_flight: u32,
@@ -574,7 +608,12 @@ pub fn bounded_by(
         change = change.min(high);
     }
     if let Some(min) = min_instances {
-        change = change.max(i64::from(min) - (held - i64::from(stopped)));
+        let to_min = i64::from(min) - (held - i64::from(stopped));
+        change = if desired < i64::from(min) {
+            to_min
+        } else {
+            change.max(to_min)
+        };
     }
     change
 }
@@ -582,7 +621,7 @@ pub fn bounded_by(
 /// Returns whether `steps` are at least one band, each non-empty, in ascending order
 /// without overlap (gaps are allowed: no change there), every adjustment non-zero.
 fn steps_ok(steps: &Steps) -> bool {
-    let mut floor = 0u16;
+    let mut floor = 0u32;
     for (i, s) in steps.iter().enumerate() {
         let after_open = i > 0 && steps[i - 1].high == OPEN;
         if after_open || s.high <= s.low || (i > 0 && s.low < floor) {
@@ -600,7 +639,7 @@ fn steps_ok(steps: &Steps) -> bool {
 /// its accepted range, endpoints included, sometimes any value (invalid ones must be an
 /// `Err`). Waits stay short enough for a fuzzed run of a few hundred rounds to reach them.
 #[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
+impl<'a> arbitrary::Arbitrary<'a> for Lifecycle<'static> {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         use crate::fuzzing::u32_field;
         let off = Self::default();
@@ -735,9 +774,11 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle {
                 },
                 3 => {
                     let mut steps = Steps::new();
-                    let mut low = 0u16;
+                    let mut low = 0u32;
                     for _ in 0..u.int_in_range(1..=4)? {
-                        let high = low.saturating_add(u.int_in_range(1..=100)?);
+                        // Whole percents mostly, a decimal bound sometimes.
+                        let width: u32 = u.int_in_range(1..=100_000)?;
+                        let high = low.saturating_add(width);
                         let adjustment = match u.int_in_range(0u8..=2)? {
                             0 => Adjustment::Change(u.int_in_range(-5..=5)?),
                             1 => Adjustment::Percent(u.int_in_range(-60..=200)?),

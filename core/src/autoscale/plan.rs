@@ -1,33 +1,38 @@
-//! Which engine computes which input: the one choice, [`plan()`].
+//! Which engine computes which input: the one choice, [`plan()`]. Every run asks it: the
+//! public runs ([`super::run_in`], [`super::run_batch`] and the conveniences on them) call no
+//! engine it did not name.
 //!
 //! Three engines compute the same metrics, bit for bit:
-//! - [`Engine::General`], the reference: [`super::Group`] (`reference/`), instance records
-//!   changed phase by phase as the lesson's loop (`grup.mjs`) changes them, with every
-//!   policy, health check, lifecycle option and observer. Read it first.
-//! - [`Engine::Masks`] (`fast/`): the lesson's policy and check with every lifecycle option
-//!   as the lesson has it, the group as bit masks; one unobserved run.
-//! - [`Engine::Lockstep`] (`fast/lockstep.rs`): a sweep's runs on masks, a block of rounds
+//! - [`Engine::Reference`]: the group as instance records (`reference/`), changed phase by
+//!   phase as the lesson's loop (`grup.mjs`) changes them, with every policy, health check,
+//!   lifecycle option, storage and observer. Read it first.
+//! - [`Engine::Masks`] (`fast/`): the lesson's policy and check
+//!   ([`super::ScalingPolicy::is_lessons`], [`super::HealthCheck::is_lessons`]) with every
+//!   lifecycle option as the lesson has it, the group as bit masks (a board's
+//!   [`super::MAX_GROUP_SIZE`]); one unobserved run.
+//! - [`Engine::Lockstep`] (`fast/lockstep.rs`): a batch's runs on masks, a block of rounds
 //!   of each in turn on one cached stream, when they share their [`Shared`] part.
 //!
 //! The fast engines read a parameter set only through its [`LessonGroup`]: its projection
 //! names every field of [`Params`], so a new field does not compile until it is sorted into
-//! a part (and then the sweep's `==` on that part compares it) or into what must be the
+//! a part (and then the batch's `==` on that part compares it) or into what must be the
 //! lesson's for the fast engines to apply.
 
 use super::lifecycle::Lifecycle;
+use super::limits::{BOOT_RING, MAX_GROUP_SIZE};
 use super::spec::eq_by_bits;
-use super::{FailureRounds, Params};
+use super::spec::{FailureRounds, Params};
 
 /// The engine that computes an input ([`plan()`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The reference group ([`super::Group`]): every input.
-    General,
+    /// The reference engine (`reference/`): every input.
+    Reference,
     /// The lesson's group as bit masks: one run of the lesson's policy, unobserved.
     Masks,
-    /// A sweep's runs in lockstep on bit masks ([`super::run_sweep`]).
+    /// A batch's runs in lockstep on bit masks ([`super::run_batch`]).
     Lockstep,
-    /// A sweep whose runs cannot go in lockstep: each runs alone, on the engine
+    /// A batch whose runs cannot go in lockstep: each runs alone, on the engine
     /// [`plan()`] gives it as [`Runs::One`].
     Alone,
 }
@@ -35,36 +40,48 @@ pub enum Engine {
 /// What [`plan()`] chooses for.
 #[derive(Clone, Copy, Debug)]
 pub enum Runs<'a> {
-    /// One run; `observed` when its observer wants every round's state
-    /// ([`crate::Observer::ROUNDS`]).
+    /// One run.
     One {
         /// The run's parameters.
-        params: &'a Params,
-        /// Whether the observer wants per-round states.
+        params: &'a Params<'a>,
+        /// Whether the observer wants per-round states ([`crate::Observer::ROUNDS`]).
         observed: bool,
+        /// Whether the run's policy and check are the lesson's as `params` set them up
+        /// ([`super::ScalingPolicy::is_lessons`] and [`super::HealthCheck::is_lessons`]).
+        lessons: bool,
+        /// The records the run's storage holds.
+        capacity: usize,
     },
-    /// The parameter sets of one [`super::run_sweep`] (one seed, one demand curve).
-    Sweep(&'a [Params]),
+    /// The parameter sets of one [`super::run_batch`] (one seed, one demand curve; the
+    /// lesson's policy and check, a board's storage).
+    Batch(&'a [Params<'a>]),
 }
 
 /// Returns the engine that computes `runs`: the only place the choice is made.
 ///
-/// - One run: [`Engine::Masks`] when it is unobserved and the fast engines apply to it
-///   (the lesson's lifecycle, a boot that fits the booting ring, a threshold a byte holds),
-///   else [`Engine::General`].
-/// - A sweep: [`Engine::Lockstep`] when it has runs, every one valid and one the fast
+/// - One run: [`Engine::Masks`] when it is unobserved, runs the lesson's policy and check in
+///   a board's storage ([`super::MAX_GROUP_SIZE`] records: the masks' own, so a run that
+///   outgrows it fails alike), and the fast engines apply to its parameters (the lesson's
+///   lifecycle, a boot that fits the booting ring, a threshold a byte holds); else
+///   [`Engine::Reference`].
+/// - A batch: [`Engine::Lockstep`] when it has runs, every one valid and one the fast
 ///   engines apply to, and they share their rounds, capacity and failure probability (by bits,
 ///   the `Shared` part of what the fast engines read); else [`Engine::Alone`].
 pub fn plan(runs: Runs<'_>) -> Engine {
     match runs {
-        Runs::One { params, observed } => {
-            if !observed && applies(params) {
+        Runs::One {
+            params,
+            observed,
+            lessons,
+            capacity,
+        } => {
+            if !observed && lessons && capacity == MAX_GROUP_SIZE && applies(params) {
                 Engine::Masks
             } else {
-                Engine::General
+                Engine::Reference
             }
         }
-        Runs::Sweep(sets) => {
+        Runs::Batch(sets) => {
             let together = sets.iter().all(|p| {
                 p.validate().is_ok()
                     && applies(p)
@@ -93,20 +110,20 @@ pub(crate) fn applies(params: &Params) -> bool {
     *lifecycle == lesson && group.fits()
 }
 
-/// What the fast engines read of a parameter set, in the parts a sweep compares.
+/// What the fast engines read of a parameter set, in the parts a batch compares.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct LessonGroup<'a> {
     /// Consecutive failed checks before a replacement: the one field in which runs that
-    /// follow one another in a sweep differ.
+    /// follow one another in a batch differ.
     pub threshold: u32,
-    /// What every run of one lockstep sweep shares.
+    /// What every run of one lockstep batch shares.
     pub shared: Shared,
-    /// What a run that follows another in a sweep has as its leader has it.
+    /// What a run that follows another in a batch has as its leader has it.
     pub course: Course<'a>,
 }
 
-/// The part of a lesson group every run of one lockstep sweep shares (besides the demand
-/// and the stream's seed, which the sweep takes once): the rounds, and the capacity and
+/// The part of a lesson group every run of one lockstep batch shares (besides the demand
+/// and the stream's seed, which the batch takes once): the rounds, and the capacity and
 /// failure probability (by bits) that the stream's answers and the instances needed ahead
 /// are computed from.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +155,7 @@ impl<'a> LessonGroup<'a> {
     /// fast engines: [`applies`]). Every field is named, so a new one does not compile until
     /// it is sorted into a part, or into what the fast engines take from elsewhere.
     #[inline(always)]
-    pub(crate) fn of(params: &'a Params) -> (Self, &'a Lifecycle) {
+    pub(crate) fn of(params: &'a Params<'a>) -> (Self, &'a Lifecycle<'a>) {
         let Params {
             threshold,
             cooldown,
@@ -149,8 +166,8 @@ impl<'a> LessonGroup<'a> {
             failure_rounds,
             min_size_start,
             lifecycle,
-            // Taken from elsewhere: the run's generator (a sweep's stream is of one seed)
-            // and its demand (a sweep's is one curve).
+            // Taken from elsewhere: the run's generator (a batch's stream is of one seed)
+            // and its demand (a batch's is one curve).
             seed: _,
             demand_base: _,
             demand_amplitude: _,
@@ -179,17 +196,17 @@ impl<'a> LessonGroup<'a> {
     /// Returns whether the group fits the fast engines: a boot within the booting ring and
     /// a threshold a byte holds.
     pub(crate) fn fits(&self) -> bool {
-        self.course.boot_rounds <= super::fast::RING as u32 && self.threshold <= u32::from(u8::MAX)
+        self.course.boot_rounds <= BOOT_RING as u32 && self.threshold <= u32::from(u8::MAX)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::lifecycle::{Action, Event, Hook, HookResult, Reclaim, Stockout};
-    use super::super::{Lifecycle, Params, RemovalPolicy};
+    use super::super::{Lifecycle, Params, RemovalPolicy, MAX_GROUP_SIZE};
     use super::{applies, plan, Engine, Runs};
 
-    /// Any lifecycle option away from the lesson's value takes the general path; only the
+    /// Any lifecycle option away from the lesson's value takes the reference engine; only the
     /// restart time of a release (never read) does not.
     #[test]
     fn the_fast_path_takes_the_lessons_lifecycle_only() {
@@ -227,7 +244,7 @@ mod tests {
             assert!(!with(*option), "option {i}");
         }
         assert!(!applies(&Params {
-            boot_rounds: super::super::fast::RING as u32 + 1,
+            boot_rounds: super::super::limits::BOOT_RING as u32 + 1,
             ..lesson.clone()
         }));
         assert!(!applies(&Params {
@@ -236,7 +253,7 @@ mod tests {
         }));
     }
 
-    /// One run: masks unless observed or outside the fast engines. A sweep: lockstep when
+    /// One run: masks unless observed or outside the fast engines. A batch: lockstep when
     /// its runs share rounds, capacity and failure probability (by bits), else each alone.
     #[test]
     fn plan_names_the_engine_of_each_input() {
@@ -245,10 +262,22 @@ mod tests {
             plan(Runs::One {
                 params: p,
                 observed,
+                lessons: true,
+                capacity: MAX_GROUP_SIZE,
             })
         };
         assert_eq!(one(&lesson, false), Engine::Masks);
-        assert_eq!(one(&lesson, true), Engine::General);
+        assert_eq!(one(&lesson, true), Engine::Reference);
+        // Another policy or check, or storage of another capacity: the reference engine.
+        for (lessons, capacity) in [(false, MAX_GROUP_SIZE), (true, 16_384), (true, 64)] {
+            let run = Runs::One {
+                params: &lesson,
+                observed: false,
+                lessons,
+                capacity,
+            };
+            assert_eq!(plan(run), Engine::Reference, "{lessons} {capacity}");
+        }
         let stop = Params {
             lifecycle: Lifecycle {
                 reclaim: Reclaim::Stop,
@@ -256,15 +285,15 @@ mod tests {
             },
             ..lesson.clone()
         };
-        assert_eq!(one(&stop, false), Engine::General);
+        assert_eq!(one(&stop, false), Engine::Reference);
 
         let pairs = [(2, 0), (5, 8), (3, 3)].map(|(threshold, cooldown)| Params {
             threshold,
             cooldown,
             ..lesson.clone()
         });
-        assert_eq!(plan(Runs::Sweep(&pairs)), Engine::Lockstep);
-        assert_eq!(plan(Runs::Sweep(&[])), Engine::Alone);
+        assert_eq!(plan(Runs::Batch(&pairs)), Engine::Lockstep);
+        assert_eq!(plan(Runs::Batch(&[])), Engine::Alone);
         let differ: [fn(&mut Params); 5] = [
             |p| p.rounds = 100,
             |p| p.capacity = 50.0,
@@ -273,19 +302,19 @@ mod tests {
             |p| p.threshold = 0,
         ];
         for (i, change) in differ.iter().enumerate() {
-            let mut sweep = pairs.clone();
-            change(&mut sweep[2]);
-            assert_eq!(plan(Runs::Sweep(&sweep)), Engine::Alone, "change {i}");
+            let mut batch = pairs.clone();
+            change(&mut batch[2]);
+            assert_eq!(plan(Runs::Batch(&batch)), Engine::Alone, "change {i}");
         }
         // -0 and +0 are other bits: the stream's answers are computed from the bits.
-        let mut sweep = [lesson.clone(), lesson.clone()];
-        sweep[0].transient_failure = 0.0;
-        sweep[1].transient_failure = -0.0;
-        assert_eq!(plan(Runs::Sweep(&sweep)), Engine::Alone);
-        // The demand and seed are the sweep's: runs that differ only there still share.
-        sweep[1].transient_failure = 0.0;
-        sweep[1].demand_base = 1.0;
-        sweep[1].seed = 7;
-        assert_eq!(plan(Runs::Sweep(&sweep)), Engine::Lockstep);
+        let mut batch = [lesson.clone(), lesson.clone()];
+        batch[0].transient_failure = 0.0;
+        batch[1].transient_failure = -0.0;
+        assert_eq!(plan(Runs::Batch(&batch)), Engine::Alone);
+        // The demand and seed are the batch's: runs that differ only there still share.
+        batch[1].transient_failure = 0.0;
+        batch[1].demand_base = 1.0;
+        batch[1].seed = 7;
+        assert_eq!(plan(Runs::Batch(&batch)), Engine::Lockstep);
     }
 }

@@ -6,12 +6,15 @@ use crate::formula::Deallocation;
 use crate::rng::UnitRng;
 
 #[cfg(feature = "hpa")]
-use super::hpa::HpaRound;
-use super::lifecycle::{Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS};
+use super::hpa::{HpaPolicy, HpaRound};
+use super::lifecycle::{
+    Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS, TARGET_TRACKING_SCALE_OUT_ROUNDS,
+};
+use super::metrics::Metrics;
+use super::spec::{required_count, Params};
 #[cfg(feature = "hpa")]
 use super::state::State;
 use super::state::StateCounts;
-use super::{required_count, Params};
 
 /// What a scaling policy sees in one round, when the cooldown has passed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,6 +66,14 @@ pub trait ScalingPolicy {
     /// Returns the change: `n > 0` asks for `n` more instances, `n < 0` removes `-n`
     /// InService instances, 0 does nothing (and is not a scaling action).
     fn decide(&mut self, signal: &Signal) -> i64;
+
+    /// Returns the instances the policy's change counts from, so that `counted + change` is
+    /// the capacity the policy wants (its desired capacity, which a minimum size raises:
+    /// the providers' desired = max(MinSize, the policy's desired)). Default: the instances
+    /// serving, on their way into service and asked for, as AWS counts them.
+    fn counted(&self, signal: &Signal) -> i64 {
+        current(signal)
+    }
 
     /// Hears what the group made of the round's non-zero decision: `acted` is false when a
     /// scale-in found nothing it may remove (not a scaling action).
@@ -117,6 +128,21 @@ pub trait ScalingPolicy {
         let _ = (round, index);
     }
 
+    /// Adds what the policy counted to a finished run's `metrics` (a formula's evaluations);
+    /// every other policy counts nothing.
+    fn finish(&self, metrics: &mut Metrics) {
+        let _ = metrics;
+    }
+
+    /// Returns whether this policy, as it is now, is the lesson's as `params` set it up
+    /// ([`LessonPolicy::of`]`(params)`, no decision taken yet): then the fast engines, which
+    /// read the policy from `params`, compute the run exactly ([`super::plan()`]). `false`
+    /// (every other policy) sends the run to the reference engine.
+    fn is_lessons(&self, params: &Params) -> bool {
+        let _ = params;
+        false
+    }
+
     /// Returns whether the policy reads the group's instances before each decision
     /// ([`ScalingPolicy::instances`]): only the Kubernetes HPA does (host-only, feature `hpa`).
     #[cfg(feature = "hpa")]
@@ -159,6 +185,11 @@ impl LessonPolicy {
             last_action: -i64::from(cooldown),
         }
     }
+
+    /// Returns the policy as `params` set it up: their cooldown and `lifecycle.count_pending`.
+    pub fn of(params: &Params) -> Self {
+        Self::new(params.lifecycle.count_pending, params.cooldown)
+    }
 }
 
 impl ScalingPolicy for LessonPolicy {
@@ -166,10 +197,7 @@ impl ScalingPolicy for LessonPolicy {
         if i64::from(s.round) - self.last_action < i64::from(self.cooldown) {
             return 0;
         }
-        let mut have = i64::from(s.counts.serving());
-        if self.count_pending {
-            have += i64::from(s.counts.launching()) + i64::from(s.in_flight);
-        }
+        let have = self.counted(s);
         // Saturating: `required` saturates far outside the group's range.
         if have < s.required {
             s.required.saturating_sub(have)
@@ -180,10 +208,23 @@ impl ScalingPolicy for LessonPolicy {
         }
     }
 
+    /// The serving instances (and, with `count_pending`, those on their way into service).
+    fn counted(&self, s: &Signal) -> i64 {
+        let mut have = i64::from(s.counts.serving());
+        if self.count_pending {
+            have += i64::from(s.counts.launching()) + i64::from(s.in_flight);
+        }
+        have
+    }
+
     fn applied(&mut self, round: u32, acted: bool) {
         if acted {
             self.last_action = i64::from(round);
         }
+    }
+
+    fn is_lessons(&self, params: &Params) -> bool {
+        *self == Self::of(params)
     }
 }
 
@@ -207,11 +248,12 @@ pub fn utilization(s: &Signal, capacity: f64) -> f64 {
 }
 
 /// AWS target tracking: the desired count is `ceil(in-service × utilisation / target)`,
-/// i.e. `ceil(demand / (capacity × target / 100))`; scale-out at once to it (pending
-/// instances and launches in flight count), scale-in only after
-/// [`TARGET_TRACKING_SCALE_IN_ROUNDS`] consecutive rounds that want fewer (then to the
-/// round's desired count), never with `disable_scale_in`. No cooldown (the lesson's
-/// `cooldown` does nothing here).
+/// i.e. `ceil(demand / (capacity × target / 100))`; scale-out to it (pending instances and
+/// launches in flight count) from the [`TARGET_TRACKING_SCALE_OUT_ROUNDS`]th consecutive
+/// round that wants more on (AWS's scale-out alarm: 3 data points of one minute), every
+/// round while it does; scale-in only after [`TARGET_TRACKING_SCALE_IN_ROUNDS`] consecutive
+/// rounds that want fewer (then to the round's desired count), never with
+/// `disable_scale_in`. No cooldown (the lesson's `cooldown` does nothing here).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TargetTracking {
     /// The target utilisation, percent.
@@ -220,16 +262,19 @@ pub struct TargetTracking {
     pub disable_scale_in: bool,
     /// Requests one instance serves.
     pub capacity: f64,
+    /// Consecutive rounds that wanted more, and fewer, instances.
+    above: u32,
     below: u32,
 }
 
 impl TargetTracking {
-    /// Returns the policy with no round below target yet.
+    /// Returns the policy with no round above or below target yet.
     pub fn new(target: u32, disable_scale_in: bool, capacity: f64) -> Self {
         Self {
             target,
             disable_scale_in,
             capacity,
+            above: 0,
             below: 0,
         }
     }
@@ -244,9 +289,18 @@ impl TargetTracking {
 impl ScalingPolicy for TargetTracking {
     fn decide(&mut self, s: &Signal) -> i64 {
         let (desired, have) = (self.desired(s), current(s));
-        if desired >= have || self.disable_scale_in {
+        if desired > have {
             self.below = 0;
-            return desired.saturating_sub(have).max(0);
+            self.above = self.above.saturating_add(1);
+            if self.above < TARGET_TRACKING_SCALE_OUT_ROUNDS {
+                return 0;
+            }
+            return desired.saturating_sub(have);
+        }
+        self.above = 0;
+        if desired == have || self.disable_scale_in {
+            self.below = 0;
+            return 0;
         }
         self.below += 1;
         if self.below < TARGET_TRACKING_SCALE_IN_ROUNDS {
@@ -257,29 +311,28 @@ impl ScalingPolicy for TargetTracking {
     }
 }
 
-/// AWS step scaling: once `cooldown` rounds have passed since its last action, the band
-/// of [`Steps`] the utilisation ([`utilization`]) is in applies its adjustment to the
-/// current capacity (serving, pending and in flight); no band, no change.
+/// AWS step scaling: every round, the band of [`Steps`] the utilisation ([`utilization`])
+/// is in applies its adjustment; no band, no change. There is no cooldown (AWS: a step
+/// policy "continues to respond to additional alarm breaches, even while a scaling activity
+/// ... is in progress"); instead, scaling out, instances on their way into service are
+/// warming up and not part of the current capacity, while the capacity already asked for
+/// stands: a scale-out band sets the desired capacity to the serving instances plus its
+/// adjustment of them, and launches only what that adds to the instances serving, on their
+/// way and asked for (AWS: "multiple alarm breaches that fall in the range of the same step
+/// adjustment result in a single scaling activity"). A scale-in band, and an exact capacity,
+/// apply to the current capacity (serving, on their way, asked for).
 #[derive(Clone, Copy, Debug)]
 pub struct StepPolicy<'a> {
     /// The bands.
     pub steps: &'a Steps,
     /// Requests one instance serves.
     pub capacity: f64,
-    /// Rounds after an action before the next decision.
-    pub cooldown: u32,
-    last_action: i64,
 }
 
 impl<'a> StepPolicy<'a> {
-    /// Returns the policy with no action taken yet.
-    pub fn new(steps: &'a Steps, capacity: f64, cooldown: u32) -> Self {
-        Self {
-            steps,
-            capacity,
-            cooldown,
-            last_action: -i64::from(cooldown),
-        }
+    /// Returns the policy.
+    pub fn new(steps: &'a Steps, capacity: f64) -> Self {
+        Self { steps, capacity }
     }
 }
 
@@ -301,41 +354,45 @@ fn percent_change(current: i64, percent: i16) -> i64 {
 
 impl ScalingPolicy for StepPolicy<'_> {
     fn decide(&mut self, s: &Signal) -> i64 {
-        if i64::from(s.round) - self.last_action < i64::from(self.cooldown) {
-            return 0;
-        }
         let u = utilization(s, self.capacity);
         let band = self.steps.iter().find(|b| b.holds(u));
         let have = current(s);
+        let serving = i64::from(s.counts.serving());
         match band.map(|b| b.adjustment) {
             None => 0,
-            Some(Adjustment::Change(n)) => i64::from(n),
-            Some(Adjustment::Percent(p)) => percent_change(have, p),
+            Some(Adjustment::Change(n)) if n < 0 => i64::from(n),
+            Some(Adjustment::Percent(p)) if p < 0 => percent_change(have, p),
+            Some(Adjustment::Change(n)) => (serving + i64::from(n) - have).max(0),
+            Some(Adjustment::Percent(p)) => (serving + percent_change(serving, p) - have).max(0),
             Some(Adjustment::Exact(n)) => i64::from(n) - have,
         }
     }
-
-    fn applied(&mut self, round: u32, acted: bool) {
-        if acted {
-            self.last_action = i64::from(round);
-        }
-    }
 }
 
-/// The policy `params.lifecycle.policy` names, built from `params`.
-pub(crate) enum Chosen<'a> {
+/// The policy `params.lifecycle.policy` names, built from `params` ([`Chosen::of`]): what
+/// [`super::run`] and [`super::run_with`] run, and what a caller of [`super::run_in`] passes
+/// for the parameters' own policy.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "hpa", allow(clippy::large_enum_variant))]
+pub enum Chosen<'a> {
+    /// [`Policy::Lesson`].
     Lesson(LessonPolicy),
+    /// [`Policy::TargetTracking`].
     Target(TargetTracking),
+    /// [`Policy::Step`].
     Step(StepPolicy<'a>),
+    /// [`Policy::Hpa`] (host-only: feature `hpa`). Its history (12 KB) makes the enum that
+    /// size on the host; a board's has no such variant.
+    #[cfg(feature = "hpa")]
+    Hpa(HpaPolicy<'a>),
 }
 
 impl<'a> Chosen<'a> {
-    pub(crate) fn of(params: &'a Params) -> Self {
+    /// Returns the policy `params.lifecycle.policy` names, with no decision taken yet: the
+    /// one place a run's policy is built from its parameters.
+    pub fn of(params: &'a Params) -> Self {
         match &params.lifecycle.policy {
-            Policy::Lesson => Chosen::Lesson(LessonPolicy::new(
-                params.lifecycle.count_pending,
-                params.cooldown,
-            )),
+            Policy::Lesson => Chosen::Lesson(LessonPolicy::of(params)),
             Policy::TargetTracking {
                 target,
                 disable_scale_in,
@@ -344,13 +401,14 @@ impl<'a> Chosen<'a> {
                 *disable_scale_in,
                 params.capacity,
             )),
-            Policy::Step(steps) => {
-                Chosen::Step(StepPolicy::new(steps, params.capacity, params.cooldown))
-            }
-            // Its 12 KB of history would make every run's policy that size: `run_in` builds
-            // it itself (and never asks this arm).
+            Policy::Step(steps) => Chosen::Step(StepPolicy::new(steps, params.capacity)),
             #[cfg(feature = "hpa")]
-            Policy::Hpa(_) => Chosen::Lesson(LessonPolicy::new(false, 0)),
+            Policy::Hpa(hpa) => Chosen::Hpa(HpaPolicy::new(
+                hpa,
+                params.capacity,
+                params.lifecycle.min_instances,
+                params.lifecycle.max_instances,
+            )),
         }
     }
 }
@@ -361,6 +419,18 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Lesson(p) => p.decide(s),
             Chosen::Target(p) => p.decide(s),
             Chosen::Step(p) => p.decide(s),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.decide(s),
+        }
+    }
+
+    fn counted(&self, s: &Signal) -> i64 {
+        match self {
+            Chosen::Lesson(p) => p.counted(s),
+            Chosen::Target(p) => p.counted(s),
+            Chosen::Step(p) => p.counted(s),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.counted(s),
         }
     }
 
@@ -369,6 +439,32 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Lesson(p) => p.applied(round, acted),
             Chosen::Target(p) => p.applied(round, acted),
             Chosen::Step(p) => p.applied(round, acted),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.applied(round, acted),
+        }
+    }
+
+    fn is_lessons(&self, params: &Params) -> bool {
+        matches!(self, Chosen::Lesson(p) if p.is_lessons(params))
+    }
+
+    #[cfg(feature = "hpa")]
+    fn reads_instances(&self) -> bool {
+        matches!(self, Chosen::Hpa(_))
+    }
+
+    #[cfg(feature = "hpa")]
+    fn instances(&mut self, round: u32, instances: &mut dyn Iterator<Item = InstanceView>) {
+        if let Chosen::Hpa(p) = self {
+            p.instances(round, instances);
+        }
+    }
+
+    #[cfg(feature = "hpa")]
+    fn hpa_round(&self) -> Option<HpaRound> {
+        match self {
+            Chosen::Hpa(p) => p.hpa_round(),
+            _ => None,
         }
     }
 }
@@ -377,6 +473,15 @@ impl ScalingPolicy for Chosen<'_> {
 pub trait HealthCheck {
     /// Returns whether the check passes; `broken` says whether the instance is broken.
     fn passes<R: UnitRng>(&mut self, broken: bool, rng: &mut R) -> bool;
+
+    /// Returns whether this check is the lesson's as `params` set it up
+    /// ([`LessonCheck::of`]`(params)`): then the fast engines, which read the check from
+    /// `params`, compute the run exactly ([`super::plan()`]). `false` (every other check)
+    /// sends the run to the reference engine.
+    fn is_lessons(&self, params: &Params) -> bool {
+        let _ = params;
+        false
+    }
 }
 
 /// The lesson's check: a broken instance fails without a draw (the lesson's `&&`
@@ -389,7 +494,7 @@ pub struct LessonCheck {
 
 impl LessonCheck {
     /// Returns the lesson's check with `params`' failure probability.
-    pub(super) fn of(params: &super::Params) -> Self {
+    pub fn of(params: &Params) -> Self {
         Self {
             transient_failure: params.transient_failure,
         }
@@ -399,5 +504,53 @@ impl LessonCheck {
 impl HealthCheck for LessonCheck {
     fn passes<R: UnitRng>(&mut self, broken: bool, rng: &mut R) -> bool {
         !broken && rng.next_unit() >= self.transient_failure
+    }
+
+    /// By bits: the fast engines' draws compare against `params.transient_failure`'s.
+    fn is_lessons(&self, params: &Params) -> bool {
+        self.transient_failure.to_bits() == params.transient_failure.to_bits()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lifecycle::Policy;
+    use super::super::spec::Params;
+    use super::{Chosen, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy};
+
+    /// The lesson's policy and check are the lesson's only as the parameters set them up:
+    /// another cooldown or count, a decision already taken, another policy or another
+    /// failure probability (by bits) is not.
+    #[test]
+    fn only_the_parameters_own_lesson_policy_and_check_are_the_lessons() {
+        let p = Params::default();
+        assert!(Chosen::of(&p).is_lessons(&p));
+        assert!(LessonPolicy::of(&p).is_lessons(&p));
+        assert!(LessonCheck::of(&p).is_lessons(&p));
+        assert!(!LessonPolicy::new(true, p.cooldown).is_lessons(&p));
+        assert!(!LessonPolicy::new(false, p.cooldown + 1).is_lessons(&p));
+        let mut acted = LessonPolicy::of(&p);
+        acted.applied(3, true);
+        assert!(!acted.is_lessons(&p));
+        let target = Params {
+            lifecycle: super::super::Lifecycle {
+                policy: Policy::TargetTracking {
+                    target: 50,
+                    disable_scale_in: false,
+                },
+                ..Default::default()
+            },
+            ..p.clone()
+        };
+        assert!(!Chosen::of(&target).is_lessons(&target));
+        let zero = Params {
+            transient_failure: 0.0,
+            ..p.clone()
+        };
+        let minus_zero = LessonCheck {
+            transient_failure: -0.0,
+        };
+        assert!(!minus_zero.is_lessons(&zero));
+        assert!(LessonCheck::of(&zero).is_lessons(&zero));
     }
 }

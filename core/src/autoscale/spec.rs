@@ -1,20 +1,10 @@
-//! The autoscale model's ground floor: its [`Params`] and [`Metrics`], the limits every
-//! engine checks (`MAX_*`), the shared errors and JavaScript helpers, and the demand seam
-//! ([`Demand`], [`Curve`], [`Table`]). Every sibling module imports from here; this file
-//! imports only the lifecycle types a parameter set carries.
+//! The autoscale model's parameters ([`Params`]), the shared errors and JavaScript helpers,
+//! and the demand seam ([`Demand`], [`Curve`], [`Table`]). It imports the lifecycle options a
+//! parameter set carries and the folder's ground floor (`limits.rs`, `metrics.rs`).
 
-use super::Lifecycle;
+use super::lifecycle::Lifecycle;
+use super::limits::{MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE, MAX_ROUNDS, MAX_ROUNDS_PER_PERIOD};
 use crate::error::{check_seed, ensure, ensure_positive, ensure_within, Accepted, Capacity, Error};
-/// The most instances a group may hold at once.
-pub const MAX_GROUP_SIZE: usize = 256;
-/// The most permanent-failure rounds one run may list.
-pub const MAX_FAILURE_ROUNDS: usize = 64;
-/// The most rounds one run may simulate.
-pub const MAX_ROUNDS: u32 = 10_000_000;
-
-/// The most rounds per demand period (keeps the sine's argument below 2^20 · π/2).
-pub const MAX_ROUNDS_PER_PERIOD: f64 = 131_000.0;
-
 /// The rounds at which one ready, healthy instance breaks for good.
 pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
 
@@ -22,7 +12,7 @@ pub type FailureRounds = heapless::Vec<u32, MAX_FAILURE_ROUNDS>;
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Params {
+pub struct Params<'a> {
     /// Consecutive failed health checks that get an instance replaced (`esik`), ≥ 1.
     pub threshold: u32,
     /// Rounds after a scaling action before the next one (`soguma`).
@@ -56,10 +46,10 @@ pub struct Params {
     /// shrinks below 99 reports 99. `u32::MAX` gives the true minimum.
     pub min_size_start: u32,
     /// Hooks, protection, removal, reclaim and the provider's delays; off by default.
-    pub lifecycle: Lifecycle,
+    pub lifecycle: Lifecycle<'a>,
 }
 
-impl Default for Params {
+impl Default for Params<'_> {
     fn default() -> Self {
         let mut failure_rounds = FailureRounds::new();
         for t in [40, 95, 170] {
@@ -92,7 +82,7 @@ impl Default for Params {
 /// both covered. The lifecycle options stay off (the lesson's; `Lifecycle` has its own impl,
 /// for the `lifecycle` target).
 #[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Params {
+impl<'a> arbitrary::Arbitrary<'a> for Params<'static> {
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
         use crate::fuzzing::{f64_field, u32_field};
         let lesson = Self::default();
@@ -136,7 +126,7 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
     }
 }
 
-impl Params {
+impl Params<'_> {
     /// Returns the first parameter outside its accepted range, if any.
     pub fn validate(&self) -> Result<(), Error> {
         ensure(self.threshold >= 1, "threshold", Accepted::at_least(1))?;
@@ -244,7 +234,7 @@ macro_rules! demand_curve {
             )+
         }
 
-        impl Params {
+        impl Params<'_> {
             /// Returns the demand curve's part of the parameters: what [`Params::demand`]
             /// reads, and the rounds it is read for.
             pub fn demand_curve(&self) -> DemandCurve {
@@ -270,98 +260,6 @@ demand_curve! {
     surge: f64,
 }
 
-/// What one run measured (the lesson's `m`).
-///
-/// No counter can overflow: each rises by at most [`MAX_GROUP_SIZE`] per round (checked at
-/// compile time against [`MAX_ROUNDS`]), and the sizes are at most [`MAX_GROUP_SIZE`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Metrics {
-    /// Smallest group size seen; starts at 99 as in the lesson, so it never exceeds 99; 0
-    /// once the group was empty.
-    pub min_size: u32,
-    /// Largest group size seen, at most the group's capacity.
-    pub max_size: u32,
-    /// Most instances booting at once.
-    pub max_launching: u32,
-    /// Largest share of the group booting at once; NaN once the group was empty (the
-    /// lesson's `0 / 0`, which `Math.max` keeps).
-    pub max_launching_ratio: f64,
-    /// Rounds with fewer ready instances than required (at most [`MAX_ROUNDS`]).
-    pub under_capacity_rounds: u32,
-    /// Instances launched, by scaling and by replacement.
-    pub launched: u32,
-    /// Healthy instances replaced after transient failures.
-    pub false_replacements: u32,
-    /// Instance-rounds a broken instance stayed in service.
-    pub broken_rounds: u32,
-    /// Scale-out and scale-in actions (at most one per round).
-    pub scaling_actions: u32,
-    /// Instances replaced by the health check.
-    pub replacements: u32,
-    /// Most rounds from a launch (or restart) decision to the first round the instance
-    /// serves: apply delay + boot (at least 1) + hook wait; the lesson's instances take 2.
-    pub time_to_in_service_max: u32,
-    /// Rounds in which scale-in wanted to remove more than it could (the rest protected).
-    pub scale_in_blocked_rounds: u32,
-    /// Stopped instances restarted by scale-out (not counted in `launched`).
-    pub restarts_from_stopped: u32,
-    /// Launch requests that failed for want of capacity (stockout rounds).
-    pub failed_launches: u64,
-    /// Lifecycle hooks that ended at their timeout (every hook does).
-    pub hook_timeouts: u32,
-    /// Launches a launch hook abandoned (released before serving).
-    pub abandoned_launches: u32,
-    /// Instance-rounds billed in full: every state but Stopped and Preempted, and a warm
-    /// pool's instances that run (a Running pool's, refills booting).
-    pub billed_rounds: u64,
-    /// Billed instance-rounds not serving (booting, waiting, restarting, removing).
-    pub idle_billed_rounds: u64,
-    /// Formula evaluations (0 without a formula; see [`super::run_formula`]).
-    pub evaluations: u32,
-    /// Formula evaluations that failed and left the group unchanged.
-    pub failed_evaluations: u32,
-    /// Successful evaluations that changed the dedicated target.
-    pub target_changes: u32,
-    /// Rounds in which the policy wanted more than `max_instances` or less than
-    /// `min_instances` allow (its decision was clamped); 0 without those bounds.
-    pub clamped_rounds: u32,
-    /// Lifecycle-hook waits a hook's job completed early (CompleteLifecycleAction); 0
-    /// without scenario hooks.
-    pub hook_completions: u32,
-    /// Lifecycle-hook heartbeats recorded (each restarts its hook's timeout).
-    pub heartbeats: u32,
-    /// Lifecycle-hook waits the provider's cap ended (AWS's global timeout, Alibaba's six
-    /// hours or its 20 heartbeats' last timeout does not count: that is a timeout).
-    pub hook_cap_timeouts: u32,
-    /// Hook results that were ROLLBACK (a launch released, a removal taken back).
-    pub hook_rollbacks: u32,
-    /// Instances detached by timed actions.
-    pub detached: u32,
-    /// Rounds of task work lost by scale-in removals (`requeue`, `terminate`; with
-    /// `task_rounds` only).
-    pub lost_task_rounds: u64,
-    /// Tasks failed by scale-in removals (`terminate`).
-    pub failed_tasks: u32,
-    /// Node-rounds removed nodes spent finishing their tasks (`taskcompletion`,
-    /// `retaineddata`: billed, taking no new work).
-    pub drain_rounds: u64,
-    /// Instance-rounds in Stopped: economical mode's stopped instances and a Stopped warm
-    /// pool's warm ones. Not in `billed_rounds`, but not free: seed 002, "disks and EIPs
-    /// continue to be billed".
-    pub stopped_rounds: u64,
-    /// Most spot instances in the group at once (Preempted ones included); 0 without the
-    /// spot class.
-    pub spot_max: u32,
-    /// Spot instances taken back by preemption.
-    pub preemptions: u32,
-    /// Spot instance-rounds billed in full (a part of `billed_rounds`).
-    pub billed_spot_rounds: u64,
-    /// Instances a scale-out took from the warm pool (not in `launched`).
-    pub warm_starts: u32,
-}
-
 pub(crate) const GROUP_FULL: Error = group_full(MAX_GROUP_SIZE);
 
 /// The error of a group whose storage holds `capacity` records and needed one more.
@@ -380,17 +278,6 @@ pub(crate) const fn in_flight_full(capacity: usize) -> Error {
         limit: capacity as u32,
     }
 }
-
-// Every counter in `Metrics` rises by at most `MAX_GROUP_SIZE` per round in a group of the
-// default storage (a round launches at most as many instances as the group then holds:
-// replacements take ready slots, scale-out fills the rest up to the capacity), plus the
-// initial group: so none reaches `u32::MAX`. In larger storage the per-instance counters
-// saturate at `u32::MAX` (a 4,096-instance group would need over a million rounds of every
-// instance replaced to reach it).
-const _: () = assert!(
-    (MAX_GROUP_SIZE as u64) * (MAX_ROUNDS as u64 + 1) < u32::MAX as u64,
-    "a u32 metric could overflow"
-);
 
 /// JavaScript's `Math.max` for two numbers: NaN if either is NaN (Rust's `f64::max` would
 /// drop it), otherwise the larger, +0 over -0.
@@ -421,7 +308,7 @@ pub trait Demand {
 
 /// The lesson's demand curve of a parameter set ([`Params::demand`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Curve<'a>(pub &'a Params);
+pub struct Curve<'a>(pub &'a Params<'a>);
 
 impl Demand for Curve<'_> {
     fn at(&self, t: u32) -> f64 {

@@ -39,12 +39,9 @@
 use crate::error::{ensure, Accepted, Error};
 use crate::rng::{CounterHash, UnitRng};
 
-use super::lifecycle::MAX_APPLY_DELAY;
+use super::limits::IN_FLIGHT_SLOTS;
+use super::metrics::Metrics;
 use super::state::{RoundState, State, StateCounts};
-use super::Metrics;
-
-/// Slots of the ring of spot launches in flight (the group's ring of launches, per class).
-const RING: usize = MAX_APPLY_DELAY as usize + 1;
 
 /// The most scripted preemption rounds one run may list (every copy of the parameters holds
 /// room for them, on a board's stack too).
@@ -222,9 +219,9 @@ impl<'a> arbitrary::Arbitrary<'a> for Spot {
 pub(crate) struct SpotRun {
     /// Spot instances per state (a subset of the group's counts).
     pub counts: StateCounts,
-    /// Spot launches asked for, by the round (modulo [`RING`]) in which they join: a part
+    /// Spot launches asked for, by the round (modulo [`IN_FLIGHT_SLOTS`]) in which they join: a part
     /// of the group's launches in flight.
-    in_flight: [u16; RING],
+    in_flight: [u16; IN_FLIGHT_SLOTS],
     pub in_flight_total: u32,
     /// The preemption stream: its own generator, never the health check's.
     rng: CounterHash,
@@ -235,7 +232,7 @@ impl SpotRun {
     pub fn new(seed: u32) -> Self {
         Self {
             counts: StateCounts::default(),
-            in_flight: [0; RING],
+            in_flight: [0; IN_FLIGHT_SLOTS],
             in_flight_total: 0,
             rng: CounterHash::new(seed),
         }

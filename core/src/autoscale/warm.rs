@@ -30,11 +30,22 @@
 //!   not in `billed_rounds`); a `Running` pool's in `billed_rounds` and `idle_billed_rounds`.
 //!   Refills booting are billed and idle in both.
 //! - The pool and the spot class exclude each other (AWS's rule above).
+//! - A `size` of [`MAX_MINUS_DESIRED`] is AWS's default size ("by default, the warm pool
+//!   size is the difference between the Auto Scaling group's maximum capacity and its
+//!   desired capacity"): each round the pool is resized to the group's maximum size minus
+//!   its desired capacity (its records but Stopped ones, and the launches asked for) —
+//!   refills launched when the group shrinks, warm instances released when it grows past
+//!   it. It needs a maximum size.
 
 use crate::error::{ensure, Accepted, Error};
 
-/// The most instances a warm pool may hold (the group's own limit on a board).
+/// The most instances a warm pool of a fixed size may hold (the group's own limit on a
+/// board).
 pub const MAX_WARM_POOL: u32 = 256;
+
+/// A warm pool's size meaning AWS's default: the group's maximum size minus its desired
+/// capacity, each round.
+pub const MAX_MINUS_DESIRED: u32 = u32::MAX;
 
 /// The most distinct rounds in which refills of the pool finish booting at once; more wait
 /// (they are asked again next round).
@@ -68,7 +79,7 @@ impl WarmState {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WarmPool {
     /// The instances the pool keeps warm (AWS `MinSize` of the pool), 0 to
-    /// [`MAX_WARM_POOL`]; 0: no pool.
+    /// [`MAX_WARM_POOL`]; 0: no pool; [`MAX_MINUS_DESIRED`]: AWS's default size.
     pub size: u32,
     /// The state they wait in.
     pub state: WarmState,
@@ -81,7 +92,7 @@ impl WarmPool {
     /// group has the spot class).
     pub fn validate(&self, spot: bool) -> Result<(), Error> {
         ensure(
-            self.size <= MAX_WARM_POOL,
+            self.size <= MAX_WARM_POOL || self.size == MAX_MINUS_DESIRED,
             "warm-pool",
             Accepted::integers(0, u64::from(MAX_WARM_POOL)),
         )?;
@@ -102,7 +113,12 @@ impl<'a> arbitrary::Arbitrary<'a> for WarmPool {
             return Ok(Self::default());
         }
         Ok(Self {
-            size: u32_field(u, 6, 0..=MAX_WARM_POOL)?,
+            // AWS's default size now and then (an empty pool without a maximum size).
+            size: if u.ratio(1u8, 8)? {
+                MAX_MINUS_DESIRED
+            } else {
+                u32_field(u, 6, 0..=MAX_WARM_POOL)?
+            },
             state: if u.arbitrary()? {
                 WarmState::Running
             } else {
@@ -122,15 +138,40 @@ pub(crate) struct WarmRun {
     refills: heapless::Vec<(u32, u32), REFILL_SLOTS>,
     /// Refills asked for that have not launched yet (no slot, or a stockout).
     pub owed: u32,
+    /// The instances the pool keeps (its size, or AWS's default size this round).
+    pub target: u32,
 }
 
 impl WarmRun {
-    /// Returns the pool of a new group.
-    pub fn new(pool: &WarmPool) -> Self {
+    /// Returns the pool of a new group of `size` instances and maximum size `max`.
+    pub fn new(pool: &WarmPool, size: u32, max: Option<u32>) -> Self {
+        let target = if pool.size == MAX_MINUS_DESIRED {
+            max.unwrap_or(0).saturating_sub(size)
+        } else {
+            pool.size
+        };
         Self {
-            ready: pool.size,
+            ready: target,
+            target,
             ..Self::default()
         }
+    }
+
+    /// Resizes AWS's default-size pool to `target`: refills owed for what it lacks, then
+    /// what it holds beyond it given up (refills not launched first, then warm instances;
+    /// those booting finish).
+    pub fn resize(&mut self, target: u32) {
+        self.target = target;
+        let have = self.ready + self.booting() + self.owed;
+        if have < target {
+            self.owed += target - have;
+            return;
+        }
+        let mut extra = have - target;
+        let owed = extra.min(self.owed);
+        self.owed -= owed;
+        extra -= owed;
+        self.ready -= extra.min(self.ready);
     }
 
     /// Returns the refills booting.
@@ -150,11 +191,11 @@ impl WarmRun {
     /// warm): it is warm at once, and one refill not yet warm is no longer needed (an owed
     /// one is not launched, else the last one booting is released).
     pub fn reuse(&mut self, pool: &WarmPool) -> bool {
-        if !pool.reuse || self.ready >= pool.size {
+        if !pool.reuse || self.ready >= self.target {
             return false;
         }
         self.ready += 1;
-        if self.ready + self.booting() + self.owed > pool.size {
+        if self.ready + self.booting() + self.owed > self.target {
             if self.owed > 0 {
                 self.owed -= 1;
             } else if let Some(last) = self.refills.last_mut() {

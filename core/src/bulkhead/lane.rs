@@ -1,7 +1,7 @@
 //! A layout's pools and the rounds it plays.
 
+use super::spec::{Metrics, Params, Pools, RoundState, Slowdown, Split, MAX_TOTAL_SLOTS};
 use super::stream::Arrivals;
-use super::{Metrics, Params, Pools, RoundState, Slowdown, Split, MAX_TOTAL_SLOTS};
 
 /// What a lane counts as it plays; its [`Metrics`] at the end of the run ([`Lane::metrics`]).
 #[derive(Clone, Copy, Default)]

@@ -27,7 +27,7 @@
 //! request at a time, as the lesson program plays a round, for every input the model
 //! accepts: the lesson's and those with an option the lesson does not have (`failure_end`,
 //! `breaker`, `retries`: see [`Resilience`]), on the same stream. [`plan()`] sends it the
-//! runs with an option (`Plan::readable`); the fast engine above plays the lesson's inputs
+//! runs with an option (`Plan::reference`); the fast engine above plays the lesson's inputs
 //! and must equal it on them (the same metrics and round states: its tests check it).
 //!
 //! What it costs, with its figures, is in `host/benches/README.md`.
@@ -140,6 +140,7 @@ impl<const B: usize> Default for Workspace<B> {
 /// run_batch(&[Params::default(), split], &mut ws, &mut out).unwrap();
 /// assert_eq!((out[1].tracking_dropped, out[1].event_dropped), (172, 2011));
 /// ```
+#[inline]
 pub fn run_batch<const B: usize>(
     params: &[Params],
     ws: &mut Workspace<B>,
@@ -148,8 +149,8 @@ pub fn run_batch<const B: usize>(
     let Some(first) = params.first() else {
         return Ok(());
     };
-    if plan::<B>(params).readable && params.len() > 1 {
-        // The readable engine plays one layout at a time: each draws its own copy of the
+    if plan::<B>(params).reference && params.len() > 1 {
+        // The reference engine plays one layout at a time: each draws its own copy of the
         // stream, as its own run would.
         if params.len() > B || out.len() < params.len() {
             return Err(Error::CapacityExceeded {
@@ -169,8 +170,8 @@ pub fn run_batch<const B: usize>(
 /// round (with one layout, its [`RoundState`] too; several layouts report no state: see
 /// [`crate::Observer`]).
 ///
-/// A batch whose [`plan()`] is `readable` (a layout has an option the lesson does not have)
-/// plays on the readable engine, which takes one layout: more return
+/// A batch whose [`plan()`] is `reference` (a layout has an option the lesson does not have)
+/// plays on the reference engine, which takes one layout: more return
 /// [`Error::CapacityExceeded`] for [`Capacity::BatchLanes`] with a limit of 1 (one stream
 /// from `rng` cannot be replayed; [`run_batch`] plays them one by one).
 #[inline]
@@ -209,9 +210,9 @@ pub fn run_batch_with<R: UnitRng, O: Observer<RoundState>, const B: usize>(
         leaders,
         leader,
         join,
-        readable,
+        reference,
     } = plan::<B>(params);
-    if readable {
+    if reference {
         if layouts > 1 {
             return Err(Error::CapacityExceeded {
                 capacity: Capacity::BatchLanes,

@@ -1,7 +1,7 @@
 //! The one place that says which layouts of a batch play which rounds.
 
 use super::lane::shared_rounds;
-use super::Params;
+use super::spec::{Params, Resilience};
 
 /// Which layouts of a batch play which rounds, chosen once per batch by [`plan`].
 ///
@@ -26,7 +26,7 @@ pub struct Plan<const B: usize> {
     /// layout at a time, and the fields above are not used.
     ///
     /// [`Resilience`]: super::Resilience
-    pub readable: bool,
+    pub reference: bool,
 }
 
 /// Returns the plan for the first `B` layouts of `params` (one stream, see [`Stream`]).
@@ -35,9 +35,9 @@ pub struct Plan<const B: usize> {
 #[inline(always)]
 pub fn plan<const B: usize>(params: &[Params]) -> Plan<B> {
     let layouts = params.len().min(B);
-    let readable = params[..layouts]
+    let reference = params[..layouts]
         .iter()
-        .any(|p| !p.resilience().is_lesson());
+        .any(|p| p.resilience != Resilience::default());
     let mut follows: [Option<(usize, u32)>; B] = [None; B];
     for i in 0..layouts {
         follows[i] = (0..i)
@@ -71,7 +71,7 @@ pub fn plan<const B: usize>(params: &[Params]) -> Plan<B> {
         leaders,
         leader,
         join,
-        readable,
+        reference,
     }
 }
 
@@ -106,7 +106,7 @@ mod tests {
                 leaders: 2,
                 leader: [0, 0, 0, 1],
                 join: [0, 0, 1000, 1000],
-                readable: false,
+                reference: false,
             }
         );
     }
@@ -132,23 +132,24 @@ mod tests {
         assert_eq!((got.order, got.leaders), ([0], 1));
     }
 
-    /// Each option the lesson does not have sends the batch to the readable engine; a backoff
-    /// without retries, or the lesson's values, do not.
+    /// Each option the lesson does not have sends the batch to the reference engine (a
+    /// backoff without retries too: it changes nothing, and the reference engine plays the
+    /// lesson's inputs as the fast one does); the lesson's values do not.
     #[test]
-    fn the_options_go_to_the_readable_engine() {
+    fn the_options_go_to_the_reference_engine() {
         use crate::bulkhead::Breaker;
         let lesson = Params::default();
         let with = |f: fn(&mut Params)| {
             let mut p = Params::default();
             f(&mut p);
-            plan::<2>(&[lesson.clone(), p]).readable
+            plan::<2>(&[lesson.clone(), p]).reference
         };
-        assert!(!plan::<1>(core::slice::from_ref(&lesson)).readable);
-        assert!(!with(|p| p.retry_backoff = 5));
-        assert!(with(|p| p.failure_end = Some(2000)));
-        assert!(with(|p| p.retries = 1));
+        assert!(!plan::<1>(core::slice::from_ref(&lesson)).reference);
+        assert!(with(|p| p.resilience.retry_backoff = 5));
+        assert!(with(|p| p.resilience.failure_end = Some(2000)));
+        assert!(with(|p| p.resilience.retries = 1));
         assert!(with(|p| {
-            p.breaker = Some(Breaker {
+            p.resilience.breaker = Some(Breaker {
                 ratio: 0.5,
                 window: 9,
                 open_rounds: 500,

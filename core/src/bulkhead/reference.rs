@@ -30,11 +30,11 @@
 //!    request ends: served if its last try took a slot, dropped otherwise. Tracking requests
 //!    are played as in the lesson.
 
-use super::stream::{poisson, TOO_MANY_ARRIVALS};
-use super::{
+use super::spec::{
     Breaker, BreakerState, Metrics, Params, RoundState, Split, MAX_ARRIVALS_PER_ROUND, MAX_HOLD,
     MAX_RETRIES, MAX_RETRY_BACKOFF, MAX_WINDOW,
 };
+use super::stream::{poisson, TOO_MANY_ARRIVALS};
 use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
@@ -237,7 +237,7 @@ impl Run<'_> {
         if let Some(b) = &mut self.breaker {
             b.called(end, broken);
         }
-        if broken && k < self.p.retries {
+        if broken && k < self.p.resilience.retries {
             // Known to fail when its hold ends: retried from then on.
             self.schedule(end, k);
         } else {
@@ -247,7 +247,7 @@ impl Run<'_> {
 
     /// A try that ended before round `next` without a slot: retried, or the request is dropped.
     fn retry_or_end(&mut self, next: u32, k: u32) {
-        if k < self.p.retries {
+        if k < self.p.resilience.retries {
             self.schedule(next, k);
         } else {
             self.round.event_dropped += 1;
@@ -256,7 +256,7 @@ impl Run<'_> {
 
     /// Schedules retry `k + 1` for `retry_backoff` rounds after round `from`.
     fn schedule(&mut self, from: u32, k: u32) {
-        let at = from + self.p.retry_backoff;
+        let at = from + self.p.resilience.retry_backoff;
         self.due[at as usize % RETRY_CALENDAR][k as usize] += 1;
         self.waiting += 1;
     }
@@ -299,7 +299,7 @@ pub(crate) fn run_with<R: UnitRng, O: Observer<RoundState>>(
         failed_ends: [0; CALENDAR],
         due: [[0; MAX_RETRIES as usize]; RETRY_CALENDAR],
         waiting: 0,
-        breaker: p.breaker.map(|config| BreakerRun {
+        breaker: p.resilience.breaker.map(|config| BreakerRun {
             config,
             state: BreakerState::Closed,
             open_until: 0,
@@ -363,7 +363,7 @@ pub(crate) fn run_with<R: UnitRng, O: Observer<RoundState>>(
         }
         // The retries due now, first retries first, then the new requests.
         let slot = t as usize % RETRY_CALENDAR;
-        for k in 0..p.retries.min(MAX_RETRIES) {
+        for k in 0..p.resilience.retries.min(MAX_RETRIES) {
             let due = core::mem::take(&mut run.due[slot][k as usize]);
             run.waiting -= due;
             for _ in 0..due {
@@ -398,7 +398,7 @@ pub(crate) fn run_with<R: UnitRng, O: Observer<RoundState>>(
 mod tests {
     use super::run_with;
     use crate::bulkhead::stream::Draws;
-    use crate::bulkhead::{self, Mode, Params, Split};
+    use crate::bulkhead::{self, Mode, Params, Resilience, Split};
     use crate::trace::{CsvTrace, Folded};
 
     #[test]
@@ -423,7 +423,7 @@ mod tests {
                 event_rate,
                 ..Params::default()
             };
-            assert!(p.resilience().is_lesson(), "{p:?}");
+            assert_eq!(p.resilience, Resilience::default(), "{p:?}");
             let split = !matches!(p.split, Split::Shared);
             let mut trace = CsvTrace::new(Folded::NEW, split);
             let reference = run_with(&p, &mut Draws::new(p.seed), &mut trace).unwrap();

@@ -151,23 +151,11 @@ pub struct Params {
     /// Rounds an event request holds its slot during the slowdown (`YAVAS`), 1 to
     /// [`MAX_HOLD`].
     pub slow_hold: u32,
-    /// The round the slowdown ends (excluded), after `failure_start`; `None` (the lesson): it
-    /// lasts to the horizon. With `serde`: `"none"` or the round.
-    #[cfg_attr(feature = "serde", serde(default, with = "text::round"))]
-    pub failure_end: Option<u32>,
-    /// A circuit breaker on the event requests' dependency calls; `None` (the lesson): none.
-    /// With `serde`: `"none"` or `"RATIO:WINDOW:OPEN_ROUNDS"`.
-    #[cfg_attr(feature = "serde", serde(default, with = "text::breaker"))]
-    pub breaker: Option<Breaker>,
-    /// Retries of an event request whose call is dropped, rejected or fails, 0 (the lesson) to
-    /// [`MAX_RETRIES`].
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub retries: u32,
-    /// Rounds waited after a try ends before its retry, 0 to [`MAX_RETRY_BACKOFF`] (0: the
-    /// next round; a call ends in the last round of its hold, so a failed call's retry with
-    /// 0 comes in the round its slot frees).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub retry_backoff: u32,
+    /// The options the lesson does not have: a slowdown that ends, a breaker and retries;
+    /// [`Resilience::default`] (the lesson) has none, and a run with any of them plays on the
+    /// reference engine.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub resilience: Resilience,
 }
 
 /// A circuit breaker on the event requests' calls to the dependency (`--breaker
@@ -224,35 +212,30 @@ impl BreakerState {
     }
 }
 
-/// The options the lesson does not have: a slowdown that ends, a breaker and retries. Runs
-/// with any of them set play on the reference engine (`reference.rs`, see [`super::plan()`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The bulkhead's options beyond the lesson ([`Params::resilience`]): a slowdown that ends, a
+/// breaker and retries. [`Default`] is the lesson's (none of them); a run whose options
+/// differ from it plays on the reference engine (`reference.rs`, see [`super::plan()`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Resilience {
-    /// See [`Params::failure_end`].
+    /// The round the slowdown ends (excluded), after `failure_start`; `None` (the lesson): it
+    /// lasts to the horizon. With `serde`: `"none"` or the round.
+    #[cfg_attr(feature = "serde", serde(default, with = "text::round"))]
     pub failure_end: Option<u32>,
-    /// See [`Params::breaker`].
+    /// A circuit breaker on the event requests' dependency calls; `None` (the lesson): none.
+    /// With `serde`: `"none"` or `"RATIO:WINDOW:OPEN_ROUNDS"`.
+    #[cfg_attr(feature = "serde", serde(default, with = "text::breaker"))]
     pub breaker: Option<Breaker>,
-    /// See [`Params::retries`].
+    /// Retries of an event request whose call is dropped, rejected or fails, 0 (the lesson) to
+    /// [`MAX_RETRIES`].
+    #[cfg_attr(feature = "serde", serde(default))]
     pub retries: u32,
-    /// See [`Params::retry_backoff`].
+    /// Rounds waited after a try ends before its retry, 0 to [`MAX_RETRY_BACKOFF`] (0: the
+    /// next round; a call ends in the last round of its hold, so a failed call's retry with
+    /// 0 comes in the round its slot frees).
+    #[cfg_attr(feature = "serde", serde(default))]
     pub retry_backoff: u32,
-}
-
-impl Resilience {
-    /// The lesson's: none of the options.
-    pub const LESSON: Resilience = Resilience {
-        failure_end: None,
-        breaker: None,
-        retries: 0,
-        retry_backoff: 0,
-    };
-
-    /// Whether none of the options is set (no ended slowdown, no breaker, no retries; a
-    /// backoff without retries changes nothing): such a run plays on the fast engine.
-    pub fn is_lesson(&self) -> bool {
-        self.failure_end.is_none() && self.breaker.is_none() && self.retries == 0
-    }
 }
 
 impl Default for Params {
@@ -270,10 +253,7 @@ impl Default for Params {
             tracking_hold: 4,
             event_hold: 6,
             slow_hold: 22,
-            failure_end: None,
-            breaker: None,
-            retries: 0,
-            retry_backoff: 0,
+            resilience: Resilience::default(),
         }
     }
 }
@@ -345,10 +325,12 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
             tracking_hold,
             event_hold,
             slow_hold,
-            failure_end,
-            breaker,
-            retries: u32_field(u, 0, 0..=MAX_RETRIES)?,
-            retry_backoff: u32_field(u, 0, 0..=MAX_RETRY_BACKOFF)?,
+            resilience: Resilience {
+                failure_end,
+                breaker,
+                retries: u32_field(u, 0, 0..=MAX_RETRIES)?,
+                retry_backoff: u32_field(u, 0, 0..=MAX_RETRY_BACKOFF)?,
+            },
         })
     }
 }
@@ -392,22 +374,11 @@ impl Params {
         }
     }
 
-    /// Returns the options the lesson does not have.
-    #[inline(always)]
-    pub fn resilience(&self) -> Resilience {
-        Resilience {
-            failure_end: self.failure_end,
-            breaker: self.breaker,
-            retries: self.retries,
-            retry_backoff: self.retry_backoff,
-        }
-    }
-
     /// Whether the event dependency is broken (slow, and failing) for a call made at round `t`.
     pub fn broken_at(&self, t: u32) -> bool {
         self.mode == Mode::Slowdown
             && t >= self.failure_start
-            && self.failure_end.is_none_or(|end| t < end)
+            && self.resilience.failure_end.is_none_or(|end| t < end)
     }
 
     /// Returns the first parameter outside its accepted range, if any.
@@ -437,7 +408,8 @@ impl Params {
         ensure(hold_ok(self.tracking_hold), "tracking-hold", HOLD_ACCEPTED)?;
         ensure(hold_ok(self.event_hold), "event-hold", HOLD_ACCEPTED)?;
         ensure(hold_ok(self.slow_hold), "slow-hold", HOLD_ACCEPTED)?;
-        if let Some(end) = self.failure_end {
+        let r = &self.resilience;
+        if let Some(end) = r.failure_end {
             ensure(
                 end > self.failure_start,
                 "failure-end",
@@ -447,8 +419,10 @@ impl Params {
                 },
             )?;
         }
-        if let Some(b) = self.breaker {
-            let ok = b.ratio >= 0.0
+        if let Some(b) = r.breaker {
+            // A ratio of 0 would open with no failure at all: refused, as resilience4j
+            // refuses a failure-rate threshold of 0 (a tiny ratio opens on the first one).
+            let ok = b.ratio > 0.0
                 && b.ratio <= 1.0
                 && (1..=MAX_WINDOW).contains(&b.window)
                 && (1..=MAX_HORIZON).contains(&b.open_rounds);
@@ -462,12 +436,12 @@ impl Params {
             )?;
         }
         ensure(
-            self.retries <= MAX_RETRIES,
+            r.retries <= MAX_RETRIES,
             "retries",
             Accepted::integers(0, u64::from(MAX_RETRIES)),
         )?;
         ensure(
-            self.retry_backoff <= MAX_RETRY_BACKOFF,
+            r.retry_backoff <= MAX_RETRY_BACKOFF,
             "retry-backoff",
             Accepted::integers(0, u64::from(MAX_RETRY_BACKOFF)),
         )

@@ -4,7 +4,7 @@
 use crate::error::{Capacity, Error};
 use crate::rng::{ParkMiller, UnitRng};
 
-use super::MAX_ARRIVALS_PER_ROUND;
+use super::spec::MAX_ARRIVALS_PER_ROUND;
 
 /// Arrivals kept as bits of one word (the usual round): up to this many.
 pub(crate) const WORD: usize = 64;

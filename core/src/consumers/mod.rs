@@ -41,7 +41,7 @@
 //! - `reference.rs`, the **reference engine**, the one to read first: one configuration
 //!   round by round, as the lesson program plays it, for every input the model accepts (the
 //!   lesson's queue kept in arrival order, or an arrival process; a buffer; keyed routing).
-//!   The plan sends it the runs with an option the lesson does not have ([`Plan::Flow`]);
+//!   The plan sends it the runs with an option the lesson does not have ([`Plan::Reference`]);
 //!   every engine below plays only the lesson's inputs and must equal it on them, metrics
 //!   and round states (its tests check each lane engine the plan picks).
 //! - `queue.rs`, the queue **merged on the fly** ([`Queue`]): the events in arrival order,
@@ -99,7 +99,7 @@ pub use queue::{Event, Queue, QueueSpace, DEFAULT_IN_FLIGHT};
 pub use reference::ArrivalStream;
 pub(crate) use spec::report_skipped;
 pub use spec::{
-    LaneKey, Metrics, Outage, Params, RoundState, Routing, Workload, MAX_ARRIVAL_RATE,
+    Flow, LaneKey, Metrics, Outage, Params, RoundState, Routing, Workload, MAX_ARRIVAL_RATE,
     MAX_CONSUMERS, MAX_EVENTS_PER_SHIPMENT, MAX_QUEUE_GAP, MAX_SHIPMENTS, MIN_ARRIVAL_RATE,
 };
 pub use workload::{LessonDraws, SubstreamDraws, WorkloadDraws};
@@ -322,7 +322,7 @@ where
             sort_keys,
             sort_events,
         ),
-        Plan::MergedWheel | Plan::MergedEvent | Plan::Flow => None,
+        Plan::MergedWheel | Plan::MergedEvent | Plan::Reference => None,
     };
     // The two engines on the queue merged on the fly differ in their lane type and loop.
     macro_rules! merged {
@@ -354,7 +354,7 @@ where
                 let _ = lane_metrics.push(m);
             }
         }
-        (Plan::Flow, _) => {
+        (Plan::Reference, _) => {
             let lanes = keys.iter().copied().zip(lane_stores);
             reference::play_lanes(
                 &workload,

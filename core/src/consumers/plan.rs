@@ -1,7 +1,7 @@
 //! The one place that says which engine runs for which input.
 
 use super::lanes::wheel::wheel_fits;
-use super::{LaneKey, Workload};
+use super::spec::{Flow, LaneKey, Workload};
 
 /// How a batch's queue is made and which lane engine plays it, chosen once per batch by
 /// [`plan`] from the workload, whether the run is observed and the room to sort it whole.
@@ -26,10 +26,10 @@ pub enum Plan {
     /// The queue merged on the fly, each lane on the general event-driven engine (some
     /// processing time reaches 64 rounds).
     MergedEvent,
-    /// An arrival process, a buffer or keyed routing ([`Workload::flows`]): the flow engine
+    /// An arrival process, a buffer or keyed routing ([`Workload::flows`]): the reference engine
     /// (`reference.rs`), round by round, on the lesson's queue kept in arrival order (in the
     /// sort's room) or on the arrival process's. No other engine plays these.
-    Flow,
+    Reference,
 }
 
 /// The engine an unobserved lane plays a queue sorted whole with.
@@ -64,8 +64,8 @@ impl WholeLane {
 /// Returns the plan for a batch on workload `w`: `observed` when its one configuration
 /// reports its rounds, `sort_room` the most events the caller's storage sorts whole.
 pub fn plan(w: &Workload, observed: bool, sort_room: usize) -> Plan {
-    if w.flows() {
-        return Plan::Flow;
+    if w.flow != Flow::default() {
+        return Plan::Reference;
     }
     let fits = wheel_fits(w);
     let sortable = usize::try_from(w.events()).is_ok_and(|e| e > 0 && e <= sort_room);
@@ -81,7 +81,7 @@ pub fn plan(w: &Workload, observed: bool, sort_room: usize) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::{plan, Plan, WholeLane};
-    use crate::consumers::{LaneKey, Params};
+    use crate::consumers::{Flow, LaneKey, Params};
 
     #[test]
     fn the_lesson_sorted_whole_when_room_merged_otherwise() {
@@ -133,37 +133,56 @@ mod tests {
     }
 
     #[test]
-    fn every_flow_option_goes_to_the_flow_engine() {
+    fn every_flow_option_goes_to_the_reference_engine() {
         use crate::consumers::{Outage, Routing};
         let lesson = Params::default();
+        let with = |flow: Flow| Params {
+            flow,
+            ..lesson.clone()
+        };
         let options = [
-            Params {
+            with(Flow {
                 arrival_rate: Some(0.5),
-                ..lesson.clone()
-            },
-            Params {
+                ..Flow::default()
+            }),
+            with(Flow {
                 arrival_rate: Some(0.5),
                 outage: Some(Outage { start: 0, end: 1 }),
-                ..lesson.clone()
-            },
-            Params {
+                ..Flow::default()
+            }),
+            with(Flow {
                 buffer: Some(u32::MAX),
-                ..lesson.clone()
-            },
-            Params {
+                ..Flow::default()
+            }),
+            with(Flow {
                 routing: Routing::Keyed,
-                ..lesson.clone()
-            },
+                ..Flow::default()
+            }),
         ];
-        for p in &options {
-            assert!(p.flows());
+        for (p, flag) in options.iter().zip(Flow::FLAGS) {
+            assert_ne!(p.flow, Flow::default());
+            // Each names its own flag first (the outage's run has a rate too).
+            let first = p.flow.first_difference(&Flow::default());
+            assert_eq!(
+                first,
+                Some(if flag == "outage" {
+                    "arrival-rate"
+                } else {
+                    flag
+                })
+            );
             for (observed, room) in [(false, 35_000), (true, 35_000), (false, 0)] {
-                assert_eq!(plan(&p.workload(), observed, room), Plan::Flow, "{p:?}");
+                assert_eq!(
+                    plan(&p.workload(), observed, room),
+                    Plan::Reference,
+                    "{p:?}"
+                );
             }
             // A flow option is part of the workload: batches never mix it with the lesson's.
             assert!(lesson.workload().first_difference(&p.workload()).is_some());
         }
-        assert!(!lesson.flows());
+        assert_eq!(lesson.flow, Flow::default());
+        assert_eq!(lesson.flow.first_difference(&Flow::default()), None);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 
 use core::cmp::Ordering;
 
+use super::spec::{Params, Workload};
 use super::workload::pack;
-use super::{Params, Workload, WorkloadDraws};
+use super::workload::WorkloadDraws;
 use crate::error::{Capacity, Error};
 
 /// The in-flight capacity a [`Workspace`](super::Workspace) has unless told otherwise.

@@ -2,7 +2,7 @@
 //! for every input the model accepts — the lesson's queue and the options the lesson does not
 //! have (an arrival process, a bounded buffer, keyed routing, an outage). It is the engine to
 //! read first; [`super::plan()`] sends it the runs with an option
-//! ([`super::Plan::Flow`]), and the fast engines (`lanes/`, [`super::windowed`]) play the
+//! ([`super::Plan::Reference`]), and the fast engines (`lanes/`, [`super::windowed`]) play the
 //! lesson's inputs, each equal to this one bit for bit on them: the same metrics and the same
 //! round states (the tests below check it on every lane engine the plan picks;
 //! `tests/tests/engines.rs` checks every engine against the port of the lesson program).
@@ -29,10 +29,13 @@
 //! With keyed routing each consumer keeps a cursor into the queue that skips the other
 //! partitions' events. The buffer bounds all partitions together (one broker's memory).
 
+use super::per_shipment;
+use super::queue::{Queue, QueueSpace};
+use super::spec::Params;
+use super::spec::{LaneKey, Metrics, RoundState, Workload, MAX_CONSUMERS};
 use super::spec::{Outage, Routing};
 use super::store::{self, lane_metrics, REORDERED};
-use super::{per_shipment, Params, Queue, QueueSpace};
-use super::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use super::workload::WorkloadDraws;
 use crate::error::{Capacity, Error};
 use crate::rng::splitmix64;
 use crate::Observer;
@@ -83,7 +86,7 @@ pub(crate) struct Arrived {
     pub(crate) dropped_shipments: u32,
 }
 
-/// A queue the flow engine plays.
+/// A queue the reference engine plays.
 pub(crate) trait FlowQueue {
     /// Admits round `round`'s arrivals while `room` events fit; called for every round
     /// played (skipped rounds have none: see [`FlowQueue::next_arrival`]).
@@ -175,7 +178,7 @@ impl<'q> ArrivalQueue<'q> {
             steps: w.events_per_shipment,
             stream,
             rate,
-            outage: w.outage,
+            outage: w.flow.outage,
             next: 0,
             time: 0.0,
             next_round: 0,
@@ -267,11 +270,11 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer<RoundState>>
     observe: bool,
 ) -> Metrics {
     let n = (key.consumers as usize).min(MAX_CONSUMERS);
-    let parts = match w.routing {
+    let parts = match w.flow.routing {
         Routing::Shared => 1,
         Routing::Keyed => key.consumers,
     };
-    let buffer = w.buffer.map_or(u64::MAX, u64::from);
+    let buffer = w.flow.buffer.map_or(u64::MAX, u64::from);
     let mut ready = [IDLE; MAX_CONSUMERS];
     let mut job = [0u32; MAX_CONSUMERS];
     let (mut queued, mut busy, mut applied) = (0u64, 0u64, 0u64);
@@ -367,7 +370,7 @@ pub(crate) fn play_flow<Q: FlowQueue, D: WorkloadDraws, O: Observer<RoundState>>
     }
 }
 
-/// Plays each lane of a batch ([`super::Plan::Flow`]) on the reference engine, pushing each
+/// Plays each lane of a batch ([`super::Plan::Reference`]) on the reference engine, pushing each
 /// one's metrics to `out`: on the lesson's queue, generated once in arrival order into
 /// `room` (4 bytes an event), or on the arrival process's (recreated per lane: its counts
 /// live in the queue's `order`).
@@ -388,7 +391,7 @@ where
     O: Observer<RoundState>,
 {
     let shipments = w.shipments as usize;
-    match w.arrival_rate {
+    match w.flow.arrival_rate {
         Some(rate) => {
             for (key, store) in lanes {
                 store.fill(0);
@@ -411,7 +414,7 @@ where
                 *slot = event.shipment << 8 | event.step;
             }
             let jobs = &*jobs;
-            let admitted = w.buffer.map_or(events, |b| (b as usize).min(events));
+            let admitted = w.flow.buffer.map_or(events, |b| (b as usize).min(events));
             // The shipments with a dropped event: marked once in `order` (free again).
             let marks = per_shipment::<_, N>(&mut space.order, shipments)?;
             marks.fill(0);
@@ -531,7 +534,7 @@ mod tests {
                 Plan::SortedWhole { .. } => engines[0] = true,
                 Plan::MergedWheel => engines[1] = true,
                 Plan::MergedEvent => engines[2] = true,
-                Plan::Flow => panic!("a lesson input planned as a flow: {p:?}"),
+                Plan::Reference => panic!("a lesson input planned as a flow: {p:?}"),
             }
         }
         // Sorted whole, and merged on the general engine (wheel-fitting workloads always fit

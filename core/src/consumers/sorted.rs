@@ -1,8 +1,9 @@
 //! The queue sorted whole: every event generated at once and sorted into queue order.
 
 use super::lanes::wheel::wheel_fits;
+use super::spec::Workload;
 use super::workload::pack;
-use super::{Workload, WorkloadDraws};
+use super::workload::WorkloadDraws;
 
 /// Storage for sorting a workload of up to `Q` events whole: per event a 128-bit sort key
 /// (arrival bits, then the packed event) and a 32-bit bucket count, reused for the sorted

@@ -70,6 +70,71 @@ impl Outage {
     }
 }
 
+/// The consumers' options beyond the lesson ([`Params::flow`]): [`Default`] is the lesson's
+/// (none of them), and a run whose flow differs from it plays on the reference engine
+/// ([`super::plan()`]). Equality is by bits, as [`Workload`]'s.
+#[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Flow {
+    /// Shipments arriving per round on average, [`MIN_ARRIVAL_RATE`] to
+    /// [`MAX_ARRIVAL_RATE`]: a Poisson process on a stream of its own (see
+    /// [`ArrivalStream`](super::ArrivalStream)) instead of the lesson's queue, filled before
+    /// round 0 (`None`, the lesson). Shipment `g` (in shipment order) arrives in round
+    /// `floor(T_g)`, `T_g` the sum of `g + 1` exponential gaps of mean `1 / rate`; its events
+    /// are the lesson's shipment `g`'s (same steps, same processing times), queued together
+    /// in step order, as a carrier delivers a shipment's scans in one transfer.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
+    pub arrival_rate: Option<f64>,
+    /// Rounds without arrivals (only with an arrival rate); `None`: none.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::span"))]
+    pub outage: Option<Outage>,
+    /// The most events the queue holds, ≥ 1: an event arriving at a full queue is dropped
+    /// (a round's arrivals are admitted in queue order while there is room). `None`: no
+    /// bound (the queue can hold every event). The buffer is a count, not storage: any
+    /// `u32` costs the same memory.
+    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
+    pub buffer: Option<u32>,
+    /// How consumers reach the events: [`Routing::Shared`] (the lesson) or by key.
+    pub routing: Routing,
+}
+
+impl Flow {
+    /// The options' flags, in the order [`Flow::first_difference`] checks them.
+    pub const FLAGS: [&'static str; 4] = ["arrival-rate", "outage", "buffer", "routing"];
+
+    /// Returns each option's bits, in the order of [`Flow::FLAGS`] (`None` as all ones,
+    /// which no value has: not a rate's bits, not an outage with `start < end`, above every
+    /// `u32`).
+    fn bits(&self) -> [u64; 4] {
+        [
+            self.arrival_rate.map_or(u64::MAX, f64::to_bits),
+            self.outage
+                .map_or(u64::MAX, |o| u64::from(o.start) << 32 | u64::from(o.end)),
+            self.buffer.map_or(u64::MAX, u64::from),
+            self.routing as u64,
+        ]
+    }
+
+    /// Returns the flag of the first option in which `other` differs, if any (against
+    /// [`Flow::default`]: the first option that is on).
+    pub fn first_difference(&self, other: &Flow) -> Option<&'static str> {
+        Flow::FLAGS
+            .iter()
+            .zip(self.bits().iter().zip(other.bits().iter()))
+            .find(|(_, (a, b))| a != b)
+            .map(|(&flag, _)| flag)
+    }
+}
+
+impl PartialEq for Flow {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits() == other.bits()
+    }
+}
+
+impl Eq for Flow {}
+
 /// One run's parameters; [`Default`] gives the lesson's constants (N = 1, S = 2).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -93,26 +158,11 @@ pub struct Params {
     pub event_rounds_min: u32,
     /// Other events take `event_rounds_min + floor(r · spread)` rounds.
     pub event_rounds_spread: u32,
-    /// Shipments arriving per round on average, [`MIN_ARRIVAL_RATE`] to
-    /// [`MAX_ARRIVAL_RATE`]: a Poisson process on a stream of its own (see
-    /// [`ArrivalStream`](super::ArrivalStream)) instead of the lesson's queue, filled before
-    /// round 0 (`None`, the lesson). Shipment `g` (in shipment order) arrives in round
-    /// `floor(T_g)`, `T_g` the sum of `g + 1` exponential gaps of mean `1 / rate`; its events
-    /// are the lesson's shipment `g`'s (same steps, same processing times), queued together
-    /// in step order, as a carrier delivers a shipment's scans in one transfer.
-    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
-    pub arrival_rate: Option<f64>,
-    /// Rounds without arrivals (only with an arrival rate); `None`: none.
-    #[cfg_attr(feature = "serde", serde(with = "none_or::span"))]
-    pub outage: Option<Outage>,
-    /// The most events the queue holds, ≥ 1: an event arriving at a full queue is dropped
-    /// (a round's arrivals are admitted in queue order while there is room). `None`: no
-    /// bound (the queue can hold every event). The buffer is a count, not storage: any
-    /// `u32` costs the same memory.
-    #[cfg_attr(feature = "serde", serde(with = "none_or::number"))]
-    pub buffer: Option<u32>,
-    /// How consumers reach the events: [`Routing::Shared`] (the lesson) or by key.
-    pub routing: Routing,
+    /// The options the lesson does not have: an arrival process, an outage, a buffer and
+    /// keyed routing; [`Flow::default`] (the lesson) has none, and a run with any of them
+    /// plays on the reference engine.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub flow: Flow,
 }
 
 impl Default for Params {
@@ -127,10 +177,7 @@ impl Default for Params {
             final_event_rounds: 6,
             event_rounds_min: 1,
             event_rounds_spread: 3,
-            arrival_rate: None,
-            outage: None,
-            buffer: None,
-            routing: Routing::Shared,
+            flow: Flow::default(),
         }
     }
 }
@@ -296,27 +343,29 @@ impl<'a> arbitrary::Arbitrary<'a> for Params {
             event_rounds_min: u32_field(u, lesson.event_rounds_min, 0..=20)?,
             event_rounds_spread: u32_field(u, lesson.event_rounds_spread, 0..=20)?,
             // Each option on 1 in 4 (an exhausted input leaves them off, the lesson).
-            arrival_rate: if u.ratio(3u8, 4)? {
-                None
-            } else {
-                Some(f64_field(u, 0.5, MIN_ARRIVAL_RATE, 4.0)?)
-            },
-            outage: if u.ratio(3u8, 4)? {
-                None
-            } else {
-                let start = u32_field(u, 1000, 0..=5000)?;
-                let end = start.saturating_add(u32_field(u, 1200, 0..=3000)?);
-                Some(Outage { start, end })
-            },
-            buffer: if u.ratio(3u8, 4)? {
-                None
-            } else {
-                Some(u32_field(u, 300, 1..=5000)?)
-            },
-            routing: if u.ratio(3u8, 4)? {
-                Routing::Shared
-            } else {
-                Routing::Keyed
+            flow: Flow {
+                arrival_rate: if u.ratio(3u8, 4)? {
+                    None
+                } else {
+                    Some(f64_field(u, 0.5, MIN_ARRIVAL_RATE, 4.0)?)
+                },
+                outage: if u.ratio(3u8, 4)? {
+                    None
+                } else {
+                    let start = u32_field(u, 1000, 0..=5000)?;
+                    let end = start.saturating_add(u32_field(u, 1200, 0..=3000)?);
+                    Some(Outage { start, end })
+                },
+                buffer: if u.ratio(3u8, 4)? {
+                    None
+                } else {
+                    Some(u32_field(u, 300, 1..=5000)?)
+                },
+                routing: if u.ratio(3u8, 4)? {
+                    Routing::Shared
+                } else {
+                    Routing::Keyed
+                },
             },
         })
     }
@@ -345,44 +394,24 @@ impl Params {
                 max: u64::from(u32::MAX),
             },
         )?;
-        if let Some(rate) = self.arrival_rate {
+        let flow = &self.flow;
+        if let Some(rate) = flow.arrival_rate {
             ensure_within(rate, MIN_ARRIVAL_RATE, MAX_ARRIVAL_RATE, "arrival-rate")?;
         }
-        if let Some(outage) = self.outage {
+        if let Some(outage) = flow.outage {
             ensure(outage.start < outage.end, "outage", Accepted::RoundSpan)?;
             ensure(
-                self.arrival_rate.is_some(),
+                flow.arrival_rate.is_some(),
                 "outage",
                 Accepted::OnlyWith {
                     other: "arrival-rate",
                 },
             )?;
         }
-        if let Some(buffer) = self.buffer {
+        if let Some(buffer) = flow.buffer {
             ensure(buffer >= 1, "buffer", Accepted::at_least(1))?;
         }
         Ok(())
-    }
-
-    /// Returns the flag of the first flow option that is on, if any (see [`Params::flows`]).
-    pub fn first_flow_option(&self) -> Option<&'static str> {
-        let on = [
-            self.arrival_rate.is_some(),
-            self.outage.is_some(),
-            self.buffer.is_some(),
-            self.routing != Routing::Shared,
-        ];
-        ["arrival-rate", "outage", "buffer", "routing"]
-            .into_iter()
-            .zip(on)
-            .find(|&(_, on)| on)
-            .map(|(flag, _)| flag)
-    }
-
-    /// Whether the run has an arrival process, a buffer or keyed routing: the flow
-    /// engine's runs (the lesson's engines run the others).
-    pub fn flows(&self) -> bool {
-        self.workload().flows()
     }
 
     /// Returns the number of events in the workload.
@@ -407,10 +436,7 @@ impl Params {
             final_event_rounds: self.final_event_rounds,
             event_rounds_min: self.event_rounds_min,
             event_rounds_spread: self.event_rounds_spread,
-            arrival_rate: self.arrival_rate,
-            outage: self.outage,
-            buffer: self.buffer,
-            routing: self.routing,
+            flow: self.flow,
         }
     }
 
@@ -444,14 +470,9 @@ pub struct Workload {
     pub event_rounds_min: u32,
     /// See [`Params::event_rounds_spread`].
     pub event_rounds_spread: u32,
-    /// See [`Params::arrival_rate`].
-    pub arrival_rate: Option<f64>,
-    /// See [`Params::outage`].
-    pub outage: Option<Outage>,
-    /// See [`Params::buffer`].
-    pub buffer: Option<u32>,
-    /// See [`Params::routing`] (a lane's, but the flow engine's queue is the partitions).
-    pub routing: Routing,
+    /// See [`Params::flow`] (its routing is a lane's, but the reference engine's queue is
+    /// the partitions).
+    pub flow: Flow,
 }
 
 impl Workload {
@@ -471,10 +492,10 @@ impl Workload {
         "routing",
     ];
 
-    /// Returns each field's bits, in the order of [`Workload::FLAGS`] (`None` as all ones,
-    /// which no value has: not a rate's bits, not an outage with `start < end`, above every
-    /// `u32`).
+    /// Returns each field's bits, in the order of [`Workload::FLAGS`] (the flow's as
+    /// [`Flow`] gives them).
     fn bits(&self) -> [u64; 11] {
+        let flow = self.flow.bits();
         [
             self.shipments.into(),
             self.events_per_shipment.into(),
@@ -483,21 +504,11 @@ impl Workload {
             self.final_event_rounds.into(),
             self.event_rounds_min.into(),
             self.event_rounds_spread.into(),
-            self.arrival_rate.map_or(u64::MAX, f64::to_bits),
-            self.outage
-                .map_or(u64::MAX, |o| u64::from(o.start) << 32 | u64::from(o.end)),
-            self.buffer.map_or(u64::MAX, u64::from),
-            self.routing as u64,
+            flow[0],
+            flow[1],
+            flow[2],
+            flow[3],
         ]
-    }
-
-    /// Whether the workload has an arrival process, a buffer or keyed routing: what only
-    /// the flow engine plays (see [`Plan::Flow`](super::Plan::Flow)).
-    pub fn flows(&self) -> bool {
-        self.arrival_rate.is_some()
-            || self.outage.is_some()
-            || self.buffer.is_some()
-            || self.routing != Routing::Shared
     }
 
     /// Returns the flag of the first field in which `other` differs, if any (what

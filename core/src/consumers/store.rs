@@ -4,7 +4,7 @@
 //! flag. [`apply`] is the one definition of what applying an event does to it; every lane
 //! engine calls it.
 
-use super::{Metrics, Workload};
+use super::spec::{Metrics, Workload};
 
 /// The bits of a store byte that hold the last step applied plus one.
 pub(crate) const STEP_MASK: u8 = 0x7f;
@@ -31,7 +31,7 @@ pub(crate) fn newly_reordered(old: u8, new: u8) -> u32 {
 /// A lane's metrics once its last event is applied in round `last_round`, having applied
 /// `total` events: a shipment's final state is wrong when its store entry's last applied
 /// step is not the final one. The backlog is the lesson queue's (`total` events at round 0,
-/// none dropped); the flow engine sets its own.
+/// none dropped); the reference engine sets its own.
 pub(crate) fn lane_metrics(
     store: &[u8],
     w: &Workload,

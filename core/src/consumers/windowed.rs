@@ -51,8 +51,9 @@
 //! assert_eq!((m.rounds, m.reordered_shipments, m.wrong_final_state), (17551, 2279, 432));
 //! ```
 
-use super::spec::Reported;
-use super::{LaneKey, Metrics, Params, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use super::spec::{Flow, Reported};
+use super::spec::{LaneKey, Metrics, Params, RoundState, Workload, MAX_CONSUMERS};
+use super::workload::WorkloadDraws;
 use crate::error::{Capacity, Error};
 use crate::rng::CounterHash;
 use crate::Observer;
@@ -192,7 +193,7 @@ pub fn run_with<D: WindowDraws, O: Observer<RoundState>, const W: usize, const B
     observer: &mut O,
 ) -> Result<Metrics, Error> {
     params.validate()?;
-    if let Some(param) = params.first_flow_option() {
+    if let Some(param) = params.flow.first_difference(&Flow::default()) {
         return Err(Error::OutOfRange {
             param,
             accepted: crate::error::Accepted::DefaultOnly,

@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use rand_core::{Rng, SeedableRng};
 
-use super::{Params, Workload};
+use super::spec::{Params, Workload};
 use crate::rng::{splitmix64, CounterHash, Uniform, UnitRng};
 
 impl Workload {

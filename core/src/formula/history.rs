@@ -26,8 +26,10 @@ pub struct History<const N: usize = DEFAULT_HISTORY> {
     newest: i64,
     /// Slots in the ring (0 = nothing recorded yet).
     len: usize,
-    values: [[f64; N]; METRIC_COUNT],
-    present: [[bool; N]; METRIC_COUNT],
+    /// Slot by slot, each slot's metrics side by side (a round's samples are one write).
+    values: [[f64; METRIC_COUNT]; N],
+    /// Slot by slot, whether each metric's sample is present.
+    present: [[bool; METRIC_COUNT]; N],
 }
 
 impl<const N: usize> Default for History<N> {
@@ -44,8 +46,8 @@ impl<const N: usize> History<N> {
             delay: if delay.ticks() < 0 { 0 } else { delay.ticks() },
             newest: 0,
             len: 0,
-            values: [[0.0; N]; METRIC_COUNT],
-            present: [[false; N]; METRIC_COUNT],
+            values: [[0.0; METRIC_COUNT]; N],
+            present: [[false; METRIC_COUNT]; N],
         }
     }
 
@@ -57,7 +59,7 @@ impl<const N: usize> History<N> {
     /// Forgets every sample.
     pub fn clear(&mut self) {
         self.len = 0;
-        self.present.iter_mut().for_each(|p| p.fill(false));
+        self.present.fill([false; METRIC_COUNT]);
     }
 
     fn slot(k: i64) -> Option<usize> {
@@ -68,6 +70,35 @@ impl<const N: usize> History<N> {
     /// than the newest slot moves the ring on (skipped slots are missing); recording an older
     /// slot within `N` of the newest fills it in; older than that is an error.
     pub fn record(&mut self, at: Timestamp, metric: Metric, value: f64) -> Result<(), Error> {
+        let s = self.slot_at(at)?;
+        self.put(metric as usize, s, value);
+        Ok(())
+    }
+
+    /// Records one value for every metric at `at` (`None`: that sample is missing), as
+    /// [`History::record`] of each present value in turn records them: the ring moves once.
+    pub fn record_all(
+        &mut self,
+        at: Timestamp,
+        values: &[Option<f64>; METRIC_COUNT],
+    ) -> Result<(), Error> {
+        if values.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        let s = self.slot_at(at)?;
+        if let (Some(slot), Some(present)) = (self.values.get_mut(s), self.present.get_mut(s)) {
+            for ((x, p), v) in slot.iter_mut().zip(present.iter_mut()).zip(values) {
+                if let Some(v) = v {
+                    *x = *v;
+                    *p = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the ring to take a sample at `at` (see [`History::record`]) and returns its slot.
+    fn slot_at(&mut self, at: Timestamp) -> Result<usize, Error> {
         if at.ticks().rem_euclid(P) != 0 {
             return Err(Error::OutOfRange {
                 param: "sample time",
@@ -88,7 +119,7 @@ impl<const N: usize> History<N> {
         } else if k > self.newest {
             let steps = k - self.newest;
             if steps >= N as i64 {
-                self.present.iter_mut().for_each(|p| p.fill(false));
+                self.present.fill([false; METRIC_COUNT]);
             } else {
                 for j in 1..=steps {
                     self.clear_slot(self.newest + j);
@@ -105,37 +136,24 @@ impl<const N: usize> History<N> {
             // Back-filling: the slots between were never used, so they read as missing.
             self.len = (self.newest - k + 1) as usize;
         }
-        if let Some(s) = Self::slot(k) {
-            let m = metric as usize;
-            if let (Some(v), Some(p)) = (self.values[m].get_mut(s), self.present[m].get_mut(s)) {
-                *v = value;
-                *p = true;
-            }
-        }
-        Ok(())
+        // N > 0 here: the slot exists.
+        Ok(Self::slot(k).unwrap_or(0))
     }
 
-    /// Records one value for every metric at `at` (`None`: that sample is missing).
-    pub fn record_all(
-        &mut self,
-        at: Timestamp,
-        values: &[Option<f64>; METRIC_COUNT],
-    ) -> Result<(), Error> {
-        for (i, v) in values.iter().enumerate() {
-            if let (Some(v), Some(m)) = (v, Metric::ALL.get(i)) {
-                self.record(at, *m, *v)?;
-            }
+    /// Stores metric `m`'s value in slot `s`.
+    fn put(&mut self, m: usize, s: usize, value: f64) {
+        if let (Some(v), Some(p)) = (
+            self.values.get_mut(s).and_then(|v| v.get_mut(m)),
+            self.present.get_mut(s).and_then(|p| p.get_mut(m)),
+        ) {
+            *v = value;
+            *p = true;
         }
-        Ok(())
     }
 
     fn clear_slot(&mut self, k: i64) {
-        if let Some(s) = Self::slot(k) {
-            for p in self.present.iter_mut() {
-                if let Some(x) = p.get_mut(s) {
-                    *x = false;
-                }
-            }
+        if let Some(p) = Self::slot(k).and_then(|s| self.present.get_mut(s)) {
+            *p = [false; METRIC_COUNT];
         }
     }
 
@@ -146,8 +164,8 @@ impl<const N: usize> History<N> {
         }
         let s = Self::slot(k)?;
         let m = m as usize;
-        if *self.present.get(m)?.get(s)? {
-            self.values.get(m)?.get(s).copied()
+        if *self.present.get(s)?.get(m)? {
+            self.values.get(s)?.get(m).copied()
         } else {
             None
         }
@@ -175,5 +193,49 @@ impl<const N: usize> History<N> {
             Some((lo, hi)) => (first.max(lo), last.min(hi)),
             None => (1, 0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `record_all` keeps exactly what recording each present value in turn keeps: values,
+    /// missing ones, the ring moving on by one slot, by several, by more than its length,
+    /// a back-filled slot and a slot recorded twice.
+    #[test]
+    fn record_all_is_each_value_recorded_in_turn() {
+        let at = |k: i64| Timestamp::from_unix_ms(1_790_812_800_000 + k * 30_000).unwrap();
+        let mut all = History::<8>::new(DEFAULT_DELAY);
+        let mut each = History::<8>::new(DEFAULT_DELAY);
+        for (step, k) in [0i64, 1, 2, 5, 4, 4, 30, 31, 29].into_iter().enumerate() {
+            let mut values = [None; METRIC_COUNT];
+            for (m, v) in values.iter_mut().enumerate() {
+                if (m + step) % 3 != 0 {
+                    *v = Some((step * 100 + m) as f64);
+                }
+            }
+            assert_eq!(
+                all.record_all(at(k), &values).is_ok(),
+                values
+                    .iter()
+                    .enumerate()
+                    .all(|(m, v)| v.is_none_or(|v| each.record(at(k), Metric::ALL[m], v).is_ok())),
+                "{k}"
+            );
+            assert_eq!((all.newest, all.len), (each.newest, each.len), "{k}");
+            for j in all.newest - 10..=all.newest {
+                for m in Metric::ALL {
+                    assert_eq!(all.get(m, j), each.get(m, j), "slot {j}, {m:?}");
+                }
+            }
+        }
+        // Nothing present: the ring does not move.
+        let before = all.newest;
+        all.record_all(at(40), &[None; METRIC_COUNT]).unwrap();
+        assert_eq!(all.newest, before);
+        // A time between samples is refused.
+        let off = Timestamp::from_unix_ms(1_790_812_800_001).unwrap();
+        assert!(all.record_all(off, &[Some(1.0); METRIC_COUNT]).is_err());
     }
 }

@@ -3,7 +3,8 @@
 
 use core::fmt;
 
-use super::{FormulaError, Timestamp};
+use super::error::FormulaError;
+use super::time::Timestamp;
 
 /// One evaluation of a formula driving a group: the note ([`crate::Observer::note`]) of the
 /// round it ran in, before that round's state ([`crate::Observer::round`]).

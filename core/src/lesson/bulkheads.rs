@@ -1,7 +1,7 @@
 //! The bulkhead lesson: the shared layout and the partitioned splits, healthy and with the
 //! slowdown, over the lesson's days, and the tables it prints.
 
-use super::Lang;
+use super::lang::Lang;
 use crate::bulkhead::{Mode, Split};
 use crate::jsfmt::{pad_end, Fixed, Num};
 use crate::rng::ParkMiller;

@@ -2,18 +2,29 @@
 //! engine's [`Workspace`] or the small-memory engine's ([`ConsumersSpace`]), and the S × N
 //! tables it prints.
 
-use super::{Lang, LESSON_CONFIGURATIONS, LESSON_SHIPMENTS};
+use super::lang::Lang;
 use crate::consumers::{windowed, Workspace};
 use crate::jsfmt::{Fixed, Num};
 use crate::{consumers, Capacity, Error, Observer};
 use core::fmt::{self, Write};
 
+/// The shipments in the consumers lesson's workload.
+pub const LESSON_SHIPMENTS: usize = 5000;
+
+/// The events in the consumers lesson's workload (5000 shipments × 7): a workspace sorting
+/// this many whole generates the queue fastest (see [`crate::consumers::Workspace`]).
+pub const LESSON_EVENTS: usize = LESSON_SHIPMENTS * 7;
+
+/// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
+/// the lesson in one pass over its queue.
+pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
+
 // ---------------------------------------------------------------- competing consumers
 
 /// The consumers lesson's store slots (S): one table each.
-pub(super) const STORE_SLOTS: [u32; 2] = [2, 4];
+const STORE_SLOTS: [u32; 2] = [2, 4];
 /// The consumers lesson's consumer counts (N): one row of each table.
-pub(super) const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
+const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// What the consumers lesson prints: a run per configuration, by S then N.
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! each is a results type, a function that computes it from the lesson's shared stream, and
 //! one that writes it, byte for byte as the lesson program prints it.
 
-use super::Lang;
+use super::lang::Lang;
 use crate::jsfmt::{pad_end, round, Fixed, Num};
 use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::{autoscale, Error, Observer};
@@ -108,12 +108,12 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let metrics = autoscale::run_with_demand(&params, demand, rng, observer)?;
+        let metrics = autoscale::run_with_demand(&params, &demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 
     /// Runs every pair into `runs`, each from the start of one shared stream of the
-    /// lesson's seed (in lockstep: see [`autoscale::run_sweep`]).
+    /// lesson's seed (in lockstep: see [`autoscale::run_batch`]).
     fn run_pairs_shared<const P: usize>(
         &self,
         pairs: &[Pair; P],
@@ -130,7 +130,7 @@ impl DemandTable {
             Some(&d) => d,
             None => lesson.demand(t),
         };
-        let results = autoscale::run_sweep(&params, demand, stream);
+        let results = autoscale::run_batch(&params, demand, stream);
         for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
             *run = PairRun {
                 pair,

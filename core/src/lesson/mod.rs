@@ -26,17 +26,6 @@ use core::fmt::{self, Write};
 use crate::consumers::Workspace;
 use crate::{autoscale, bulkhead, consumers, Error, Observer};
 
-/// The shipments in the consumers lesson's workload.
-pub const LESSON_SHIPMENTS: usize = 5000;
-
-/// The events in the consumers lesson's workload (5000 shipments × 7): a workspace sorting
-/// this many whole generates the queue fastest (see [`crate::consumers::Workspace`]).
-pub const LESSON_EVENTS: usize = LESSON_SHIPMENTS * 7;
-
-/// The consumers lesson's configurations (N × S): a workspace with this many lanes renders
-/// the lesson in one pass over its queue.
-pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len();
-
 /// One of the five lesson outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -80,47 +69,7 @@ impl Lesson {
     }
 }
 
-/// The language a lesson is written in: the lessons' own Turkish (the default, byte for
-/// byte the lesson programs' output), or English.
-///
-/// Both languages print the same numbers in the same order: every sentence is one
-/// `say!` call whose arguments are shared by its two format strings (the compiler
-/// rejects a format string that leaves an argument out or asks for one more).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Lang {
-    /// Turkish, as the lessons print it (unaccented, as the lesson programs write it).
-    #[default]
-    Tr,
-    /// English: a translation of every header, label and sentence.
-    En,
-}
-
-impl Lang {
-    /// Both languages, the default first.
-    pub const ALL: [Lang; 2] = [Lang::Tr, Lang::En];
-
-    /// Returns the language's code on the command line (`tr`, `en`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Lang::Tr => "tr",
-            Lang::En => "en",
-        }
-    }
-
-    /// Returns the language whose code is `name`, if any.
-    pub fn from_name(name: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.name() == name)
-    }
-
-    /// Returns `tr` in Turkish and `en` in English.
-    const fn pick<T: Copy>(self, tr: T, en: T) -> T {
-        match self {
-            Lang::Tr => tr,
-            Lang::En => en,
-        }
-    }
-}
+mod lang;
 
 /// Writes one sentence in `lang`: `write!` with the Turkish or the English format string
 /// and the same arguments, so both languages print the same numbers in the same order.
@@ -139,13 +88,15 @@ mod competing_consumers;
 mod group;
 
 use bulkheads::{bulkhead_results, write_bulkhead};
-use competing_consumers::{consumers_results, write_consumers, CONSUMER_COUNTS, STORE_SLOTS};
+use competing_consumers::{consumers_results, write_consumers};
 pub use competing_consumers::{ConsumersSpace, WindowedOnStack, ON_STACK_WINDOW};
+pub use competing_consumers::{LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
 pub use group::GROUP_STREAM_DRAWS;
 use group::{
     group_results, group_results_shared, pair_runs, pair_runs_shared, write_group, write_ledger,
     write_sweep, LEDGER_PAIRS, SWEEP_PAIRS,
 };
+pub use lang::Lang;
 
 /// Why a lesson could not be rendered.
 #[derive(Clone, Copy, Debug, PartialEq)]

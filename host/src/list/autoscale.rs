@@ -5,14 +5,17 @@
 use capsim_core::autoscale::{
     Action, Adjustment, Event, Events, FailureRounds, Hook, HookResult, LifecycleHook, Provider,
     Reclaim, RemovalPolicy, Step, Steps, Stockout, Timed, TimedAction, MAX_EVENTS,
-    MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN,
+    MAX_FAILURE_ROUNDS, MAX_HOOKS, MAX_STEPS, MAX_TIMED, NO_BOUND, OPEN, STEP_BOUND_UNIT,
 };
-use capsim_core::autoscale::{OnPreemption, PreemptionRounds, WarmState, MAX_PREEMPTION_ROUNDS};
+use capsim_core::autoscale::{
+    OnPreemption, PreemptionRounds, WarmState, MAX_MINUS_DESIRED, MAX_PREEMPTION_ROUNDS,
+};
 
 use super::{closest, dash_range, none_or, parse_u32, range_or_word, span_item, word_item, Item};
 
 /// Step adjustments: `BAND/BAND/…` or `none`; a BAND is `[LOW]..[HIGH]:ADJ` (utilisation
-/// percent 0 to 65534, LOW included, HIGH excluded, either omitted for an open end) and ADJ
+/// percent 0 to [`MAX_STEP_BOUND`], at most 3 decimals, either omitted for an open end; a
+/// band that removes holds (LOW, HIGH], the others [LOW, HIGH), as AWS has it) and ADJ
 /// is `+N` or `-N` instances, `+N%` or `-N%` of the current capacity, or `=N` instances
 /// exactly (AWS's ChangeInCapacity, PercentChangeInCapacity, ExactCapacity; N to 32767).
 impl Item for Option<Steps> {
@@ -24,25 +27,39 @@ impl Item for Option<Steps> {
     }
 }
 
+/// The largest bound of a step band, in percent (a utilisation of 10,000 times the target).
+pub const MAX_STEP_BOUND: u32 = 1_000_000;
+
+/// Parses a step bound, a percent of at most 3 decimals (`40`, `40.5`), into thousandths
+/// of a percent ([`STEP_BOUND_UNIT`]).
+fn step_bound(b: &str) -> Option<u32> {
+    let (whole, fraction) = b.split_once('.').unwrap_or((b, ""));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    if !digits(whole) || (b.contains('.') && (!digits(fraction) || fraction.len() > 3)) {
+        return None;
+    }
+    let whole: u32 = whole.parse().ok().filter(|&w| w <= MAX_STEP_BOUND)?;
+    let thousandths: u32 = format!("{fraction:0<3}").parse().ok()?;
+    let v = whole * STEP_BOUND_UNIT + thousandths;
+    (v <= MAX_STEP_BOUND * STEP_BOUND_UNIT).then_some(v)
+}
+
 /// Parses one value of `--steps` other than `none` (see the `Option<Steps>` item).
 fn parse_steps(s: &str) -> Result<Steps, String> {
     let mut steps = Steps::new();
     for band in s.split('/') {
         let bad = || {
             format!(
-                    "'{band}' is not a band [LOW]..[HIGH]:ADJ (bounds 0 to 65534; ADJ +N, -N, +N%, -N% or =N, N to 32767)"
+                    "'{band}' is not a band [LOW]..[HIGH]:ADJ (bounds 0 to {MAX_STEP_BOUND} percent, at most 3 decimals; ADJ +N, -N, +N%, -N% or =N, N to 32767)"
                 )
         };
         let (range, adj) = band.split_once(':').ok_or_else(bad)?;
         let (lo, hi) = range.split_once("..").ok_or_else(bad)?;
-        let bound = |b: &str, open: u16| -> Result<u16, String> {
+        let bound = |b: &str, open: u32| -> Result<u32, String> {
             if b.is_empty() {
                 return Ok(open);
             }
-            match b.parse::<u16>() {
-                Ok(v) if v < OPEN => Ok(v),
-                _ => Err(bad()),
-            }
+            step_bound(b).ok_or_else(bad)
         };
         let number = |n: &str| n.parse::<i16>().map_err(|_| bad());
         if !adj.starts_with(['+', '-', '=']) {
@@ -296,7 +313,8 @@ pub fn timed_text(a: &TimedAction) -> String {
 
 /// A scenario's hooks of one transition: `none`, or hooks joined by `+`, each
 /// `TIMEOUT[:continue|abandon|rollback][:action=N][:heartbeat=K][:alibaba|aws]` (the
-/// parts after TIMEOUT in any order; the result defaults to the provider's: Alibaba
+/// parts after TIMEOUT in any order, each at most once; N and K 1 or more, a part left
+/// out being the hook without it; the result defaults to the provider's: Alibaba
 /// CONTINUE, AWS ABANDON). TIMEOUT 1 to 360 (Alibaba) or 120 (AWS) rounds; at most 50 hooks
 /// (the model checks the ranges and the total).
 impl Item for &'static [LifecycleHook] {
@@ -316,32 +334,64 @@ impl Item for &'static [LifecycleHook] {
                     "'{timeout}' is not a timeout in rounds (1 to 360)"
                 ))
             })?;
-            let (mut result, mut provider) = (None, Provider::Alibaba);
-            let (mut action, mut heartbeat) = (0u16, 0u16);
+            // Each part once: a second result, provider, action or heartbeat would
+            // silently replace the first.
+            let (mut result, mut provider) = (None, None);
+            let (mut action, mut heartbeat) = (None, None);
             for f in fields {
-                let number = |v: &str| {
-                    v.parse::<u16>()
-                        .map_err(|_| bad(&format!("'{v}' is not a count of rounds (0 to 65535)")))
+                let number = |v: &str| match v.parse::<u16>() {
+                    Ok(0) => Err(bad(&format!(
+                        "'{f}': 0 rounds would do nothing (leave it out for a hook without it)"
+                    ))),
+                    Ok(n) => Ok(n),
+                    Err(_) => Err(bad(&format!(
+                        "'{v}' is not a count of rounds (1 to 65535)"
+                    ))),
+                };
+                let once = |given: bool, what: &str| {
+                    if given {
+                        Err(bad(&format!("'{f}' gives its {what} a second time")))
+                    } else {
+                        Ok(())
+                    }
                 };
                 match f {
-                    "continue" => result = Some(HookResult::Continue),
-                    "abandon" => result = Some(HookResult::Abandon),
-                    "rollback" => result = Some(HookResult::Rollback),
-                    "alibaba" => provider = Provider::Alibaba,
-                    "aws" => provider = Provider::Aws,
+                    "continue" | "abandon" | "rollback" => {
+                        once(result.is_some(), "result")?;
+                        result = Some(match f {
+                            "continue" => HookResult::Continue,
+                            "abandon" => HookResult::Abandon,
+                            _ => HookResult::Rollback,
+                        });
+                    }
+                    "alibaba" | "aws" => {
+                        once(provider.is_some(), "provider")?;
+                        provider = Some(if f == "aws" {
+                            Provider::Aws
+                        } else {
+                            Provider::Alibaba
+                        });
+                    }
                     _ => match f.split_once('=') {
-                        Some(("action", v)) => action = number(v)?,
-                        Some(("heartbeat", v)) => heartbeat = number(v)?,
+                        Some(("action", v)) => {
+                            once(action.is_some(), "action")?;
+                            action = Some(number(v)?);
+                        }
+                        Some(("heartbeat", v)) => {
+                            once(heartbeat.is_some(), "heartbeat")?;
+                            heartbeat = Some(number(v)?);
+                        }
                         _ => return Err(bad(&format!("'{f}' is none of continue, abandon, rollback, action=N, heartbeat=K, alibaba, aws"))),
                     },
                 }
             }
+            let provider = provider.unwrap_or(Provider::Alibaba);
             Ok(LifecycleHook {
                 provider,
                 default_result: result.unwrap_or(provider.default_result()),
                 timeout,
-                action_rounds: action,
-                heartbeat_every: heartbeat,
+                action_rounds: action.unwrap_or(0),
+                heartbeat_every: heartbeat.unwrap_or(0),
             })
         })?);
         Ok(())
@@ -418,10 +468,16 @@ word_item!(
 /// A warm pool's size and the state its instances wait in: `N[:stopped|running]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WarmSize {
-    /// The instances the pool keeps warm (0: no pool).
+    /// The instances the pool keeps warm (0: no pool; `MAX_MINUS_DESIRED`: AWS's default,
+    /// the maximum size minus the desired capacity).
     pub size: u32,
     /// The state they wait in (AWS's default: stopped).
     pub state: WarmState,
+}
+
+impl WarmSize {
+    /// The word of AWS's default size: the group's maximum size minus its desired capacity.
+    pub const MAX_MINUS_DESIRED: &'static str = "max-desired";
 }
 
 impl Item for WarmSize {
@@ -429,11 +485,26 @@ impl Item for WarmSize {
         dash_range(s)
     }
 
+    const WORDS: &'static [&'static str] = &[Self::MAX_MINUS_DESIRED];
+
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         let states = [
             ("stopped", WarmState::Stopped),
             ("running", WarmState::Running),
         ];
+        let (size, state) = s.split_once(':').unwrap_or((s, ""));
+        if size == Self::MAX_MINUS_DESIRED {
+            let state = match state {
+                "" | "stopped" => WarmState::Stopped,
+                "running" => WarmState::Running,
+                _ => return Err(format!("'{s}': the pool state is 'stopped' or 'running'")),
+            };
+            out.push(WarmSize {
+                size: MAX_MINUS_DESIRED,
+                state,
+            });
+            return Ok(());
+        }
         let (all, state) = counts_and_word(s, states, "the pool state", "N[:stopped|running]")?;
         out.extend(all.into_iter().map(|size| WarmSize { size, state }));
         Ok(())

@@ -22,19 +22,23 @@ use capsim_core::autoscale::{
 };
 use capsim_core::autoscale::{OnPreemption, PreemptionRounds};
 use capsim_core::{Error, Observer};
-use scratch::{has_timed_formula, run_autoscale_batch, AUTOSCALE_FREE, AUTOSCALE_LANES};
+use scratch::{has_formula_action, run_autoscale_batch, AUTOSCALE_FREE, AUTOSCALE_LANES};
 use std::sync::Arc;
 
 use super::batch::batched_window;
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Derived, Metric, Model, Outcome, Param, Present, Value};
+use super::{
+    param_axis, Ahead, Column, Derived, Metric, Model, Need, Outcome, Param, Present, Rule, Value,
+};
 
 /// `capsim autoscale`'s parameters: the core's, plus the formula that may replace the
 /// lesson's policy (host-only: a path and a parsed program).
 #[derive(Clone, Debug)]
 pub struct AutoscaleParams {
-    /// The core model's parameters (the table's `core.` rows).
-    pub core: autoscale::Params,
+    /// The core model's parameters (the table's `core.` rows). A scenario's lists (hooks,
+    /// timed actions) are the process's: the parser keeps each distinct list once
+    /// (`list::autoscale`), and a grid's runs share it.
+    pub core: autoscale::Params<'static>,
     /// The formula driving the group, if any.
     pub formula: FormulaFile,
     /// Rounds between evaluations, 5 to 10,080.
@@ -44,9 +48,8 @@ pub struct AutoscaleParams {
     pub sample_delay: u32,
     /// The demand table replacing the lesson's curve, if any.
     pub demand_file: DemandFile,
-    /// Whether `--rounds` was given (else a demand file's rows set the rounds).
-    pub rounds_given: bool,
-    /// The scaling policy (`core.lifecycle.policy` is built from it and the three below).
+    /// The scaling policy (`core.lifecycle.policy` is built from it and the three below,
+    /// by [`Model::derive`]).
     pub policy: PolicyName,
     /// Target tracking's utilisation, percent.
     pub target_utilization: u32,
@@ -61,7 +64,7 @@ pub struct AutoscaleParams {
 }
 
 impl AutoscaleParams {
-    /// Sets `core.lifecycle.policy` from the policy flags (each flag's setter calls it).
+    /// Sets `core.lifecycle.policy` from the policy flags.
     fn set_policy(&mut self) {
         self.core.lifecycle.policy = match self.policy {
             PolicyName::Lesson => autoscale::Policy::Lesson,
@@ -76,12 +79,52 @@ impl AutoscaleParams {
         };
     }
 
+    /// Returns the cooldown as a row shows it: `None` where the run has none (target
+    /// tracking, a formula) and the flag keeps its default, 0; a value given to a grid's
+    /// runs is shown in all of them, so that rows of different values stay apart.
+    fn cooldown(&self) -> Option<u32> {
+        (self.core.cooldown != 0 || self.has_cooldown()).then_some(self.core.cooldown)
+    }
+
+    /// Whether the run's policy waits for a cooldown: the lesson's only (AWS documents
+    /// none for target tracking and step scaling; a formula has its evaluation interval).
+    fn has_cooldown(&self) -> bool {
+        self.runs_policy(PolicyName::Lesson)
+    }
+
+    /// Whether the run's policy is `policy`, not replaced by a formula.
+    fn runs_policy(&self, policy: PolicyName) -> bool {
+        self.formula.0.is_none() && self.policy == policy
+    }
+
+    /// Whether the run can have spot instances: a formula that sets
+    /// `$TargetLowPriorityNodes`, or, without a formula, a mixed-instances split with a spot
+    /// part (`--on-demand-percent` below 100).
+    fn spot_capacity(&self) -> bool {
+        match &self.formula.0 {
+            Some(f) => f.program.sets_low_priority(),
+            None => self
+                .core
+                .lifecycle
+                .spot
+                .on_demand_percent
+                .is_some_and(|p| p < 100),
+        }
+    }
+
+    /// Whether the run's spot instances can be preempted (a rate above 0 or scripted rounds).
+    fn preempts(&self) -> bool {
+        let spot = &self.core.lifecycle.spot;
+        self.spot_capacity()
+            && (spot.preemption_rate.is_some_and(|r| r > 0.0) || !spot.preemption_rounds.is_empty())
+    }
+
     /// Returns the run's demand table, if a demand file replaces the lesson's curve.
     pub fn table(&self) -> Option<autoscale::Table<'_>> {
         self.demand_file
             .0
             .as_ref()
-            .map(|f| autoscale::Table(&f.values))
+            .map(|f| autoscale::Table(f.values()))
     }
 
     /// Returns the demand of round `t`: the file's row, or the lesson's curve.
@@ -99,12 +142,17 @@ pub const MAX_SAMPLE_DELAY: u32 = 600;
 impl Default for AutoscaleParams {
     fn default() -> Self {
         Self {
-            core: autoscale::Params::default(),
+            // The smallest size the group had: the lesson program's minimum starts at 99
+            // (`Params::min_size_start`), which no lesson run reaches but a group of more
+            // than 99 instances would report.
+            core: autoscale::Params {
+                min_size_start: u32::MAX,
+                ..autoscale::Params::default()
+            },
             formula: FormulaFile::default(),
             evaluation_interval: autoscale::DEFAULT_EVALUATION_INTERVAL,
             sample_delay: 60, // formula::DEFAULT_DELAY
             demand_file: DemandFile::default(),
-            rounds_given: false,
             policy: PolicyName::Lesson,
             target_utilization: 50,
             disable_scale_in: false,
@@ -112,20 +160,6 @@ impl Default for AutoscaleParams {
             price: None,
             hpa: HpaFlags::default(),
         }
-    }
-}
-
-impl AutoscaleParams {
-    /// A timed formula replaces the formula driving the group: without `--formula` (the
-    /// lesson's or AWS's policy) it is refused, not taken over from its round.
-    fn check_timed_formula(&self) -> Result<(), Error> {
-        if self.formula.0.is_none() && has_timed_formula(&self.core) {
-            return Err(Error::OutOfRange {
-                param: "at",
-                accepted: capsim_core::Accepted::TimedFormula,
-            });
-        }
-        Ok(())
     }
 }
 
@@ -141,18 +175,33 @@ impl Model for Autoscale {
         param!(core.threshold: u32,
             "Consecutive failed health checks before an instance is replaced",
             "1 to 4294967295", "2,3,5"),
-        param!(core.cooldown: u32,
-            "Rounds after a scaling action before the next one", "0 to 4294967295", "0,3,8"),
-        param!(core.rounds: u32, "Rounds simulated", "1 to 10000000", "240",
-            then |p| p.rounds_given = true),
+        Param {
+            key: "cooldown",
+            help: "Rounds after a scaling action before the next one (the lesson's policy's: a row without a cooldown, target tracking's, step scaling's or a formula's, shows none)",
+            accepted: "0 to 4294967295",
+            lesson: "0,3,8",
+            parse: |s| {
+                param_axis::<_, u32>(s, "0 to 4294967295", |p: &mut AutoscaleParams, v| {
+                    p.core.cooldown = v;
+                })
+            },
+            cell: |p| match p.cooldown() {
+                Some(c) => Value::cell(&c),
+                None => Cell::Word("none"),
+            },
+            result: None,
+            flag_value: |p| p.cooldown().map_or("none".to_string(), |c| c.to_string()),
+        },
+        param!(core.rounds: u32, "Rounds simulated", "1 to 10000000", "240"),
         param!(core.capacity: f64,
             "Requests one instance serves per round", "numbers > 0", "100"),
         param!(core.boot_rounds: u32,
-            "Rounds an instance takes to boot", "0 to 4294967295", "2"),
+            "Rounds an instance takes to boot (0 and 1 alike, as in the lesson's program: an instance ready at the end of the round that launched it serves from the next)",
+            "0 to 4294967295", "2"),
         param!(core.transient_failure: f64,
             "Probability that a healthy instance fails one check", "0 to 1", "0.08"),
         param!(core.failure_rounds: FailureRounds,
-            "Rounds at which an instance breaks for good, ':'-separated, or 'none'",
+            "Rounds at which an instance breaks for good, ':'-separated, or 'none' (the lesson's day: a --demand-file run breaks none unless given)",
             "at most 64 rounds, each 0 to 4294967295", "40:95:170"),
         param!(core.demand_base: f64,
             "Demand curve base, requests per round", "finite numbers", "900"),
@@ -185,7 +234,7 @@ impl Model for Autoscale {
             "Scale-in releases instances, or stops them for scale-out to restart first",
             "release or stop", "release"),
         param!("restart_rounds", core.lifecycle.restart_rounds: u32,
-            "Rounds a Stopped instance takes to serve again after a restart",
+            "Rounds a Stopped instance takes to serve again after a restart (0 and 1 alike, as --boot-rounds)",
             "0 to 4294967295", "1"),
         param!("check_latency", core.lifecycle.check_latency: u32,
             "Rounds after a health check before its result is known", "0 to 7", "0"),
@@ -209,25 +258,21 @@ impl Model for Autoscale {
             "Rounds between health checks (rounds that are multiples of it; a broken instance serves between checks; --check-latency counts checks)",
             "1 to 10080", "1"),
         param!(policy: PolicyName,
-            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in), AWS step scaling (--steps, with --cooldown) or Kubernetes' Horizontal Pod Autoscaler (the --hpa-* flags; a round is one sync period); a --formula replaces any of them",
-            "lesson, target-tracking, step or hpa", "lesson",
-            then |p| p.set_policy()),
+            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in), AWS step scaling (--steps) or Kubernetes' Horizontal Pod Autoscaler (the --hpa-* flags; a round is one sync period); a --formula replaces any of them",
+            "lesson, target-tracking, step or hpa", "lesson"),
         param!(target_utilization: u32,
-            "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out at once, in after 15 rounds below",
-            "1 to 100", "50",
-            then |p| p.set_policy()),
+            "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out from the 3rd round in a row above, in after 15 rounds below (AWS's alarms: 3 and 15 one-minute data points)",
+            "1 to 100", "50"),
         param!(disable_scale_in: bool,
-            "Target tracking never scales in (AWS DisableScaleIn)", "no or yes", "no",
-            then |p| p.set_policy()),
+            "Target tracking never scales in (AWS DisableScaleIn)", "no or yes", "no"),
         Param {
             key: "steps",
-            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change",
-            accepted: "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none",
+            help: "Step scaling's bands, '/'-joined: [LOW]..[HIGH]:ADJ applies while the utilisation (percent) is in [LOW, HIGH), a band that removes while it is in (LOW, HIGH] (AWS); ADJ +N/-N instances, +N%/-N% of the current capacity (AWS rounding), =N exactly; no band, no change; every round, no cooldown: scaling out adds to the serving instances, the ones warming up count as asked for",
+            accepted: "1 to 20 ascending, non-overlapping bands, bounds 0 to 1000000 with at most 3 decimals, e.g. ..40:-1/80..:+2, or none",
             lesson: "none",
             parse: |s| {
-                param_axis::<_, Option<Steps>>(s, "1 to 20 ascending, non-overlapping bands, e.g. ..40:-1/80..:+2, or none", |p: &mut AutoscaleParams, v| {
+                param_axis::<_, Option<Steps>>(s, "1 to 20 ascending, non-overlapping bands, bounds 0 to 1000000 with at most 3 decimals, e.g. ..40:-1/80..:+2, or none", |p: &mut AutoscaleParams, v| {
                     p.steps = v.map(Arc::new);
-                    p.set_policy();
                 })
             },
             cell: |p| Value::cell(&p.steps.as_deref().cloned()),
@@ -236,65 +281,46 @@ impl Model for Autoscale {
         },
         param!("hpa_target", hpa.target: capsim_core::autoscale::hpa::Target,
             "Kubernetes HPA (only): the metric and its target. utilization:P keeps CPU at P percent of a replica's request (its capacity): desired = ceil(current x utilisation / P) over the ready pods; cpu:average-value:V and pods:average-value:V keep a replica's requests per round at V (CPU's readiness rules, or none); external:value:V keeps the round's demand at V per ready replica, external:average-value:V at V per replica",
-            "utilization:P (1 to 2147483647), or cpu:average-value:V, pods:average-value:V, external:value:V, external:average-value:V (V > 0 to 1e9, three decimals)", "utilization:80",
-            then |p| p.set_policy()),
+            "utilization:P (1 to 2147483647), or cpu:average-value:V, pods:average-value:V, external:value:V, external:average-value:V (V > 0 to 1e9, three decimals)", "utilization:80"),
         param!("hpa_tolerance", hpa.tolerance: crate::list::hpa::Tolerance,
             "Kubernetes HPA (only): the controller's tolerance (--horizontal-pod-autoscaler-tolerance): a usage ratio within 1 +/- T keeps the count",
-            "0 to 100, three decimals", "0.1",
-            then |p| p.set_policy()),
+            "0 to 100, three decimals", "0.1"),
         param!("hpa_scale_up_tolerance", hpa.scale_up_tolerance: Option<crate::list::hpa::Tolerance>,
             "Kubernetes HPA (only): behavior.scaleUp.tolerance, the ratios up to 1 + T keep the count; none: --hpa-tolerance",
-            "0 to 100, three decimals, or none", "none",
-            then |p| p.set_policy()),
+            "0 to 100, three decimals, or none", "none"),
         param!("hpa_scale_down_tolerance", hpa.scale_down_tolerance: Option<crate::list::hpa::Tolerance>,
             "Kubernetes HPA (only): behavior.scaleDown.tolerance, the ratios down to 1 - T keep the count; none: --hpa-tolerance",
-            "0 to 100, three decimals, or none", "none",
-            then |p| p.set_policy()),
+            "0 to 100, three decimals, or none", "none"),
         param!("hpa_sync_period", hpa.sync_period: u32,
             "Kubernetes HPA (only): seconds between the controller's syncs (--horizontal-pod-autoscaler-sync-period); one round is one sync, so every --hpa-* time counts rounds of this length",
-            "1 to 3600", "15",
-            then |p| p.set_policy()),
+            "1 to 3600", "15"),
         param!("hpa_cpu_initialization_period", hpa.cpu_initialization_period: u32,
             "Kubernetes HPA (only): seconds after a pod's start (its launch) in which a CPU metric counts it only once ready; a booting replica is Running and not ready",
-            "0 to 86400", "300",
-            then |p| p.set_policy()),
+            "0 to 86400", "300"),
         param!("hpa_initial_readiness_delay", hpa.initial_readiness_delay: u32,
             "Kubernetes HPA (only): after the initialization period, a pod not ready since less than this many seconds after its start is taken as never ready (not counted)",
-            "0 to 86400", "30",
-            then |p| p.set_policy()),
+            "0 to 86400", "30"),
         param!("hpa_scale_up_stabilization", hpa.scale_up.stabilization_window: u32,
             "Kubernetes HPA (only): behavior.scaleUp.stabilizationWindowSeconds: scaling up takes the lowest recommendation of the window",
-            "0 to 3600, at most 254 sync periods", "0",
-            then |p| p.set_policy()),
+            "0 to 3600, at most 254 sync periods", "0"),
         param!("hpa_scale_up_policies", hpa.scale_up.policies: capsim_core::autoscale::hpa::RatePolicies,
             "Kubernetes HPA (only): behavior.scaleUp.policies, '/'-joined TYPE:VALUE:PERIOD: at most VALUE pods (Pods) or VALUE percent (Percent) more than the period's start, per PERIOD seconds",
-            "1 to 8 policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to 1800 seconds and at most 254 sync periods", "Pods:4:15/Percent:100:15",
-            then |p| p.set_policy()),
+            "1 to 8 policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to 1800 seconds and at most 254 sync periods", "Pods:4:15/Percent:100:15"),
         param!("hpa_scale_up_select", hpa.scale_up.select: capsim_core::autoscale::hpa::Select,
             "Kubernetes HPA (only): behavior.scaleUp.selectPolicy: the policy allowing the largest change (Max), the smallest (Min), or no scale-up (Disabled)",
-            "Max, Min or Disabled", "Max",
-            then |p| p.set_policy()),
+            "Max, Min or Disabled", "Max"),
         param!("hpa_scale_down_stabilization", hpa.scale_down.stabilization_window: u32,
             "Kubernetes HPA (only): behavior.scaleDown.stabilizationWindowSeconds: scaling down takes the highest recommendation of the window",
-            "0 to 3600, at most 254 sync periods", "300",
-            then |p| p.set_policy()),
+            "0 to 3600, at most 254 sync periods", "300"),
         param!("hpa_scale_down_policies", hpa.scale_down.policies: capsim_core::autoscale::hpa::RatePolicies,
             "Kubernetes HPA (only): behavior.scaleDown.policies, '/'-joined TYPE:VALUE:PERIOD: at most VALUE pods (Pods) or VALUE percent (Percent) fewer than the period's start, per PERIOD seconds",
-            "1 to 8 policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to 1800 seconds and at most 254 sync periods", "Percent:100:15",
-            then |p| p.set_policy()),
+            "1 to 8 policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to 1800 seconds and at most 254 sync periods", "Percent:100:15"),
         param!("hpa_scale_down_select", hpa.scale_down.select: capsim_core::autoscale::hpa::Select,
             "Kubernetes HPA (only): behavior.scaleDown.selectPolicy: the policy allowing the largest change (Max), the smallest (Min), or no scale-down (Disabled)",
-            "Max, Min or Disabled", "Max",
-            then |p| p.set_policy()),
+            "Max, Min or Disabled", "Max"),
         param!(demand_file: DemandFile,
             "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
-            "files of at most 10000000 rows and 640000000 bytes, or none", "none",
-            then |p| {
-                if let (Some(f), false) = (&p.demand_file.0, p.rounds_given) {
-                    // The rounds row comes first: a given --rounds wins.
-                    p.core.rounds = f.values.len().min(u32::MAX as usize) as u32;
-                }
-            }),
+            "files of at most 10000000 rows and 640000000 bytes, or none", "none"),
         param!(formula: FormulaFile,
             "Batch autoscale formula file replacing the threshold policy and its cooldown (see capsim formula --help), or none",
             "files of at most 8 KB and 100 statements, each parsed once, or none", "none"),
@@ -338,16 +364,22 @@ impl Model for Autoscale {
             "0 to 100, or none", "none"),
         Param {
             key: "warm_pool",
-            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; not with the spot class",
-            accepted: "N[:stopped|running], N 0 to 256",
+            help: "AWS warm pool: N pre-initialised instances beside the group at round 0, kept Stopped (storage billed) or Running (billed in full); a scale-out takes them first (serving after --restart-rounds), the pool refills by launching; max-desired is AWS's default size, the group's --max-instances minus its desired capacity, each round; not with the spot class",
+            accepted: "N[:stopped|running], N 0 to 256 or max-desired",
             lesson: "0",
             parse: |s| {
-                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256", |p: &mut AutoscaleParams, v| {
+                param_axis::<_, WarmSize>(s, "N[:stopped|running], N 0 to 256 or max-desired", |p: &mut AutoscaleParams, v| {
                     p.core.lifecycle.warm_pool.size = v.size;
                     p.core.lifecycle.warm_pool.state = v.state;
                 })
             },
-            cell: |p| Value::cell(&p.core.lifecycle.warm_pool.size),
+            cell: |p| {
+                let w = &p.core.lifecycle.warm_pool;
+                Value::cell(&WarmSize {
+                    size: w.size,
+                    state: w.state,
+                })
+            },
             result: Some(Column {
                 key: "warm_pool_state",
                 cell: |p| Cell::Word(p.core.lifecycle.warm_pool.state.name()),
@@ -385,8 +417,235 @@ impl Model for Autoscale {
         Ok(())
     };
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
-        crate::policy_flags::check(grid)?;
         super::check_present(grid)
+    }
+    const FOLLOWS: &'static [&'static str] = &["rounds", "failure_rounds"];
+    const TOGETHER: &'static [&'static [&'static str]] = &[
+        &["launch_hook", "launch_hooks"],
+        &["terminate_hook", "terminate_hooks"],
+    ];
+    const NEEDS: &'static [Need<AutoscaleParams>] = &[
+        Need {
+            flags: &["policy"],
+            rule: Rule::NotWith("--formula", "a formula replaces the scaling policy"),
+            holds: |p| p.formula.0.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["cooldown", "count_pending"],
+            rule: Rule::NotWith("--formula", "a formula replaces the policy and its cooldown"),
+            holds: |p| p.formula.0.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["cooldown"],
+            rule: Rule::Needs(
+                "--policy lesson",
+                "target tracking and step scaling have no cooldown",
+            ),
+            holds: |p| p.has_cooldown(),
+            example: &[("policy", "lesson")],
+        },
+        Need {
+            flags: &["count_pending"],
+            rule: Rule::Needs("--policy lesson", "the other policies count pending instances"),
+            holds: |p| p.runs_policy(PolicyName::Lesson),
+            example: &[("policy", "lesson")],
+        },
+        Need {
+            flags: &["target_utilization", "disable_scale_in"],
+            rule: Rule::Needs("--policy target-tracking", ""),
+            holds: |p| p.runs_policy(PolicyName::TargetTracking),
+            example: &[("policy", "target-tracking")],
+        },
+        Need {
+            flags: &["steps"],
+            rule: Rule::Needs("--policy step", ""),
+            holds: |p| p.runs_policy(PolicyName::Step),
+            example: &[("policy", "step")],
+        },
+        Need {
+            flags: &[
+                "hpa_target",
+                "hpa_tolerance",
+                "hpa_scale_up_tolerance",
+                "hpa_scale_down_tolerance",
+                "hpa_sync_period",
+                "hpa_cpu_initialization_period",
+                "hpa_initial_readiness_delay",
+                "hpa_scale_up_stabilization",
+                "hpa_scale_up_policies",
+                "hpa_scale_up_select",
+                "hpa_scale_down_stabilization",
+                "hpa_scale_down_policies",
+                "hpa_scale_down_select",
+            ],
+            rule: Rule::Needs("--policy hpa", ""),
+            holds: |p| p.runs_policy(PolicyName::Hpa),
+            example: &[("policy", "hpa")],
+        },
+        Need {
+            flags: &[
+                "demand_base",
+                "demand_amplitude",
+                "demand_period",
+                "surge_start",
+                "surge_end",
+                "surge",
+            ],
+            rule: Rule::NotWith("--demand-file", "the file's rows are the demand"),
+            holds: |p| p.demand_file.0.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["demand_period"],
+            rule: Rule::Needs("a --demand-amplitude other than 0", ""),
+            holds: |p| p.core.demand_amplitude != 0.0,
+            example: &[("demand_amplitude", "380")],
+        },
+        Need {
+            flags: &["surge_start", "surge_end"],
+            rule: Rule::Needs("a --surge other than 0", ""),
+            holds: |p| p.core.surge != 0.0,
+            example: &[("surge", "520")],
+        },
+        Need {
+            flags: &["evaluation_interval", "sample_delay"],
+            rule: Rule::Needs("--formula", ""),
+            holds: |p| p.formula.0.is_some(),
+            example: &[("formula", "examples/formulas/demand.formula")],
+        },
+        Need {
+            flags: &["at"],
+            rule: Rule::Needs("--formula for its formula and evaluation_interval actions", ""),
+            holds: |p| p.formula.0.is_some() || !has_formula_action(&p.core),
+            example: &[("formula", "examples/formulas/demand.formula")],
+        },
+        Need {
+            flags: &["restart_rounds"],
+            rule: Rule::Needs("--reclaim stop or a --warm-pool", "nothing else restarts"),
+            holds: |p| {
+                let l = &p.core.lifecycle;
+                l.reclaim == Reclaim::Stop || l.warm_pool.size > 0
+            },
+            example: &[("reclaim", "stop")],
+        },
+        Need {
+            flags: &["preemption_rate", "preemption_rounds"],
+            rule: Rule::Needs(
+                "spot capacity: --on-demand-percent below 100, or a --formula setting $TargetLowPriorityNodes",
+                "",
+            ),
+            holds: |p| p.spot_capacity(),
+            example: &[("on_demand_percent", "50")],
+        },
+        Need {
+            flags: &["preemption_notice", "on_preemption"],
+            rule: Rule::Needs("spot preemptions: --preemption-rate above 0 or --preemption-rounds, with spot capacity", ""),
+            holds: |p| p.preempts(),
+            example: &[("on_demand_percent", "50"), ("preemption_rate", "0.3")],
+        },
+        Need {
+            flags: &["on_demand_base"],
+            rule: Rule::NotWith("--formula", "a formula sets its dedicated target itself"),
+            holds: |p| p.formula.0.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["on_demand_base"],
+            rule: Rule::Needs("--on-demand-percent below 100", "above the base every instance is dedicated"),
+            holds: |p| p.spot_capacity(),
+            example: &[("on_demand_percent", "50")],
+        },
+        Need {
+            flags: &["on_demand_percent"],
+            rule: Rule::Needs(
+                "a value below 100, or a --formula setting $TargetLowPriorityNodes",
+                "100: every instance dedicated",
+            ),
+            holds: |p| p.spot_capacity(),
+            example: &[("formula", "examples/formulas/preempted-nodes.formula")],
+        },
+        Need {
+            flags: &["warm_pool"],
+            rule: Rule::Needs(
+                "--max-instances for max-desired",
+                "AWS's default size is the maximum size minus the desired capacity",
+            ),
+            holds: |p| {
+                let l = &p.core.lifecycle;
+                l.warm_pool.size != autoscale::MAX_MINUS_DESIRED || l.max_instances.is_some()
+            },
+            example: &[("max_instances", "30")],
+        },
+        Need {
+            flags: &["warm_pool_reuse"],
+            rule: Rule::Needs("a --warm-pool", ""),
+            holds: |p| p.core.lifecycle.warm_pool.size > 0,
+            example: &[("warm_pool", "6")],
+        },
+    ];
+
+    /// Reads each demand file once per distinct path, at most the rows the runs need (the
+    /// most `--rounds` given; every row without): `--rounds` longer than a file is refused
+    /// here, before any output.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let Some(axis) = grid.axis_of("demand_file") else {
+            return Ok(());
+        };
+        let base = AutoscaleParams::default;
+        let rounds = grid.axis_of("rounds").and_then(|a| {
+            (0..grid.axis_len(a))
+                .map(|j| grid.set_on(base(), a, j).core.rounds)
+                .max()
+        });
+        let mut read: Vec<(String, Arc<[f64]>)> = Vec::new();
+        for j in 0..grid.axis_len(axis) {
+            let p = grid.set_on(base(), axis, j);
+            let Some(f) = &p.demand_file.0 else {
+                continue;
+            };
+            if !f.is_read() {
+                let table = match read.iter().find(|(path, _)| *path == f.path) {
+                    Some((_, t)) => Arc::clone(t),
+                    None => {
+                        let t = f.read(rounds.map(|r| r as usize))?;
+                        read.push((f.path.clone(), Arc::clone(&t)));
+                        t
+                    }
+                };
+                f.share(table);
+            }
+            if let Some(r) = rounds {
+                let longest = autoscale::Params {
+                    rounds: r,
+                    ..autoscale::Params::default()
+                };
+                autoscale::Table(f.values())
+                    .check(&longest)
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A run on its own day: a demand file's rows set the rounds (unless `--rounds` is
+    /// given), and the lesson's day stays the lesson's. The lesson's day is its demand
+    /// curve, its surge and the rounds at which its instances break (40, 95, 170, a script
+    /// of the lesson's story); the group is the rest (the health check and its transient
+    /// failures, boot, capacity, the policy). So a demand file's run breaks no instance at
+    /// the lesson's rounds unless `--failure-rounds` is given. Then the policy the policy
+    /// flags build.
+    fn derive(p: &mut AutoscaleParams, given: &dyn Fn(&str) -> bool) {
+        if let Some(f) = &p.demand_file.0 {
+            if !given("rounds") {
+                p.core.rounds = f.values().len().min(u32::MAX as usize) as u32;
+            }
+            if !given("failure_rounds") {
+                p.core.failure_rounds.clear();
+            }
+        }
+        p.set_policy();
     }
     const PRESENT: &'static [Present<AutoscaleParams>] = &[
         Present {
@@ -448,19 +707,14 @@ impl Model for Autoscale {
         AutoscaleScratch::default()
     }
 
-    /// The one place that chooses how an autoscale run is computed: the lesson's policy on
-    /// the fast path (and its shared streams) when nothing watches the run and no formula
-    /// drives it; otherwise the general engine in the host's group, which every view (trace,
-    /// plot, chart) takes: the same parameters, the same run.
-    fn run_with<O: Observer<Self::Round>>(
+    /// Runs `p` in the thread's storage and caches (`AutoscaleScratch::run`); the core's plan
+    /// picks the engine.
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut AutoscaleScratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics> {
-        if !O::ROUNDS && p.formula.0.is_none() {
-            return scratch.run_lesson_policy(p);
-        }
-        scratch.run_general(p, observer)
+        scratch.run(p, observer)
     }
 
     batched_run_window! {

@@ -8,7 +8,7 @@ use capsim_core::{Error, Observer};
 use super::batch::batches;
 use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
+use super::{param_axis, Ahead, Column, Metric, Model, Need, Outcome, Param, Rule, Value};
 
 /// `capsim bulkhead`: a shared slot pool vs. partitioned pools.
 pub struct Bulkhead;
@@ -41,21 +41,35 @@ impl Model for Bulkhead {
             "Rounds an event request holds its slot", "1 to 127", "6"),
         param!(slow_hold: u32,
             "Rounds an event request holds its slot during the slowdown", "1 to 127", "22"),
-        param!(failure_end: Option<u32>,
+        param!(resilience.failure_end: Option<u32>,
             "Round the slowdown ends (excluded); 'none': it lasts to the horizon",
             "none, or a round after failure-start (up to 4294967295)", "none"),
-        param!(breaker: Option<Breaker>,
+        param!(resilience.breaker: Option<Breaker>,
             "Circuit breaker on the event calls: opens when the failed share of the calls ended in the last WINDOW rounds reaches RATIO, rejects for OPEN_ROUNDS (default 500), then lets one probe through",
-            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO 0 to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
+            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 up to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
             "none"),
-        param!(retries: u32,
+        param!(resilience.retries: u32,
             "Retries of an event request whose try is dropped, rejected or fails", "0 to 10", "0"),
-        param!(retry_backoff: u32,
+        param!(resilience.retry_backoff: u32,
             "Rounds waited after a try ends before its retry (0: the next round)", "0 to 500", "0"),
         param!(seed: u32,
             "Arrival generator seed", "1 to 2147483646", "20260801"),
     ];
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
+    const NEEDS: &'static [Need<bulkhead::Params>] = &[
+        Need {
+            flags: &["failure_start", "slow_hold", "failure_end"],
+            rule: Rule::Needs("--mode slowdown", "a healthy day has no slowdown"),
+            holds: |p| p.mode == Mode::Slowdown,
+            example: &[("mode", "slowdown")],
+        },
+        Need {
+            flags: &["retry_backoff"],
+            rule: Rule::Needs("--retries above 0", ""),
+            holds: |p| p.resilience.retries > 0,
+            example: &[("retries", "2")],
+        },
+    ];
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
     const METRICS: &'static [Metric<bulkhead::Metrics>] = metrics![
@@ -72,7 +86,7 @@ impl Model for Bulkhead {
 
     fn scratch() {}
 
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         _: &mut (),
         observer: &mut O,
@@ -116,7 +130,7 @@ impl Value for Option<Breaker> {
 
 /// Runs `batch` (runs of `grid`, all on one arrival stream, at most [`BULKHEAD_LANES`]) on
 /// one stream; when the batch fails, runs each on its own so that every run gets its own
-/// outcome. Runs with the options the lesson does not have (the readable engine's, see
+/// outcome. Runs with the options the lesson does not have (the reference engine's, see
 /// `bulkhead::plan`) run on their own.
 fn run_bulkhead_batch(
     grid: &Grid<Bulkhead>,
@@ -124,7 +138,7 @@ fn run_bulkhead_batch(
 ) -> Vec<(u64, Outcome<bulkhead::Metrics>)> {
     let (lesson, own): (Vec<u64>, Vec<u64>) = batch
         .iter()
-        .partition(|&&i| grid.params(i).resilience().is_lesson());
+        .partition(|&&i| grid.params(i).resilience == bulkhead::Resilience::default());
     let mut outcomes: Vec<(u64, Outcome<bulkhead::Metrics>)> = own
         .iter()
         .map(|&i| (i, bulkhead::run(&grid.params(i))))

@@ -6,7 +6,7 @@ use capsim_core::{Error, Observer};
 
 use super::batch::{batched_window, lanes_or_alone};
 use super::grid::Grid;
-use super::{param_axis, Ahead, Column, Metric, Model, Outcome, Param, Value};
+use super::{param_axis, Ahead, Column, Metric, Model, Need, Outcome, Param, Rule, Value};
 
 /// `capsim consumers`: competing consumers on one queue.
 pub struct Consumers;
@@ -34,20 +34,20 @@ impl Model for Consumers {
         param!(event_rounds_spread: u32,
             "Other events take min + floor(r * spread) rounds",
             "0 to 4294967295 - event-rounds-min", "3"),
-        param!(arrival_rate: Option<f64>,
+        param!(flow.arrival_rate: Option<f64>,
             "Shipments arriving per round (Poisson, on a stream of its own seeded by --seed), \
              each with its lesson events queued together; 'none': the lesson's queue, full \
              before round 0",
             "none, or 0.000001 to 65536", "none"),
-        param!(outage: Option<Outage>,
+        param!(flow.outage: Option<Outage>,
             "Rounds A..B (B excluded) without arrivals, needs --arrival-rate: what they would \
              bring arrives at round B",
             "none, or A..B / A..=B with A < B, rounds up to 4294967295", "none"),
-        param!(buffer: Option<u32>,
+        param!(flow.buffer: Option<u32>,
             "The most events the queue holds; an event arriving at a full queue is dropped. \
              A count, not storage: any size costs the same memory; 'none': no bound",
             "none, or 1 to 4294967295", "none"),
-        param!(routing: Routing,
+        param!(flow.routing: Routing,
             "'shared': a free consumer takes the next event (the lesson); 'keyed': same key, \
              same partition, shipment g's events to consumer g mod N, in queue order",
             "shared, keyed", "shared"),
@@ -55,6 +55,32 @@ impl Model for Consumers {
             "Workload generator seed", "1 to 2147483646", "20260731"),
     ];
     const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
+    const NEEDS: &'static [Need<consumers::Params>] = &[
+        Need {
+            flags: &["queue_gap"],
+            rule: Rule::NotWith(
+                "--arrival-rate",
+                "an arriving shipment's events are queued together",
+            ),
+            holds: |p| p.flow.arrival_rate.is_none(),
+            example: &[],
+        },
+        Need {
+            flags: &["queue_gap"],
+            rule: Rule::Needs(
+                "0",
+                "a gap above 0 scales every queue position alike: the queue's order is the lesson's gap of 1's",
+            ),
+            holds: |p| p.queue_gap == 0.0 || p.queue_gap == 1.0,
+            example: &[],
+        },
+        Need {
+            flags: &["outage"],
+            rule: Rule::Needs("--arrival-rate", "the lesson's queue is full before round 0"),
+            holds: |p| p.flow.arrival_rate.is_some(),
+            example: &[("arrival_rate", "0.5")],
+        },
+    ];
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
     const METRICS: &'static [Metric<consumers::Metrics>] = metrics![
@@ -71,7 +97,7 @@ impl Model for Consumers {
         ConsumersScratch::default()
     }
 
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,
@@ -79,8 +105,8 @@ impl Model for Consumers {
         let ConsumersScratch { single, events, .. } = scratch;
         let ws = single.get_or_insert_with(Default::default);
         let draws = consumers::LessonDraws::new(p);
-        if p.flows() && p.arrival_rate.is_none() {
-            // The flow engine keeps the lesson's queue in arrival order: 4 bytes an event,
+        if p.flow != consumers::Flow::default() && p.flow.arrival_rate.is_none() {
+            // The reference engine keeps the lesson's queue in arrival order: 4 bytes an event,
             // lent here (a grid's batch lends its sort's room) once the size is known valid.
             p.validate()?;
             let room = usize::try_from(p.events()).unwrap_or(0);

@@ -51,8 +51,25 @@ impl<M: Model> Flags<M> {
     }
 
     /// Returns these flags over `base`: a parameter given here keeps its values, the others
-    /// take `base`'s (the command line's flags over a scenario file's).
-    pub fn over(self, base: Self) -> Self {
+    /// take `base`'s (the command line's flags over a scenario file's). Flags that say one
+    /// thing two ways ([`Model::TOGETHER`]: `--launch-hook` and `--launch-hooks`) replace
+    /// each other: one given here drops `base`'s of either.
+    pub fn over(self, mut base: Self) -> Self {
+        for group in M::TOGETHER {
+            let given = |f: &Self, k: &str| {
+                M::PARAMS
+                    .iter()
+                    .position(|p| p.key == k)
+                    .is_some_and(|at| f.values[at].is_some())
+            };
+            if group.iter().any(|k| given(&self, k)) {
+                for (p, v) in M::PARAMS.iter().zip(&mut base.values) {
+                    if group.contains(&p.key) {
+                        *v = None;
+                    }
+                }
+            }
+        }
         let values = self
             .values
             .into_iter()
@@ -125,14 +142,23 @@ impl<M: Model> Flags<M> {
                 "the parameter lists make {len} runs; at most {MAX_RUNS} are accepted"
             ));
         }
+        // Each axis's stride: the runs one of its steps spans (a product of at most
+        // `MAX_RUNS`: no overflow).
+        let mut strides = vec![1u64; axes.len()];
+        for a in (0..axes.len().saturating_sub(1)).rev() {
+            strides[a] = strides[a + 1] * axes[a + 1].1.len() as u64;
+        }
         let grid = Grid {
             base: M::Params::default(),
             axes,
+            strides,
             len,
             stop: len,
             swept,
             _model: PhantomData,
         };
+        M::prepare(&grid)?;
+        super::needs::check(&grid)?;
         M::check_grid(&grid)?;
         Ok(grid)
     }
@@ -148,6 +174,8 @@ pub struct Grid<M: Model> {
     base: M::Params,
     /// The given flags and their values, outermost first.
     axes: Vec<GridAxis<M::Params>>,
+    /// Each axis's stride: run `i` takes value `i / stride % len` of it.
+    strides: Vec<u64>,
     /// The number of runs.
     len: u64,
     /// The run before which batches stop looking for partners: the grid's end, or the end
@@ -220,13 +248,31 @@ impl<M: Model> Grid<M> {
         self.axes[a].1.len()
     }
 
-    /// Returns run `i`'s parameters.
+    /// Returns run `i`'s parameters: each given flag's value, then what follows from them
+    /// ([`Model::derive`]).
     pub fn params(&self, i: u64) -> M::Params {
         let mut p = self.base.clone();
-        for (d, (_, axis)) in self.digits(i).into_iter().zip(&self.axes) {
-            axis.set(&mut p, d);
+        for ((_, axis), stride) in self.axes.iter().zip(&self.strides) {
+            axis.set(&mut p, ((i / stride) % axis.len() as u64) as usize);
         }
+        M::derive(&mut p, &|key| self.axis_of(key).is_some());
         p
+    }
+
+    /// Returns `p` with the `j`th value of axis `a` set (nothing derived).
+    pub fn set_on(&self, mut p: M::Params, a: usize, j: usize) -> M::Params {
+        self.axes[a].1.set(&mut p, j);
+        p
+    }
+
+    /// Sets the seed of `p`, the parameters of a run of the same combination as run `i`
+    /// (every axis but the seed at run `i`'s value), to run `i`'s: then `p` is
+    /// [`Grid::params`]`(i)`, since the seed is the innermost axis and its flag sets only
+    /// the seed ([`Model::PARAMS`]). Nothing changes without a seed list.
+    pub fn set_seed(&self, p: &mut M::Params, i: u64) {
+        if let Some((_, axis)) = self.axes.last().filter(|(q, _)| q.key == "seed") {
+            axis.set(p, (i % axis.len() as u64) as usize);
+        }
     }
 
     /// Names run `i` for an error: its values of the flags given more than one value, and

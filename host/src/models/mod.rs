@@ -264,14 +264,11 @@ impl<P: Default> Param<P> {
 /// `threshold`), or `param!("key", nested.field: Type, …)` for another key
 /// (`core.lifecycle.stockout` as `stockout_rounds`).
 ///
-/// Either form may end with `then |p| expr`: the flag's parser sets the field, then runs
-/// `expr` with `p` the parameters (`then |p| p.set_policy()`), for a parameter whose value
-/// other fields follow.
+/// A field whose value follows from other flags' is set by the model's [`Model::derive`],
+/// once per run after every flag's value, not by the flags' parsers.
 macro_rules! param {
-    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
-        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson
-            $(, then |$p| $then)?)
+    ($($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ (param!(@last $($f).+)), $($f).+ : $T, $help, $accepted, $lesson)
     };
     (@last $f:ident) => {
         stringify!($f)
@@ -279,25 +276,17 @@ macro_rules! param {
     (@last $f:ident . $($rest:ident).+) => {
         param!(@last $($rest).+)
     };
-    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
-        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson $(, then |$p| $then)?)
+    ($key:literal, $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
+        param!(@ ($key), $($f).+ : $T, $help, $accepted, $lesson)
     };
-    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr
-        $(, then |$p:ident| $then:expr)?) => {
+    (@ ($($key:tt)+), $($f:ident).+ : $T:ty, $help:expr, $accepted:expr, $lesson:expr) => {
         Param {
             key: $($key)+,
             help: $help,
             accepted: $accepted,
             lesson: $lesson,
             parse: |s| {
-                param_axis::<_, $T>(s, $accepted, |p, v| {
-                    p.$($f).+ = v;
-                    $(
-                        let $p = p;
-                        $then;
-                    )?
-                })
+                param_axis::<_, $T>(s, $accepted, |p, v| p.$($f).+ = v)
             },
             cell: |p| Value::cell(&p.$($f).+),
             result: if <$T as Value>::RESULT {
@@ -414,7 +403,9 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// The state of one round, as an observed run reports it (the core model's
     /// `RoundState`).
     type Round: capsim_core::Round;
-    /// The parameters in flag order: the grid's axes, first outermost; the seed last.
+    /// The parameters in flag order: the grid's axes, first outermost; the seed last, and
+    /// its flag sets the seed only (a grid's runs of one combination differ in their seed
+    /// alone: their rows are written from the first one's, [`Grid::set_seed`]).
     const PARAMS: &'static [Param<Self::Params>];
     /// The parameter after which rows show the seed (the seed is the innermost axis but,
     /// as the lessons' tables do, rows show it with the headline parameters).
@@ -435,20 +426,45 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// trace, a plot and the playground's chart all run a combination through it, so a view
     /// shows the run its row describes, whatever the parameters (a formula included).
     /// `()` observes nothing and lets the core take its fast paths.
-    fn run_with<O: Observer<Self::Round>>(
+    fn run_observed<O: Observer<Self::Round>>(
         p: &Self::Params,
         scratch: &mut Self::Scratch,
         observer: &mut O,
     ) -> Outcome<Self::Metrics>;
-    /// Runs one combination unobserved: [`Model::run_with`] with `()`.
+    /// Runs one combination unobserved: [`Model::run_observed`] with `()`.
     fn run(p: &Self::Params, scratch: &mut Self::Scratch) -> Outcome<Self::Metrics> {
-        Self::run_with(p, scratch, &mut ())
+        Self::run_observed(p, scratch, &mut ())
     }
     /// Checks one combination's parameters (the core's `Params::validate`).
     const VALIDATE: fn(&Self::Params) -> Result<(), Error>;
-    /// Checks what one run's parameters cannot show: how the flags were given together
-    /// (autoscale: a policy's own flag needs that policy, [`crate::policy_flags`]); the
-    /// error is one line. Default: nothing to check.
+    /// What each flag needs to act, one statement per flag or group of flags ([`Need`]):
+    /// the one rule for flags that would be ignored ([`needs::check`]) is derived from it.
+    /// A flag absent here acts in every run.
+    const NEEDS: &'static [Need<Self::Params>] = &[];
+    /// The parameters whose shown value may follow other flags' ([`Model::derive`]'s: a
+    /// demand file's rounds): `capsim summary` reads neither the grid's order nor its swept
+    /// columns from them. Default: none.
+    const FOLLOWS: &'static [&'static str] = &[];
+    /// Groups of flags that say one thing two ways (autoscale: `--launch-hook`, the one-hook
+    /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
+    /// one of a group replaces the scenario's whole group, however the file wrote it.
+    const TOGETHER: &'static [&'static [&'static str]] = &[];
+    /// Reads, once the grid is known and before any rule is applied, what the flags name
+    /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
+    /// Default: nothing.
+    fn prepare(grid: &Grid<Self>) -> Result<(), String> {
+        let _ = grid;
+        Ok(())
+    }
+    /// Sets, once per run after every flag's value, the fields that follow from which flags
+    /// were given (`given(key)`: the flag `key` is on the command line): autoscale's rounds
+    /// and day from a demand file, its policy from the policy flags. Default: nothing.
+    fn derive(p: &mut Self::Params, given: &dyn Fn(&str) -> bool) {
+        let _ = (p, given);
+    }
+    /// Checks what the flags' statements of need ([`Model::NEEDS`]) cannot: a grid's
+    /// rows share one header ([`check_present`]); the error is one line. Default: nothing
+    /// to check.
     fn check_grid(grid: &Grid<Self>) -> Result<(), String> {
         let _ = grid;
         Ok(())
@@ -505,28 +521,109 @@ pub fn metric_keys_for<M: Model>(p: &M::Params) -> Vec<&'static str> {
 /// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
 /// metrics.
 pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
-    let results = M::PARAMS.iter().filter(|q| q.result.is_some()).count();
-    let mut row = Row::with_capacity(M::PARAMS.len() + results + M::METRICS.len());
-    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
-    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
-        if !shown::<M>(q.key, p) {
-            continue;
-        }
-        row.push((Key::Borrowed(q.key), (q.cell)(p)));
-        if let Some(result) = &q.result {
-            row.push((Key::Borrowed(result.key), (result.cell)(p)));
-        }
-        if let Some(seed) = seed.filter(|_| q.key == M::SEED_AFTER) {
-            row.push((Key::Borrowed(seed.key), (seed.cell)(p)));
-        }
-    }
-    for metric in M::METRICS {
-        row.push((Key::Borrowed(metric.key), (metric.cell)(m)));
-    }
-    for d in M::DERIVED.iter().filter(|d| shown::<M>(d.key, p)) {
-        row.push((Key::Borrowed(d.key), (d.cell)(p, m)));
-    }
+    let mut row = Row::new();
+    row_into::<M>(&mut row, p, m, &RowPlan::of::<M>(p));
     row
+}
+
+/// The parameters and derived metrics a run's row shows, in row order (the seed after
+/// [`Model::SEED_AFTER`], the optional keys of [`Model::PRESENT`] only when on): found once
+/// for a grid, whose runs all show the same ([`check_present`]).
+pub struct RowPlan {
+    /// Indices into [`Model::PARAMS`], in row order.
+    params: Vec<usize>,
+    /// Indices into [`Model::DERIVED`].
+    derived: Vec<usize>,
+    /// The seed's index into [`Model::PARAMS`], if the row shows it.
+    seed: Option<usize>,
+}
+
+impl RowPlan {
+    /// Returns the plan of the row of a run with `p`.
+    pub fn of<M: Model>(p: &M::Params) -> Self {
+        let seed = M::PARAMS.iter().position(|q| q.key == "seed");
+        let mut params = Vec::with_capacity(M::PARAMS.len());
+        for (i, q) in M::PARAMS.iter().enumerate() {
+            if q.key == "seed" || !shown::<M>(q.key, p) {
+                continue;
+            }
+            params.push(i);
+            params.extend(seed.filter(|_| q.key == M::SEED_AFTER));
+        }
+        let derived = (0..M::DERIVED.len())
+            .filter(|&i| shown::<M>(M::DERIVED[i].key, p))
+            .collect();
+        let seed = seed.filter(|s| params.contains(s));
+        Self {
+            params,
+            derived,
+            seed,
+        }
+    }
+}
+
+impl RowPlan {
+    /// Hands `column` each parameter column of a run with `p` (a parameter, its result
+    /// column after it), in row order.
+    pub fn params<M: Model>(&self, p: &M::Params, mut column: impl FnMut(&'static str, Cell)) {
+        for q in self.params.iter().filter_map(|&i| M::PARAMS.get(i)) {
+            column(q.key, (q.cell)(p));
+            if let Some(result) = &q.result {
+                column(result.key, (result.cell)(p));
+            }
+        }
+    }
+
+    /// Returns the seed's cell of a run with `p`, if the row shows the seed.
+    pub fn seed<M: Model>(&self, p: &M::Params) -> Option<Cell> {
+        let q = M::PARAMS.get(self.seed?)?;
+        Some((q.cell)(p))
+    }
+
+    /// Returns the keys of the parameter columns, in row order ([`RowPlan::params`]').
+    pub fn param_keys<M: Model>(&self) -> Vec<&'static str> {
+        let mut keys = Vec::with_capacity(self.params.len() + 4);
+        for q in self.params.iter().filter_map(|&i| M::PARAMS.get(i)) {
+            keys.push(q.key);
+            keys.extend(q.result.as_ref().map(|r| r.key));
+        }
+        keys
+    }
+
+    /// Returns the keys of the metric columns, in row order ([`RowPlan::metrics`]').
+    pub fn metric_keys<M: Model>(&self) -> Vec<&'static str> {
+        let derived = self.derived.iter().filter_map(|&i| M::DERIVED.get(i));
+        M::METRICS
+            .iter()
+            .map(|m| m.key)
+            .chain(derived.map(|d| d.key))
+            .collect()
+    }
+
+    /// Hands `column` each metric column of a run with `p` and metrics `m`: the model's
+    /// metrics, then the derived ones the row shows.
+    pub fn metrics<M: Model>(
+        &self,
+        p: &M::Params,
+        m: &M::Metrics,
+        mut column: impl FnMut(&'static str, Cell),
+    ) {
+        for metric in M::METRICS {
+            column(metric.key, (metric.cell)(m));
+        }
+        for d in self.derived.iter().filter_map(|&i| M::DERIVED.get(i)) {
+            column(d.key, (d.cell)(p, m));
+        }
+    }
+}
+
+/// Puts a run's row ([`row`]'s cells) into `row`, emptied first (its storage reused: a
+/// grid writes its rows one after another), with the keys `plan` says.
+pub fn row_into<M: Model>(row: &mut Row, p: &M::Params, m: &M::Metrics, plan: &RowPlan) {
+    row.clear();
+    row.reserve(plan.params.len() * 2 + M::METRICS.len() + plan.derived.len());
+    plan.params::<M>(p, |key, cell| row.push((Key::Borrowed(key), cell)));
+    plan.metrics::<M>(p, m, |key, cell| row.push((Key::Borrowed(key), cell)));
 }
 
 /// Returns the keys of the row of a run with `p`, in [`row`]'s order (a CSV header with no
@@ -567,6 +664,7 @@ mod batch;
 mod bulkhead;
 mod consumers;
 mod grid;
+pub mod needs;
 
 pub use autoscale::{
     timed_formula, timed_formula_path, Autoscale, AutoscaleParams, AutoscaleScratch, DemandFile,
@@ -576,6 +674,7 @@ pub use autoscale::{
 pub use bulkhead::Bulkhead;
 pub use consumers::{Consumers, ConsumersScratch};
 pub use grid::{Flags, Grid};
+pub use needs::{Need, Rule};
 
 #[cfg(all(test, feature = "cli"))]
 mod tests {
@@ -633,13 +732,15 @@ mod tests {
         ));
         // With the flow options on, too.
         let flow = consumers::Params {
-            arrival_rate: Some(0.5),
-            outage: Some(consumers::Outage {
-                start: 1000,
-                end: 2200,
-            }),
-            buffer: Some(300),
-            routing: consumers::Routing::Keyed,
+            flow: consumers::Flow {
+                arrival_rate: Some(0.5),
+                outage: Some(consumers::Outage {
+                    start: 1000,
+                    end: 2200,
+                }),
+                buffer: Some(300),
+                routing: consumers::Routing::Keyed,
+            },
             ..consumers::Params::default()
         };
         let (derived, from_row) = both_lines::<Consumers>(&flow, &m);
@@ -685,8 +786,27 @@ mod tests {
 
     fn check_table<M: Model>() {
         let keys: Vec<&str> = M::PARAMS.iter().map(|p| p.key).collect();
-        // The seed is the innermost axis.
+        // The seed is the innermost axis, and its flag sets the seed only: a row of any
+        // seed is the lesson's row but for the seed (a grid writes a combination's rows
+        // from its first, `Grid::set_seed`).
         assert_eq!(keys.last(), Some(&"seed"));
+        let seed = M::PARAMS.last().unwrap();
+        let m = run_default::<M>();
+        let lesson = row::<M>(&M::Params::default(), &m);
+        for value in ["1", "2", "2147483646"] {
+            let Parsed(axis) = (seed.parse)(value).unwrap();
+            let mut p = M::Params::default();
+            axis.set(&mut p, 0);
+            let seeded = row::<M>(&p, &m);
+            assert_eq!(seeded.len(), lesson.len());
+            for ((k, a), (_, b)) in seeded.iter().zip(&lesson) {
+                assert!(
+                    k == "seed" || a == b,
+                    "{k}: {a:?} != {b:?} with seed {value}"
+                );
+            }
+            assert!(seeded.contains(&(Key::Borrowed("seed"), Cell::Int(value.parse().unwrap()))));
+        }
         assert!(keys.contains(&M::SEED_AFTER));
         assert!(M::HEADLINE.iter().all(|k| keys.contains(k)));
         for p in M::PARAMS {

@@ -2,9 +2,10 @@
 //! runs, in [`BINS`] bins at most.
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::draw::{text_size, Failed, Svg, COLOURS};
-use super::SIZE;
+use super::draw::{font, text_size, wrap, Failed, Svg, COLOURS, MIN_TEXT_PX};
+use super::{say, Look};
 use crate::models::{Flags, Grid, Model};
 
 /// The metric `capsim plot MODEL --summary` draws without `--metric`, per model.
@@ -18,8 +19,19 @@ pub const SUMMARY_METRIC: [(&str, &str); 3] = [
 pub const MAX_HISTOGRAM_RUNS: u64 = 100_000;
 
 /// Runs every combination of `flags` and draws a histogram of `metric` across them (the
-/// seeds of `--seed A..=B`, say): how the runs spread. One chart, all runs in it.
+/// seeds of `--seed A..=B`, say): how the runs spread. One chart, all runs in it, drawn
+/// with the default [`Look`].
 pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Result<String, String> {
+    histogram_with(model, flags, metric, Look::default())
+}
+
+/// [`histogram`] drawn as `look` says (its width, its words' language).
+pub fn histogram_with<M: Model>(
+    model: &str,
+    flags: &Flags<M>,
+    metric: &str,
+    look: Look,
+) -> Result<String, String> {
     // A model's metric, or a derived one (`cost`) where its flag is given.
     type CellOf<M> =
         Box<dyn Fn(&<M as Model>::Params, &<M as Model>::Metrics) -> crate::output::Cell>;
@@ -69,7 +81,7 @@ pub fn histogram<M: Model>(model: &str, flags: &Flags<M>, metric: &str) -> Resul
     if !swept.is_empty() {
         title.push_str(&format!(" ({swept})"));
     }
-    histogram_chart(&title, metric, &values)
+    histogram_look(look, &title, metric, &values)
 }
 
 /// The listed flags and their first and last values (`seed=1..=100`).
@@ -108,6 +120,8 @@ pub struct Bins {
     pub nan: usize,
     /// Values that are infinite.
     pub infinite: usize,
+    /// The pixels the x axis' tick labels may take side by side.
+    pub room: u32,
 }
 
 /// Returns the smallest of 1, 2 or 5 times a power of ten that is at least `x` (> 0): read
@@ -151,6 +165,7 @@ impl Bins {
                 integers: true,
                 nan,
                 infinite,
+                room: 800,
             };
         }
         let integers = finite
@@ -185,6 +200,7 @@ impl Bins {
             integers,
             nan,
             infinite,
+            room: 800,
         }
     }
 
@@ -217,8 +233,11 @@ impl Bins {
                 }
                 k += m;
             }
-            let room: u32 = ticks.iter().map(|(_, l)| text_size(14.0, l).0 + 16).sum();
-            if (ticks.len() <= 10 && room <= 800) || ticks.len() <= 2 {
+            let room: u32 = ticks
+                .iter()
+                .map(|(_, l)| text_size(MIN_TEXT_PX * 1.24, l).0 + 16)
+                .sum();
+            if (ticks.len() <= 10 && room <= self.room) || ticks.len() <= 2 {
                 return ticks;
             }
             m = nice(m * 1.5);
@@ -273,17 +292,26 @@ fn label(v: f64, step: f64) -> String {
 }
 
 /// Draws the histogram of `values`, one run each, titled `title` and the note on the runs
-/// not drawn (NaN, infinite).
+/// not drawn (NaN, infinite), with the default [`Look`].
 pub fn histogram_chart(title: &str, metric: &str, values: &[f64]) -> Result<String, String> {
-    let bins = Bins::of(values);
+    histogram_look(Look::default(), title, metric, values)
+}
+
+/// [`histogram_chart`] as `look` says: `look.width` wide, its height 56 % of that (300 to
+/// 540 pixels), its words in `look.lang`.
+fn histogram_look(look: Look, title: &str, metric: &str, values: &[f64]) -> Result<String, String> {
+    let mut bins = Bins::of(values);
+    bins.room = look.width.saturating_sub(160);
     let title = match bins.note(values.len()) {
         Some(note) => format!("{title}; {note}"),
         None => title.to_string(),
     };
+    let title = say(look.lang, &title);
+    let size = (look.width, (look.width * 56 / 100).clamp(300, 540));
     let mut svg = String::new();
     {
-        let root = Svg::with_string(&mut svg, SIZE).into_drawing_area();
-        draw_histogram(&root, &title, metric, &bins)
+        let root = Svg::with_string(&mut svg, size).into_drawing_area();
+        draw_histogram(&root, &title, (metric, &say(look.lang, "runs")), &bins)
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
         root.present()
             .map_err(|e| format!("cannot draw the chart: {e}"))?;
@@ -318,10 +346,22 @@ impl Ranged for Ticked {
 fn draw_histogram(
     root: &DrawingArea<Svg<'_>, plotters::coord::Shift>,
     title: &str,
-    metric: &str,
+    (metric, runs): (&str, &str),
     bins: &Bins,
 ) -> Result<(), Failed> {
     root.fill(&WHITE)?;
+    // The title, wrapped to the width, centred.
+    let (width, _) = root.dim_in_pixel();
+    let lines = wrap(title, 19.0, width as i32 - 24);
+    let centred = font(19.0).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            line.as_str(),
+            (width as i32 / 2, 12 + 26 * i as i32),
+            centred.clone(),
+        ))?;
+    }
+    let root = root.margin(16 + 26 * lines.len() as u32, 0, 0, 0);
     let top = bins.counts.iter().copied().max().unwrap_or(1).max(1);
     let ticks = bins.ticks();
     let end = bins.counts.len().max(1) as f64 + 1.0;
@@ -329,11 +369,10 @@ fn draw_histogram(
         range: (-1.0..end).into(),
         ticks: ticks.iter().map(|t| t.0).collect(),
     };
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
+    let mut chart = ChartBuilder::on(&root)
         .margin(16)
-        .x_label_area_size(44)
-        .y_label_area_size(80)
+        .x_label_area_size(50)
+        .y_label_area_size(84)
         .build_cartesian_2d(x, 0u64..top + top / 10 + 1)?;
     let tick_label = |at: &f64| {
         ticks
@@ -345,10 +384,10 @@ fn draw_histogram(
     chart
         .configure_mesh()
         .x_desc(metric)
-        .y_desc("runs")
+        .y_desc(runs)
         .x_label_formatter(&tick_label)
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 16))
+        .label_style(font(MIN_TEXT_PX))
+        .axis_desc_style(font(16.0))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()?;
     chart.draw_series(

@@ -1,11 +1,9 @@
 //! What each model charts: [`Plotted`], its series, y axis and legend place, and the marks
 //! (surges, failure rounds, evaluations, hook waits) a run of it draws.
 
-use plotters::prelude::SeriesLabelPosition;
-
 use capsim_core::{autoscale, bulkhead};
 
-use super::{round_list, Lines, Marks, PlotRound, Series};
+use super::{round_list, Lines, Marks, PlotRound, Series, Tone, Window};
 use crate::models::{Autoscale, Bulkhead, Consumers};
 use crate::trace::Traced;
 
@@ -13,8 +11,6 @@ use crate::trace::Traced;
 pub trait Plotted: Traced<Round: PlotRound> {
     /// The chart's y axis label.
     const Y_LABEL: &'static str;
-    /// Where the legend goes (where the lines leave room).
-    const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperLeft;
     /// What each of the run's series shows, in the order [`Lines`] keeps them.
     const SERIES: &'static [&'static str];
     /// The series drawn for a run with `p`: [`Plotted::SERIES`], and those of its options.
@@ -33,7 +29,8 @@ pub trait Plotted: Traced<Round: PlotRound> {
     }
 
     /// What the chart marks for run `p` (its rounds observed in `lines`): the failure
-    /// rounds, the surge, the slowdown, formula evaluations, hook waits.
+    /// rounds, the surge, the slowdown, formula evaluations, hook waits, rounds under
+    /// capacity.
     fn marks(p: &Self::Params, lines: &Lines) -> Marks {
         let _ = (p, lines);
         Marks::default()
@@ -52,30 +49,32 @@ pub trait Plotted: Traced<Round: PlotRound> {
 /// the same for every threshold; two runs that the same formula empties), labelled by the
 /// runs that share it, or by what it shows only when every run does.
 pub(super) fn dedup(series: Vec<Series>, runs: u64) -> Vec<Series> {
-    let split = |label: &str| match label.rsplit_once(": ") {
-        Some((name, what)) => (name.to_string(), what.to_string()),
-        None => (String::new(), label.to_string()),
+    let name = |s: &Series| {
+        s.label
+            .strip_suffix(&s.what)
+            .and_then(|n| n.strip_suffix(": "))
+            .unwrap_or("")
+            .to_string()
     };
     let mut kept: Vec<(Series, Vec<String>)> = Vec::new();
     for s in series {
-        let (name, what) = split(&s.label);
         if let Some((_, names)) = kept
             .iter_mut()
-            .find(|(k, _)| k.points == s.points && split(&k.label).1 == what)
+            .find(|(k, _)| k.points == s.points && k.what == s.what)
         {
-            names.push(name);
+            names.push(name(&s));
             continue;
         }
-        kept.push((s, vec![name]));
+        let first = name(&s);
+        kept.push((s, vec![first]));
     }
     kept.into_iter()
         .map(|(mut s, names)| {
             if names.len() > 1 {
-                let what = split(&s.label).1;
                 s.label = if names.len() as u64 >= runs {
-                    what
+                    s.what.clone()
                 } else {
-                    format!("{}: {what}", names.join(", "))
+                    format!("{}: {}", names.join(", "), s.what)
                 };
             }
             s
@@ -110,18 +109,36 @@ impl Plotted for Autoscale {
         let c = &p.core;
         let mut marks = Marks::default();
         let end = f64::from(c.rounds);
-        if c.surge != 0.0 && c.surge_start < c.surge_end && c.surge_start < c.rounds {
+        // The surge is the lesson's curve's: a demand file's run has none.
+        let surged = p.demand_file.0.is_none() && c.surge != 0.0;
+        if surged && c.surge_start < c.surge_end && c.surge_start < c.rounds {
             let to = c.surge_end.min(c.rounds);
-            marks.windows.push((
-                vec![(f64::from(c.surge_start), f64::from(to))],
-                format!("surge (rounds {} to {})", c.surge_start, to - 1),
-            ));
+            marks.windows.push(Window {
+                rounds: vec![(f64::from(c.surge_start), f64::from(to))],
+                label: format!("surge (rounds {} to {})", c.surge_start, to - 1),
+                tone: Tone::Input,
+                run: None,
+            });
+        }
+        if lines.short_rounds > 0 {
+            let n = lines.short_rounds;
+            marks.windows.push(Window {
+                rounds: lines.short.clone(),
+                label: format!(
+                    "under capacity ({n} round{})",
+                    if n == 1 { "" } else { "s" }
+                ),
+                tone: Tone::UnderCapacity,
+                run: None,
+            });
         }
         if !lines.hook_waits.is_empty() {
-            marks.windows.push((
-                lines.hook_waits.clone(),
-                "an instance waits in a hook".into(),
-            ));
+            marks.windows.push(Window {
+                rounds: lines.hook_waits.clone(),
+                label: "an instance waits in a hook".into(),
+                tone: Tone::HookWait,
+                run: None,
+            });
         }
         let failures: Vec<f64> = c
             .failure_rounds
@@ -214,7 +231,6 @@ pub const TARGET_SERIES: &str = "target ($TargetDedicatedNodes)";
 
 impl Plotted for Consumers {
     const Y_LABEL: &'static str = "events not yet applied";
-    const LEGEND: SeriesLabelPosition = SeriesLabelPosition::UpperRight;
     /// A plain run draws the first only; a run with a flow option all three.
     const SERIES: &'static [&'static str] = &["backlog", "queued after arrivals", "dropped so far"];
     fn series_of(p: &Self::Params) -> Vec<&'static str> {
@@ -248,12 +264,17 @@ impl Plotted for Bulkhead {
     fn marks(p: &bulkhead::Params, _: &Lines) -> Marks {
         let mut marks = Marks::default();
         // The slowdown lasts to the horizon, or to --failure-end.
-        let end = p.failure_end.map_or(p.horizon, |e| e.min(p.horizon));
+        let end = p
+            .resilience
+            .failure_end
+            .map_or(p.horizon, |e| e.min(p.horizon));
         if p.mode == bulkhead::Mode::Slowdown && p.failure_start < end {
-            marks.windows.push((
-                vec![(f64::from(p.failure_start), f64::from(end))],
-                format!("slowdown (from round {})", p.failure_start),
-            ));
+            marks.windows.push(Window {
+                rounds: vec![(f64::from(p.failure_start), f64::from(end))],
+                label: format!("slowdown (from round {})", p.failure_start),
+                tone: Tone::Input,
+                run: None,
+            });
         }
         marks
     }

@@ -132,6 +132,13 @@ pub struct Lines {
     /// The rounds a formula was evaluated in (the run's own schedule, which a timed
     /// interval or formula restarts).
     pub evaluated: Vec<f64>,
+    /// Windows of consecutive rounds under capacity (fewer instances serving than the
+    /// demand requires: the metrics' `under_capacity_rounds`), `[start, end)`, at most
+    /// [`MAX_WINDOWS`] (later ones are merged into the last).
+    pub short: Vec<(f64, f64)>,
+    /// How many rounds were under capacity: the metrics' `under_capacity_rounds`, exact
+    /// however many windows were merged.
+    pub short_rounds: u64,
     /// The rounds in which a Kubernetes HPA's scaling policy held the count back
     /// (`ScaleUpLimit`, `ScaleDownLimit`).
     pub policy_held: Vec<f64>,
@@ -140,8 +147,19 @@ pub struct Lines {
     pub window_held: Vec<f64>,
 }
 
-/// The most hook-wait windows a chart shades (later ones are merged into the last).
+/// The most windows of one kind a chart shades (hook waits, rounds under capacity; later
+/// ones are merged into the last).
 pub const MAX_WINDOWS: usize = 256;
+
+/// Adds round `r` to `windows`: it extends the last window if it ends at `r` (or if the
+/// windows are [`MAX_WINDOWS`] already), else starts a new one.
+fn add_round(windows: &mut Vec<(f64, f64)>, r: f64) {
+    let full = windows.len() == MAX_WINDOWS;
+    match windows.last_mut() {
+        Some(w) if w.1 == r || full => w.1 = r + 1.0,
+        _ => windows.push((r, r + 1.0)),
+    }
+}
 
 impl Lines {
     fn push(&mut self, x: f64, values: &[f64]) {
@@ -183,11 +201,12 @@ impl PlotRound for autoscale::RoundState {
             }
         }
         if self.counts.get(State::PendingWait) + self.counts.get(State::RemovingWait) > 0 {
-            let full = lines.hook_waits.len() == MAX_WINDOWS;
-            match lines.hook_waits.last_mut() {
-                Some(w) if w.1 == r || full => w.1 = r + 1.0,
-                _ => lines.hook_waits.push((r, r + 1.0)),
-            }
+            add_round(&mut lines.hook_waits, r);
+        }
+        // The metric's rule: fewer instances serving than the round requires.
+        if i64::from(self.counts.serving()) < self.required {
+            add_round(&mut lines.short, r);
+            lines.short_rounds += 1;
         }
         // The spot class's and a formula's only (see `Plotted::series_of`).
         let dedicated = lines.dedicated.then_some(f64::from(self.size - self.spot));

@@ -2,6 +2,8 @@
 //! answers (each test file uses some of these).
 #![allow(dead_code)]
 
+pub mod values;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 

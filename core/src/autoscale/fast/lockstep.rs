@@ -6,8 +6,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{needed_ahead, Run, AHEAD};
+use crate::autoscale::metrics::Metrics;
 use crate::autoscale::plan::LessonGroup;
-use crate::autoscale::{Metrics, Params};
+use crate::autoscale::spec::Params;
 use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream};
 

@@ -11,8 +11,11 @@
 // Word-parallel code indexes several masks by the same word.
 #![allow(clippy::needless_range_loop)]
 
-use super::{Mask, RING, WORDS};
-use crate::autoscale::MAX_GROUP_SIZE;
+use crate::autoscale::limits::{BOOT_RING, MAX_GROUP_SIZE};
+
+/// 64-bit words of a mask: one bit per instance position.
+pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
+type Mask = [u64; WORDS];
 
 /// Returns a mask with bits `[lo, hi)` of word `w` set (positions `64 w ..`).
 #[cfg_attr(not(target_os = "none"), inline)]
@@ -90,9 +93,9 @@ pub(super) struct Masks {
     pub(super) failing2: Mask,
     /// (A byte each: a streak ends at the threshold, at most 255 on this path.)
     pub(super) streak: [u8; MAX_GROUP_SIZE],
-    /// Booting instances by the round (modulo [`RING`]) in which they become ready.
-    pub(super) booting: [Mask; RING],
-    pub(super) booting_n: [u32; RING],
+    /// Booting instances by the round (modulo [`BOOT_RING`]) in which they become ready.
+    pub(super) booting: [Mask; BOOT_RING],
+    pub(super) booting_n: [u32; BOOT_RING],
     /// Positions from here on are free.
     pub(super) top: usize,
     pub(super) size: u32,
@@ -133,7 +136,7 @@ impl Masks {
         self.broken = squeeze(&self.broken);
         self.failing = squeeze(&self.failing);
         self.failing2 = squeeze(&self.failing2);
-        for i in 0..RING {
+        for i in 0..BOOT_RING {
             self.booting[i] = squeeze(&self.booting[i]);
         }
         self.alive = squeeze(&self.alive);
@@ -215,7 +218,7 @@ impl Masks {
                 left -= c.min(left);
             }
             self.remove(&gone);
-            for i in 0..RING {
+            for i in 0..BOOT_RING {
                 for w in 0..NW {
                     self.booting_n[i] -= (self.booting[i][w] & gone[w]).count_ones();
                     self.booting[i][w] &= !gone[w];

@@ -1,7 +1,7 @@
 //! The lesson's group as bit masks: the same model as [`super::Group`] with the lesson's
 //! policy and check and every lifecycle option off, in a fraction of the time.
 //!
-//! The general path walks 16-byte records and branches per instance on its state, its health
+//! The reference engine walks 16-byte records and branches per instance on its state, its health
 //! and its result. Here an instance is a bit position (storage order) in a few 256-bit
 //! masks (alive, ready, broken, failing), and a round is word operations:
 //! - the health check takes the round's draws as one failure mask in draw order
@@ -27,7 +27,7 @@
 //! Why it is fast, and what bounds it (measured), is in `host/benches/README.md`.
 //!
 //! Used when [`super::plan()`] says [`super::Engine::Masks`] or [`super::Engine::Lockstep`];
-//! bit-identical to the general path on every input (`tests/tests/engines.rs`, a property
+//! bit-identical to the reference engine on every input (`tests/tests/engines.rs`, a property
 //! test and the fuzz target compare them).
 
 // Word-parallel code indexes several masks by the same word.
@@ -37,24 +37,21 @@ use crate::error::Error;
 use crate::rng::{GroupStreamChecks, UnitRng};
 use crate::Observer;
 
+use super::limits::BOOT_RING;
+use super::limits::{MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::metrics::Metrics;
 use super::plan::{LessonGroup, Shared};
-use super::{Metrics, Params, RoundState, GROUP_FULL, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE};
+use super::spec::{Params, GROUP_FULL};
+use super::state::RoundState;
 
 mod lockstep;
 mod masks;
 
 pub(super) use lockstep::run_lockstep;
-use masks::{select, span, Masks};
-
-/// 64-bit words of a mask: one bit per instance position.
-pub(super) const WORDS: usize = MAX_GROUP_SIZE / 64;
-pub(super) type Mask = [u64; WORDS];
+use masks::{select, span, Masks, WORDS};
 
 /// Rounds whose required instances are computed ahead.
 pub(super) const AHEAD: usize = 32;
-
-/// Rounds of the booting ring: boots of up to `RING` rounds take the fast path.
-pub(super) const RING: usize = 8;
 
 /// Returns `ceil(q)` as an integer, saturating as `required_count(ceil(q))` does: a
 /// truncation and a compare (`libm::ceil` is a call, and the round's slowest step).
@@ -98,7 +95,7 @@ pub(super) struct Run {
     threshold: u32,
     p: f64,
     cooldown: i64,
-    /// Rounds a launch waits to be ready, less one (below [`RING`]).
+    /// Rounds a launch waits to be ready, less one (below [`BOOT_RING`]).
     boot_delay: u32,
     g: Masks,
     m: Metrics,
@@ -145,8 +142,8 @@ impl Run {
             failing: [0; WORDS],
             failing2: [0; WORDS],
             streak: [0; MAX_GROUP_SIZE],
-            booting: [[0; WORDS]; RING],
-            booting_n: [0; RING],
+            booting: [[0; WORDS]; BOOT_RING],
+            booting_n: [0; BOOT_RING],
             top: initial,
             size: initial as u32,
             ready_n: initial as u32,
@@ -259,7 +256,7 @@ impl Run {
         let g = &mut self.g;
         let m = &mut self.m;
         let (threshold, cooldown) = (self.threshold, self.cooldown);
-        let slot = (t as usize + self.boot_delay as usize) % RING;
+        let slot = (t as usize + self.boot_delay as usize) % BOOT_RING;
 
         // Phase 2: the health check, in storage order; only healthy ready instances draw.
         m.broken_rounds += g.broken_n;
@@ -352,7 +349,7 @@ impl Run {
         }
 
         // Phase 4: this round's cohort is ready (and serves from the next round).
-        let cohort = t as usize % RING;
+        let cohort = t as usize % BOOT_RING;
         let entered = g.booting_n[cohort];
         if entered > 0 {
             if NW == 1 && g.top <= 64 {
@@ -473,9 +470,9 @@ pub(super) fn needed_ahead(
     }
 }
 
-/// Runs `params` (valid, the fast engines apply to them) the general path's way,
+/// Runs `params` (valid, the fast engines apply to them) the reference engine's way,
 /// round for round; `observer` hears only `round_done`. Out of line: its frame (1.8 KB) and the
-/// general path's never coexist on a board's stack.
+/// reference engine's never coexist on a board's stack.
 #[inline(never)]
 pub(super) fn run<R: UnitRng, O: Observer<RoundState>>(
     params: &Params,

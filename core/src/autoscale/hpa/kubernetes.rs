@@ -40,13 +40,13 @@ extern crate std;
 
 use std::vec::Vec;
 
+use super::behavior::Behavior;
 use super::behavior::{RateKind, RatePolicy, Rules, Select};
 use super::controller::{History, Limit, Spec};
 use super::replicas::{
     average_value, classify, resource_utilization, total_average_value, total_value, Class, Phase,
     Pod, Readiness, Ready, Recommendation, Sample, Tolerances, Unavailable,
 };
-use super::Behavior;
 
 /// Go's zero time, long before now.
 const ZERO: i64 = i64::MIN / 4;

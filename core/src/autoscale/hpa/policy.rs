@@ -275,7 +275,7 @@ struct Census {
 
 /// Kubernetes' Horizontal Pod Autoscaler driving the group: one sync a round (see the module
 /// doc for how instances read as pods).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct HpaPolicy<'a> {
     hpa: &'a Hpa,
     min: u32,

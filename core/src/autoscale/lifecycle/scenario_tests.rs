@@ -2,10 +2,12 @@
 //! sequences, ROLLBACK, timed actions. Expected values are derived here from the lesson's
 //! boot (two rounds, S000: "açılış" 48.9 s rounded to 2 rounds) and the providers' rules.
 
-use super::{
-    HookResult, Lifecycle, LifecycleHook, Provider, Timed, TimedAction, Transition, NO_BOUND,
-};
-use crate::autoscale::{run, run_with, Params, RoundState, State};
+use super::hooks::{LifecycleHook, Provider, Transition};
+use super::timed::{Timed, TimedAction, NO_BOUND};
+use super::{HookResult, Lifecycle};
+use crate::autoscale::spec::Params;
+use crate::autoscale::state::{RoundState, State};
+use crate::autoscale::{run, run_with};
 use crate::rng::GroupLcg;
 use crate::Observer;
 
@@ -18,12 +20,7 @@ fn hook(timeout: u16) -> LifecycleHook {
     LifecycleHook::plain(timeout, HookResult::Continue)
 }
 
-/// A list the run may keep ('static, as a host's are).
-fn leak<T: Copy>(list: &[T]) -> &'static [T] {
-    std::boxed::Box::leak(list.to_vec().into_boxed_slice())
-}
-
-fn with(lifecycle: Lifecycle) -> Params {
+fn with(lifecycle: Lifecycle<'_>) -> Params<'_> {
     Params {
         lifecycle,
         ..Params::default()
@@ -32,37 +29,36 @@ fn with(lifecycle: Lifecycle) -> Params {
 
 /// `with`, the policy counting launches in progress (a long wait would otherwise launch
 /// every round of it: the lesson's false demand signal).
-fn counting(lifecycle: Lifecycle) -> Params {
+fn counting(lifecycle: Lifecycle<'_>) -> Params<'_> {
     with(Lifecycle {
         count_pending: true,
         ..lifecycle
     })
 }
 
-fn hooks(list: &[LifecycleHook]) -> Lifecycle {
+fn hooks(list: &[LifecycleHook]) -> Lifecycle<'_> {
     Lifecycle {
-        launch_hooks: leak(list),
+        launch_hooks: list,
         ..Lifecycle::default()
     }
 }
 
-fn terminate_hooks(list: &[LifecycleHook]) -> Lifecycle {
+fn terminate_hooks(list: &[LifecycleHook]) -> Lifecycle<'_> {
     Lifecycle {
-        terminate_hooks: leak(list),
+        terminate_hooks: list,
         ..Lifecycle::default()
     }
 }
 
-fn at(list: &[(u32, Timed, u32)]) -> Lifecycle {
-    Lifecycle {
-        at: leak(
-            &list
-                .iter()
-                .map(|&(round, what, value)| TimedAction { round, what, value })
-                .collect::<std::vec::Vec<_>>(),
-        ),
-        ..Lifecycle::default()
-    }
+/// Timed actions `(round, what, value)` as lifecycle options: constants, so the list is a
+/// `'static` the compiler keeps (the run borrows it).
+macro_rules! at {
+    ($(($round:expr, $what:expr, $value:expr)),* $(,)?) => {
+        Lifecycle {
+            at: &[$(TimedAction { round: $round, what: $what, value: $value }),*],
+            ..Lifecycle::default()
+        }
+    };
 }
 
 /// Every round's state.
@@ -128,9 +124,10 @@ fn heartbeats_extend_a_wait_until_the_providers_cap() {
         heartbeat_every: 100,
         ..hook(300)
     };
+    let list = [h];
     let p = Params {
         rounds: 400,
-        ..counting(hooks(&[h]))
+        ..counting(hooks(&list))
     };
     let m = run(&p).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 360);
@@ -172,12 +169,13 @@ fn hooks_of_a_transition_run_one_after_another() {
     let m = run(&with(hooks(&[first, second]))).unwrap();
     assert_eq!(m.time_to_in_service_max, LESSON_BOOT + 2 + 4);
     // The shorthand runs first, then the list.
+    let list = [second];
     let p = with(Lifecycle {
         launch_hook: Some(crate::autoscale::Hook {
             rounds: 3,
             result: HookResult::Continue,
         }),
-        ..hooks(&[second])
+        ..hooks(&list)
     });
     assert_eq!(run(&p).unwrap().time_to_in_service_max, LESSON_BOOT + 3 + 4);
     // AWS: an ABANDON ends the launch at once; Alibaba: only the last hook's result counts.
@@ -208,8 +206,12 @@ fn a_rollback_keeps_the_instance_in_service() {
     let last = |r: &Rounds| r.0.last().map_or(0, |s| s.counts.get(State::InService));
     assert!(last(&back) > last(&cont), "{} {}", last(&back), last(&cont));
     // A terminate ABANDON ends the remaining hooks: a long second hook is skipped.
-    let abandon_then_long = terminate_hooks(&[removal(HookResult::Abandon), hook(50)]);
-    let cont_then_long = terminate_hooks(&[removal(HookResult::Continue), hook(50)]);
+    let abandon_then_long = [removal(HookResult::Abandon), hook(50)];
+    let cont_then_long = [removal(HookResult::Continue), hook(50)];
+    let (abandon_then_long, cont_then_long) = (
+        terminate_hooks(&abandon_then_long),
+        terminate_hooks(&cont_then_long),
+    );
     let a = run(&with(abandon_then_long)).unwrap();
     let c = run(&with(cont_then_long)).unwrap();
     assert!(a.billed_rounds < c.billed_rounds);
@@ -217,7 +219,7 @@ fn a_rollback_keeps_the_instance_in_service() {
 
 #[test]
 fn a_timed_maximum_holds_the_group_from_its_round_on() {
-    let p = with(at(&[(100, Timed::MaxInstances, 12)]));
+    let p = with(at!((100, Timed::MaxInstances, 12)));
     let r = rounds(&p);
     let after = r.0.iter().filter(|s| s.round >= 101).map(|s| s.size);
     assert_eq!(
@@ -231,10 +233,10 @@ fn a_timed_maximum_holds_the_group_from_its_round_on() {
     assert!(lesson.0[101..].iter().any(|s| s.size > 12));
     assert_eq!(r.0[100].actions, 1);
     // Lifting it again lets the group grow.
-    let p = with(at(&[
+    let p = with(at!(
         (100, Timed::MaxInstances, 12),
         (160, Timed::MaxInstances, NO_BOUND),
-    ]));
+    ));
     let r = rounds(&p);
     assert!(r.0[161..].iter().any(|s| s.size > 12));
 }
@@ -243,13 +245,13 @@ fn a_timed_maximum_holds_the_group_from_its_round_on() {
 fn timed_desired_detach_and_standby_move_the_group() {
     // Round 10: detach 2 of the serving instances; they leave at once.
     let lesson = rounds(&Params::default());
-    let r = rounds(&with(at(&[(10, Timed::Detach, 2)])));
+    let r = rounds(&with(at!((10, Timed::Detach, 2))));
     assert_eq!(r.0[10].counts.serving() + 2, lesson.0[10].counts.serving());
     // The lesson's policy, counting ready instances, launches two more in the same round.
     assert_eq!(r.0[10].launched, lesson.0[10].launched + 2);
     assert_eq!(r.0[10].actions, 1);
     // Desired 20 at round 30: 20 instances serving or launching at its end.
-    let r = rounds(&with(at(&[(30, Timed::Desired, 20)])));
+    let r = rounds(&with(at!((30, Timed::Desired, 20))));
     let s = r.0[30];
     assert!(s.counts.serving() + s.counts.launching() >= 20, "{s:?}");
     // Standby as a timed action is the scripted event.
@@ -265,7 +267,7 @@ fn timed_desired_detach_and_standby_move_the_group() {
     };
     assert_eq!(
         run(&with(ev)).unwrap(),
-        run(&with(at(&[(50, Timed::Standby, 3)]))).unwrap()
+        run(&with(at!((50, Timed::Standby, 3)))).unwrap()
     );
 }
 
@@ -273,17 +275,17 @@ fn timed_desired_detach_and_standby_move_the_group() {
 fn the_bounds_of_timed_actions_are_checked() {
     let bad = with(Lifecycle {
         min_instances: Some(5),
-        ..at(&[(10, Timed::MaxInstances, 4)])
+        ..at!((10, Timed::MaxInstances, 4))
     });
     assert!(run(&bad).is_err());
-    let bad = with(at(&[(10, Timed::Detach, 0)]));
+    let bad = with(at!((10, Timed::Detach, 0)));
     assert!(run(&bad).is_err());
     let ok = with(Lifecycle {
         min_instances: Some(5),
-        ..at(&[
+        ..at!(
             (10, Timed::MinInstances, NO_BOUND),
             (20, Timed::MaxInstances, 4),
-        ])
+        )
     });
     assert!(run(&ok).is_ok());
     let mut h = hook(121);

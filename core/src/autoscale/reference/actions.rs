@@ -4,7 +4,8 @@
 
 use crate::error::Error;
 
-use super::super::lifecycle::{bounded_by, Action, Timed, NO_BOUND};
+use super::super::lifecycle::timed::{Timed, NO_BOUND};
+use super::super::lifecycle::{bounded_by, Action};
 use super::super::policy::ScalingPolicy;
 use super::super::state::State;
 use super::Group;
@@ -97,6 +98,7 @@ impl Group<'_> {
                     let change = bounded_by(
                         self.bounds,
                         i64::from(a.value) - have,
+                        i64::from(a.value),
                         self.instances.len() as u32,
                         self.counts.get(State::Stopped),
                         self.in_flight_total,

@@ -12,6 +12,9 @@ impl Group<'_> {
     /// storage order; a result counts `check_latency` rounds after its check; `threshold`
     /// failed results in a row replace the instance in place with a fresh launch (which
     /// fails in a stockout round, and then the record just leaves).
+    // One call a round: kept inside `Group::round` (out of line it costs a call per round
+    // and the group's state spilled around it).
+    #[inline(always)]
     pub(super) fn health_check<H: HealthCheck, R: UnitRng>(
         &mut self,
         t: u32,

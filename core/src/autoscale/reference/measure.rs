@@ -1,6 +1,6 @@
 //! Phase 5 of a round: the round's metrics and its snapshot for the observer.
 
-use super::super::js_max;
+use super::super::spec::js_max;
 use super::super::state::State;
 use super::Group;
 

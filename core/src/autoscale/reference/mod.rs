@@ -1,4 +1,4 @@
-//! The reference engine ([`super::Engine::General`]): the group as instance records, and its
+//! The reference engine ([`super::Engine::Reference`]): the group as instance records, and its
 //! round, phase by phase. It computes every input (any policy, health check, lifecycle
 //! option and observer); the fast engines (`fast/`) must equal it bit for bit where the plan
 //! sends an input to them. Read it first, beside the lesson's program (`grup.mjs`).
@@ -27,12 +27,14 @@ use crate::Observer;
 
 use crate::formula::Deallocation;
 
-use super::lifecycle::MAX_APPLY_DELAY;
+use super::limits::IN_FLIGHT_SLOTS;
+use super::limits::MAX_GROUP_SIZE;
+use super::metrics::Metrics;
 use super::policy::{HealthCheck, ScalingPolicy};
+use super::spec::{group_full, required_count, Demand, Params};
 use super::spot::SpotRun;
 use super::state::{Instance, RoundState, State, StateCounts};
 use super::warm::WarmRun;
-use super::{group_full, required_count, Metrics, Params, MAX_GROUP_SIZE};
 
 mod actions;
 mod check;
@@ -42,9 +44,6 @@ mod removal;
 mod scale;
 mod waits;
 mod warm;
-
-/// Slots of the ring of launches in flight (one per round of apply delay, plus this round).
-const RING: usize = MAX_APPLY_DELAY as usize + 1;
 
 /// The instance records of one group, `N` of them (16 bytes each; the default, 256, is about
 /// 4 KiB): the caller provides them, so that a run holds exactly one copy, wherever its
@@ -73,17 +72,68 @@ impl<const N: usize> Default for GroupStorage<N> {
     }
 }
 
+/// Where a run on the reference engine keeps its instance records ([`super::run_in`]'s
+/// dispatch): the caller's [`GroupStorage`], or [`OnStack`].
+pub(crate) trait Records {
+    /// The records it holds: the fast engines hold [`MAX_GROUP_SIZE`], so they compute a
+    /// run exactly only in storage of that capacity (a run that outgrows it fails alike).
+    const CAPACITY: usize;
+
+    /// Calls `run` with the records, emptied by the run.
+    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T;
+}
+
+impl<const N: usize> Records for GroupStorage<N> {
+    const CAPACITY: usize = N;
+
+    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T {
+        run(self.0.as_mut_view())
+    }
+}
+
+/// A board's group ([`MAX_GROUP_SIZE`] records, about 4 KiB) in a frame of its own, made
+/// only when the reference engine runs: the records are never on the stack while a fast
+/// engine runs ([`super::run_with`], the lessons, a batch's runs alone).
+pub(crate) struct OnStack;
+
+impl Records for OnStack {
+    const CAPACITY: usize = MAX_GROUP_SIZE;
+
+    #[inline(never)]
+    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T {
+        GroupStorage::new().with(run)
+    }
+}
+
+/// Runs `params` on the reference engine in `records`: round after round of [`Group::round`],
+/// with the caller's demand, policy, check, generator and observer.
+pub(crate) fn run<P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observer<RoundState>>(
+    params: &Params,
+    records: &mut heapless::vec::VecView<Instance>,
+    demand: &impl Demand,
+    policy: &mut P,
+    check: &mut H,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    let mut group = Group::in_records(params, records, demand.at(0))?;
+    for t in 0..params.rounds {
+        group.round(t, demand.at(t), policy, check, rng, observer)?;
+    }
+    Ok(*group.metrics())
+}
+
 /// A group of instance records in caller-provided storage, with what it has measured so
 /// far.
 #[derive(Debug)]
-pub struct Group<'p> {
-    params: &'p Params,
+pub(crate) struct Group<'p> {
+    params: &'p Params<'p>,
     instances: &'p mut heapless::vec::VecView<Instance>,
     /// The records the storage holds (its `N`).
     capacity: usize,
     counts: StateCounts,
-    /// Instances asked for, by the round (modulo [`RING`]) in which they join.
-    in_flight: [u16; RING],
+    /// Instances asked for, by the round (modulo [`IN_FLIGHT_SLOTS`]) in which they join.
+    in_flight: [u16; IN_FLIGHT_SLOTS],
     in_flight_total: u32,
     metrics: Metrics,
     /// This round's events, for the observer.
@@ -102,19 +152,30 @@ impl<'p> Group<'p> {
     /// Returns the initial group for `params` (checked here) in `storage` (emptied first):
     /// `required(0)` InService instances for the round-0 demand `demand0`, the first
     /// `lifecycle.protected` of them Protected.
-    pub fn new<const N: usize>(
+    #[cfg(test)]
+    pub(crate) fn new<const N: usize>(
         params: &'p Params,
         storage: &'p mut GroupStorage<N>,
         demand0: f64,
     ) -> Result<Self, Error> {
+        Self::in_records(params, storage.0.as_mut_view(), demand0)
+    }
+
+    /// [`Group::new`] in `records`, a storage's records of any capacity.
+    fn in_records(
+        params: &'p Params,
+        records: &'p mut heapless::vec::VecView<Instance>,
+        demand0: f64,
+    ) -> Result<Self, Error> {
         params.validate()?;
-        storage.0.clear();
+        records.clear();
+        let capacity = records.capacity();
         let mut g = Self {
             params,
-            instances: storage.0.as_mut_view(),
-            capacity: N,
+            instances: records,
+            capacity,
             counts: StateCounts::default(),
-            in_flight: [0; RING],
+            in_flight: [0; IN_FLIGHT_SLOTS],
             in_flight_total: 0,
             metrics: Metrics {
                 min_size: params.min_size_start,
@@ -127,15 +188,15 @@ impl<'p> Group<'p> {
             ),
             dealloc: None,
             spot: SpotRun::new(params.seed),
-            warm: WarmRun::new(&params.lifecycle.warm_pool),
+            warm: WarmRun::default(),
         };
         // `Array.from({ length: gerekli(0) })`: JavaScript clamps a negative length to 0 (an
         // empty group); a length it would accept but the group cannot hold is a capacity error.
         let initial = params.required_for(demand0);
-        if initial > N as f64 {
-            return Err(group_full(N));
+        if initial > capacity as f64 {
+            return Err(group_full(capacity));
         }
-        // Now at most N, or negative, -0 or -inf: `as` saturates those to 0.
+        // Now at most the capacity, or negative, -0 or -inf: `as` saturates those to 0.
         let initial = initial as usize;
         // A mixed-instances group splits its initial size too (the last ones are spot).
         let dedicated = g.initial_dedicated(initial as u32) as usize;
@@ -147,22 +208,12 @@ impl<'p> Group<'p> {
             };
             g.push(Instance::of_class(i >= dedicated, state, 0, 0))?;
         }
+        g.warm = WarmRun::new(
+            &params.lifecycle.warm_pool,
+            initial as u32,
+            params.lifecycle.max_instances,
+        );
         Ok(g)
-    }
-
-    /// Returns the instances per state.
-    pub fn counts(&self) -> StateCounts {
-        self.counts
-    }
-
-    /// Returns the instances asked for that have not joined yet (apply delay).
-    pub fn in_flight(&self) -> u32 {
-        self.in_flight_total
-    }
-
-    /// Returns the most instance records the group can hold (its storage's `N`).
-    pub fn capacity(&self) -> u32 {
-        self.capacity as u32
     }
 
     /// Returns what the group has measured so far.

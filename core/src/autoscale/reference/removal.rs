@@ -1,10 +1,11 @@
 //! Phase 3 of a round, scale-in: the removal policy's victims, their way through Removing
 //! (terminate hooks, drains, task deallocation) and out (released or stopped).
 
+use super::super::lifecycle::hooks::Transition;
 use super::super::lifecycle::hooks::Wait;
 use super::super::lifecycle::tasks::deallocate;
 use super::super::lifecycle::timed::template_epoch;
-use super::super::lifecycle::{Reclaim, RemovalPolicy, Transition};
+use super::super::lifecycle::{Reclaim, RemovalPolicy};
 use super::super::state::{Instance, State};
 use super::Group;
 

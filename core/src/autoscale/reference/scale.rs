@@ -4,10 +4,11 @@
 use crate::error::Error;
 
 use super::super::lifecycle::{bounded_by, RemovalPolicy};
+use super::super::limits::IN_FLIGHT_SLOTS;
 use super::super::policy::{ScalingPolicy, Signal};
+use super::super::spec::{group_full, in_flight_full};
 use super::super::state::{Instance, State};
-use super::super::{group_full, in_flight_full};
-use super::{Group, RING};
+use super::Group;
 
 impl Group<'_> {
     /// Phase 3a: the instances an earlier decision asked for (`apply_delay` rounds ago)
@@ -17,7 +18,7 @@ impl Group<'_> {
         if self.in_flight_total == 0 {
             return Ok(());
         }
-        let slot = t as usize % RING;
+        let slot = t as usize % IN_FLIGHT_SLOTS;
         let n = u32::from(self.in_flight[slot]);
         self.in_flight[slot] = 0;
         self.in_flight_total -= n;
@@ -57,6 +58,7 @@ impl Group<'_> {
         let change = bounded_by(
             self.bounds,
             wanted,
+            policy.counted(&signal).saturating_add(wanted),
             self.instances.len() as u32,
             self.counts.get(State::Stopped),
             self.in_flight_total,
@@ -119,7 +121,7 @@ impl Group<'_> {
         if delay == 0 {
             return self.launch_of(t, t, n, spot);
         }
-        let slot = (t as usize + delay as usize) % RING;
+        let slot = (t as usize + delay as usize) % IN_FLIGHT_SLOTS;
         self.in_flight[slot] += n as u16;
         self.in_flight_total += n;
         if spot {

@@ -2,7 +2,8 @@
 //! hooks in Pending:Wait, terminate hooks and drains in Removing:Wait).
 
 use super::super::lifecycle::hooks::{Ending, Wait};
-use super::super::lifecycle::{HookResult, LifecycleHook, Provider, Transition};
+use super::super::lifecycle::hooks::{LifecycleHook, Provider, Transition};
+use super::super::lifecycle::HookResult;
 use super::super::state::State;
 use super::Group;
 

@@ -4,7 +4,7 @@
 use crate::error::Error;
 
 use super::super::state::{Instance, State};
-use super::super::warm::WarmState;
+use super::super::warm::{WarmState, MAX_MINUS_DESIRED};
 use super::Group;
 
 impl Group<'_> {
@@ -43,6 +43,13 @@ impl Group<'_> {
         let params = self.params;
         if params.lifecycle.warm_pool.size == 0 {
             return;
+        }
+        if params.lifecycle.warm_pool.size == MAX_MINUS_DESIRED {
+            // AWS's default size: the maximum in force minus the desired capacity.
+            let desired = self.instances.len() as u32 - self.counts.get(State::Stopped)
+                + self.in_flight_total;
+            self.warm
+                .resize(self.bounds.1.unwrap_or(0).saturating_sub(desired));
         }
         let stocked_out = params.lifecycle.stocked_out(t);
         let n = self.warm.advance(t, params.boot_rounds, stocked_out);

@@ -3,8 +3,9 @@
 use super::IDLE;
 use crate::consumers::queue::{Event, Queue};
 use crate::consumers::spec::{report_skipped, Reported};
+use crate::consumers::spec::{LaneKey, Metrics, RoundState, Workload, MAX_CONSUMERS};
 use crate::consumers::store::{self, lane_metrics};
-use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
+use crate::consumers::workload::WorkloadDraws;
 use crate::error::Error;
 use crate::Observer;
 

@@ -2,9 +2,10 @@
 
 use crate::consumers::queue::Queue;
 use crate::consumers::spec::{report_skipped, Reported};
+use crate::consumers::spec::{LaneKey, Metrics, RoundState, Workload, MAX_CONSUMERS};
 use crate::consumers::store::{self, lane_metrics};
+use crate::consumers::workload::WorkloadDraws;
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
-use crate::consumers::{LaneKey, Metrics, RoundState, Workload, WorkloadDraws, MAX_CONSUMERS};
 use crate::error::Error;
 use crate::Observer;
 

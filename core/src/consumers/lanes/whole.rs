@@ -4,9 +4,9 @@ use super::wheel::{next_round, WheelLane, WHEEL};
 use super::IDLE;
 use crate::consumers::plan::WholeLane;
 use crate::consumers::spec::Reported;
+use crate::consumers::spec::{LaneKey, RoundState, MAX_CONSUMERS};
 use crate::consumers::store::apply_flagged;
 use crate::consumers::workload::{DELAY_MASK, JOB_SHIFT};
-use crate::consumers::{LaneKey, RoundState, MAX_CONSUMERS};
 use crate::Observer;
 
 /// Plays the whole queue (`events`, packed, in order) to one unobserved configuration and

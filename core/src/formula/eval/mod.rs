@@ -2,7 +2,9 @@
 
 use super::error::{ErrorKind, FormulaError, Snippet};
 use super::history::History;
-use super::program::{BoundedProgram, Expr, Node, UnOp, DEALLOCATION_SLOT, NONE, NO_SLOT, SLOTS};
+use super::program::{
+    BoundedProgram, Expr, Member, Node, UnOp, DEALLOCATION_SLOT, NONE, NO_SLOT, SLOTS,
+};
 use super::time::{Timestamp, TICKS_PER_SECOND};
 use super::{Deallocation, Metric, Type, MAX_NODES, METRIC_COUNT, VECTOR_POOL};
 
@@ -11,7 +13,6 @@ mod ops;
 mod results;
 mod samples;
 
-use ops::{bool_f, member_value};
 pub use results::Results;
 
 const P: i64 = 30 * TICKS_PER_SECOND;
@@ -479,6 +480,29 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 found: found.ty(),
             },
         )
+    }
+}
+
+/// A timestamp's member as the formula reads it.
+#[inline(never)]
+fn member_value(ts: Timestamp, member: Member) -> f64 {
+    let (y, mo, d, h, mi, s, _) = ts.fields();
+    match member {
+        Member::Year => y as f64,
+        Member::Month => f64::from(mo),
+        Member::Day => f64::from(d),
+        Member::Weekday => f64::from(ts.iso_weekday()),
+        Member::Hour => f64::from(h),
+        Member::Minute => f64::from(mi),
+        Member::Second => f64::from(s),
+    }
+}
+
+pub(super) fn bool_f(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
     }
 }
 

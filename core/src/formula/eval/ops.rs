@@ -3,9 +3,9 @@
 //! uses.
 
 use super::super::error::ErrorKind;
-use super::super::program::{BinOp, Member, Node};
+use super::super::program::{BinOp, Node};
 use super::super::time::{TimeInterval, Timestamp};
-use super::{Cx, Value, R};
+use super::{bool_f, Cx, Value, R};
 
 impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N, NODES, POOL> {
     pub(super) fn binary(&mut self, n: &Node, op: BinOp, a: Value, b: Value) -> R<Value> {
@@ -109,29 +109,6 @@ impl<const N: usize, const NODES: usize, const POOL: usize> Cx<'_, '_, '_, '_, N
                 _ => Err(self.fail(n, mismatch)),
             },
         }
-    }
-}
-
-/// A timestamp's member as the formula reads it.
-#[inline(never)]
-pub(super) fn member_value(ts: Timestamp, member: Member) -> f64 {
-    let (y, mo, d, h, mi, s, _) = ts.fields();
-    match member {
-        Member::Year => y as f64,
-        Member::Month => f64::from(mo),
-        Member::Day => f64::from(d),
-        Member::Weekday => f64::from(ts.iso_weekday()),
-        Member::Hour => f64::from(h),
-        Member::Minute => f64::from(mi),
-        Member::Second => f64::from(s),
-    }
-}
-
-pub(super) fn bool_f(b: bool) -> f64 {
-    if b {
-        1.0
-    } else {
-        0.0
     }
 }
 

@@ -414,6 +414,14 @@ impl<const NODES: usize> BoundedProgram<NODES> {
         usize::from(self.user_count)
     }
 
+    /// Returns whether a statement assigns the low-priority target
+    /// (`$TargetLowPriorityNodes`, or its alias `$TargetLowPriority`).
+    pub fn sets_low_priority(&self) -> bool {
+        self.stmts[..usize::from(self.stmt_count)]
+            .iter()
+            .any(|s| s.slot == 2 || s.slot == 3)
+    }
+
     /// Returns the source the program was parsed from.
     pub fn source(&self) -> &str {
         core::str::from_utf8(&self.src[..usize::from(self.src_len)]).unwrap_or("")

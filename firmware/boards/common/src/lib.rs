@@ -3,7 +3,8 @@
 //!
 //! A board gives a [`Serial`] port (where the report's bytes go, besides RTT) and a [`Desk`]
 //! (a real timer, and what the class sees: the micro:bit's LED matrix, the Pico's LED). The
-//! report is exactly `capsim lesson all`: each line goes out whole over the serial port and
+//! report is exactly `capsim lesson all` (or `capsim lesson all --lang en`, as the board
+//! chooses at run time): each line goes out whole over the serial port and
 //! as one `defmt::println!` over RTT. The notes (time per lesson, progress, errors) go only
 //! over RTT, as `defmt::info!`/`error!` lines starting with `#`, like the QEMU firmware's.
 //! Nothing here allocates: the line buffer and every engine's workspace live on the stack.
@@ -185,9 +186,12 @@ impl<D: Desk> Observer<bulkhead::RoundState> for Show<'_, D> {
     }
 }
 
-/// Runs the lesson suite: the report (exactly `capsim lesson all`) to `out`, the time each
-/// lesson took to RTT. Returns the number of lessons that failed.
-pub fn run_suite<S: Serial, D: Desk>(out: &mut Report<S>, desk: &mut D) -> u32 {
+pub use capsim_core::lesson::Lang;
+
+/// Runs the lesson suite in `lang`: the report (exactly `capsim lesson all`, with `--lang en`
+/// for [`Lang::En`]) to `out`, the time each lesson took to RTT. Returns the number of
+/// lessons that failed.
+pub fn run_suite<S: Serial, D: Desk>(out: &mut Report<S>, desk: &mut D, lang: Lang) -> u32 {
     let mut failures = 0;
     let suite_start = desk.micros();
     for lesson in Lesson::ALL {
@@ -195,9 +199,13 @@ pub fn run_suite<S: Serial, D: Desk>(out: &mut Report<S>, desk: &mut D) -> u32 {
         let ws = &mut WindowedOnStack;
         let result = match lesson {
             Lesson::Group | Lesson::GroupSweep | Lesson::GroupLedger => {
-                lesson::render_with(lesson, out, ws, &mut Show(Heart::new(desk, lesson.name())))
+                let show = &mut Show(Heart::new(desk, lesson.name()));
+                lesson::render_with_in(lesson, lang, out, ws, show)
             }
-            _ => lesson::render_with(lesson, out, ws, &mut Beat(Heart::new(desk, lesson.name()))),
+            _ => {
+                let beat = &mut Beat(Heart::new(desk, lesson.name()));
+                lesson::render_with_in(lesson, lang, out, ws, beat)
+            }
         };
         out.flush();
         let ms = desk.micros().wrapping_sub(start) / 1000;

@@ -26,7 +26,7 @@ use core::{
     sync::atomic::{AtomicU32, Ordering},
 };
 
-use capsim_boards_common::{run_steps, run_suite, Desk, Report, Serial};
+use capsim_boards_common::{run_steps, run_suite, Desk, Lang, Report, Serial};
 use capsim_core::autoscale::RoundState;
 use cortex_m::interrupt::Mutex;
 use defmt_rtt as _;
@@ -88,6 +88,11 @@ fn TIMER2() {
 }
 
 /// Lights the first `n` (at most 5) LEDs of `row`.
+/// The letter E on the matrix: rows 1, 3 and 5 lit, the left column between them.
+const LETTER_E: u32 = 0b11111 | 1 << 5 | 0b11111 << 10 | 1 << 15 | 0b11111 << 20;
+/// The letter T on the matrix: row 1 lit, the middle column below it.
+const LETTER_T: u32 = 0b11111 | 1 << 7 | 1 << 12 | 1 << 17 | 1 << 22;
+
 fn bar(row: u32, n: u32) -> u32 {
     ((1 << n.min(5)) - 1) << (5 * row)
 }
@@ -157,7 +162,8 @@ impl MicrobitDesk {
     /// Shows the step mode's settings and waits for presses: A steps the threshold through
     /// 1 to 5, B the cooldown through 0 to 4; returns two seconds after the last press.
     fn choose(&mut self, threshold: &mut u32, cooldown: &mut u32) {
-        let mut was = (false, false);
+        // A button still held from reset (the language choice) is not a press.
+        let mut was = self.buttons();
         let mut last_press: Option<u64> = None;
         loop {
             FRAME.store(bar(0, *threshold) | bar(4, *cooldown), Ordering::Relaxed);
@@ -240,8 +246,20 @@ fn main() -> ! {
     };
     let mut out = Report::new(Uart(uart));
 
+    // Button A held at reset (or while plugging in): the suite in English, exactly
+    // `capsim lesson all --lang en`; otherwise in Turkish, as the lessons print it. The
+    // matrix shows the choice for a second: E or T.
+    desk.delay.delay_ms(20);
+    let (lang, letter) = if desk.buttons().0 {
+        (Lang::En, LETTER_E)
+    } else {
+        (Lang::Tr, LETTER_T)
+    };
+    FRAME.store(letter, Ordering::Relaxed);
+    desk.delay.delay_ms(1000);
+
     defmt::info!("# microbit-v2: the lesson suite");
-    run_suite(&mut out, &mut desk);
+    run_suite(&mut out, &mut desk, lang);
 
     let (mut threshold, mut cooldown) = (2, 0);
     loop {

@@ -11,7 +11,12 @@
 //! Then step mode: the group lesson's run (threshold 2, cooldown 0), one round every
 //! [`STEP_MS`] on the hardware timer, its rows those of `capsim trace autoscale --format
 //! csv`, the LED lit on each round that launches instances. Closing and opening the
-//! terminal again, or typing a key in it, runs everything again.
+//! terminal again, or typing a key in it, runs everything again: `e` in English (`capsim
+//! lesson all --lang en`), `t` in Turkish, any other key in the same language as before.
+//! The image built with the feature `english` (`pico-en.uf2`) starts in English.
+//!
+//! The LED's signal also drives GPIO15 (pin 20), for an LED wired there: a Pico W's own
+//! LED hangs off its wireless chip (CYW43439), not GPIO25, and stays dark in this image.
 
 #![no_std]
 #![no_main]
@@ -21,7 +26,7 @@ use core::{
     sync::atomic::{AtomicU32, Ordering},
 };
 
-use capsim_boards_common::{run_steps, run_suite, Desk, Report, Serial};
+use capsim_boards_common::{run_steps, run_suite, Desk, Lang, Report, Serial};
 use capsim_core::autoscale::RoundState;
 use cortex_m::interrupt::Mutex;
 use defmt_rtt as _;
@@ -57,6 +62,14 @@ const STALL_US: u64 = 1_000_000;
 static USB: Mutex<RefCell<Option<Usb>>> = Mutex::new(RefCell::new(None));
 /// Bytes typed in the terminal (counted by the USB interrupt, which discards them).
 static KEYS: AtomicU32 = AtomicU32::new(0);
+/// The last byte typed in the terminal.
+static LAST_KEY: AtomicU32 = AtomicU32::new(0);
+/// The language of the first run: English in the `english` build (`pico-en.uf2`).
+const FIRST_LANG: Lang = if cfg!(feature = "english") {
+    Lang::En
+} else {
+    Lang::Tr
+};
 
 struct Usb {
     device: UsbDevice<'static, UsbBus>,
@@ -69,6 +82,9 @@ impl Usb {
         if self.device.poll(&mut [&mut self.serial]) {
             let mut buf = [0; 16];
             if let Ok(n) = self.serial.read(&mut buf) {
+                if let Some(&last) = buf[..n].last() {
+                    LAST_KEY.store(u32::from(last), Ordering::Relaxed);
+                }
                 let n = u32::try_from(n).unwrap_or(u32::MAX);
                 KEYS.store(
                     KEYS.load(Ordering::Relaxed).wrapping_add(n),
@@ -136,13 +152,16 @@ impl Serial for UsbSerial {
     }
 }
 
-/// The timer and the LED.
-struct PicoDesk<L> {
+/// The timer, the on-board LED and its copy on GPIO15.
+struct PicoDesk<L, X> {
     timer: Timer,
     led: L,
+    /// GPIO15 (pin 20): the same signal, for an LED and resistor wired to it (a Pico W's
+    /// on-board LED is on its wireless chip).
+    external: X,
 }
 
-impl<L: OutputPin> PicoDesk<L> {
+impl<L: OutputPin, X: OutputPin> PicoDesk<L, X> {
     fn light(&mut self, on: bool) {
         // RP2040 GPIO pins are infallible.
         let _ = if on {
@@ -150,10 +169,15 @@ impl<L: OutputPin> PicoDesk<L> {
         } else {
             self.led.set_low()
         };
+        let _ = if on {
+            self.external.set_high()
+        } else {
+            self.external.set_low()
+        };
     }
 }
 
-impl<L: OutputPin> Desk for PicoDesk<L> {
+impl<L: OutputPin, X: OutputPin> Desk for PicoDesk<L, X> {
     fn micros(&mut self) -> u64 {
         self.timer.get_counter().ticks()
     }
@@ -194,6 +218,7 @@ fn main() -> ! {
     let mut desk = PicoDesk {
         timer,
         led: pins.gpio25.into_push_pull_output(),
+        external: pins.gpio15.into_push_pull_output(),
     };
 
     let Some(bus) = cortex_m::singleton!(: UsbBusAllocator<UsbBus> = UsbBusAllocator::new(
@@ -218,6 +243,7 @@ fn main() -> ! {
     unsafe { pac::NVIC::unmask(pac::Interrupt::USBCTRL_IRQ) };
 
     let mut out = Report::new(UsbSerial { timer });
+    let mut lang = FIRST_LANG;
     // Reset: wait for a terminal, blinking at 2 Hz; without one, run for RTT after 5 s.
     let start = desk.micros();
     while !terminal_open() && desk.micros() - start < WAIT_FOR_TERMINAL_US {
@@ -227,7 +253,7 @@ fn main() -> ! {
     }
     loop {
         defmt::info!("# pico: the lesson suite");
-        run_suite(&mut out, &mut desk);
+        run_suite(&mut out, &mut desk, lang);
         if let Err(error) = run_steps(&mut out, &mut desk, 2, 0, STEP_MS) {
             defmt::error!("# error step mode: {}", error);
         }
@@ -238,6 +264,11 @@ fn main() -> ! {
         loop {
             let open = terminal_open();
             if (open && !was_open) || KEYS.load(Ordering::Relaxed) != keys {
+                match char::from_u32(LAST_KEY.load(Ordering::Relaxed)) {
+                    Some('e' | 'E') => lang = Lang::En,
+                    Some('t' | 'T') => lang = Lang::Tr,
+                    _ => {}
+                }
                 break;
             }
             was_open = open;

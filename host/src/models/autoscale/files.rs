@@ -1,6 +1,7 @@
 //! The autoscale flags that name files: `--formula`, the formulas timed actions swap in
 //! (`--at ROUND:formula=FILE`), and `--demand-file`; each file read and parsed once per
-//! command.
+//! command (a demand file once per distinct path, once the grid is known: at most the
+//! rows its runs need).
 
 use crate::list::Item;
 use crate::output::Cell;
@@ -86,36 +87,58 @@ pub fn timed_formula_path(index: u32) -> Option<String> {
     timed_formulas().get(index as usize).map(|f| f.path.clone())
 }
 
-/// A demand file given to `--demand-file` (`none`: the lesson's curve), read once per
-/// command: its rows are the demand of rounds 0, 1, 2, … (see [`crate::demand`]).
+/// A demand file given to `--demand-file` (`none`: the lesson's curve): its rows are the
+/// demand of rounds 0, 1, 2, … (see [`crate::demand`]).
 #[derive(Clone, Debug, Default)]
 pub struct DemandFile(pub Option<Arc<LoadedDemand>>);
 
-/// A demand table and the path it was read from.
+/// A demand file's path, and its table once read ([`LoadedDemand::read`]: after parsing,
+/// when the grid says how many rows its runs need; the values of one path share one table).
 #[derive(Debug)]
 pub struct LoadedDemand {
     /// The path as given (rows and run names show it).
     pub path: String,
-    /// Requests per round, one per row.
-    pub values: Vec<f64>,
+    /// Requests per round, one per row: the rows read.
+    table: std::sync::OnceLock<Arc<[f64]>>,
 }
 
 impl LoadedDemand {
-    /// Reads the demand table at `path` ([`crate::demand::load`]; `-`: standard input); the
-    /// error names the file and the line (`--demand-file d.csv: line 17: …`).
-    pub fn load(path: &str) -> Result<Self, String> {
-        Ok(Self {
+    /// Returns the file at `path`, not yet read.
+    pub fn new(path: &str) -> Self {
+        Self {
             path: path.to_string(),
-            values: crate::demand::load(path)?,
-        })
+            table: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Returns the rows read (none before [`LoadedDemand::read`]).
+    pub fn values(&self) -> &[f64] {
+        self.table.get().map_or(&[], |t| &t[..])
+    }
+
+    /// Returns whether the rows are read.
+    pub fn is_read(&self) -> bool {
+        self.table.get().is_some()
+    }
+
+    /// Reads the demand table at its path ([`crate::demand::load`]; `-`: standard input),
+    /// at most `rows` rows (`None`: every row); the error names the file and the line
+    /// (`--demand-file d.csv: line 17: …`).
+    pub fn read(&self, rows: Option<usize>) -> Result<Arc<[f64]>, String> {
+        Ok(crate::demand::load(&self.path, rows)?.into())
+    }
+
+    /// Takes `table` (read for another value of the same path) as its rows.
+    pub fn share(&self, table: Arc<[f64]>) {
+        let _ = self.table.set(table);
     }
 }
 
-/// Implements [`Item`] and [`Value`] for the file flags `FLAG(LOADED)`, `FLAG` holding an
-/// `Option<Arc<LOADED>>`: the item is `none` or a path, read and parsed by `LOADED::load`
+/// Implements [`Item`] and [`Value`] for the file flags `FLAG(LOADED, OPEN)`, `FLAG`
+/// holding an `Option<Arc<LOADED>>`: the item is `none` or a path, given to `LOADED::OPEN`
 /// (its error names the file, so it is the whole message); the cell is the path, or `none`.
 macro_rules! file_flags {
-    ($($flag:ident($loaded:ident)),+) => {$(
+    ($($flag:ident($loaded:ident, $open:ident)),+) => {$(
         impl Item for $flag {
             const NAMES_ITS_VALUES: bool = true;
 
@@ -123,7 +146,7 @@ macro_rules! file_flags {
                 out.push(if s == "none" {
                     Self(None)
                 } else {
-                    Self(Some(Arc::new($loaded::load(s)?)))
+                    Self(Some(Arc::new($loaded::$open(s)?)))
                 });
                 Ok(())
             }
@@ -140,4 +163,14 @@ macro_rules! file_flags {
     )+};
 }
 
-file_flags!(FormulaFile(LoadedFormula), DemandFile(LoadedDemand));
+impl LoadedDemand {
+    /// The item's path: read later ([`LoadedDemand::read`]).
+    fn open(path: &str) -> Result<Self, String> {
+        Ok(Self::new(path))
+    }
+}
+
+file_flags!(
+    FormulaFile(LoadedFormula, load),
+    DemandFile(LoadedDemand, open)
+);

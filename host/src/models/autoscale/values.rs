@@ -70,17 +70,22 @@ impl Value for PreemptionRounds {
     }
 }
 
-/// The pool's size (its state has a column of its own, `warm_pool_state`).
+/// The pool's size, or `max-desired` (AWS's default size); its state has a column of its
+/// own, `warm_pool_state`.
 impl Value for WarmSize {
     fn cell(&self) -> Cell {
+        if self.size == autoscale::MAX_MINUS_DESIRED {
+            return Cell::Word(WarmSize::MAX_MINUS_DESIRED);
+        }
         Cell::Int(self.size.into())
     }
 
     /// `N` for a Stopped pool (AWS's default state), `N:running` else.
     fn flag_text(&self) -> String {
+        let size = self.cell().text();
         match self.state {
-            WarmState::Stopped => self.size.to_string(),
-            WarmState::Running => format!("{}:running", self.size),
+            WarmState::Stopped => size,
+            WarmState::Running => format!("{size}:running"),
         }
     }
 }
@@ -104,11 +109,18 @@ impl Value for Option<Steps> {
         let Some(steps) = self else {
             return Cell::Word("none");
         };
-        let bound = |b: u16, open: u16| {
+        // A bound as the flag takes it: a percent, its decimals without trailing zeros.
+        let bound = |b: u32, open: u32| {
             if b == open {
-                String::new()
+                return String::new();
+            }
+            let unit = autoscale::STEP_BOUND_UNIT;
+            let (whole, fraction) = (b / unit, b % unit);
+            if fraction == 0 {
+                whole.to_string()
             } else {
-                b.to_string()
+                let f = format!("{fraction:03}");
+                format!("{whole}.{}", f.trim_end_matches('0'))
             }
         };
         let bands: Vec<String> = steps
