@@ -75,7 +75,7 @@ pub const CONSUMERS_COLUMNS: [&str; 5] = [
 ];
 
 /// The columns a consumers run with an arrival process, a buffer or keyed routing adds
-/// ([`consumers::Params::flows`]): events arrived and dropped this round, and the queue's
+/// ([`consumers::Params::flow`] not the lesson's): events arrived and dropped this round, and the queue's
 /// backlog after the arrivals.
 pub const CONSUMERS_FLOW_COLUMNS: [&str; 3] = ["arrived", "dropped", "backlog"];
 

@@ -423,3 +423,35 @@ fn a_warm_pool_and_the_spot_class_exclude_each_other() {
     p.lifecycle.warm_pool.size = autoscale::MAX_WARM_POOL;
     assert!(run(&p).is_ok());
 }
+
+/// A demand of -inf (a surge of -f64::MAX) saturates the policy's change at i64::MIN; the
+/// mixed-instances split takes it (it overflowed once: a fuzz input). With the split at 100 %
+/// on-demand above a base of 0 every instance is dedicated: each round is the plain group's.
+#[test]
+fn a_scale_in_of_i64_min_splits_by_class() {
+    let mut plain = Params {
+        surge: -f64::MAX,
+        ..Params::default()
+    };
+    plain.lifecycle.task_rounds = Some(1);
+    let mixed = {
+        let mut p = plain.clone();
+        p.lifecycle.spot.on_demand_base = Some(0);
+        p.lifecycle.spot.on_demand_percent = Some(100);
+        p.lifecycle.spot.on_preemption = autoscale::OnPreemption::Replace;
+        p
+    };
+    let sizes = |p: &Params| {
+        let mut tape = GroupTape::default();
+        autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut tape).unwrap();
+        tape.0.iter().map(|s| (s.size, s.spot)).collect::<Vec<_>>()
+    };
+    let (a, b) = (sizes(&plain), sizes(&mixed));
+    assert_eq!(a, b);
+    // The surge (rounds 150 to 189) empties the group.
+    assert!(
+        a[150..190].iter().any(|&(size, _)| size == 0),
+        "{:?}",
+        &a[150..190]
+    );
+}

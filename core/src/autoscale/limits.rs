@@ -17,7 +17,7 @@ pub const MAX_HOOK_ROUNDS: u32 = 360;
 /// byte, which keeps its record at 16 bytes (a board's stack holds 256 of them).
 pub const MAX_CHECK_LATENCY: u32 = 7;
 /// The longest apply delay, in rounds (the requests in flight sit in a ring of
-/// [`IN_FLIGHT_SLOTS`]).
+/// `IN_FLIGHT_SLOTS`).
 pub const MAX_APPLY_DELAY: u32 = 64;
 /// Slots of a ring of launches in flight, by the round (modulo this) in which they join:
 /// one per round of apply delay, plus this round (the group's ring, and the spot class's).

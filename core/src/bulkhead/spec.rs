@@ -122,9 +122,12 @@ impl fmt::Display for Mode {
 }
 
 /// One run's parameters; [`Default`] gives the lesson's constants (shared pool, healthy).
+/// With `serde`, every field at the top level, the resilience options' too (as the CLI's
+/// rows write them).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(from = "wire::Params", into = "wire::Params"))]
 pub struct Params {
     /// Shared pool, or the tracking pool's size (`bolme`), 1 to `total_slots − 1`.
     pub split: Split,
@@ -154,7 +157,6 @@ pub struct Params {
     /// The options the lesson does not have: a slowdown that ends, a breaker and retries;
     /// [`Resilience::default`] (the lesson) has none, and a run with any of them plays on the
     /// reference engine.
-    #[cfg_attr(feature = "serde", serde(flatten))]
     pub resilience: Resilience,
 }
 
@@ -594,6 +596,106 @@ pub struct RoundState {
 /// A round reports its state only.
 impl crate::Round for RoundState {
     type Note<'a> = core::convert::Infallible;
+}
+
+/// [`Params`] as serde sees it: the resilience options beside the others (`serde(flatten)`
+/// would need `alloc`).
+#[cfg(feature = "serde")]
+mod wire {
+    use super::{text, Breaker, Mode, Resilience, Split};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub(super) struct Params {
+        split: Split,
+        mode: Mode,
+        seed: u32,
+        total_slots: u32,
+        rounds_per_second: f64,
+        horizon: u32,
+        failure_start: u32,
+        tracking_rate: f64,
+        event_rate: f64,
+        tracking_hold: u32,
+        event_hold: u32,
+        slow_hold: u32,
+        #[serde(default, with = "text::round")]
+        failure_end: Option<u32>,
+        #[serde(default, with = "text::breaker")]
+        breaker: Option<Breaker>,
+        #[serde(default)]
+        retries: u32,
+        #[serde(default)]
+        retry_backoff: u32,
+    }
+
+    impl From<Params> for super::Params {
+        fn from(p: Params) -> Self {
+            Self {
+                split: p.split,
+                mode: p.mode,
+                seed: p.seed,
+                total_slots: p.total_slots,
+                rounds_per_second: p.rounds_per_second,
+                horizon: p.horizon,
+                failure_start: p.failure_start,
+                tracking_rate: p.tracking_rate,
+                event_rate: p.event_rate,
+                tracking_hold: p.tracking_hold,
+                event_hold: p.event_hold,
+                slow_hold: p.slow_hold,
+                resilience: Resilience {
+                    failure_end: p.failure_end,
+                    breaker: p.breaker,
+                    retries: p.retries,
+                    retry_backoff: p.retry_backoff,
+                },
+            }
+        }
+    }
+
+    impl From<super::Params> for Params {
+        fn from(p: super::Params) -> Self {
+            let super::Params {
+                split,
+                mode,
+                seed,
+                total_slots,
+                rounds_per_second,
+                horizon,
+                failure_start,
+                tracking_rate,
+                event_rate,
+                tracking_hold,
+                event_hold,
+                slow_hold,
+                resilience:
+                    Resilience {
+                        failure_end,
+                        breaker,
+                        retries,
+                        retry_backoff,
+                    },
+            } = p;
+            Self {
+                split,
+                mode,
+                seed,
+                total_slots,
+                rounds_per_second,
+                horizon,
+                failure_start,
+                tracking_rate,
+                event_rate,
+                tracking_hold,
+                event_hold,
+                slow_hold,
+                failure_end,
+                breaker,
+                retries,
+                retry_backoff,
+            }
+        }
+    }
 }
 
 /// `serde` as the CLI writes these fields: `"none"` or the value as its flag takes it.

@@ -26,7 +26,7 @@ pub enum Plan {
     /// The queue merged on the fly, each lane on the general event-driven engine (some
     /// processing time reaches 64 rounds).
     MergedEvent,
-    /// An arrival process, a buffer or keyed routing ([`Workload::flows`]): the reference engine
+    /// An arrival process, a buffer or keyed routing ([`Workload::flow`] other than [`Flow::default`]): the reference engine
     /// (`reference.rs`), round by round, on the lesson's queue kept in arrival order (in the
     /// sort's room) or on the arrival process's. No other engine plays these.
     Reference,

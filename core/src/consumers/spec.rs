@@ -135,10 +135,12 @@ impl PartialEq for Flow {
 
 impl Eq for Flow {}
 
-/// One run's parameters; [`Default`] gives the lesson's constants (N = 1, S = 2).
+/// One run's parameters; [`Default`] gives the lesson's constants (N = 1, S = 2). With
+/// `serde`, every field at the top level, the flow's too (as the CLI's rows write them).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(from = "wire::Params", into = "wire::Params"))]
 pub struct Params {
     /// Consumers pulling from the queue (N), 1 to [`MAX_CONSUMERS`].
     pub consumers: u32,
@@ -161,7 +163,6 @@ pub struct Params {
     /// The options the lesson does not have: an arrival process, an outage, a buffer and
     /// keyed routing; [`Flow::default`] (the lesson) has none, and a run with any of them
     /// plays on the reference engine.
-    #[cfg_attr(feature = "serde", serde(flatten))]
     pub flow: Flow,
 }
 
@@ -178,6 +179,93 @@ impl Default for Params {
             event_rounds_min: 1,
             event_rounds_spread: 3,
             flow: Flow::default(),
+        }
+    }
+}
+
+/// [`Params`] as serde sees it: the flow's fields beside the others (`serde(flatten)` would
+/// need `alloc`).
+#[cfg(feature = "serde")]
+mod wire {
+    use super::{none_or, Flow, Outage, Routing};
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    pub(super) struct Params {
+        consumers: u32,
+        slots: u32,
+        shipments: u32,
+        events_per_shipment: u32,
+        queue_gap: f64,
+        seed: u32,
+        final_event_rounds: u32,
+        event_rounds_min: u32,
+        event_rounds_spread: u32,
+        #[serde(with = "none_or::number")]
+        arrival_rate: Option<f64>,
+        #[serde(with = "none_or::span")]
+        outage: Option<Outage>,
+        #[serde(with = "none_or::number")]
+        buffer: Option<u32>,
+        routing: Routing,
+    }
+
+    impl From<Params> for super::Params {
+        fn from(p: Params) -> Self {
+            Self {
+                consumers: p.consumers,
+                slots: p.slots,
+                shipments: p.shipments,
+                events_per_shipment: p.events_per_shipment,
+                queue_gap: p.queue_gap,
+                seed: p.seed,
+                final_event_rounds: p.final_event_rounds,
+                event_rounds_min: p.event_rounds_min,
+                event_rounds_spread: p.event_rounds_spread,
+                flow: Flow {
+                    arrival_rate: p.arrival_rate,
+                    outage: p.outage,
+                    buffer: p.buffer,
+                    routing: p.routing,
+                },
+            }
+        }
+    }
+
+    impl From<super::Params> for Params {
+        fn from(p: super::Params) -> Self {
+            let super::Params {
+                consumers,
+                slots,
+                shipments,
+                events_per_shipment,
+                queue_gap,
+                seed,
+                final_event_rounds,
+                event_rounds_min,
+                event_rounds_spread,
+                flow:
+                    Flow {
+                        arrival_rate,
+                        outage,
+                        buffer,
+                        routing,
+                    },
+            } = p;
+            Self {
+                consumers,
+                slots,
+                shipments,
+                events_per_shipment,
+                queue_gap,
+                seed,
+                final_event_rounds,
+                event_rounds_min,
+                event_rounds_spread,
+                arrival_rate,
+                outage,
+                buffer,
+                routing,
+            }
         }
     }
 }

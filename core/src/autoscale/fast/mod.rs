@@ -1,5 +1,6 @@
-//! The lesson's group as bit masks: the same model as [`super::Group`] with the lesson's
-//! policy and check and every lifecycle option off, in a fraction of the time.
+//! The lesson's group as bit masks: the same model as the reference engine (`reference/`)
+//! with the lesson's policy and check and every lifecycle option off, in a fraction of the
+//! time.
 //!
 //! The reference engine walks 16-byte records and branches per instance on its state, its health
 //! and its result. Here an instance is a bit position (storage order) in a few 256-bit

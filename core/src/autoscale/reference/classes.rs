@@ -212,7 +212,10 @@ impl Group<'_> {
             return Ok(Some(true));
         }
         let n = change.unsigned_abs();
-        let from_spot = (have_spot - i64::from(spot_share)).clamp(0, n as i64) as u64;
+        // `change` may be i64::MIN (a demand of -inf saturates the policy's count): n is then
+        // 2^63, one past i64::MAX.
+        let most = i64::try_from(n).unwrap_or(i64::MAX);
+        let from_spot = (have_spot - i64::from(spot_share)).clamp(0, most) as u64;
         let mut removed = u64::from(self.scale_in_of(from_spot, drain, Some(true)));
         removed += u64::from(self.scale_in_of(n - from_spot, drain, Some(false)));
         if removed < n {

@@ -161,7 +161,7 @@ impl<'p> Group<'p> {
         Self::in_records(params, storage.0.as_mut_view(), demand0)
     }
 
-    /// [`Group::new`] in `records`, a storage's records of any capacity.
+    /// `Group::new` (the tests') in `records`, a storage's records of any capacity.
     fn in_records(
         params: &'p Params,
         records: &'p mut heapless::vec::VecView<Instance>,
