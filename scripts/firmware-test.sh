@@ -11,7 +11,8 @@
 #    the whole suite);
 # 5. checks that it exited with status 0 and that both runs noted the same work figures;
 # 6. prints the budgets (every board: static RAM + peak stack <= 16 KiB, the micro:bit's RAM;
-#    lm3s6965evb: flash <= 128 KiB) and the instructions per lesson;
+#    flash <= 90 % of 128 KiB; no reference engine linked into the lesson image) and the
+#    instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
 # --format csv` byte for byte; `trace,step-mode` for the micro:bit (2 ms a round), which must
@@ -40,6 +41,9 @@ boards=(
   "riscv32imac-unknown-none-elf riscv-virt"
 )
 FLASH_BUDGET=$((128 * 1024))
+# Every board's lesson image leaves a tenth of its flash free: what no board runs stays off
+# (firmware/README.md, "Budgets"; CONTRIBUTING.md, "Boards carry what they run").
+FLASH_ROOM=$((FLASH_BUDGET * 9 / 10))
 # Static RAM + peak stack, on every board: the micro:bit's RAM.
 RAM_BUDGET=$((16 * 1024))
 
@@ -310,7 +314,9 @@ echo "  built and run in $((SECONDS - start)) s"
 # ---------------------------------------------------------------- 6. budgets
 section "budgets (llvm-size; peak stack painted and measured on the board)"
 allocators=()
+referenced=()
 rams=()
+flashes=()
 printf '  %-12s %8s %8s %8s %8s %8s %10s %12s\n' board .text .rodata .data .bss flash static+pk "peak stack"
 for spec in "${boards[@]}"; do
   read -r _ board <<<"$spec"
@@ -327,15 +333,24 @@ for spec in "${boards[@]}"; do
   if "$llvm_nm" "$work/$board.elf" | grep -E '__rust_alloc|__rg_alloc|__rdl_alloc' >/dev/null; then
     allocators+=("$board")
   fi
-  if [ "$board" = lm3s6965evb ]; then
-    lm3s_flash=$flash
+  # The lesson suite runs unobserved on the fast engines: no model's reference engine (nor an
+  # option or a policy only it runs) may be linked into the image.
+  if "$llvm_nm" --demangle "$work/$board.elf" |
+    grep -E 'capsim_core::(autoscale|consumers|bulkhead)::reference' >/dev/null; then
+    referenced+=("$board")
   fi
+  flashes+=("$board $flash")
   rams+=("$board $ram $peak")
 done
 if [ "${#allocators[@]}" = 0 ]; then
   pass "no allocator linked (llvm-nm finds no __rust_alloc, __rg_alloc, __rdl_alloc)"
 else
   fail "an allocator is linked in: ${allocators[*]}"
+fi
+if [ "${#referenced[@]}" = 0 ]; then
+  pass "no reference engine linked into the lesson images (llvm-nm finds no capsim_core::*::reference)"
+else
+  fail "a reference engine is linked into the lesson image of: ${referenced[*]}"
 fi
 for entry in "${rams[@]}"; do
   read -r board ram peak <<<"$entry"
@@ -345,11 +360,14 @@ for entry in "${rams[@]}"; do
     fail "$board static RAM + peak stack $ram > $RAM_BUDGET bytes (or no peak stack noted)"
   fi
 done
-if [ "${lm3s_flash:-0}" -gt 0 ] && [ "$lm3s_flash" -le "$FLASH_BUDGET" ]; then
-  pass "lm3s6965evb flash $lm3s_flash <= $FLASH_BUDGET bytes"
-else
-  fail "lm3s6965evb flash ${lm3s_flash:-?} > $FLASH_BUDGET bytes"
-fi
+for entry in "${flashes[@]}"; do
+  read -r board flash <<<"$entry"
+  if [ "$flash" -gt 0 ] && [ "$flash" -le "$FLASH_ROOM" ]; then
+    pass "$board flash $flash <= $FLASH_ROOM bytes (90 % of $FLASH_BUDGET)"
+  else
+    fail "$board flash $flash > $FLASH_ROOM bytes (90 % of $FLASH_BUDGET)"
+  fi
+done
 
 # ---------------------------------------------------------------- 7. defmt
 # Report lines go out as defmt::println!, notes as defmt::info! starting with "# ".

@@ -5,9 +5,10 @@
 #
 # 1. A virtual environment in target/python-venv, made once, holding
 #    python/requirements-test.txt (from PyPI; reinstalled when that file changes).
-# 2. `cargo fmt --check` and clippy of python/ (its own Cargo workspace, excluded from the
-#    main one: pyo3 needs a Python to build; lint warnings are errors), the command line the tests compare with (`capsim`, with the parquet feature)
-#    and the extension module (`maturin develop --release`), all with python/Cargo.lock and
+# 2. `cargo fmt --check` of python/ (its own Cargo workspace, excluded from the main one:
+#    pyo3 needs a Python to build), the command line the tests compare with (`capsim`, with the parquet feature)
+#    and the extension module (`maturin develop --release`, linted by clippy as it is
+#    built, warnings are errors), all with python/Cargo.lock and
 #    CARGO_TARGET_DIR=target: the crates the workspace's release build compiled are reused.
 # 3. pytest python/tests.
 #
@@ -26,6 +27,10 @@ if [ "${1:-}" = lock ]; then
     exit 0
 fi
 
+if ! cargo metadata --manifest-path python/Cargo.toml --locked --format-version 1 >/dev/null 2>&1; then
+    echo "python/Cargo.lock is out of date (a dependency of host/ or core/ changed): bash scripts/python-test.sh lock"
+    exit 1
+fi
 # The two lock files agree on every crate they share, or the wheel's build compiles its own
 # versions (and python/Cargo.lock is stale: run `bash scripts/python-test.sh lock`).
 python3 - <<'PY'
@@ -54,8 +59,6 @@ fi
 source "$venv/bin/activate"
 
 cargo fmt --manifest-path python/Cargo.toml --check
-# Linted in the dev profile: the workspace's clippy has checked the crates it shares.
-cargo clippy --manifest-path python/Cargo.toml --locked --all-targets -- -D warnings
 
 # The command line, from the same workspace as the module (one compile of the capsim library
 # serves both); it lands on target/release/capsim, the workspace's own release binary, which
@@ -71,5 +74,11 @@ mkdir -p target/python
 cp "$cli" target/python/capsim
 export CAPSIM_CLI=$root/target/python/capsim
 
-(cd python && maturin develop --release --locked --quiet)
+# The module's crate is linted as it is built (clippy as its compiler, warnings are errors:
+# what `cargo clippy` does, without a second pass over the crates it depends on).
+rustup component add clippy >/dev/null 2>&1 || true
+(cd python &&
+    RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
+    CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+    maturin develop --release --locked --quiet)
 python -m pytest -q python/tests

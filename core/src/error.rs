@@ -151,6 +151,9 @@ pub enum Accepted {
     /// Only the parameter's default: the engine asked (a board's small-memory consumers
     /// engine) plays the lesson's queue only.
     DefaultOnly,
+    /// Only the lesson's value: a lesson's unobserved runs take the fast engines alone (a
+    /// board's lesson image links no reference engine).
+    LessonOnly,
     /// `none` unless parameter `other` is given (an outage needs an arrival process).
     OnlyWith {
         /// The other parameter, spelled as its CLI flag.
@@ -314,6 +317,9 @@ impl fmt::Display for Accepted {
             Accepted::NotAbove { other } => write!(f, "integers not above --{other}"),
             Accepted::DefaultOnly => {
                 f.write_str("only the default on this engine (it plays the lesson's queue)")
+            }
+            Accepted::LessonOnly => {
+                f.write_str("only the lesson's in a lesson (its runs take the fast engines alone)")
             }
             Accepted::OnlyWith { other } => write!(f, "'none' unless --{other} is given"),
             Accepted::Breaker {

@@ -29,7 +29,9 @@ expression's root to a value; a vector literal holds at most 240 values; --sampl
 samples (\"abc\" + 1, a string target), with its line and column.
 Values: $CPUPercent is a fraction from 0 to 1, as in every Microsoft example (their prose
 says \"70 percent\", their formulas compare with 0.7): a formula comparing it with 70 never
-scales out. time().weekday is ISO 8601's: 1 = Monday ... 7 = Sunday. time(\"\") is now.
+scales out. check warns of that, and of a target that truncates back to the current size
+($CurrentDedicatedNodes * 1.25 from 3 nodes: 3.75, truncated to 3), on stderr with status 0
+(--deny-warnings: status 1). time().weekday is ISO 8601's: 1 = Monday ... 7 = Sunday. time(\"\") is now.
 A formula that breaks the grammar or a limit exits with status 2 and one line, as compilers
 print it: FILE:LINE:COL: error: message. FILE must be a regular file (or a character device),
 or - for standard input (<stdin>:LINE:COL in errors); a directory, a FIFO or a missing file is
@@ -55,11 +57,14 @@ pub const FORMULA_HELP_FIGURES: [usize; 10] = [
 #[cfg_attr(feature = "cli", derive(clap::Subcommand))]
 #[derive(Debug)]
 pub enum FormulaCommand {
-    /// Parse a formula file and check Batch's limits; silent on success
+    /// Parse a formula file and check Batch's limits; silent on success but for warnings (stderr: a formula Batch accepts that cannot work as meant)
     #[cfg_attr(feature = "cli", command(after_help = FORMULA_HELP))]
     Check {
         /// The formula file (UTF-8; - reads standard input)
         file: PathBuf,
+        /// A warning is an error: exit status 1 after printing them
+        #[cfg_attr(feature = "cli", arg(long))]
+        deny_warnings: bool,
     },
     /// Evaluate a formula once and print the results string as Batch's EvaluateAutoScale does
     #[cfg_attr(feature = "cli", command(after_help = FORMULA_HELP))]
@@ -224,20 +229,62 @@ pub enum Failure {
     Evaluation(String),
 }
 
-/// Runs a formula subcommand; returns what to print on stdout.
-pub fn run(cmd: &FormulaCommand) -> Result<String, Failure> {
+/// What a formula subcommand printed: stdout, and its warnings (stderr's lines).
+#[derive(Debug, Default, PartialEq)]
+pub struct Ran {
+    /// What goes to stdout.
+    pub stdout: String,
+    /// One line each, as compilers print them: `FILE:LINE:COL: warning: …`.
+    pub warnings: Vec<String>,
+}
+
+/// Runs a formula subcommand; returns what to print on stdout and the warnings (stderr).
+/// `check --deny-warnings` with warnings is [`Failure::Evaluation`] (status 1) after them:
+/// its `Err` carries them ahead of its line.
+pub fn run(cmd: &FormulaCommand) -> Result<Ran, (Vec<String>, Failure)> {
+    let alone = |f: Failure| (Vec::new(), f);
     match cmd {
-        FormulaCommand::Check { file } => {
-            let src = read(file)?;
-            parse(file, &src)?;
-            Ok(String::new())
+        FormulaCommand::Check {
+            file,
+            deny_warnings,
+        } => {
+            let src = read(file).map_err(alone)?;
+            let program = parse(file, &src).map_err(alone)?;
+            let warnings = warnings(file, &program);
+            if *deny_warnings && !warnings.is_empty() {
+                let n = warnings.len();
+                let s = if n == 1 { "" } else { "s" };
+                let line = format!("{n} warning{s} and --deny-warnings");
+                return Err((warnings, Failure::Evaluation(line)));
+            }
+            Ok(Ran {
+                stdout: String::new(),
+                warnings,
+            })
         }
         FormulaCommand::Eval(args) => {
-            let src = read(&args.file)?;
-            eval(&src, args)
+            let src = read(&args.file).map_err(alone)?;
+            let stdout = eval(&src, args).map_err(alone)?;
+            Ok(Ran {
+                stdout,
+                warnings: Vec::new(),
+            })
         }
-        FormulaCommand::Variables => Ok(variables_text()),
+        FormulaCommand::Variables => Ok(Ran {
+            stdout: variables_text(),
+            warnings: Vec::new(),
+        }),
     }
+}
+
+/// The warnings of `program`, read from `path` ([`capsim_core::formula::Warning`]: a
+/// `$CPUPercent` compared with a percent, a target that truncates back to the current
+/// size), one line each as compilers print them: `PATH:LINE:COL: warning: message`.
+pub fn warnings(path: &Path, program: &Program) -> Vec<String> {
+    let name = crate::input::display_name(path);
+    let mut out = Vec::new();
+    program.lint(|w| out.push(format!("{name}:{}:{}: warning: {w}", w.line, w.col)));
+    out
 }
 
 /// Reads a formula file: at most 8 KB and one byte ([`read_bounded`]).

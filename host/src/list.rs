@@ -7,7 +7,7 @@ mod bulkhead;
 mod consumers;
 pub mod hpa;
 
-pub use autoscale::{hook_text, timed_text, WarmSize};
+pub use autoscale::{hook_text, timed_text, WarmSize, MAX_STEP_BOUND};
 
 /// The most values one flag may expand to (ranges included).
 pub const MAX_LIST_LEN: usize = 1_000_000;

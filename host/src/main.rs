@@ -170,7 +170,7 @@ enum TraceCommand {
         #[command(flatten)]
         out: TraceArgs,
         /// Instead of the rounds, one JSON Line per formula evaluation, as Batch's AutoScaleRun records it: {"round": R, "timestamp": "...Z", "results": "$TargetDedicatedNodes=...; ...", "error": null or "line L, col C: message"} (needs --formula; not with --format)
-        #[arg(long, conflicts_with = "format")]
+        #[arg(long, conflicts_with_all = ["format", "columns"])]
         evaluations: bool,
     },
     /// The consumers' rounds
@@ -194,9 +194,12 @@ enum TraceCommand {
 /// `capsim trace`'s output flag.
 #[derive(clap::Args, Debug)]
 struct TraceArgs {
-    /// Output format: aligned table, JSON Lines (one object per round), or CSV
+    /// Output format: aligned table (numbers with a fraction to 4 significant digits), JSON Lines (one object per round), or CSV (JSON and CSV keep every digit)
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
+    /// The columns to show, comma-separated, in that order, in every format ['help' lists the run's columns]
+    #[arg(long, value_name = "LIST")]
+    columns: Option<String>,
 }
 
 const PLOT_HELP: &str = "\
@@ -280,25 +283,30 @@ struct AutoscaleArgs {
 }
 
 impl AutoscaleArgs {
-    /// Returns the flags over the scenario's (the flags alone without one).
+    /// Returns the flags over the scenario's (the flags alone without one), having written
+    /// their formulas' warnings to stderr (as `capsim formula check` writes them).
     fn flags(self) -> Result<Flags<Autoscale>, Failure> {
-        match &self.scenario {
-            None => Ok(self.model),
-            Some(path) => Ok(self
+        let flags = match &self.scenario {
+            None => self.model,
+            Some(path) => self
                 .model
-                .over(capsim::scenario::flags::<Autoscale>(path).map_err(Failure::Input)?)),
+                .over(capsim::scenario::flags::<Autoscale>(path).map_err(Failure::Input)?),
+        };
+        for w in capsim::trace::formula_warnings(&flags) {
+            eprintln!("{w}");
         }
+        Ok(flags)
     }
 }
 
 /// Flags every model command shares.
 #[derive(clap::Args, Debug)]
 struct RunArgs {
-    /// Output format: aligned table, JSON Lines (one object per run), or CSV
+    /// Output format: aligned table for people (the headline parameters, the swept ones and the lesson's metrics; numbers with a fraction to 4 significant digits), JSON Lines (one object per run, every key) or CSV (every key); JSON and CSV keep every digit
     #[cfg_attr(
         feature = "parquet",
         arg(
-            help = "Output format: aligned table, JSON Lines (one object per run), CSV, or parquet: the JSON rows as an Apache Parquet file on stdout (redirect it: > grid.parquet)"
+            help = "Output format: aligned table for people (the headline parameters, the swept ones and the lesson's metrics; numbers with a fraction to 4 significant digits), JSON Lines (one object per run, every key), CSV (every key), or parquet: the JSON rows as an Apache Parquet file on stdout (redirect it: > grid.parquet); JSON, CSV and parquet keep every digit"
         )
     )]
     #[arg(long, value_enum, default_value = "table")]
@@ -309,7 +317,7 @@ struct RunArgs {
     /// Worker threads for the runs (output order and bytes do not depend on it) [0 (one per core) to 256]
     #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true, value_parser = parse_threads)]
     threads: usize,
-    /// The metrics to show, comma-separated, in that order, in every format and in --summary (parameters stay) ['help' lists them]
+    /// The columns to show, comma-separated: metrics and parameters (row keys), in every format and in --summary; the rows hold the swept parameters, then the named columns in that order ['all': every metric (the table's full width); 'help' lists them, the table's default metrics marked]
     #[arg(long, value_name = "LIST")]
     columns: Option<String>,
     /// Run only the K-th of N contiguous slices of the grid: runs len*(K-1)/N to len*K/N (rounded down, end excluded); shards 1..N concatenated are the whole grid's csv or json bytes (csv's header in shard 1 only) [1 <= K <= N <= 1000000; not with table or --summary]
@@ -558,10 +566,10 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             })
         }
         Command::Trace(TraceCommand::Autoscale { model, out: o, .. }) => {
-            trace(&model.flags()?, o.format, out)
+            trace(&model.flags()?, &o, out)
         }
-        Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, o.format, out),
-        Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, o.format, out),
+        Command::Trace(TraceCommand::Consumers { model, out: o }) => trace(&model, &o, out),
+        Command::Trace(TraceCommand::Bulkhead { model, out: o }) => trace(&model, &o, out),
         Command::Plot(PlotCommand::Autoscale { model, out: o }) => plot(
             "autoscale",
             &model.flags()?,
@@ -581,9 +589,21 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), Failure> {
             Ok(out.write_all(text.as_bytes())?)
         }
         Command::Formula(cmd) => match capsim::formula::run(&cmd) {
-            Ok(text) => Ok(out.write_all(text.as_bytes())?),
-            Err(capsim::formula::Failure::Input(m)) => Err(Failure::Input(m)),
-            Err(capsim::formula::Failure::Evaluation(m)) => Err(Failure::Evaluation(m)),
+            Ok(ran) => {
+                for w in &ran.warnings {
+                    eprintln!("{w}");
+                }
+                Ok(out.write_all(ran.stdout.as_bytes())?)
+            }
+            Err((warnings, failure)) => {
+                for w in &warnings {
+                    eprintln!("{w}");
+                }
+                Err(match failure {
+                    capsim::formula::Failure::Input(m) => Failure::Input(m),
+                    capsim::formula::Failure::Evaluation(m) => Failure::Evaluation(m),
+                })
+            }
         },
     }
 }
@@ -749,10 +769,15 @@ impl Progress for Bar {
 }
 
 /// `capsim trace`: checks the one run, then writes its rows.
-fn trace<M: Traced>(model: &Flags<M>, format: Format, out: &mut impl Write) -> Result<(), Failure> {
+fn trace<M: Traced>(
+    model: &Flags<M>,
+    args: &TraceArgs,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
     let p = capsim::trace::single(model).map_err(Failure::Input)?;
     (M::VALIDATE)(&p).map_err(|e| Failure::Input(e.to_string()))?;
-    capsim::trace::write::<M>(&p, format, out).map_err(|e| match e {
+    let columns = args.columns.as_deref();
+    capsim::trace::write_columns::<M>(&p, args.format, columns, out).map_err(|e| match e {
         capsim::trace::Stop::Input(m) => Failure::Input(m),
         capsim::trace::Stop::Io(e) => Failure::Io(e),
     })

@@ -55,40 +55,54 @@ pub fn merge(files: &[String], format: Format, out: &mut impl Write) -> Result<(
         )));
     };
     let keys: Vec<&str> = first.iter().map(|(k, _)| k.as_ref()).collect();
+    let name = rows.names.first().cloned().unwrap_or_default();
     if fits::<Autoscale>(&keys) {
         merge_as::<Autoscale>(files, first, rows, format, out)
     } else if fits::<Consumers>(&keys) {
         merge_as::<Consumers>(files, first, rows, format, out)
     } else if fits::<Bulkhead>(&keys) {
         merge_as::<Bulkhead>(files, first, rows, format, out)
+    } else if [
+        columns_of::<Autoscale>(),
+        columns_of::<Consumers>(),
+        columns_of::<Bulkhead>(),
+    ]
+    .iter()
+    .any(|(params, _)| keys.iter().all(|k| params.contains(k)))
+    {
+        Err(Failure::Input(format!(
+            "summary: {name}: line 1: the rows hold no metric to summarize, only parameters (print them with --columns naming a metric)"
+        )))
     } else {
         Err(Failure::Input(format!(
-            "summary: {}: line 1: not a row of capsim autoscale, consumers or bulkhead --format json (its keys are none of theirs)",
-            rows.names.first().map_or("", String::as_str)
+            "summary: {name}: line 1: not a row of capsim autoscale, consumers or bulkhead --format json (its keys are none of theirs)"
         )))
     }
 }
 
-/// Whether a row with `keys` is `M`'s: its parameters in row order (a [`models::Present`]
-/// one may be missing), then some of its metrics, each once.
+/// Returns `M`'s parameter columns and its metrics: the keys its rows may hold.
+fn columns_of<M: Model>() -> (Vec<&'static str>, Vec<&'static str>) {
+    (models::param_columns::<M>(), models::metric_keys::<M>())
+}
+
+/// Whether a row with `keys` is `M`'s: each key one of its parameter columns or metrics,
+/// each once, at least one a metric (the whole record, or what `--columns` chose).
 fn fits<M: Model>(keys: &[&str]) -> bool {
-    let metrics = models::metric_keys::<M>();
-    let mut at = 0;
-    for param in models::row_keys::<M>(None)
-        .into_iter()
-        .filter(|k| !metrics.contains(k))
-    {
-        if keys.get(at) == Some(&param) {
-            at += 1;
-        } else if !M::PRESENT.iter().any(|q| q.key == param) {
-            return false;
-        }
-    }
-    keys.len() > at
-        && keys[at..]
+    let (params, metrics) = columns_of::<M>();
+    keys.iter().any(|k| metrics.contains(k))
+        && keys
             .iter()
             .enumerate()
-            .all(|(i, k)| metrics.contains(k) && !keys[at..at + i].contains(k))
+            .all(|(i, k)| (params.contains(k) || metrics.contains(k)) && !keys[..i].contains(k))
+}
+
+/// Whether a row with `keys` of `M`'s is its whole record: every parameter column (the
+/// optional ones aside), as rows without `--columns` hold them.
+fn whole_record<M: Model>(keys: &[&str]) -> bool {
+    models::param_columns::<M>()
+        .iter()
+        .filter(|k| !M::PRESENT.iter().any(|q| q.key == **k))
+        .all(|k| keys.contains(k))
 }
 
 /// The inputs' rows, in order, with where each came from.
@@ -159,19 +173,35 @@ fn merge_as<M: Model>(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let all_metrics = models::metric_keys::<M>();
-    // The row's metrics, as the model's own keys, in the row's order.
+    let row_keys: Vec<&str> = first.iter().map(|(k, _)| k.as_ref()).collect();
+    let whole = whole_record::<M>(&row_keys);
+    // The row's metrics, as the model's own keys, in the row's order; a table of whole
+    // records summarizes the headline ones, as `--summary`'s table does.
     let metrics: Vec<&'static str> = first
         .iter()
         .filter_map(|(k, _)| all_metrics.iter().find(|m| **m == k.as_ref()).copied())
+        .filter(|m| !(whole && format == Format::Table) || M::HEADLINE_METRICS.contains(m))
         .collect();
-    let table_keys = if format == Format::Table {
-        let swept = swept::<M>(&first, Rows::open(files)?, files)?;
-        let mut keys = models::table_keys::<M>(&swept);
-        keys.retain(|k| !all_metrics.contains(k));
-        keys.extend(&metrics);
-        keys
-    } else {
-        Vec::new()
+    let table_keys = match format {
+        // Whole records: the headline parameters and the swept ones, as a sweep's table.
+        Format::Table if whole => {
+            let swept = swept::<M>(&first, Rows::open(files)?, files)?;
+            let mut keys = models::table_keys::<M>(&swept);
+            keys.retain(|k| !all_metrics.contains(k));
+            keys.extend(&metrics);
+            keys
+        }
+        // What `--columns` chose: every column the rows hold.
+        Format::Table => {
+            let (params, _) = columns_of::<M>();
+            let mut keys: Vec<&'static str> = params
+                .into_iter()
+                .filter(|k| row_keys.contains(k))
+                .collect();
+            keys.extend(&metrics);
+            keys
+        }
+        _ => Vec::new(),
     };
     let (params, keys) = sweep::summary_keys(&metrics, &table_keys);
     let table_params = (format == Format::Table).then_some(&params[..]);
@@ -190,7 +220,7 @@ fn merge_as<M: Model>(
             (p.key, cell)
         })
         .collect();
-    let mut merge = Merge::new(&metrics, flags);
+    let mut merge = Merge::new(&metrics, all_metrics.clone(), flags);
     let mut read: u64 = 0;
     let mut next = Some((first, String::from("line 1")));
     while let Some((row, at)) = next.take() {
@@ -234,7 +264,9 @@ struct Open {
 /// combinations has no bounded one: they must have the same seeds; one alone cannot be
 /// checked (its rows read as a grid of fewer seeds).
 struct Merge<'m> {
+    /// The metrics summarized, and every metric of the model (no parameter of a combination).
     metrics: &'m [&'static str],
+    all_metrics: Vec<&'static str>,
     /// The seeds of every combination, once known.
     seeds: Option<Vec<Cell>>,
     /// Finished combinations waiting for the seeds to be known (two at most).
@@ -244,11 +276,16 @@ struct Merge<'m> {
 }
 
 impl<'m> Merge<'m> {
-    /// A merge of rows with `metrics`, of a model whose flags' keys and default cells are
+    /// A merge of rows summarizing `metrics` (of the model's `all_metrics`), of a model whose flags' keys and default cells are
     /// `flags` (those whose shown value follows other flags left out).
-    fn new(metrics: &'m [&'static str], flags: Vec<(&'static str, Cell)>) -> Self {
+    fn new(
+        metrics: &'m [&'static str],
+        all_metrics: Vec<&'static str>,
+        flags: Vec<(&'static str, Cell)>,
+    ) -> Self {
         Self {
             metrics,
+            all_metrics,
             seeds: None,
             waiting: Vec::new(),
             current: None,
@@ -262,7 +299,7 @@ impl<'m> Merge<'m> {
     /// Takes the next row (found `at`); returns the combinations now known to be whole.
     fn add(&mut self, row: Row, at: String) -> Result<Vec<Combination>, Failure> {
         let seed = seed_of(&row);
-        let params = combination_params(&row, self.metrics);
+        let params = combination_params(&row, &self.all_metrics);
         let continues = self.current.as_ref().is_some_and(|c| {
             c.params == params
                 && match &self.seeds {
@@ -388,10 +425,13 @@ struct Radix {
 
 impl Radix {
     fn step(&mut self, params: &Row, at: &str) -> Result<(), Failure> {
-        let given: Vec<Cell> = params
+        // In flag order (the grid's, first outermost), whatever the rows' order of columns
+        // (`--columns` puts a named parameter where it is named).
+        let given: Vec<Cell> = self
+            .flags
             .iter()
-            .filter_map(|(k, v)| {
-                let (_, default) = self.flags.iter().find(|(f, _)| *f == k.as_ref())?;
+            .filter_map(|(f, default)| {
+                let (_, v) = params.iter().find(|(k, _)| k == f)?;
                 Some(match v {
                     Cell::Text(t) if t == "none" && default.text() != "none" => default.clone(),
                     v => v.clone(),

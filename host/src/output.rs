@@ -69,8 +69,44 @@ impl Cell {
         }
     }
 
+    /// Appends the value as a table shows it for reading: [`Cell::write_text`]'s text, a
+    /// float with a fraction rounded ([`readable`]).
+    pub fn write_readable(&self, buf: &mut String) {
+        match self {
+            Cell::Float(v) => buf.push_str(&readable(*v)),
+            _ => self.write_text(buf),
+        }
+    }
+
     fn is_number(&self) -> bool {
         matches!(self, Cell::Int(_) | Cell::Float(_) | Cell::Stat(_))
+    }
+}
+
+/// The significant digits a table shows of a number with a fraction (CSV and JSON keep every
+/// digit; the playground's lesson pages round as tables do).
+pub const READABLE_DIGITS: usize = 4;
+
+/// Returns `v` as a table shows it: a whole number (and NaN, an infinity) as JavaScript
+/// writes it, any other rounded to [`READABLE_DIGITS`] significant digits, then written as
+/// JavaScript writes that number: `919.8876633723187` as `919.9`, `0.2608695652173913` as
+/// `0.2609`, `12345.678` as `12350`, `100` as `100`.
+pub fn readable(v: f64) -> String {
+    if !v.is_finite() || v.fract() == 0.0 {
+        return Num(v).to_string();
+    }
+    // Rust writes the decimal exponent form exactly rounded (the same on every machine).
+    let rounded = format!("{:.*e}", READABLE_DIGITS - 1, v);
+    Num(rounded.parse().unwrap_or(v)).to_string()
+}
+
+/// Returns a cell's text as a table shows it: a number with a fraction ([`readable`]), any
+/// other text as it is (a trace's CSV cells).
+pub fn readable_text(s: &str) -> std::borrow::Cow<'_, str> {
+    let fraction = s.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    match s.parse::<f64>() {
+        Ok(v) if fraction && v.is_finite() => readable(v).into(),
+        _ => s.into(),
     }
 }
 
@@ -536,8 +572,8 @@ impl PendingTable {
     fn hold(&mut self, row: &Row) {
         for (w, &i) in self.widths.iter_mut().zip(&self.columns) {
             let start = self.texts.len();
-            row[i].1.write_text(&mut self.texts);
-            *w = (*w).max(self.texts.len() - start);
+            row[i].1.write_readable(&mut self.texts);
+            *w = (*w).max(self.texts[start..].chars().count());
             self.ends.push(self.texts.len());
             self.numeric.push(row[i].1.is_number());
         }
@@ -658,7 +694,7 @@ fn write_table_row(
     let mut cell = String::new();
     for (&i, &w) in columns.iter().zip(widths) {
         cell.clear();
-        row[i].1.write_text(&mut cell);
+        row[i].1.write_readable(&mut cell);
         push_padded(&mut line, &cell, w, row[i].1.is_number());
     }
     write_line(out, &mut line)
@@ -813,5 +849,47 @@ mod lines_tests {
             b.push_reusing(&mut out_b, &mut reused).unwrap();
         }
         assert_eq!(out_a, out_b);
+    }
+}
+
+#[cfg(test)]
+mod readable_tests {
+    use super::*;
+
+    /// Numbers with a fraction to 4 significant digits (ties and carries as decimal
+    /// rounding gives them), whole ones and the words JavaScript prints as they are.
+    #[test]
+    fn tables_round_a_fraction_for_reading() {
+        for (v, text) in [
+            (919.8876633723187, "919.9"),
+            (0.2608695652173913, "0.2609"),
+            (12345.678, "12350"),
+            (9.99996, "10"),
+            (0.5, "0.5"),
+            (-1.23456, "-1.235"),
+            (1.5e-7, "1.5e-7"),
+            (1.23456e-300, "1.235e-300"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (100.0, "100"),
+            (-0.0, "0"),
+            (1e21, "1e+21"),
+            (2688.0, "2688"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(readable(v), text, "{v}");
+        }
+        assert_eq!(READABLE_DIGITS, 4);
+        for (s, text) in [
+            ("919.8876633723187", "919.9"),
+            ("900", "900"),
+            ("1e+21", "1e+21"),
+            ("none", "none"),
+            ("release", "release"),
+            ("Infinity", "Infinity"),
+            ("40:95:170", "40:95:170"),
+        ] {
+            assert_eq!(readable_text(s), text, "{s}");
+        }
     }
 }

@@ -76,6 +76,10 @@ pub struct Printed {
     /// it does not draw (more than [`plot::MAX_MULTIPLES_RUNS`] runs), a one-line
     /// `<p id="chart-note">` saying why.
     pub chart: Option<String>,
+    /// The warnings of the command's formula (`formula-text`, or `formula=check`'s file):
+    /// a formula Batch accepts that cannot work as written, one line each as `capsim
+    /// formula check` writes them to stderr (`editor.formula:2:29: warning: …`).
+    pub warnings: Vec<String>,
 }
 
 /// Runs the command the pairs describe, at most `max_runs` runs (the command line's own
@@ -87,8 +91,10 @@ pub fn run(pairs: &[(&str, &str)], max_runs: u64, progress: &impl Progress) -> P
         progress,
         out: &mut printed.stdout,
         chart: Some(None),
+        warnings: Vec::new(),
     };
     let result = dispatch(pairs, &mut session);
+    printed.warnings = std::mem::take(&mut session.warnings);
     printed.chart = session.chart.flatten();
     printed.error = result.err().map(|e| error_line(&e));
     printed
@@ -109,6 +115,7 @@ pub fn run_into(
         progress,
         out,
         chart: None,
+        warnings: Vec::new(),
     };
     dispatch(pairs, &mut session).map_err(|e| error_line(&e))
 }
@@ -142,6 +149,8 @@ struct Session<'a, P> {
     out: &'a mut dyn Write,
     /// A model command's chart, when one is drawn (`Some`): `Some(None)` until it is.
     chart: Option<Option<String>>,
+    /// The warnings of the command's formula.
+    warnings: Vec<String>,
 }
 
 /// The error of a failed write to stdout, as the binary words it.
@@ -197,7 +206,7 @@ fn command(
     session: &mut Session<impl Progress>,
 ) -> Result<(), String> {
     if kind == "formula" {
-        return formula(name, rest, session.out);
+        return formula(name, rest, session);
     }
     // `--scenario FILE.toml` is the autoscale commands' flag.
     let (scenario, rest) = match name {
@@ -205,6 +214,15 @@ fn command(
         _ => (None, rest.to_vec()),
     };
     let rest = &rest[..];
+    if name == "autoscale" {
+        // The formulas' warnings, as the command line writes them to stderr first.
+        let formulas = rest.iter().copied().filter(|(k, _)| *k == "formula");
+        if let Ok(flags) = Flags::<Autoscale>::from_pairs(formulas) {
+            if let Ok(flags) = over_scenario(flags, scenario) {
+                session.warnings = crate::trace::formula_warnings(&flags);
+            }
+        }
+    }
     if kind == "trace" {
         return match name {
             "autoscale" => trace_autoscale(rest, scenario, session.out),
@@ -353,6 +371,8 @@ struct TracePairs<'a> {
     format: (Format, Option<usize>),
     /// Where `evaluations` (autoscale's) was given, if it was.
     evaluations: Option<usize>,
+    /// `columns`' value, and where it was given.
+    columns: (Option<&'a str>, Option<usize>),
     /// The model's flags.
     flags: Vec<(&'a str, &'a str)>,
 }
@@ -367,6 +387,7 @@ fn trace_pairs<'a>(
     let mut t = TracePairs {
         format: (Format::Table, None),
         evaluations: None,
+        columns: (None, None),
         flags: Vec::new(),
     };
     for (i, &(k, v)) in pairs.iter().enumerate() {
@@ -381,6 +402,14 @@ fn trace_pairs<'a>(
                     let hint = did_you_mean(v, &["table", "json", "csv"]);
                     format!("invalid value '{v}' for '--format <FORMAT>' [possible values: table, json, csv]{hint}")
                 })?;
+            }
+            "columns" => {
+                if t.columns.1.replace(i).is_some() {
+                    return Err(
+                        "the argument '--columns <LIST>' cannot be used multiple times".into(),
+                    );
+                }
+                t.columns.0 = Some(v);
             }
             // A URL gives a flag without a value as `evaluations` (or `evaluations=`).
             "evaluations" if evaluations => {
@@ -402,18 +431,24 @@ fn trace_pairs<'a>(
 /// `capsim trace MODEL [flags] [--format F]`.
 fn trace<M: Traced>(pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
     let t = trace_pairs(pairs, false)?;
-    write_trace::<M>(&Flags::<M>::from_pairs(t.flags)?, t.format.0, out)
+    write_trace::<M>(
+        &Flags::<M>::from_pairs(t.flags)?,
+        t.format.0,
+        t.columns.0,
+        out,
+    )
 }
 
 /// Writes the trace of the one run `flags` describe.
 fn write_trace<M: Traced>(
     flags: &Flags<M>,
     format: Format,
+    columns: Option<&str>,
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let p = crate::trace::single(flags)?;
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
-    crate::trace::write::<M>(&p, format, out).map_err(trace_stop)
+    crate::trace::write_columns::<M>(&p, format, columns, out).map_err(trace_stop)
 }
 
 fn trace_stop(e: crate::trace::Stop) -> String {
@@ -434,21 +469,28 @@ fn trace_autoscale(
     let t = trace_pairs(pairs, true)?;
     let flags = Flags::<Autoscale>::from_pairs(t.flags)?;
     let Some(at) = t.evaluations else {
-        return write_trace(&over_scenario(flags, scenario)?, t.format.0, out);
+        return write_trace(
+            &over_scenario(flags, scenario)?,
+            t.format.0,
+            t.columns.0,
+            out,
+        );
     };
     // As clap words a conflict: the one given first, then the other.
-    match t.format.1 {
-        Some(f) if at < f => {
-            return Err(
-                "the argument '--evaluations' cannot be used with '--format <FORMAT>'".into(),
-            )
-        }
-        Some(_) => {
-            return Err(
-                "the argument '--format <FORMAT>' cannot be used with '--evaluations'".into(),
-            )
-        }
-        None => {}
+    let given = [
+        (t.format.1, "--format <FORMAT>"),
+        (t.columns.1, "--columns <LIST>"),
+    ];
+    if let Some((f, flag)) = given
+        .into_iter()
+        .filter_map(|(i, flag)| i.map(|i| (i, flag)))
+        .min()
+    {
+        return Err(if at < f {
+            format!("the argument '--evaluations' cannot be used with '{flag}'")
+        } else {
+            format!("the argument '{flag}' cannot be used with '--evaluations'")
+        });
     }
     let p = crate::trace::single(&over_scenario(flags, scenario)?)?;
     (Autoscale::VALIDATE)(&p).map_err(|e| e.to_string())?;
@@ -458,7 +500,11 @@ fn trace_autoscale(
 /// `capsim formula check FILE` and `capsim formula eval FILE [--at T] [--sample S]...
 /// [--set S]... [--delay N] [--seed N]`; FILE is the `file` pair (or `formula-text`'s
 /// [`FORMULA_TEXT_FILE`]).
-fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<(), String> {
+fn formula(
+    name: &str,
+    pairs: &[(&str, &str)],
+    session: &mut Session<impl Progress>,
+) -> Result<(), String> {
     use crate::formula::{EvalArgs, Failure, FormulaCommand, DEFAULT_AT};
     let mut file = FORMULA_TEXT_FILE.to_string();
     let mut args = EvalArgs {
@@ -470,8 +516,9 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
         seed: 1,
     };
     let mut seen: Vec<&str> = Vec::new();
+    let mut deny_warnings = false;
     for &(k, v) in pairs {
-        let once = matches!(k, "file" | "at" | "delay" | "seed");
+        let once = matches!(k, "file" | "at" | "delay" | "seed" | "deny-warnings");
         if once && seen.contains(&k) {
             let value = match k {
                 "file" => return Err(format!("unexpected argument '{v}' found")),
@@ -486,6 +533,7 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
         seen.push(k);
         match (name, k) {
             (_, "file") => file = v.to_string(),
+            ("check", "deny-warnings") if v.is_empty() => deny_warnings = true,
             ("eval", "at") => args.at = v.to_string(),
             ("eval", "sample") => args.sample.push(v.to_string()),
             ("eval", "set") => args.set.push(v.to_string()),
@@ -512,7 +560,10 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
     }
     args.file = file.into();
     let cmd = match name {
-        "check" => FormulaCommand::Check { file: args.file },
+        "check" => FormulaCommand::Check {
+            file: args.file,
+            deny_warnings,
+        },
         "eval" => FormulaCommand::Eval(args),
         _ => {
             return Err(format!(
@@ -521,9 +572,25 @@ fn formula(name: &str, pairs: &[(&str, &str)], out: &mut dyn Write) -> Result<()
             ))
         }
     };
+    let add = |session: &mut Session<_>, warnings: Vec<String>| {
+        for w in warnings {
+            if !session.warnings.contains(&w) {
+                session.warnings.push(w);
+            }
+        }
+    };
     match crate::formula::run(&cmd) {
-        Ok(text) => out.write_all(text.as_bytes()).map_err(write_error),
-        Err(Failure::Input(m) | Failure::Evaluation(m)) => Err(m),
+        Ok(ran) => {
+            add(session, ran.warnings);
+            session
+                .out
+                .write_all(ran.stdout.as_bytes())
+                .map_err(write_error)
+        }
+        Err((warnings, Failure::Input(m) | Failure::Evaluation(m))) => {
+            add(session, warnings);
+            Err(m)
+        }
     }
 }
 
@@ -710,6 +777,19 @@ fn model<M: Plotted>(
     }
 }
 
+/// Returns the metrics a table of `model`'s rows shows without `--columns` (the lesson's
+/// own columns, [`Model::HEADLINE_METRICS`]), for a page that shows the same; `None` for a
+/// name that is no model's. A page rounds their numbers as tables do:
+/// [`crate::output::readable`].
+pub fn headline(model: &str) -> Option<&'static [&'static str]> {
+    match model {
+        "autoscale" => Some(Autoscale::HEADLINE_METRICS),
+        "consumers" => Some(Consumers::HEADLINE_METRICS),
+        "bulkhead" => Some(Bulkhead::HEADLINE_METRICS),
+        _ => None,
+    }
+}
+
 /// Returns every model's parameters as JSON, for the page's form: per model, each flag with
 /// its help, accepted values, default and lesson value — the definitions `--help` prints.
 pub fn params_json() -> String {
@@ -719,9 +799,9 @@ pub fn params_json() -> String {
             .map(|p: &Param<M::Params>| {
                 serde_json::json!({
                     "flag": p.flag(),
-                    "help": p.help,
-                    "accepted": p.accepted,
-                    "lesson": p.lesson,
+                    "help": p.help_text(),
+                    "accepted": p.accepted_text(),
+                    "lesson": p.lesson_text(),
                     "default": p.default_text(),
                     "help_line": p.help_line(),
                 })
@@ -731,6 +811,10 @@ pub fn params_json() -> String {
             "model": name,
             "params": params,
             "metrics": models::metric_keys::<M>(),
+            // The table's default metrics (the lesson's own columns), and how it rounds a
+            // number with a fraction: `output::readable`.
+            "headline": M::HEADLINE_METRICS,
+            "readable_digits": crate::output::READABLE_DIGITS,
             "glossary": glossary::of(name)
                 .map(|e| serde_json::json!({"key": e.key, "unit": e.unit, "meaning": e.meaning}))
                 .collect::<Vec<_>>(),
@@ -875,6 +959,49 @@ mod tests {
         let svg = plot::histogram("autoscale", &flags, "launched").unwrap();
         assert!(svg.contains("launched over 120 runs"));
         assert_eq!(p.chart.unwrap().replacen(" id=\"chart\"", "", 1), svg);
+    }
+
+    #[test]
+    fn headline_metrics_and_trace_columns_are_the_command_lines() {
+        let v: serde_json::Value = serde_json::from_str(&params_json()).unwrap();
+        for (i, model) in MODELS.into_iter().enumerate() {
+            let listed: Vec<&str> = v["models"][i]["headline"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            assert_eq!(Some(&listed[..]), headline(model), "{model}");
+            assert_eq!(v["models"][i]["readable_digits"], 4);
+        }
+        assert_eq!(headline("none"), None);
+        let p = browser(&[
+            ("trace", "autoscale"),
+            ("columns", "round,size"),
+            ("rounds", "2"),
+        ]);
+        assert_eq!(
+            String::from_utf8(p.stdout).unwrap(),
+            "round  size\n    0     9\n    1    10\n"
+        );
+        let e = browser_error(&[
+            ("trace", "autoscale"),
+            ("columns", "round"),
+            ("evaluations", ""),
+        ]);
+        assert_eq!(
+            e,
+            "error: the argument '--columns <LIST>' cannot be used with '--evaluations'"
+        );
+        let p = browser(&[
+            ("model", "autoscale"),
+            ("columns", "threshold,launched"),
+            ("format", "csv"),
+        ]);
+        assert_eq!(
+            String::from_utf8(p.stdout).unwrap(),
+            "threshold,launched\n2,46\n"
+        );
     }
 
     #[test]

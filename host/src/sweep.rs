@@ -147,26 +147,11 @@ pub fn sweep_grid<M: Model>(
     out: &mut impl Write,
     progress: &impl Progress,
 ) -> Result<(), Failure> {
-    let metrics = match options.columns.as_deref() {
-        Some("help") => {
-            // The metrics these runs' rows have (`cost` only with `--price`).
-            for m in models::metric_keys_for::<M>(&grid.params(0)) {
-                writeln!(out, "{m}")?;
-            }
-            return Ok(());
-        }
-        Some(list) => columns::<M>(list).map_err(Failure::Input)?,
-        None => models::metric_keys_for::<M>(&grid.params(0)),
+    let first = grid.params(0);
+    let shown = match options.columns.as_deref() {
+        Some("help") => return Ok(out.write_all(columns_help::<M>(&first).as_bytes())?),
+        list => Shown::of::<M>(list, &grid.swept, &first, options).map_err(Failure::Input)?,
     };
-    if let Some(q) = M::PRESENT
-        .iter()
-        .find(|q| metrics.contains(&q.key) && !models::shown::<M>(q.key, &grid.params(0)))
-    {
-        return Err(Failure::Input(format!(
-            "--columns: '{}' is a metric of runs with {} only",
-            q.key, q.needs
-        )));
-    }
     let runs = match options.shard {
         None => 0..grid.len(),
         Some(_) if options.summary => {
@@ -192,18 +177,14 @@ pub fn sweep_grid<M: Model>(
     if let Some(e) = invalid {
         return Err(Failure::Input(e.to_string()));
     }
-    let all_metrics = models::metric_keys::<M>();
-    let mut table_keys = models::table_keys::<M>(&grid.swept);
-    table_keys.retain(|k| !all_metrics.contains(k));
-    table_keys.extend(&metrics);
-    let chosen = options.columns.is_some().then_some(&metrics[..]);
-    let mut sink = Sink::<M>::new(grid, &metrics, options, &table_keys);
+    let mut sink = Sink::<M>::new(grid, &shown, options);
     match options.shard {
         Some(shard) if shard.k > 1 => sink.writer.skip_header(),
         Some(_) if runs.is_empty() && options.format == Format::Csv => {
-            let mut keys = models::row_keys::<M>(Some(&grid.params(0)));
-            keys.retain(|k| !all_metrics.contains(k));
-            keys.extend(&metrics);
+            let keys = match &shown.selection {
+                Some(keys) => keys.clone(),
+                None => models::row_keys::<M>(Some(&first)),
+            };
             sink.writer.write_header(out, &keys)?;
         }
         _ => {}
@@ -215,27 +196,168 @@ pub fn sweep_grid<M: Model>(
     while start < runs.end {
         let end = start.saturating_add(WINDOW).min(runs.end);
         let outcomes = pool.install(|| M::run_window(grid, start..end, &mut ahead, done));
-        progress.suspend(|| write_window(grid, start, outcomes, &mut sink, chosen, out))?;
+        let selection = shown.selection.as_deref();
+        progress.suspend(|| write_window(grid, start, outcomes, &mut sink, selection, out))?;
         start = end;
     }
     out.flush()?;
     Ok(())
 }
 
-/// Resolves `--columns LIST` against `M`'s metrics: the keys in the order listed, each once.
+/// What a sweep's rows show, by `--columns` and the format.
+///
+/// - Without `--columns` (or with `all`), JSON and CSV rows are the whole record. A table
+///   shows the model's headline parameters, the swept ones and the headline metrics
+///   ([`Model::HEADLINE_METRICS`]); with `all`, every metric.
+/// - `--columns LIST` names parameters and metrics (row keys): JSON and CSV rows hold the
+///   swept parameters not named (in row order), then the named columns in the order named.
+///   A table of rows also keeps the headline parameters: the parameters (headline, swept and
+///   named, in row order), then the named metrics in the order named.
+///
+/// `--summary` summarizes the metrics shown, its rows keeping the parameters the JSON rows
+/// hold (so `capsim summary` of the JSON rows of shards prints the same).
+pub struct Shown {
+    /// The row's keys in order (`None`: the whole record).
+    pub selection: Option<Vec<&'static str>>,
+    /// The metrics shown (and summarized), in order.
+    pub metrics: Vec<&'static str>,
+    /// The columns a table shows.
+    pub table_keys: Vec<&'static str>,
+}
+
+impl Shown {
+    /// Returns what rows of a grid sweeping `swept`, whose first run is `first`, show with
+    /// `--columns list` (`None`: not given) in `options`' format.
+    pub fn of<M: Model>(
+        list: Option<&str>,
+        swept: &[&'static str],
+        first: &M::Params,
+        options: &Options,
+    ) -> Result<Self, String> {
+        let metrics = models::metric_keys_for::<M>(first);
+        let swept = models::swept_columns::<M>(swept);
+        let table_params = || {
+            let mut keys = models::table_keys::<M>(&[]);
+            keys.retain(|k| !models::metric_keys::<M>().contains(k));
+            for key in &swept {
+                if !keys.contains(key) {
+                    keys.push(key);
+                }
+            }
+            keys
+        };
+        let Some(list) = list.filter(|l| *l != "all") else {
+            let metrics: Vec<&'static str> = if list.is_none() && options.format == Format::Table {
+                let headline = metrics.iter().filter(|k| M::HEADLINE_METRICS.contains(k));
+                headline.copied().collect()
+            } else {
+                metrics
+            };
+            let mut table_keys = table_params();
+            table_keys.extend(&metrics);
+            return Ok(Self {
+                selection: None,
+                metrics,
+                table_keys,
+            });
+        };
+        let named = columns::<M>(list)?;
+        let all_params = models::param_columns::<M>();
+        if let Some(q) = M::PRESENT
+            .iter()
+            .find(|q| named.contains(&q.key) && !models::shown::<M>(q.key, first))
+        {
+            let what = if all_params.contains(&q.key) {
+                "a parameter"
+            } else {
+                "a metric"
+            };
+            return Err(format!(
+                "--columns: '{}' is {what} of runs with {} only",
+                q.key, q.needs
+            ));
+        }
+        let metrics: Vec<&'static str> = named
+            .iter()
+            .copied()
+            .filter(|k| metrics.contains(k))
+            .collect();
+        if options.summary && metrics.is_empty() {
+            return Err(format!(
+                "--summary: --columns {list} names no metric to summarize (--columns help lists them)"
+            ));
+        }
+        let keys: Vec<&'static str> = if options.format == Format::Table && !options.summary {
+            // A table for people keeps the headline parameters too: the parameters (in row
+            // order), then the named metrics in the order named.
+            let table_params = table_params();
+            let mut keys: Vec<&'static str> = models::row_keys::<M>(Some(first))
+                .into_iter()
+                .filter(|k| !metrics.contains(k))
+                .filter(|k| table_params.contains(k) || named.contains(k))
+                .collect();
+            keys.extend(&metrics);
+            keys
+        } else {
+            let mut keys: Vec<&'static str> =
+                swept.into_iter().filter(|k| !named.contains(k)).collect();
+            keys.extend(&named);
+            keys
+        };
+        Ok(Self {
+            table_keys: keys.clone(),
+            selection: Some(keys),
+            metrics,
+        })
+    }
+}
+
+/// Returns what `--columns help` prints for runs like `first`: the metrics (the table's
+/// default ones marked), then the parameters, a name a line.
+pub fn columns_help<M: Model>(first: &M::Params) -> String {
+    let mut text = String::from(
+        "metrics (* the table's columns without --columns; --columns all shows every one):\n",
+    );
+    // The metrics these runs' rows have (`cost` only with `--price`).
+    for m in models::metric_keys_for::<M>(first) {
+        let mark = if M::HEADLINE_METRICS.contains(&m) {
+            " *"
+        } else {
+            ""
+        };
+        text.push_str(&format!("{m}{mark}\n"));
+    }
+    text.push_str("parameters (the swept ones are always shown):\n");
+    for key in models::param_columns::<M>()
+        .into_iter()
+        .filter(|k| models::shown::<M>(k, first))
+    {
+        text.push_str(&format!("{key}\n"));
+    }
+    text
+}
+
+/// Resolves `--columns LIST` against `M`'s parameter columns and metrics: the keys in the
+/// order listed, each once.
 pub fn columns<M: Model>(list: &str) -> Result<Vec<&'static str>, String> {
-    let known = models::metric_keys::<M>();
+    let mut known = models::param_columns::<M>();
+    known.extend(models::metric_keys::<M>());
     let mut chosen: Vec<&'static str> = Vec::new();
     for name in list.split(',').map(str::trim) {
         let Some(&key) = known.iter().find(|k| **k == name) else {
             if name.is_empty() {
                 return Err(format!("--columns: '{list}' has an empty item"));
             }
+            if name == "all" || name == "help" {
+                return Err(format!(
+                    "--columns: '{name}' is given alone (--columns {name}), not in a list"
+                ));
+            }
             let hint = crate::list::closest(name, &known)
                 .map(|k| format!("; did you mean {k}?"))
                 .unwrap_or_default();
             return Err(format!(
-                "--columns: '{name}' is not a metric{hint} (--columns help lists them)"
+                "--columns: '{name}' is not a metric or parameter{hint} (--columns help lists them)"
             ));
         };
         if chosen.contains(&key) {
@@ -246,15 +368,11 @@ pub fn columns<M: Model>(list: &str) -> Result<Vec<&'static str>, String> {
     Ok(chosen)
 }
 
-/// Returns `row` with only the `chosen` metrics, in that order, after its parameters.
-fn select(row: Row, metrics: &[&str], chosen: &[&'static str]) -> Row {
-    let (mut kept, measured): (Row, Row) = row
-        .into_iter()
-        .partition(|(k, _)| !metrics.contains(&k.as_ref()));
-    for &key in chosen {
-        kept.extend(measured.iter().find(|(k, _)| k == key).cloned());
-    }
-    kept
+/// Returns the cells of `row` named by `keys`, in that order.
+fn select(row: &Row, keys: &[&'static str]) -> Row {
+    keys.iter()
+        .filter_map(|&key| row.iter().find(|(k, _)| k == key).cloned())
+        .collect()
 }
 
 /// Writes one window's rows (from run `start` on) and flushes them; the first failed run
@@ -265,11 +383,10 @@ fn write_window<M: Model>(
     start: u64,
     outcomes: Vec<models::Outcome<M::Metrics>>,
     sink: &mut Sink<'_, M>,
-    chosen: Option<&[&'static str]>,
+    selection: Option<&[&'static str]>,
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let mut failed = None;
-    let all_metrics = chosen.map(|_| models::metric_keys::<M>());
     // The grid's runs all show the same keys (`check_present`): the first run's plan.
     let plan = models::RowPlan::of::<M>(&grid.params(start));
     let mut row = Row::new();
@@ -282,12 +399,9 @@ fn write_window<M: Model>(
             }
             Ok(m) => {
                 models::row_into::<M>(&mut row, &grid.params(i), &m, &plan);
-                match (chosen, &all_metrics) {
-                    (Some(chosen), Some(all)) => {
-                        let mut picked = select(std::mem::take(&mut row), all, chosen);
-                        sink.push(out, &mut picked)?;
-                    }
-                    _ => sink.push(out, &mut row)?,
+                match selection {
+                    Some(keys) => sink.push(out, &mut select(&row, keys))?,
+                    None => sink.push(out, &mut row)?,
                 }
             }
             Err(e) => {
@@ -361,14 +475,10 @@ struct Summary<'a> {
 }
 
 impl<'a, M: Model> Sink<'a, M> {
-    fn new(
-        grid: &Grid<M>,
-        metrics: &'a [&'static str],
-        options: &Options,
-        table_keys: &[&'static str],
-    ) -> Self {
+    fn new(grid: &Grid<M>, shown: &'a Shown, options: &Options) -> Self {
+        let (metrics, table_keys) = (&shown.metrics[..], &shown.table_keys[..]);
         if !options.summary {
-            let plain = options.columns.is_none() && options.format != Format::Table;
+            let plain = shown.selection.is_none() && options.format != Format::Table;
             return Self {
                 writer: RowWriter::new(options.format, table_keys),
                 grid_rows: plain

@@ -49,6 +49,25 @@ pub trait Traced: Model<Round: CsvRow> {
     }
 }
 
+/// The most rounds a view of one run shows (a trace's rows, a chart's rounds): the
+/// bulkhead's longest horizon, the longest run another model's parameters allow.
+pub const MAX_VIEW_ROUNDS: u64 = 100_000_000;
+
+/// Refuses, in one line, a run too long to view round by round: a view writes or draws every
+/// round, the ones an event-driven engine skips included, so a consumers run with an outage
+/// of four billion rounds (`--arrival-rate 0.25 --outage 1000..4294967295`, its metrics
+/// computed at once) would take hours. The run's length is its parameters' or, for
+/// consumers, its metrics' ([`Model::view_rounds`]).
+pub fn check_view<M: Model>(p: &M::Params) -> Result<(), String> {
+    match M::view_rounds(p) {
+        Some(n) if n > MAX_VIEW_ROUNDS => Err(format!(
+            "this run lasts {n} rounds: a view shows every round, at most {MAX_VIEW_ROUNDS} (its metrics: capsim {} without trace or plot)",
+            M::NAME
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `p` once through the model's one run path ([`Model::run_observed`], what a grid's row
 /// runs), handing `observer` every round: every view of a run (a trace, a plot, the
 /// playground's chart) is this run.
@@ -166,11 +185,83 @@ pub fn write<M: Traced>(
     format: Format,
     out: &mut dyn std::io::Write,
 ) -> Result<(), Stop> {
+    write_columns::<M>(p, format, None, out)
+}
+
+/// Returns the trace columns of a run with `p`, in order (its CSV header's).
+pub fn column_keys<M: Traced>(p: &M::Params) -> Vec<String> {
+    let mut header = String::new();
+    // Writing into a String cannot fail.
+    let _ = M::header(p, &mut header);
+    header.trim_end().split(',').map(str::to_string).collect()
+}
+
+/// Resolves `--columns LIST` against a trace's `keys`: the indices of the keys listed, in
+/// the order listed, each once (`help` is the caller's).
+pub fn pick_columns(keys: &[String], list: &str) -> Result<Vec<usize>, String> {
+    let mut picked: Vec<usize> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        let Some(at) = keys.iter().position(|k| k == name) else {
+            if name.is_empty() {
+                return Err(format!("--columns: '{list}' has an empty item"));
+            }
+            let known: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let hint = crate::list::closest(name, &known)
+                .map(|k| format!("; did you mean {k}?"))
+                .unwrap_or_default();
+            return Err(format!(
+                "--columns: '{name}' is not a column of this trace{hint} (--columns help lists them)"
+            ));
+        };
+        if picked.contains(&at) {
+            return Err(format!("--columns: '{name}' is listed twice"));
+        }
+        picked.push(at);
+    }
+    Ok(picked)
+}
+
+/// [`write`] with only the columns `--columns LIST` names, in its order (`None`: every
+/// column; `help`: the run's columns, a name a line, instead of the run).
+pub fn write_columns<M: Traced>(
+    p: &M::Params,
+    format: Format,
+    columns: Option<&str>,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Stop> {
+    let picked = match columns {
+        None => None,
+        Some("help") => {
+            let text: String = column_keys::<M>(p)
+                .iter()
+                .map(|k| format!("{k}\n"))
+                .collect();
+            return out.write_all(text.as_bytes()).map_err(Stop::Io);
+        }
+        Some(list) => Some(pick_columns(&column_keys::<M>(p), list).map_err(Stop::Input)?),
+    };
+    check_view::<M>(p).map_err(Stop::Input)?;
     let mut keys: Vec<String> = Vec::new();
     let mut table = Table::default();
+    let mut picked_line = String::new();
     let result;
     {
         let sink = |line: &str| -> std::io::Result<()> {
+            let line = match &picked {
+                None => line,
+                Some(at) => {
+                    let cells: Vec<&str> = line.trim_end().split(',').collect();
+                    picked_line.clear();
+                    for (n, &i) in at.iter().enumerate() {
+                        if n > 0 {
+                            picked_line.push(',');
+                        }
+                        picked_line.push_str(cells.get(i).copied().unwrap_or(""));
+                    }
+                    picked_line.push('\n');
+                    &picked_line
+                }
+            };
             match format {
                 Format::Csv => out.write_all(line.as_bytes()),
                 Format::Json if keys.is_empty() => {
@@ -213,10 +304,14 @@ struct Table {
 
 impl Table {
     fn push(&mut self, line: &str, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        // Numbers with a fraction rounded for reading (CSV and JSON keep every digit).
+        let cells: Vec<std::borrow::Cow<'_, str>> =
+            line.split(',').map(crate::output::readable_text).collect();
+        let line = cells.join(",");
         if let Some(widths) = &self.widths {
-            return out.write_all(table_line(line, widths).as_bytes());
+            return out.write_all(table_line(&line, widths).as_bytes());
         }
-        self.held.push(line.to_string());
+        self.held.push(line);
         if self.held.len() > TABLE_WINDOW {
             self.finish(out)?;
         }
@@ -350,6 +445,32 @@ impl Observer<autoscale::RoundState> for Evaluations<'_> {
             }
         }
     }
+}
+
+/// The warnings of the formulas `flags` give ([`crate::formula::warnings`]), each formula
+/// once, in list order: what the autoscale commands write to stderr before anything else.
+pub fn formula_warnings(flags: &Flags<Autoscale>) -> Vec<String> {
+    let Ok(grid) = flags.only("formula").grid() else {
+        return Vec::new();
+    };
+    let Some(axis) = grid.axis_of("formula") else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for j in 0..grid.axis_len(axis) {
+        let p = grid.set_on(AutoscaleParams::default(), axis, j);
+        if let Some(f) = &p.formula.0 {
+            if !paths.contains(&f.path) {
+                paths.push(f.path.clone());
+                out.extend(crate::formula::warnings(
+                    std::path::Path::new(&f.path),
+                    &f.program,
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Runs `p` (a formula run: without a formula there are no evaluations, and this says so)

@@ -234,21 +234,68 @@ const AUTOSCALE_METRICS: [&str; 35] = [
     "warm_starts",
 ];
 
+/// `--columns help`'s two lists: the metrics (the table's default ones marked `*`), then
+/// the parameter columns.
+fn columns_help(args: &[&str]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let listed = stdout_ok(&[args, &["--columns", "help"]].concat());
+    let mut lines = listed.lines();
+    assert!(lines.next().unwrap().starts_with("metrics ("), "{listed}");
+    let metrics: Vec<&str> = lines
+        .by_ref()
+        .take_while(|l| !l.starts_with("parameters ("))
+        .collect();
+    let params = lines.map(str::to_string).collect();
+    let starred = metrics
+        .iter()
+        .filter_map(|m| m.strip_suffix(" *"))
+        .map(str::to_string)
+        .collect();
+    let names = metrics
+        .iter()
+        .map(|m| m.trim_end_matches(" *").to_string())
+        .collect();
+    (names, starred, params)
+}
+
 #[test]
-fn columns_help_lists_the_metrics() {
-    let listed = stdout_ok(&["autoscale", "--columns", "help"]);
-    assert_eq!(listed.lines().collect::<Vec<_>>(), AUTOSCALE_METRICS);
-    // A price adds its one metric, last.
-    let listed = stdout_ok(&["autoscale", "--price", "1:0.2:0.05", "--columns", "help"]);
+fn columns_help_lists_the_metrics_and_the_parameters() {
+    let (metrics, starred, params) = columns_help(&["autoscale"]);
+    assert_eq!(metrics, AUTOSCALE_METRICS);
     assert_eq!(
-        listed.lines().collect::<Vec<_>>(),
-        [&AUTOSCALE_METRICS[..], &["cost"]].concat()
+        starred,
+        [
+            "min_size",
+            "max_size",
+            "under_capacity_rounds",
+            "launched",
+            "false_replacements",
+            "broken_rounds"
+        ]
     );
-    let listed = stdout_ok(&["bulkhead", "--columns", "help"]);
-    assert!(listed.lines().any(|l| l == "tracking_dropped"), "{listed}");
-    let listed = stdout_ok(&["consumers", "--columns", "help"]);
+    assert_eq!(params.first().map(String::as_str), Some("threshold"));
+    for key in [
+        "seed",
+        "launch_hook",
+        "launch_hook_result",
+        "warm_pool_state",
+        "demand_base",
+    ] {
+        assert!(params.iter().any(|p| p == key), "{key}: {params:?}");
+    }
+    assert!(!params.iter().any(|p| p == "price"), "{params:?}");
+    // A price adds its metric (a headline one, last) and its parameter.
+    let (metrics, starred, params) = columns_help(&["autoscale", "--price", "1:0.2:0.05"]);
+    assert_eq!(metrics, [&AUTOSCALE_METRICS[..], &["cost"]].concat());
+    assert_eq!(starred.last().map(String::as_str), Some("cost"));
+    assert!(params.iter().any(|p| p == "price"), "{params:?}");
+    let (metrics, _, _) = columns_help(&["bulkhead"]);
+    assert!(
+        metrics.iter().any(|l| l == "tracking_dropped"),
+        "{metrics:?}"
+    );
+    let (metrics, starred, params) = columns_help(&["consumers"]);
     assert_eq!(
-        listed.lines().collect::<Vec<_>>(),
+        metrics,
         [
             "rounds",
             "reordered_shipments",
@@ -259,52 +306,157 @@ fn columns_help_lists_the_metrics() {
             "dropped_shipments"
         ]
     );
+    assert_eq!(
+        starred,
+        [
+            "rounds",
+            "reordered_shipments",
+            "wrong_final_state",
+            "throughput"
+        ]
+    );
+    assert!(params.iter().any(|p| p == "queue_gap"), "{params:?}");
 }
 
-/// `--columns` picks the metrics, in the order listed, in the table, CSV, JSON and the
-/// summaries; every value is the one the full row has.
+/// The table a person reads: the headline parameters, the swept ones and the lesson's own
+/// metrics, within 120 columns for the lesson's own sweep; fractions rounded for reading.
 #[test]
-fn columns_select_metrics_in_every_format() {
+fn the_table_shows_the_headline_metrics_in_120_columns() {
+    for args in [
+        &["autoscale"][..],
+        &["autoscale", "--threshold", "2,3,5", "--cooldown", "0,3,8"],
+    ] {
+        let table = stdout_ok(args);
+        let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+        assert_eq!(
+            header,
+            [
+                "threshold",
+                "cooldown",
+                "seed",
+                "min_size",
+                "max_size",
+                "under_capacity_rounds",
+                "launched",
+                "false_replacements",
+                "broken_rounds"
+            ]
+        );
+        assert!(table.lines().all(|l| l.chars().count() <= 120), "{table}");
+    }
+    for model in ["consumers", "bulkhead"] {
+        let table = stdout_ok(&[model, "--seed", "1,2"]);
+        assert!(table.lines().all(|l| l.chars().count() <= 120), "{table}");
+    }
+    // Every metric with --columns all; a fraction to 4 significant digits there, every digit
+    // in CSV.
+    let all = stdout_ok(&argv("autoscale --columns all"));
+    let lines: Vec<&str> = all.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header[..3], ["threshold", "cooldown", "seed"]);
+    assert_eq!(header[3..], AUTOSCALE_METRICS);
+    let at = header
+        .iter()
+        .position(|k| *k == "max_launching_ratio")
+        .unwrap();
+    assert_eq!(lines[1].split_whitespace().nth(at), Some("0.2609"));
+    let csv = stdout_ok(&argv(
+        "autoscale --columns max_launching_ratio --format csv",
+    ));
+    assert_eq!(csv, "max_launching_ratio\n0.2608695652173913\n");
+    // The trace's table too; its CSV and JSON keep every digit.
+    let trace = stdout_ok(&argv("trace autoscale --columns round,demand --rounds 2"));
+    assert_eq!(trace, "round  demand\n    0     900\n    1   919.9\n");
+    let trace = stdout_ok(&argv(
+        "trace autoscale --columns round,demand --rounds 2 --format csv",
+    ));
+    assert_eq!(trace, "round,demand\n0,900\n1,919.8876633723187\n");
+    let help = stdout_ok(&["autoscale", "--help"]);
+    assert!(help.contains("4 significant digits"), "{help}");
+}
+
+/// `--columns` takes metrics and parameters, in every format and in the summaries: the
+/// rows hold the swept parameters, then the named columns in the order named, each value
+/// the one the full row has.
+#[test]
+fn columns_select_metrics_and_parameters_in_every_format() {
+    // The issue's own: nothing swept, so exactly the two columns.
+    let full = stdout_ok(&argv("autoscale --format json"));
+    let value: serde_json::Value = serde_json::from_str(full.trim()).unwrap();
+    assert_eq!(
+        stdout_ok(&argv("autoscale --columns threshold,launched --format csv")),
+        format!("threshold,launched\n2,{}\n", value["launched"])
+    );
+    let trace = stdout_ok(&argv("trace autoscale --columns round,size"));
+    assert!(
+        trace.lines().all(|l| l.split_whitespace().count() == 2),
+        "{trace}"
+    );
+    assert_eq!(
+        trace
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        ["round", "size"]
+    );
     let grid = argv("autoscale --threshold 2,3 --seed 1,2 --rounds 120");
     let full = stdout_ok(&[&grid[..], &["--format", "json"]].concat());
     let picked = stdout_ok(
         &[
             &grid[..],
-            &["--format", "json", "--columns", "launched,min_size"],
+            &[
+                "--format",
+                "json",
+                "--columns",
+                "launched,min_size,demand_base",
+            ],
         ]
         .concat(),
     );
     assert_eq!(full.lines().count(), 4);
     for (full, picked) in full.lines().zip(picked.lines()) {
-        let values: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(full).unwrap();
-        // The parameters as always (the full row up to its first metric, min_size), then the
-        // chosen metrics in the order given, with the full row's values.
-        let params = &full[..full.find(",\"min_size\":").unwrap()];
+        let v: serde_json::Value = serde_json::from_str(full).unwrap();
         let expected = format!(
-            "{params},\"launched\":{},\"min_size\":{}}}",
-            values["launched"], values["min_size"]
+            "{{\"threshold\":{},\"seed\":{},\"launched\":{},\"min_size\":{},\"demand_base\":{}}}",
+            v["threshold"], v["seed"], v["launched"], v["min_size"], v["demand_base"]
         );
         assert_eq!(picked, expected);
     }
     let csv = stdout_ok(&[&grid[..], &["--format", "csv", "--columns", "launched"]].concat());
-    let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",warm_pool_reuse,launched"), "{header}");
-    assert!(!header.contains("min_size"), "{header}");
-    let table = stdout_ok(&[&grid[..], &["--columns", "launched,max_size"]].concat());
+    assert_eq!(csv.lines().next(), Some("threshold,seed,launched"));
+    // A swept parameter named goes where it is named.
+    let csv = stdout_ok(
+        &[
+            &grid[..],
+            &["--format", "csv", "--columns", "launched,threshold"],
+        ]
+        .concat(),
+    );
+    assert_eq!(csv.lines().next(), Some("seed,launched,threshold"));
+    // A table keeps its headline parameters (and a parameter named, in row order).
+    let table = stdout_ok(&[&grid[..], &["--columns", "launched,max_size,demand_base"]].concat());
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
-        ["threshold", "cooldown", "seed", "launched", "max_size"]
+        [
+            "threshold",
+            "cooldown",
+            "seed",
+            "demand_base",
+            "launched",
+            "max_size"
+        ]
     );
     assert_eq!(table.lines().count(), 5);
     // Summaries: a line per combination and chosen metric in a table, `<metric>_<stat>`
-    // columns in CSV.
+    // columns in CSV, the parameters shown kept.
     let summary = stdout_ok(&[&grid[..], &["--summary", "--columns", "launched"]].concat());
     let metrics: Vec<&str> = summary
         .lines()
         .skip(1)
-        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .map(|l| l.split_whitespace().nth(2).unwrap())
         .collect();
     assert_eq!(metrics, ["launched", "launched"], "{summary}");
     let summary = stdout_ok(
@@ -315,68 +467,82 @@ fn columns_select_metrics_in_every_format() {
                 "--format",
                 "csv",
                 "--columns",
-                "max_size,launched",
+                "max_size,demand_base,launched",
             ],
         ]
         .concat(),
     );
-    let header = summary.lines().next().unwrap();
-    assert!(
-        header.ends_with(",seeds,max_size_mean,max_size_std,max_size_min,max_size_p5,max_size_p50,max_size_p95,max_size_max,launched_mean,launched_std,launched_min,launched_p5,launched_p50,launched_p95,launched_max"),
-        "{header}"
+    assert_eq!(
+        summary.lines().next(),
+        Some("threshold,demand_base,seeds,max_size_mean,max_size_std,max_size_min,max_size_p5,max_size_p50,max_size_p95,max_size_max,launched_mean,launched_std,launched_min,launched_p5,launched_p50,launched_p95,launched_max")
     );
     // One metric for every format, consumers and bulkhead too.
-    for model in ["consumers", "bulkhead"] {
-        let metric = if model == "consumers" {
-            "throughput"
-        } else {
-            "tracking_dropped"
-        };
-        let out = stdout_ok(&[model, "--format", "csv", "--columns", metric]);
-        assert!(
-            out.lines().next().unwrap().ends_with(&format!(",{metric}")),
-            "{out}"
-        );
+    for (model, metric) in [
+        ("consumers", "throughput"),
+        ("bulkhead", "tracking_dropped"),
+    ] {
+        for format in ["csv", "json", "table"] {
+            let out = stdout_ok(&[model, "--format", format, "--columns", metric]);
+            let first = out.lines().next().unwrap();
+            match format {
+                "json" => assert!(first.starts_with(&format!("{{\"{metric}\":")), "{out}"),
+                "csv" => assert_eq!(first, metric, "{out}"),
+                _ => assert!(first.ends_with(&format!("seed  {metric}")), "{out}"),
+            }
+        }
     }
 }
 
-/// The extremes of `--columns`: every metric in contract order is the plain output, byte
-/// for byte, in every format and summary; one metric is the parameters and that metric.
+/// The extremes of `--columns`: `all` is the plain output (JSON and CSV, their summaries);
+/// every key of the row in its order is the plain JSON byte for byte; one metric is the
+/// swept parameters and that metric.
 #[test]
 fn all_columns_are_the_plain_output() {
-    let all = AUTOSCALE_METRICS.join(",");
     let grid = argv("autoscale --threshold 2,3 --seed 1,2 --rounds 100");
     for more in [
-        &["--format", "table"][..],
-        &["--format", "csv"],
+        &["--format", "csv"][..],
         &["--format", "json"],
-        &["--summary"],
         &["--summary", "--format", "csv"],
+        &["--summary", "--format", "json"],
     ] {
         let plain = stdout_ok(&[&grid[..], more].concat());
-        let picked = stdout_ok(&[&grid[..], more, &["--columns", &all]].concat());
+        let picked = stdout_ok(&[&grid[..], more, &["--columns", "all"]].concat());
         assert_eq!(picked, plain, "{more:?}");
     }
-    let one = stdout_ok(
+    let plain = stdout_ok(&[&grid[..], &["--format", "json"]].concat());
+    let first: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(plain.lines().next().unwrap()).unwrap();
+    let every: Vec<&str> = plain
+        .lines()
+        .next()
+        .unwrap()
+        .split(",\"")
+        .map(|kv| kv.trim_start_matches("{\"").split('"').next().unwrap())
+        .collect();
+    assert_eq!(every.len(), first.len());
+    let picked = stdout_ok(
         &[
             &grid[..],
-            // The last metric, whichever it is.
-            &[
-                "--format",
-                "csv",
-                "--columns",
-                AUTOSCALE_METRICS[AUTOSCALE_METRICS.len() - 1],
-            ],
+            &["--format", "json", "--columns", &every.join(",")],
         ]
         .concat(),
     );
+    assert_eq!(picked, plain);
+    let last = AUTOSCALE_METRICS[AUTOSCALE_METRICS.len() - 1];
+    let one = stdout_ok(&[&grid[..], &["--format", "csv", "--columns", last]].concat());
     let plain = stdout_ok(&[&grid[..], &["--format", "csv"]].concat());
-    for (one, plain) in one.lines().zip(plain.lines()) {
-        // The plain line without its other metrics: the parameters and the last metric.
+    let header: Vec<&str> = plain.lines().next().unwrap().split(',').collect();
+    let at = |k: &str| header.iter().position(|h| *h == k).unwrap();
+    assert_eq!(
+        one.lines().next(),
+        Some(format!("threshold,seed,{last}").as_str())
+    );
+    for (one, plain) in one.lines().zip(plain.lines()).skip(1) {
         let cut: Vec<&str> = plain.split(',').collect();
-        let n = AUTOSCALE_METRICS.len();
-        let kept = [&cut[..cut.len() - n], &cut[cut.len() - 1..]].concat();
-        assert_eq!(one, kept.join(","));
+        assert_eq!(
+            one,
+            [cut[at("threshold")], cut[at("seed")], cut[at(last)]].join(",")
+        );
     }
 }
 
@@ -387,13 +553,25 @@ fn unknown_columns_are_one_line_with_a_suggestion() {
             "launchd",
             &["'launchd'", "did you mean launched?", "--columns help"][..],
         ),
+        ("thresold", &["did you mean threshold?"]),
         ("launched,launched", &["twice"]),
         ("launched,", &["empty"]),
-        // A parameter is not a metric column.
-        ("threshold", &["not a metric"]),
+        ("all,launched", &["alone"]),
     ] {
         error_naming(&["autoscale", "--columns", columns], needles);
     }
+    error_naming(
+        &["autoscale", "--columns", "threshold", "--summary"],
+        &["no metric"],
+    );
+    error_naming(
+        &["trace", "autoscale", "--columns", "rond"],
+        &["did you mean round?"],
+    );
+    error_naming(
+        &["trace", "autoscale", "--columns", "round,round"],
+        &["twice"],
+    );
 }
 
 /// Runs `args` on a pseudo-terminal (python3's `pty`), stdout to /dev/null; sends Ctrl-C

@@ -301,3 +301,116 @@ fn a_formulas_targets_do_what_the_variables_say() {
     assert!(!text.contains("not applied"), "{text}");
     assert!(text.contains("16384 on the host"), "{text}");
 }
+
+/// No accepted input makes a view unbounded in time: a consumers run whose outage lasts four
+/// billion rounds has its metrics at once (the engine skips empty stretches), and a view of
+/// it, which shows every round, is one line naming the run's length and the views' limit.
+#[test]
+fn a_view_of_a_run_too_long_to_watch_is_one_line() {
+    let args = "--arrival-rate 0.25 --outage 1000..4294967295";
+    let metrics = stdout_ok(&argv(&format!(
+        "consumers {args} --columns rounds --format csv"
+    )));
+    assert!(metrics.ends_with("4295052768\n"), "{metrics}");
+    for view in ["trace consumers", "plot consumers -o -"] {
+        let e = common::one_line_error(&argv(&format!("{view} {args}")));
+        assert!(
+            e.contains(
+                "this run lasts 4295052768 rounds: a view shows every round, at most 100000000"
+            ),
+            "{view}: {e}"
+        );
+    }
+    // A processing time that long too; a run within the limit is viewed.
+    let e = common::one_line_error(&argv(
+        "trace consumers --shipments 1 --final-event-rounds 4294967295",
+    ));
+    assert!(e.contains("a view shows every round"), "{e}");
+    let ok = stdout_ok(&argv("trace consumers --shipments 1 --format csv"));
+    assert!(ok.lines().count() > 1);
+}
+
+/// `formula check` warns where Batch would accept a formula that cannot work as written
+/// (stderr, status 0; `--deny-warnings`: status 1): `$CPUPercent`, a fraction, compared
+/// with a percent, and a target that truncates back to the current size. A run's evaluation
+/// log and the playground's answer give the same warnings.
+#[test]
+fn formulas_that_cannot_work_as_meant_are_warned_of() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let percent = write(
+        "percent.formula",
+        "$cpu = avg($CPUPercent.GetSample(TimeInterval_Minute * 5));\n$TargetDedicatedNodes = $cpu > 70 ? $CurrentDedicatedNodes + 1 : $CurrentDedicatedNodes;\n",
+    );
+    let grows = write(
+        "grows.formula",
+        "$TargetDedicatedNodes = $CurrentDedicatedNodes * 1.25;\n",
+    );
+    let check = |args: &[&str]| {
+        let out = common::capsim(&[&["formula", "check"][..], args].concat());
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (code, stdout, stderr) = check(&[&percent]);
+    assert_eq!((code, stdout.as_str()), (Some(0), ""));
+    assert_eq!(
+        stderr,
+        format!("{percent}:2:30: warning: $CPUPercent is a fraction from 0 to 1 (Batch's value; its prose says percent), compared here with 70: did you mean 0.7?\n")
+    );
+    let (code, _, stderr) = check(&[&grows]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        stderr,
+        format!("{grows}:1:1: warning: $TargetDedicatedNodes is truncated to a whole number: at 3 nodes it asks for 3.75 and gets 3, the current size, so from 1 to 3 nodes the group never grows\n")
+    );
+    let (code, _, stderr) = check(&["--deny-warnings", &grows]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.ends_with("error: 1 warning and --deny-warnings\n"),
+        "{stderr}"
+    );
+    // A formula without either is silent, --deny-warnings or not.
+    let fine = format!(
+        "{}/../examples/formulas/demand.formula",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert_eq!(
+        check(&["--deny-warnings", &fine]),
+        (Some(0), String::new(), String::new())
+    );
+    // The evaluation log: the same lines on stderr, its JSON Lines on stdout.
+    let out = common::capsim(&["trace", "autoscale", "--formula", &grows, "--evaluations"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        stderr.lines().next().unwrap().to_string() + "\n"
+    );
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("{\"round\":0,"));
+    // The playground's answer carries them.
+    let text = std::fs::read_to_string(&grows).unwrap();
+    let printed = capsim::query::run(
+        &[
+            ("trace", "autoscale"),
+            ("formula-text", &text),
+            ("evaluations", ""),
+        ],
+        1,
+        &(),
+    );
+    assert_eq!(printed.error, None);
+    assert_eq!(
+        printed.warnings,
+        ["editor.formula:1:1: warning: $TargetDedicatedNodes is truncated to a whole number: at 3 nodes it asks for 3.75 and gets 3, the current size, so from 1 to 3 nodes the group never grows"]
+    );
+    let printed = capsim::query::run(&[("formula", "check"), ("formula-text", &text)], 1, &());
+    assert_eq!(printed.warnings.len(), 1);
+}

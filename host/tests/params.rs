@@ -34,9 +34,9 @@ fn bad_values_name_the_flag_and_its_range<M: Model>(model: &str) {
             assert!(err.starts_with("error: "), "{args:?}: {err}");
             if err.contains(U32_MAX) {
                 assert!(
-                    p.accepted.contains(U32_MAX),
+                    p.accepted_text().contains(U32_MAX),
                     "{args:?}: names {U32_MAX}, which is not the flag's limit ({}): {err}",
-                    p.accepted
+                    p.accepted_text()
                 );
             }
             let parse_error = format!("error: invalid value '{value}' for '{flag} <LIST>': ");
@@ -56,7 +56,7 @@ fn bad_values_name_the_flag_and_its_range<M: Model>(model: &str) {
                 );
             } else if err.starts_with(&parse_error) {
                 // The value does not parse: the line ends with the flag's documented range.
-                let ending = format!("; accepted values are {}\n", p.accepted);
+                let ending = format!("; accepted values are {}\n", p.accepted_text());
                 assert!(err.ends_with(&ending), "{args:?}: {err}");
             } else if err.starts_with("error: run ") {
                 // The flag takes the value; the run it makes stops at a model limit (a
@@ -133,15 +133,16 @@ fn stated_defaults_are_the_defaults<M: Model>() {
         }
         // One rule for every flag: a single lesson value is the default itself; a lesson
         // sweep is said as one, and each of its values is one the flag takes.
-        if p.lesson.contains(',') {
+        let lesson = p.lesson_text();
+        if lesson.contains(',') {
             assert!(
-                line.contains(&format!("(the lesson sweeps {})]", p.lesson)),
+                line.contains(&format!("(the lesson sweeps {lesson})]")),
                 "{line}"
             );
         } else {
-            assert_eq!(p.lesson, default, "{}", p.key);
+            assert_eq!(lesson, default, "{}", p.key);
         }
-        assert!((p.parse)(p.lesson).is_ok(), "{}: {}", p.key, p.lesson);
+        assert!((p.parse)(&lesson).is_ok(), "{}: {lesson}", p.key);
         assert!(!line.contains("lesson:"), "{line}");
     }
 }

@@ -24,12 +24,11 @@ fn assert_same(
         "{args:?}"
     );
     let stderr = String::from_utf8(cli.stderr).unwrap();
-    assert_eq!(
-        printed.error.map(|e| e + "\n").unwrap_or_default(),
-        stderr,
-        "{args:?}"
-    );
-    assert_eq!(cli.status.success(), stderr.is_empty());
+    // The formula's warnings come first on stderr, then the error line.
+    let warnings: String = printed.warnings.iter().map(|w| format!("{w}\n")).collect();
+    let error = printed.error.map(|e| e + "\n").unwrap_or_default();
+    assert_eq!(format!("{warnings}{error}"), stderr, "{args:?}");
+    assert_eq!(cli.status.success(), error.is_empty());
     String::from_utf8(cli.stdout).unwrap()
 }
 

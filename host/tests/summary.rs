@@ -169,8 +169,15 @@ fn table_summary_is_one_line_per_combination_and_metric() {
         ["split", "mode", "seeds", "metric", "mean", "std", "min", "p5", "p50", "p95", "max"]
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
-    let metrics = metrics_of(&summary[0]);
+    // The table summarizes the headline metrics (JSON every one; --columns all too).
+    let headline = capsim::query::headline("bulkhead").unwrap();
+    let mut metrics = metrics_of(&summary[0]);
+    let every = metrics.len();
+    metrics.retain(|m| headline.contains(&m.as_str()));
+    assert_eq!(metrics.len(), headline.len());
     assert_eq!(rows.len(), summary.len() * metrics.len());
+    let all = capsim(&[&args[..], &["--columns", "all"]].concat());
+    assert_eq!(all.lines().count(), 1 + summary.len() * every);
     for (combination, rows) in summary.iter().zip(rows.chunks(metrics.len())) {
         let split = match &combination["split"] {
             Value::String(s) => s.clone(),

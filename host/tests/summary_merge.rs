@@ -98,14 +98,22 @@ fn one_shard_many_shards_and_one_seed() {
 #[test]
 fn chosen_columns_are_summarized_as_chosen() {
     let grid = GRIDS[1];
-    let cols = ["--columns", "throughput,rounds"];
-    let files = shards("columns", grid, 3, &cols);
-    for format in ["table", "json", "csv"] {
-        let whole = stdout_ok(&args(
-            grid,
-            &[&["--summary", "--format", format][..], &cols].concat(),
-        ));
-        assert_eq!(summary(&files, format), whole, "{format}");
+    // Metrics; a parameter among them (the rows keep it, as the summary does); a swept
+    // parameter named after a metric.
+    for (name, list) in [
+        ("columns", "throughput,rounds"),
+        ("columns-param", "queue_gap,throughput"),
+        ("columns-swept", "rounds,consumers"),
+    ] {
+        let cols = ["--columns", list];
+        let files = shards(name, grid, 3, &cols);
+        for format in ["table", "json", "csv"] {
+            let whole = stdout_ok(&args(
+                grid,
+                &[&["--summary", "--format", format][..], &cols].concat(),
+            ));
+            assert_eq!(summary(&files, format), whole, "{list} {format}");
+        }
     }
 }
 
@@ -221,8 +229,12 @@ fn missing_or_misplaced_shards_are_one_line() {
     assert!(json(&[&empty]).contains("no rows"));
     let e = one_line_error(&["summary", "/no/such/shard.json"]);
     assert_eq!(e, "error: summary: /no/such/shard.json: no such file\n");
-    let junk = temp_file("merge-junk.json", "{\"threshold\":2}\n");
+    let junk = temp_file("merge-junk.json", "{\"thresh\":2,\"launched\":3}\n");
     assert!(json(&[&junk]).contains("not a row of capsim"));
+    // Rows of parameters only (--columns naming no metric) have nothing to summarize.
+    let params = temp_file("merge-params.json", "{\"threshold\":2}\n");
+    let e = json(&[&params]);
+    assert!(e.contains("no metric to summarize"), "{e}");
     // No file at all is clap's usage error.
     let out = capsim(&["summary"]);
     assert_eq!(out.status.code(), Some(2));

@@ -5,7 +5,8 @@
 //! Plain `extern "C"` exports over linear memory, no bindings generator: the page's
 //! JavaScript calls [`input`] for a buffer of `len` bytes, writes the pairs there (UTF-8,
 //! `name NUL value NUL ...`), calls [`run`], then reads each result with [`result_ptr`] and
-//! [`result_len`] (0: stdout, 1: error line, 2: chart SVG). [`params`] puts the models'
+//! [`result_len`] (0: stdout, 1: error line, 2: chart SVG, 3: the formula's warnings, one a
+//! line, as `capsim formula check` writes them to stderr). [`params`] puts the models'
 //! parameter definitions (JSON) in result 0. Progress goes to the imported `env.progress`.
 
 use std::sync::Mutex;
@@ -15,8 +16,8 @@ use capsim::sweep::Progress;
 
 /// The input buffer JavaScript writes a command into.
 static INPUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-/// The last command's results: stdout, the error line, the chart.
-static RESULTS: Mutex<[Vec<u8>; 3]> = Mutex::new([Vec::new(), Vec::new(), Vec::new()]);
+/// The last command's results: stdout, the error line, the chart, the formula's warnings.
+static RESULTS: Mutex<[Vec<u8>; 4]> = Mutex::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]);
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -86,6 +87,12 @@ pub extern "C" fn run() -> u32 {
         printed.stdout,
         printed.error.unwrap_or_default().into_bytes(),
         printed.chart.unwrap_or_default().into_bytes(),
+        printed
+            .warnings
+            .iter()
+            .map(|w| format!("{w}\n"))
+            .collect::<String>()
+            .into_bytes(),
     ];
     if failed {
         2
@@ -116,7 +123,7 @@ pub extern "C" fn params() {
     results[0] = query::params_json().into_bytes();
 }
 
-/// Returns where result `which` (0 stdout, 1 error, 2 chart) starts.
+/// Returns where result `which` (0 stdout, 1 error, 2 chart, 3 warnings) starts.
 #[no_mangle]
 pub extern "C" fn result_ptr(which: usize) -> *const u8 {
     let results = RESULTS.lock().unwrap_or_else(|e| e.into_inner());

@@ -102,7 +102,7 @@ pub use policy::{
     TargetTracking,
 };
 pub use reference::GroupStorage;
-use reference::{OnStack, Records};
+use reference::{FastOnly, OnStack, Records};
 pub use spec::{Curve, Demand, DemandCurve, FailureRounds, Params, Table};
 pub use spot::{
     OnPreemption, PreemptionRounds, Spot, MAX_PREEMPTION_NOTICE, MAX_PREEMPTION_ROUNDS,
@@ -122,13 +122,14 @@ pub fn run_with<R: UnitRng, O: Observer<RoundState>>(
     rng: &mut R,
     observer: &mut O,
 ) -> Result<Metrics, Error> {
-    run_with_demand(params, &Curve(params), rng, observer)
+    run_with_demand(params, &mut OnStack, &Curve(params), rng, observer)
 }
 
-/// [`run_with`] with `demand` supplied by the caller (the lessons' demand table, a batch's
-/// runs alone): the parameters' own policy and check, a board's storage.
-pub(crate) fn run_with_demand<R: UnitRng, O: Observer<RoundState>>(
+/// [`run_with`] with `demand` supplied by the caller (a batch's runs alone): the
+/// parameters' own policy and check, a board's storage.
+fn run_with_demand<S: Records, R: UnitRng, O: Observer<RoundState>>(
     params: &Params,
+    storage: &mut S,
     demand: &impl Demand,
     rng: &mut R,
     observer: &mut O,
@@ -137,13 +138,41 @@ pub(crate) fn run_with_demand<R: UnitRng, O: Observer<RoundState>>(
     let mut check = LessonCheck::of(params);
     dispatch(
         params,
-        &mut OnStack,
+        storage,
         demand,
         &mut policy,
         &mut check,
         rng,
         observer,
     )
+}
+
+/// A lesson's run ([`crate::lesson`]): [`run_with`] with the lesson's demand table. Watched
+/// round by round it runs in a board's storage; unwatched (a board pacing the suite) its
+/// storage holds no records (`FastOnly`): the lesson's parameters take a fast engine, so a
+/// board's lesson image links no reference engine, and no option or policy the lessons do
+/// not run.
+pub(crate) fn run_lesson<R: UnitRng, O: Observer<RoundState>>(
+    params: &Params,
+    demand: &impl Demand,
+    rng: &mut R,
+    observer: &mut O,
+) -> Result<Metrics, Error> {
+    if O::ROUNDS {
+        run_with_demand(params, &mut OnStack, demand, rng, observer)
+    } else {
+        run_with_demand(params, &mut FastOnly, demand, rng, observer)
+    }
+}
+
+/// A lesson's batch ([`run_batch`], the lesson's pairs on its stream), in no records
+/// (`FastOnly`, as [`run_lesson`]'s unwatched runs).
+pub(crate) fn run_lesson_batch<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
+    params: &[Params; N],
+    demand: impl Demand,
+    stream: &mut GroupStream<S>,
+) -> [Result<Metrics, Error>; N] {
+    batch_in(params, demand, stream, &mut FastOnly)
 }
 
 /// Runs the model with every part the caller's: the group's records in `storage` (up to `N`
@@ -235,10 +264,22 @@ pub fn run_batch<S: AsRef<[u32]> + AsMut<[u32]>, const N: usize>(
     demand: impl Demand,
     stream: &mut GroupStream<S>,
 ) -> [Result<Metrics, Error>; N] {
+    batch_in(params, demand, stream, &mut OnStack)
+}
+
+/// [`run_batch`], each run that goes alone in `storage`.
+fn batch_in<S: AsRef<[u32]> + AsMut<[u32]>, T: Records, const N: usize>(
+    params: &[Params; N],
+    demand: impl Demand,
+    stream: &mut GroupStream<S>,
+    storage: &mut T,
+) -> [Result<Metrics, Error>; N] {
     if plan(Runs::Batch(params)) == Engine::Lockstep {
         return fast::run_lockstep(params, |t| demand.at(t), stream);
     }
-    core::array::from_fn(|i| run_with_demand(&params[i], &demand, &mut stream.reader(), &mut ()))
+    core::array::from_fn(|i| {
+        run_with_demand(&params[i], storage, &demand, &mut stream.reader(), &mut ())
+    })
 }
 
 /// The one dispatch every run goes through: asks [`plan()`] for the engine, runs it (the
@@ -267,4 +308,45 @@ fn dispatch<S: Records, P: ScalingPolicy, H: HealthCheck, R: UnitRng, O: Observe
     };
     policy.finish(&mut metrics);
     Ok(metrics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run, run_lesson, Curve, Params, RoundState};
+    use crate::error::{Accepted, Error};
+    use crate::rng::GroupLcg;
+    use crate::Observer;
+
+    /// Paces the rounds, wants no state (a board running the suite).
+    struct Paced;
+    impl Observer<RoundState> for Paced {
+        const ROUNDS: bool = false;
+    }
+    /// Wants every round's state.
+    struct Watched;
+    impl Observer<RoundState> for Watched {}
+
+    /// A lesson's unwatched run takes the fast engines only: the lesson's parameters give
+    /// the run's metrics, an option the lesson does not have is refused (never computed on
+    /// another engine); watched, the reference engine gives the run's own.
+    #[test]
+    fn a_lessons_unwatched_run_reaches_the_fast_engines_only() {
+        let lesson = Params::default();
+        let mut rng = GroupLcg::new(lesson.seed);
+        let paced = run_lesson(&lesson, &Curve(&lesson), &mut rng, &mut Paced);
+        assert_eq!(paced, run(&lesson));
+        let mut delayed = lesson.clone();
+        delayed.lifecycle.apply_delay = 1;
+        let mut rng = GroupLcg::new(lesson.seed);
+        let refused = run_lesson(&delayed, &Curve(&delayed), &mut rng, &mut Paced);
+        let lesson_only = Error::OutOfRange {
+            param: "lesson",
+            accepted: Accepted::LessonOnly,
+        };
+        assert_eq!(refused, Err(lesson_only));
+        let mut rng = GroupLcg::new(lesson.seed);
+        let watched = run_lesson(&delayed, &Curve(&delayed), &mut rng, &mut Watched);
+        assert_eq!(watched, run(&delayed));
+        assert_ne!(watched, run(&lesson));
+    }
 }

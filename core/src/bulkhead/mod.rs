@@ -182,6 +182,38 @@ pub fn run_batch_with<R: UnitRng, O: Observer<RoundState>, const B: usize>(
     observer: &mut O,
     out: &mut [Metrics],
 ) -> Result<(), Error> {
+    batch_with::<true, R, O, B>(params, rng, ws, observer, out)
+}
+
+/// The lesson's batch ([`crate::lesson`]): [`run_batch_with`] on the lesson's layouts.
+/// Unwatched (a board pacing the suite) it reaches the fast engine only: the lesson's
+/// layouts are the lesson's, and a board's lesson image links no reference engine (a
+/// layout with an option would stop the batch with [`crate::Accepted::LessonOnly`]).
+#[inline]
+pub(crate) fn run_lesson_batch_with<R: UnitRng, O: Observer<RoundState>, const B: usize>(
+    params: &[Params],
+    rng: &mut R,
+    ws: &mut Workspace<B>,
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
+    if O::ROUNDS {
+        batch_with::<true, R, O, B>(params, rng, ws, observer, out)
+    } else {
+        batch_with::<false, R, O, B>(params, rng, ws, observer, out)
+    }
+}
+
+/// [`run_batch_with`]; `REFERENCE` says whether the reference engine may play (else a batch
+/// the plan sends to it stops with [`crate::Accepted::LessonOnly`]).
+#[inline(always)]
+fn batch_with<const REFERENCE: bool, R: UnitRng, O: Observer<RoundState>, const B: usize>(
+    params: &[Params],
+    rng: &mut R,
+    ws: &mut Workspace<B>,
+    observer: &mut O,
+    out: &mut [Metrics],
+) -> Result<(), Error> {
     // The checks stay in line (not `error::check_batch`): out of line, this function no
     // longer inlines into the lesson's batch, whose rounds then cost more.
     let Some(first) = params.first() else {
@@ -213,6 +245,12 @@ pub fn run_batch_with<R: UnitRng, O: Observer<RoundState>, const B: usize>(
         reference,
     } = plan::<B>(params);
     if reference {
+        if !REFERENCE {
+            return Err(Error::OutOfRange {
+                param: "lesson",
+                accepted: crate::error::Accepted::LessonOnly,
+            });
+        }
         if layouts > 1 {
             return Err(Error::CapacityExceeded {
                 capacity: Capacity::BatchLanes,
@@ -362,5 +400,51 @@ impl<const B: usize> Slowdowns<B> {
         } else {
             u32::MAX
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run, run_lesson_batch_with, Metrics, Params, Resilience, RoundState, Workspace};
+    use crate::bulkhead::stream::Draws;
+    use crate::error::{Accepted, Error};
+    use crate::Observer;
+
+    struct Paced;
+    impl Observer<RoundState> for Paced {
+        const ROUNDS: bool = false;
+    }
+
+    /// The lesson's batch reaches the fast engine only: the lesson's layout plays as its own
+    /// run; one with an option is refused (never played on another engine).
+    #[test]
+    fn the_lessons_batch_reaches_the_fast_engine_only() {
+        let lesson = Params::default();
+        let mut ws = Workspace::<1>::new();
+        let mut out = [Metrics::default()];
+        let mut rng = Draws::new(lesson.seed);
+        run_lesson_batch_with(
+            core::slice::from_ref(&lesson),
+            &mut rng,
+            &mut ws,
+            &mut Paced,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(Ok(out[0]), run(&lesson));
+        let retried = Params {
+            resilience: Resilience {
+                retries: 1,
+                ..Resilience::default()
+            },
+            ..lesson.clone()
+        };
+        let mut rng = Draws::new(lesson.seed);
+        let refused = run_lesson_batch_with(&[retried], &mut rng, &mut ws, &mut Paced, &mut out);
+        let lesson_only = Error::OutOfRange {
+            param: "lesson",
+            accepted: Accepted::LessonOnly,
+        };
+        assert_eq!(refused, Err(lesson_only));
     }
 }

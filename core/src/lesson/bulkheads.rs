@@ -11,7 +11,7 @@ use core::fmt::{self, Write};
 // ---------------------------------------------------------------- bulkhead
 
 /// The lesson's partitioned layout: this many tracking slots, the rest for events.
-const LESSON_SPLIT: u32 = 24;
+pub const LESSON_SPLIT: u32 = 24;
 /// The split table's layouts, in its order.
 const TABLE_SPLITS: [Split; 5] = [
     Split::Shared,
@@ -40,13 +40,26 @@ struct Days {
     slowdown: bulkhead::Metrics,
 }
 
-/// What the bulkhead lesson prints.
+/// What the bulkhead lesson prints: its runs' metrics, in the batch's order (the batch writes
+/// them here, with no copy on the lesson's stack).
 #[derive(Default)]
 pub(super) struct BulkheadResults {
-    /// By [`TABLE_SPLITS`].
-    table: [Days; TABLE_SPLITS.len()],
+    runs: [bulkhead::Metrics; BULKHEAD_RUNS],
+}
+
+impl BulkheadResults {
+    /// The two days of [`TABLE_SPLITS`]`[row]`.
+    fn days(&self, row: usize) -> Days {
+        Days {
+            healthy: self.runs[2 * row],
+            slowdown: self.runs[2 * row + 1],
+        }
+    }
+
     /// [`SENSITIVITY_SPLIT`] on a healthy day.
-    sensitivity: bulkhead::Metrics,
+    fn sensitivity(&self) -> bulkhead::Metrics {
+        self.runs[BULKHEAD_RUNS - 1]
+    }
 }
 
 #[inline(never)]
@@ -68,17 +81,8 @@ pub(super) fn bulkhead_results<O: Observer<bulkhead::RoundState>>(
     }
     // The eleven lanes (6.6 KB) live in this frame, which ends before the tables are written.
     let mut ws = bulkhead::Workspace::<BULKHEAD_RUNS>::new();
-    let mut metrics = [bulkhead::Metrics::default(); BULKHEAD_RUNS];
     let rng = &mut ParkMiller::new(p.seed);
-    bulkhead::run_batch_with(&batch, rng, &mut ws, observer, &mut metrics)?;
-    for (row, [healthy, slowdown]) in results.table.iter_mut().zip(metrics.as_chunks::<2>().0) {
-        *row = Days {
-            healthy: *healthy,
-            slowdown: *slowdown,
-        };
-    }
-    [.., results.sensitivity] = metrics;
-    Ok(())
+    bulkhead::run_lesson_batch_with(&batch, rng, &mut ws, observer, &mut results.runs)
 }
 
 #[inline(never)]
@@ -140,8 +144,8 @@ pub(super) fn write_bulkhead<W: Write>(
         lang.pick("ortalama dolu yuva", "mean busy slots")
     )?;
     let mean_busy = |m: &bulkhead::Metrics| m.busy_slot_rounds as f64 / horizon;
-    let shared = results.table[SHARED_ROW];
-    let split = results.table[LESSON_ROW];
+    let shared = results.days(SHARED_ROW);
+    let split = results.days(LESSON_ROW);
     let layouts = [
         (TABLE_SPLITS[SHARED_ROW], shared),
         (TABLE_SPLITS[LESSON_ROW], split),
@@ -224,7 +228,8 @@ pub(super) fn write_bulkhead<W: Write>(
         lang.pick("yavaslamada takip dusen", "slowdown tracking dropped"),
         lang.pick("yavaslamada olay dusen", "slowdown events dropped"),
     )?;
-    for (split, days) in TABLE_SPLITS.iter().zip(&results.table) {
+    for (row, split) in TABLE_SPLITS.iter().enumerate() {
+        let days = results.days(row);
         match *split {
             Split::Shared => pad_end(
                 out,
@@ -242,7 +247,7 @@ pub(super) fn write_bulkhead<W: Write>(
             days.slowdown.event_dropped
         )?;
     }
-    let alt = results.sensitivity;
+    let alt = results.sensitivity();
     let event_load = (p.event_rate / rps) * f64::from(p.event_hold);
     say!(
         out,

@@ -22,9 +22,9 @@ pub const LESSON_CONFIGURATIONS: usize = STORE_SLOTS.len() * CONSUMER_COUNTS.len
 // ---------------------------------------------------------------- competing consumers
 
 /// The consumers lesson's store slots (S): one table each.
-const STORE_SLOTS: [u32; 2] = [2, 4];
+pub const STORE_SLOTS: [u32; 2] = [2, 4];
 /// The consumers lesson's consumer counts (N): one row of each table.
-const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
+pub const CONSUMER_COUNTS: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// What the consumers lesson prints: a run per configuration, by S then N.
 #[derive(Default)]
@@ -120,39 +120,36 @@ pub(super) fn consumers_results<O: Observer<consumers::RoundState>, S: Consumers
     results: &mut ConsumersResults,
 ) -> Result<(), Error> {
     let base = consumers::Params::default();
-    let mut configs: [consumers::Params; LESSON_CONFIGURATIONS] =
-        core::array::from_fn(|_| base.clone());
+    // Configurations that run alike run once (see `consumers::LaneKey`): ten runs for the
+    // twelve rows, also where a small board runs them one at a time. Only the distinct ones
+    // are kept (a board's stack holds one parameter set per run).
     let grid = STORE_SLOTS
         .iter()
         .flat_map(|&slots| CONSUMER_COUNTS.iter().map(move |&n| (slots, n)));
-    for (config, (slots, consumers)) in configs.iter_mut().zip(grid) {
-        config.slots = slots;
-        config.consumers = consumers;
-    }
-    // Configurations that run alike run once (see `consumers::LaneKey`): ten runs for the
-    // twelve rows, also where a small board runs them one at a time.
-    let key = consumers::Params::lane_key;
     let mut unique: [consumers::Params; LESSON_CONFIGURATIONS] =
         core::array::from_fn(|_| base.clone());
     let mut count = 0;
-    let mut source = [0usize; LESSON_CONFIGURATIONS];
-    for (config, from) in configs.iter().zip(source.iter_mut()) {
-        *from = match unique[..count].iter().position(|u| key(u) == key(config)) {
-            Some(j) => j,
+    let mut source = [0u8; LESSON_CONFIGURATIONS];
+    for ((slots, consumers), from) in grid.zip(source.iter_mut()) {
+        let key = consumers::LaneKey::of(consumers, slots);
+        *from = match unique[..count].iter().position(|u| u.lane_key() == key) {
+            Some(j) => j as u8,
             None => {
                 if let Some(slot) = unique.get_mut(count) {
-                    *slot = config.clone();
+                    (slot.slots, slot.consumers) = (slots, consumers);
                 }
                 count += 1;
-                count - 1
+                (count - 1) as u8
             }
         };
     }
-    let mut metrics = [consumers::Metrics::default(); LESSON_CONFIGURATIONS];
-    ws.run_configs(&unique[..count], observer, &mut metrics[..count])?;
-    for (cell, &from) in results.tables.as_flattened_mut().iter_mut().zip(&source) {
-        if let Some(&m) = metrics.get(from) {
-            *cell = m;
+    // The distinct runs' metrics go to the first cells, then each cell takes its run's, from
+    // the last cell back: a cell's run is never after it, so no run is overwritten first.
+    let cells = results.tables.as_flattened_mut();
+    ws.run_configs(&unique[..count], observer, &mut cells[..count])?;
+    for (i, &from) in source.iter().enumerate().rev() {
+        if let Some(&m) = cells.get(usize::from(from)) {
+            cells[i] = m;
         }
     }
     Ok(())

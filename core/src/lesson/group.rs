@@ -108,7 +108,7 @@ impl DemandTable {
             Some(&d) => d,
             None => params.demand(t),
         };
-        let metrics = autoscale::run_with_demand(&params, &demand, rng, observer)?;
+        let metrics = autoscale::run_lesson(&params, &demand, rng, observer)?;
         Ok(PairRun { pair, metrics })
     }
 
@@ -130,7 +130,7 @@ impl DemandTable {
             Some(&d) => d,
             None => lesson.demand(t),
         };
-        let results = autoscale::run_batch(&params, demand, stream);
+        let results = autoscale::run_lesson_batch(&params, demand, stream);
         for ((run, &pair), result) in runs.iter_mut().zip(pairs).zip(results) {
             *run = PairRun {
                 pair,
@@ -314,9 +314,10 @@ pub(super) fn pair_runs_shared<const P: usize>(
     DemandTable::new_producing(&mut stream).run_pairs_shared(pairs, runs, &mut stream)
 }
 
-/// The sweep's thresholds (outer) and cooldowns (inner).
-const SWEEP_THRESHOLDS: [u32; 3] = [2, 3, 5];
-const SWEEP_COOLDOWNS: [u32; 3] = [0, 3, 8];
+/// The sweep's thresholds (outer).
+pub const SWEEP_THRESHOLDS: [u32; 3] = [2, 3, 5];
+/// The sweep's cooldowns (inner).
+pub const SWEEP_COOLDOWNS: [u32; 3] = [0, 3, 8];
 /// Every threshold with every cooldown, in table order.
 pub(super) const SWEEP_PAIRS: [Pair; SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()] = {
     let mut pairs = [Pair::new(0, 0); SWEEP_THRESHOLDS.len() * SWEEP_COOLDOWNS.len()];

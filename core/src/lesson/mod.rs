@@ -87,15 +87,17 @@ mod bulkheads;
 mod competing_consumers;
 mod group;
 
+pub use bulkheads::LESSON_SPLIT;
 use bulkheads::{bulkhead_results, write_bulkhead};
 use competing_consumers::{consumers_results, write_consumers};
 pub use competing_consumers::{ConsumersSpace, WindowedOnStack, ON_STACK_WINDOW};
+pub use competing_consumers::{CONSUMER_COUNTS, STORE_SLOTS};
 pub use competing_consumers::{LESSON_CONFIGURATIONS, LESSON_EVENTS, LESSON_SHIPMENTS};
-pub use group::GROUP_STREAM_DRAWS;
 use group::{
     group_results, group_results_shared, pair_runs, pair_runs_shared, write_group, write_ledger,
     write_sweep, LEDGER_PAIRS, SWEEP_PAIRS,
 };
+pub use group::{GROUP_STREAM_DRAWS, SWEEP_COOLDOWNS, SWEEP_THRESHOLDS};
 pub use lang::Lang;
 
 /// Why a lesson could not be rendered.

@@ -21,40 +21,41 @@ impl Model for Bulkhead {
     const PARAMS: &'static [Param<bulkhead::Params>] = &[
         param!(split: Split,
             "'shared', or the tracking pool's slots (events get the rest)",
-            "shared, or 1 to total-slots - 1", "shared,24"),
+            "shared, or 1 to total-slots - 1", "shared,{LESSON_SPLIT}"),
         param!(mode: Mode,
             "Slowdown: event requests hold slow-hold rounds from failure-start",
             "healthy or slowdown", "healthy,slowdown"),
-        param!(total_slots: u32, "Slots in all", "1 to 65535", "32"),
+        param!(total_slots: u32, "Slots in all", "1 to {MAX_TOTAL_SLOTS}", "32"),
         param!(rounds_per_second: f64,
             "Rounds per second", "numbers > 0", "100"),
-        param!(horizon: u32, "Rounds simulated", "1 to 100000000", "4000"),
+        param!(horizon: u32, "Rounds simulated", "1 to {MAX_HORIZON}", "4000"),
         param!(failure_start: u32,
             "First round of the slowdown", "0 to 4294967295", "1000"),
         param!(tracking_rate: f64,
-            "Tracking requests per second", "numbers >= 0, at most 64 per round", "416.67"),
+            "Tracking requests per second", "numbers >= 0, at most {MAX_ARRIVALS_PER_ROUND} per round", "416.67"),
         param!(event_rate: f64,
-            "Event requests per second", "numbers >= 0, at most 64 per round", "97.22"),
+            "Event requests per second", "numbers >= 0, at most {MAX_ARRIVALS_PER_ROUND} per round", "97.22"),
         param!(tracking_hold: u32,
-            "Rounds a tracking request holds its slot", "1 to 127", "4"),
+            "Rounds a tracking request holds its slot", "1 to {MAX_HOLD}", "4"),
         param!(event_hold: u32,
-            "Rounds an event request holds its slot", "1 to 127", "6"),
+            "Rounds an event request holds its slot", "1 to {MAX_HOLD}", "6"),
         param!(slow_hold: u32,
-            "Rounds an event request holds its slot during the slowdown", "1 to 127", "22"),
+            "Rounds an event request holds its slot during the slowdown", "1 to {MAX_HOLD}", "22"),
         param!(resilience.failure_end: Option<u32>,
             "Round the slowdown ends (excluded); 'none': it lasts to the horizon",
             "none, or a round after failure-start (up to 4294967295)", "none"),
         param!(resilience.breaker: Option<Breaker>,
-            "Circuit breaker on the event calls: opens when the failed share of the calls ended in the last WINDOW rounds reaches RATIO, rejects for OPEN_ROUNDS (default 500), then lets one probe through",
-            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 up to 1, WINDOW 1 to 10000, OPEN_ROUNDS 1 to 100000000",
+            "Circuit breaker on the event calls: opens when the failed share of the calls ended in the last WINDOW rounds reaches RATIO, rejects for OPEN_ROUNDS (default {DEFAULT_OPEN_ROUNDS}), then lets one probe through",
+            "none, or RATIO:WINDOW[:OPEN_ROUNDS] with RATIO above 0 up to 1, WINDOW 1 to {MAX_WINDOW}, OPEN_ROUNDS 1 to {MAX_HORIZON}",
             "none"),
         param!(resilience.retries: u32,
-            "Retries of an event request whose try is dropped, rejected or fails", "0 to 10", "0"),
+            "Retries of an event request whose try is dropped, rejected or fails", "0 to {MAX_RETRIES}", "0"),
         param!(resilience.retry_backoff: u32,
-            "Rounds waited after a try ends before its retry (0: the next round)", "0 to 500", "0"),
+            "Rounds waited after a try ends before its retry (0: the next round)", "0 to {MAX_RETRY_BACKOFF}", "0"),
         param!(seed: u32,
-            "Arrival generator seed", "1 to 2147483646", "20260801"),
+            "Arrival generator seed", "1 to {MAX_SEED}", "20260801"),
     ];
+    const NAME: &'static str = "bulkhead";
     const VALIDATE: fn(&bulkhead::Params) -> Result<(), Error> = bulkhead::Params::validate;
     const NEEDS: &'static [Need<bulkhead::Params>] = &[
         Need {
@@ -72,6 +73,14 @@ impl Model for Bulkhead {
     ];
     const SEED_AFTER: &'static str = "mode";
     const HEADLINE: &'static [&'static str] = &["split", "mode", "seed"];
+    const HEADLINE_METRICS: &'static [&'static str] = &[
+        "tracking_served",
+        "tracking_dropped",
+        "event_served",
+        "event_dropped",
+        "idle_slots",
+        "busy_slot_rounds",
+    ];
     const METRICS: &'static [Metric<bulkhead::Metrics>] = metrics![
         tracking_served,
         tracking_dropped,

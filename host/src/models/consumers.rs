@@ -18,19 +18,19 @@ impl Model for Consumers {
     type Round = consumers::RoundState;
     const PARAMS: &'static [Param<consumers::Params>] = &[
         param!(consumers: u32,
-            "Consumers pulling from the queue, N", "1 to 64", "1,2,3,4,6,8"),
+            "Consumers pulling from the queue, N", "1 to {MAX_CONSUMERS}", "{CONSUMER_COUNTS}"),
         param!(slots: u32,
-            "Events the store applies per round at most, S", "1 to 4294967295", "2,4"),
+            "Events the store applies per round at most, S", "1 to 4294967295", "{STORE_SLOTS}"),
         param!(shipments: u32,
-            "Shipments in the workload", "1 to 65536", "5000"),
+            "Shipments in the workload", "1 to {MAX_SHIPMENTS}", "5000"),
         param!(events_per_shipment: u32,
-            "Status events per shipment", "1 to 126", "7"),
+            "Status events per shipment", "1 to {MAX_EVENTS_PER_SHIPMENT}", "7"),
         param!(queue_gap: f64,
-            "Queue distance between a shipment's successive events", "0 to 1e9", "1"),
+            "Queue distance between a shipment's successive events", "0, or 1 (the lesson's; another gap above 0, up to {MAX_QUEUE_GAP}, orders the queue as 1 does and is refused)", "1"),
         param!(final_event_rounds: u32,
             "Rounds to process a shipment's last event", "0 to 4294967295", "6"),
         param!(event_rounds_min: u32,
-            "Fewest rounds to process any other event", "0 to 4294967295", "1"),
+            "Fewest rounds to process any other event", "0 to 4294967295 - event-rounds-spread", "1"),
         param!(event_rounds_spread: u32,
             "Other events take min + floor(r * spread) rounds",
             "0 to 4294967295 - event-rounds-min", "3"),
@@ -38,7 +38,7 @@ impl Model for Consumers {
             "Shipments arriving per round (Poisson, on a stream of its own seeded by --seed), \
              each with its lesson events queued together; 'none': the lesson's queue, full \
              before round 0",
-            "none, or 0.000001 to 65536", "none"),
+            "none, or {MIN_ARRIVAL_RATE} to {MAX_ARRIVAL_RATE}", "none"),
         param!(flow.outage: Option<Outage>,
             "Rounds A..B (B excluded) without arrivals, needs --arrival-rate: what they would \
              bring arrives at round B",
@@ -52,8 +52,14 @@ impl Model for Consumers {
              same partition, shipment g's events to consumer g mod N, in queue order",
             "shared, keyed", "shared"),
         param!(seed: u32,
-            "Workload generator seed", "1 to 2147483646", "20260731"),
+            "Workload generator seed", "1 to {MAX_SEED}", "20260731"),
     ];
+    const NAME: &'static str = "consumers";
+    /// The rounds the run's metrics say (an outage of billions of rounds costs the engine
+    /// nothing: it skips empty stretches).
+    fn view_rounds(p: &consumers::Params) -> Option<u64> {
+        Self::run(p, &mut Self::scratch()).ok().map(|m| m.rounds)
+    }
     const VALIDATE: fn(&consumers::Params) -> Result<(), Error> = consumers::Params::validate;
     const NEEDS: &'static [Need<consumers::Params>] = &[
         Need {
@@ -83,6 +89,12 @@ impl Model for Consumers {
     ];
     const SEED_AFTER: &'static str = "queue_gap";
     const HEADLINE: &'static [&'static str] = &["consumers", "slots", "shipments", "seed"];
+    const HEADLINE_METRICS: &'static [&'static str] = &[
+        "rounds",
+        "throughput",
+        "reordered_shipments",
+        "wrong_final_state",
+    ];
     const METRICS: &'static [Metric<consumers::Metrics>] = metrics![
         rounds,
         reordered_shipments,

@@ -50,6 +50,16 @@ impl<M: Model> Flags<M> {
         Ok(Self { values })
     }
 
+    /// Returns the flag `key` alone (its values as given; the others omitted).
+    pub fn only(&self, key: &str) -> Self {
+        let values = M::PARAMS
+            .iter()
+            .zip(&self.values)
+            .map(|(p, v)| if p.key == key { v.clone() } else { None })
+            .collect();
+        Self { values }
+    }
+
     /// Returns these flags over `base`: a parameter given here keeps its values, the others
     /// take `base`'s (the command line's flags over a scenario file's). Flags that say one
     /// thing two ways ([`Model::TOGETHER`]: `--launch-hook` and `--launch-hooks`) replace

@@ -189,7 +189,7 @@ pub fn param_axis<P: 'static, T: Item + Value>(
     accepted: &str,
     set: fn(&mut P, T),
 ) -> Result<Parsed<P>, String> {
-    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, accepted))
+    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, &limits::fill(accepted)))
 }
 
 /// One model parameter, declared once.
@@ -227,6 +227,22 @@ impl<P> Param<P> {
     pub fn flag(&self) -> String {
         self.key.replace('_', "-")
     }
+
+    /// Returns what the parameter is, the core's values written ([`limits::fill`]).
+    pub fn help_text(&self) -> String {
+        limits::fill(self.help)
+    }
+
+    /// Returns the accepted values, the core's limits written ([`limits::fill`]).
+    pub fn accepted_text(&self) -> String {
+        limits::fill(self.accepted)
+    }
+
+    /// Returns the lesson's value(s) as the flag takes them ([`limits::fill`]: a sweep is
+    /// the lesson's own list, `2,3,5`).
+    pub fn lesson_text(&self) -> String {
+        limits::fill(self.lesson)
+    }
 }
 
 impl<P: Default> Param<P> {
@@ -241,20 +257,18 @@ impl<P: Default> Param<P> {
     /// `[1 to 64; default: 1 (the lesson sweeps 1,2,3,4,6,8)]`.
     pub fn help_line(&self) -> String {
         let default = self.default_text();
-        let lesson = if self.lesson == default {
+        let (help, accepted, lesson) = (self.help_text(), self.accepted_text(), self.lesson_text());
+        let lesson = if lesson == default {
             String::new()
-        } else if self.lesson.contains(',') {
-            format!(" (the lesson sweeps {})", self.lesson)
+        } else if lesson.contains(',') {
+            format!(" (the lesson sweeps {lesson})")
         } else {
-            format!(" (the lesson runs {})", self.lesson)
+            format!(" (the lesson runs {lesson})")
         };
-        if self.accepted.is_empty() {
-            format!("{} [default: {default}{lesson}]", self.help)
+        if accepted.is_empty() {
+            format!("{help} [default: {default}{lesson}]")
         } else {
-            format!(
-                "{} [{}; default: {default}{lesson}]",
-                self.help, self.accepted
-            )
+            format!("{help} [{accepted}; default: {default}{lesson}]")
         }
     }
 }
@@ -412,6 +426,9 @@ pub trait Model: Sized + Send + Sync + 'static {
     const SEED_AFTER: &'static str;
     /// The parameters the table always shows (swept ones join them).
     const HEADLINE: &'static [&'static str];
+    /// The metrics a table shows without `--columns`: the lesson's own columns (a derived
+    /// one only in rows that have it). `--columns all` shows every metric.
+    const HEADLINE_METRICS: &'static [&'static str];
     /// The metrics, in contract order.
     const METRICS: &'static [Metric<Self::Metrics>];
     /// Metrics computed from parameters and metrics, after [`Model::METRICS`] in rows.
@@ -449,6 +466,15 @@ pub trait Model: Sized + Send + Sync + 'static {
     /// shorthand, and `--launch-hooks`): given over a scenario's flags ([`Flags::over`]),
     /// one of a group replaces the scenario's whole group, however the file wrote it.
     const TOGETHER: &'static [&'static [&'static str]] = &[];
+    /// The model's command (`consumers`), for messages.
+    const NAME: &'static str;
+    /// How many rounds a view of a run with `p` shows, when its parameters do not bound it
+    /// (consumers: the rounds its metrics say, computed unobserved, the engine skipping
+    /// empty stretches). Default: `None`, bounded by the parameters.
+    fn view_rounds(p: &Self::Params) -> Option<u64> {
+        let _ = p;
+        None
+    }
     /// Reads, once the grid is known and before any rule is applied, what the flags name
     /// (autoscale: each demand file once per distinct path, at most the rows its runs need).
     /// Default: nothing.
@@ -647,16 +673,34 @@ pub fn row_keys<M: Model>(p: Option<&M::Params>) -> Vec<&'static str> {
 }
 
 /// Returns the table's columns: the headline parameters, the swept ones (each with its
-/// result column, if it has one), the metrics.
+/// result column, if it has one), every metric.
 pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
     let mut keys = M::HEADLINE.to_vec();
-    for &key in swept.iter().filter(|k| !M::HEADLINE.contains(k)) {
-        keys.push(key);
-        let param = M::PARAMS.iter().find(|q| q.key == key);
-        keys.extend(param.and_then(|q| q.result.as_ref()).map(|r| r.key));
+    for key in swept_columns::<M>(swept) {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
     }
     keys.extend(metric_keys::<M>());
     keys
+}
+
+/// Returns the columns of the swept parameters `swept`: each parameter, then its result
+/// column if it has one, in [`Model::PARAMS`] order.
+pub fn swept_columns<M: Model>(swept: &[&str]) -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    for q in M::PARAMS.iter().filter(|q| swept.contains(&q.key)) {
+        keys.push(q.key);
+        keys.extend(q.result.as_ref().map(|r| r.key));
+    }
+    keys
+}
+
+/// Returns every parameter column of `M`'s rows (each parameter, then its result column),
+/// in [`Model::PARAMS`] order: what `--columns` takes besides the metrics.
+pub fn param_columns<M: Model>() -> Vec<&'static str> {
+    let all: Vec<&str> = M::PARAMS.iter().map(|q| q.key).collect();
+    swept_columns::<M>(&all)
 }
 
 mod autoscale;
@@ -664,6 +708,7 @@ mod batch;
 mod bulkhead;
 mod consumers;
 mod grid;
+pub mod limits;
 pub mod needs;
 
 pub use autoscale::{
@@ -811,8 +856,9 @@ mod tests {
         assert!(M::HEADLINE.iter().all(|k| keys.contains(k)));
         for p in M::PARAMS {
             // The documented lesson value is one the flag takes.
-            assert!((p.parse)(p.lesson).is_ok(), "{}: {}", p.key, p.lesson);
-            assert!(p.help_line().contains(p.lesson));
+            let lesson = p.lesson_text();
+            assert!((p.parse)(&lesson).is_ok(), "{}: {lesson}", p.key);
+            assert!(p.help_line().contains(&lesson));
         }
         let row = row::<M>(&M::Params::default(), &run_default::<M>());
         let row_keys: Vec<&str> = row.iter().map(|(k, _)| k.as_ref()).collect();

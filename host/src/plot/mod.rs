@@ -301,6 +301,7 @@ pub fn marks_of<M: Plotted>(p: &M::Params) -> Result<Marks, String> {
 fn run_series<M: Plotted>(grid: &Grid<M>, i: u64) -> Result<(String, Vec<Series>, Marks), String> {
     let p = grid.params(i);
     (M::VALIDATE)(&p).map_err(|e| e.to_string())?;
+    crate::trace::check_view::<M>(&p).map_err(|e| format!("run {}: {e}", grid.name(i)))?;
     let name = values(grid, &p, true);
     let mut lines = M::lines(&p);
     crate::trace::observe::<M>(&p, &mut lines).map_err(|e| format!("run {}: {e}", grid.name(i)))?;

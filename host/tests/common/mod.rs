@@ -193,3 +193,14 @@ impl Csv {
         self.ints(name).iter().sum()
     }
 }
+
+/// The texts of an SVG written by `capsim plot`, in document order, joined by spaces: a
+/// legend entry wrapped over two `<text>` lines reads as one phrase.
+pub fn svg_words(svg: &str) -> String {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| t.split_once('>').map(|(_, rest)| rest))
+        .filter_map(|t| t.split_once("</text>").map(|(text, _)| text.trim()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -24,6 +24,7 @@
 use crate::error::Error;
 use crate::rng::UnitRng;
 use crate::Observer;
+use heapless::vec::VecView;
 
 use crate::formula::Deallocation;
 
@@ -80,13 +81,16 @@ pub(crate) trait Records {
     const CAPACITY: usize;
 
     /// Calls `run` with the records, emptied by the run.
-    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T;
+    fn with(&mut self, run: impl FnOnce(&mut VecView<Instance>) -> RunResult) -> RunResult;
 }
+
+/// What a run returns.
+type RunResult = Result<Metrics, Error>;
 
 impl<const N: usize> Records for GroupStorage<N> {
     const CAPACITY: usize = N;
 
-    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T {
+    fn with(&mut self, run: impl FnOnce(&mut VecView<Instance>) -> RunResult) -> RunResult {
         run(self.0.as_mut_view())
     }
 }
@@ -100,8 +104,26 @@ impl Records for OnStack {
     const CAPACITY: usize = MAX_GROUP_SIZE;
 
     #[inline(never)]
-    fn with<T>(&mut self, run: impl FnOnce(&mut heapless::vec::VecView<Instance>) -> T) -> T {
+    fn with(&mut self, run: impl FnOnce(&mut VecView<Instance>) -> RunResult) -> RunResult {
         GroupStorage::new().with(run)
+    }
+}
+
+/// No records: the storage of a lesson's unobserved runs ([`super::run_lesson`]). Their
+/// parameters are the lesson's, so the plan names a fast engine, and the reference engine,
+/// which this storage never calls, is not linked into an image that runs only them (a
+/// board's lesson suite). Were the plan to name it, the run would stop with
+/// [`crate::Accepted::LessonOnly`].
+pub(crate) struct FastOnly;
+
+impl Records for FastOnly {
+    const CAPACITY: usize = MAX_GROUP_SIZE;
+
+    fn with(&mut self, _: impl FnOnce(&mut VecView<Instance>) -> RunResult) -> RunResult {
+        Err(Error::OutOfRange {
+            param: "lesson",
+            accepted: crate::error::Accepted::LessonOnly,
+        })
     }
 }
 
