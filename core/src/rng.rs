@@ -123,7 +123,7 @@ impl UnitRng for GroupLcg {
 lesson_rng_traits!(GroupLcg);
 
 /// The lesson generator's stream kept in caller storage `S` (an array, a slice, a box), so
-/// that several runs of one seed (a sweep's pairs) compute each draw once and then read it:
+/// that several runs of one seed (a batch's runs) compute each draw once and then read it:
 /// the LCG's dependent chain is the slowest part of a run, and the lesson's nine pairs draw
 /// the same ~2,700 numbers.
 ///

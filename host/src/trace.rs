@@ -221,7 +221,7 @@ pub fn pick_columns(keys: &[String], list: &str) -> Result<Vec<usize>, String> {
     Ok(picked)
 }
 
-/// [`write`] with only the columns `--columns LIST` names, in its order (`None`: every
+/// [`write()`] with only the columns `--columns LIST` names, in its order (`None`: every
 /// column; `help`: the run's columns, a name a line, instead of the run).
 pub fn write_columns<M: Traced>(
     p: &M::Params,

@@ -22,7 +22,7 @@ fn a_group_of_three_thousand_runs() {
     // Without randomness or failures the group is exactly 3,000 all day.
     let v = row(&argv(&format!("{FLAT_300K} {NO_FAILURES}")));
     assert_eq!((n(&v, "max_size"), n(&v, "launched")), (3000, 0));
-    // The trace (the general path, observed) runs it too, 240 rows and the header.
+    // The trace (the reference engine, observed) runs it too, 240 rows and the header.
     let out = capsim(&argv(&format!("trace autoscale {FLAT_300K} --format csv")));
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 241);

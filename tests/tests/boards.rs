@@ -8,7 +8,7 @@ use capsim_core::autoscale::RoundState;
 use capsim_core::lesson::{render_with, Lesson, WindowedOnStack};
 use capsim_core::{bulkhead, consumers, Observer};
 
-/// As the boards' group observer: every round's state (so the engine takes its general path).
+/// As the boards' group observer: every round's state (so the plan takes the reference engine).
 #[derive(Default)]
 struct Shown {
     states: u64,

@@ -213,3 +213,35 @@ fn batches_of_slowdowns_of_one_layout_equal_the_lesson() {
         }
     }
 }
+
+/// A layout repeated in a batch follows its first copy to the horizon (the same slowdown):
+/// it takes the copy's count from the slowdown's start too, so its broken slot-rounds are its
+/// run's (they once counted every event served, the rounds before the slowdown included: a
+/// fuzz input), and a layout whose slowdown starts after the horizon is a healthy one.
+#[test]
+fn a_repeated_slowdown_layout_in_a_batch_is_its_own_run() {
+    let slowdown = Params {
+        split: Split::Partitioned(24),
+        mode: Mode::Slowdown,
+        ..Params::default()
+    };
+    let after_horizon = Params {
+        failure_start: slowdown.horizon + 1,
+        ..slowdown.clone()
+    };
+    let healthy = Params {
+        mode: Mode::Healthy,
+        ..slowdown.clone()
+    };
+    let batch = [slowdown.clone(), after_horizon, healthy, slowdown.clone()];
+    let mut ws = bulkhead::Workspace::<4>::new();
+    let mut out = [Metrics::default(); 4];
+    bulkhead::run_batch(&batch, &mut ws, &mut out).unwrap();
+    for (p, m) in batch.iter().zip(&out) {
+        let alone = bulkhead::run(p).unwrap();
+        assert_eq!(*m, alone, "{p:?}");
+        assert_eq!(Some(*m), lesson(p), "{p:?}");
+    }
+    assert!(out[3].broken_slot_rounds > 0);
+    assert_eq!(out[1].broken_slot_rounds, 0);
+}

@@ -135,7 +135,7 @@ fn random_params(r: &mut Pcg64) -> Params<'static> {
     p
 }
 
-/// `run` (the fast path when its options allow) equals the general path, result or error,
+/// `run` (the fast path when its options allow) equals the reference engine, result or error,
 /// also watched by a pacing observer (every round once, in order) and reading a shared
 /// stream that an earlier run filled.
 #[test]
@@ -241,7 +241,7 @@ fn a_sweep_in_lockstep_equals_its_runs_alone() {
 
 /// A sweep whose runs differ only in thresholds of 3 and more runs the lowest alone until it
 /// first replaces an instance, the others taking its state then (`run_batch`): each result
-/// still equals its run alone and the general path's, whether they part in the first block,
+/// still equals its run alone and the reference engine's, whether they part in the first block,
 /// late (rare failures), never (no failures, or too few rounds) or on an error (a full
 /// group), with equal thresholds and the largest the fast path takes (255).
 #[test]

@@ -179,7 +179,7 @@ fn the_lesson_keeps_its_engines_and_reports_its_queue() {
         (m.max_backlog, m.dropped_events, m.dropped_shipments),
         (35_000, 0, 0)
     );
-    // The flow engine's reading of the same run (a buffer that never binds) agrees.
+    // The reference engine's reading of the same run (a buffer that never binds) agrees.
     let flow = checked(&Params {
         flow: Flow {
             buffer: Some(35_000),

@@ -459,7 +459,7 @@ fn each_new_option_leaves_the_fast_path_and_changes_the_run() {
         l.at = &AT;
     });
     for (name, p) in &cases {
-        // Unobserved (`run`) equals observed (always the general path): the fast path did
+        // Unobserved (`run`) equals observed (always the reference engine): the fast path did
         // not compute it as the lesson.
         let mut tape = capsim_tests::GroupTape::default();
         let general = autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut tape).unwrap();

@@ -165,13 +165,17 @@ impl Lane {
         }
     }
 
-    /// Takes `leader`'s pools and metrics: this layout has played the same rounds.
+    /// Takes `leader`'s pools and metrics: this layout has played the same rounds. Also the
+    /// count taken when the slowdown started: a layout whose slowdown is its leader's follows
+    /// it to the horizon, so that count is its own (before either slowdown, or in the round
+    /// the leader's starts, it is still none).
     pub(crate) fn follow(&mut self, leader: &Lane) {
         self.first.copy(&leader.first);
         if let (Some(own), Some(theirs)) = (self.second.as_mut(), leader.second.as_ref()) {
             own.copy(theirs);
         }
         self.c = leader.c;
+        self.served_before_slowdown = leader.served_before_slowdown;
     }
 
     /// Plays one round's shuffled arrivals against this layout; with `OBSERVE`, returns the

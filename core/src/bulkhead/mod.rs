@@ -206,7 +206,7 @@ pub(crate) fn run_lesson_batch_with<R: UnitRng, O: Observer<RoundState>, const B
 
 /// [`run_batch_with`]; `REFERENCE` says whether the reference engine may play (else a batch
 /// the plan sends to it stops with [`crate::Accepted::LessonOnly`]).
-#[inline(always)]
+#[inline]
 fn batch_with<const REFERENCE: bool, R: UnitRng, O: Observer<RoundState>, const B: usize>(
     params: &[Params],
     rng: &mut R,

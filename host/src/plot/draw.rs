@@ -219,9 +219,9 @@ pub(super) fn draw_dashed(
 
 pub(super) type Failed = Box<dyn std::error::Error>;
 
-/// `plotters`' SVG backend measuring text with [`text_size`] on every target: on wasm32
-/// `plotters` measures text in the browser's DOM, which a Web Worker or node does not have
-/// and which would give other bytes than `capsim plot`.
+/// `plotters`' SVG backend measuring text with one measure on every target (`text_size`,
+/// above): on wasm32 `plotters` measures text in the browser's DOM, which a Web Worker or
+/// node does not have and which would give other bytes than `capsim plot`.
 pub struct Svg<'a>(SVGBackend<'a>);
 
 impl<'a> Svg<'a> {

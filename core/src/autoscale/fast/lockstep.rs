@@ -1,4 +1,4 @@
-//! A sweep's runs in lockstep ([`run_lockstep`]): every run of the fast path on one cached
+//! A batch's runs in lockstep ([`run_lockstep`]): every run of the fast path on one cached
 //! stream, by blocks of rounds, and the runs that follow another until it first replaces an
 //! instance ([`follows`]).
 
