@@ -119,7 +119,7 @@ cargo test --release -p capsim-tests --test differential --test windowed --locke
 step "capsim-core builds without std or alloc for Cortex-M4F and Cortex-M0"
 for target in thumbv7em-none-eabihf thumbv6m-none-eabi; do
     cargo build -p capsim-core --locked --target "$target"
-    cargo build -p capsim-core --locked --target "$target" --features defmt,serde
+    cargo build -p capsim-core --locked --target "$target" --features defmt,serde,hpa
 done
 
 step "the capsim library without its cli feature (std only), and the playground for wasm32"

@@ -192,6 +192,26 @@ pub enum Accepted {
     /// Only 0 while the group has the spot class (AWS: a warm pool cannot be put on a group
     /// with a mixed instances policy or Spot Instances).
     ZeroWithSpot,
+    /// An HPA's window: integers from 0 to `max` seconds, at most 254 syncs of
+    /// `--hpa-sync-period` (what the controller's history holds) and Kubernetes' 3,600.
+    #[cfg(feature = "hpa")]
+    Syncs {
+        /// The longest window, in seconds.
+        max: u32,
+    },
+    /// Only above 0 unless the HPA's metric is External (Kubernetes scales to zero on
+    /// Object or External metrics only).
+    #[cfg(feature = "hpa")]
+    ScaleToZero,
+    /// An HPA direction's scaling policies: 1 to `max`, each `TYPE:VALUE:PERIOD` with a
+    /// value ≥ 1 and a period of 1 to `max_period` seconds.
+    #[cfg(feature = "hpa")]
+    RatePolicies {
+        /// The most policies of a direction.
+        max: u32,
+        /// The longest period, in seconds.
+        max_period: u32,
+    },
 }
 
 impl fmt::Display for Error {
@@ -316,6 +336,20 @@ impl fmt::Display for Accepted {
             Accepted::Timed { max } => write!(
                 f,
                 "at most {max} actions, each count and template version at least 1, min_instances never above max_instances"
+            ),
+            #[cfg(feature = "hpa")]
+            Accepted::Syncs { max } => write!(
+                f,
+                "integers from 0 to {max} (at most 3600 seconds and 254 syncs of --hpa-sync-period)"
+            ),
+            #[cfg(feature = "hpa")]
+            Accepted::ScaleToZero => f.write_str(
+                "integers >= 1 under --policy hpa unless --hpa-target is external:... (Kubernetes scales to zero on External metrics only)",
+            ),
+            #[cfg(feature = "hpa")]
+            Accepted::RatePolicies { max, max_period } => write!(
+                f,
+                "1 to {max} policies Pods:VALUE:PERIOD or Percent:VALUE:PERIOD joined by '/', each VALUE >= 1 and PERIOD from 1 to {max_period} seconds"
             ),
             Accepted::ZeroWithSpot => write!(
                 f,

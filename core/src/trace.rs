@@ -40,7 +40,30 @@ pub struct AutoscaleColumns {
     pub formula: bool,
     /// A run with scenario hooks or timed actions: [`AUTOSCALE_SCENARIO_COLUMNS`].
     pub scenario: bool,
+    /// A group driven by Kubernetes' HPA: [`AUTOSCALE_HPA_COLUMNS`].
+    #[cfg(feature = "hpa")]
+    pub hpa: bool,
 }
+
+/// The columns a group driven by Kubernetes' HPA adds last: the sync's replicas
+/// (`spec.replicas`), its pods as the controller counted them (ready, not yet ready,
+/// without a sample), the metric's current value (percent of the request for a utilisation
+/// target, requests otherwise), the metric's recommendation, the count after the
+/// stabilization windows, the count set after the policies and bounds, and what bound it
+/// (the controller's reason). A sync that did not read the metric leaves its value and
+/// recommendation empty.
+#[cfg(feature = "hpa")]
+pub const AUTOSCALE_HPA_COLUMNS: [&str; 9] = [
+    "hpa_current",
+    "hpa_ready",
+    "hpa_unready",
+    "hpa_missing",
+    "hpa_metric",
+    "hpa_recommendation",
+    "hpa_stabilized",
+    "hpa_desired",
+    "hpa_limit",
+];
 
 /// The consumers columns.
 pub const CONSUMERS_COLUMNS: [&str; 5] = [
@@ -133,6 +156,8 @@ pub fn autoscale_header_with<W: Write + ?Sized>(
     optional(out, columns.spot, &AUTOSCALE_SPOT_COLUMNS)?;
     optional(out, columns.formula, &AUTOSCALE_FORMULA_COLUMNS)?;
     optional(out, columns.scenario, &AUTOSCALE_SCENARIO_COLUMNS)?;
+    #[cfg(feature = "hpa")]
+    optional(out, columns.hpa, &AUTOSCALE_HPA_COLUMNS)?;
     out.write_char('\n')
 }
 
@@ -185,7 +210,39 @@ pub fn autoscale_row_with<W: Write + ?Sized>(
     if columns.scenario {
         write!(out, ",{},{},{}", s.hooks_ended, s.heartbeats, s.actions)?;
     }
+    #[cfg(feature = "hpa")]
+    if columns.hpa {
+        hpa_cells(out, s.hpa.as_ref())?;
+    }
     out.write_char('\n')
+}
+
+/// Writes the HPA's cells of a row (all empty for a round without a sync).
+#[cfg(feature = "hpa")]
+fn hpa_cells<W: Write + ?Sized>(out: &mut W, h: Option<&autoscale::hpa::HpaRound>) -> fmt::Result {
+    let Some(h) = h else {
+        return out.write_str(",,,,,,,,,");
+    };
+    let sync = &h.sync;
+    write!(
+        out,
+        ",{},{},{},{},",
+        sync.current, h.ready, h.unready, h.missing
+    )?;
+    if let Some(m) = h.metric {
+        write!(out, "{}", jsfmt::Num(m as f64 / 1000.0))?;
+    }
+    out.write_char(',')?;
+    if let Some(r) = sync.recommendation {
+        write!(out, "{r}")?;
+    }
+    write!(
+        out,
+        ",{},{},{}",
+        sync.stabilized,
+        sync.desired,
+        sync.limit.name()
+    )
 }
 
 /// Writes the consumers header line (with its newline).
@@ -358,6 +415,8 @@ impl<W: Write> CsvTrace<W> {
                     spot: false,
                     formula: false,
                     scenario: false,
+                    #[cfg(feature = "hpa")]
+                    hpa: false,
                 },
             },
         )

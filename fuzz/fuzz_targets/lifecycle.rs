@@ -1,6 +1,7 @@
 //! `autoscale::run` with arbitrary lifecycle options: hooks, protection, removal policies,
 //! reclaim mode, check latency, apply delay, stockouts, scripted actions, the minimum and
-//! maximum size, the check interval, the target-tracking and step policies, the spot class
+//! maximum size, the check interval, the target-tracking and step policies, Kubernetes' HPA
+//! (its targets, tolerances, sync period, readiness settings and behavior), the spot class
 //! (preemption by rate and by round, notices, Batch's and AWS's aftermath, the mixed-instances
 //! split), the warm pool, and a scenario's hooks (early completion, heartbeats, caps,
 //! ROLLBACK), timed actions and tasks.

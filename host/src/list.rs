@@ -5,6 +5,7 @@
 mod autoscale;
 mod bulkhead;
 mod consumers;
+pub mod hpa;
 
 pub use autoscale::{hook_text, timed_text, WarmSize, MAX_STEP_BOUND};
 

@@ -790,6 +790,39 @@ pub fn headline(model: &str) -> Option<&'static [&'static str]> {
     }
 }
 
+/// Returns each row of a model command's JSON Lines (`format=json`, as [`run`] prints them)
+/// with every cell's readable text beside its exact one: a line per row, the JSON array of
+/// its cells in row order, each `[key, exact, shown]`. `exact` is the cell's JSON text
+/// (`0.3890099141955275`, `100.0`, `"shared"`, `null`); `shown` is what a table prints for
+/// it ([`crate::output::Cell::write_readable`]: `0.389`, `100`, `shared`, `NaN`), so a page
+/// shows the same text as `capsim MODEL --columns KEY` does. The rows are read back as
+/// `capsim summary` reads them ([`crate::merge::parse_row`]); a `--summary` row's statistics
+/// read back as floats, to 4 significant digits (a table writes them with 3 decimals). A line
+/// that is not such a row is an error naming it.
+pub fn readable_rows(json_lines: &str) -> Result<String, String> {
+    let mut out = String::new();
+    for (n, line) in json_lines.lines().enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let row = crate::merge::parse_row(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let cells: Vec<[String; 3]> = row
+            .iter()
+            .map(|(key, cell)| {
+                let mut exact = Vec::new();
+                cell.write_json(&mut exact);
+                let mut shown = String::new();
+                cell.write_readable(&mut shown);
+                let exact = String::from_utf8(exact).unwrap_or_default();
+                [key.to_string(), exact, shown]
+            })
+            .collect();
+        out.push_str(&serde_json::to_string(&cells).map_err(|e| e.to_string())?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// Returns every model's parameters as JSON, for the page's form: per model, each flag with
 /// its help, accepted values, default and lesson value — the definitions `--help` prints.
 pub fn params_json() -> String {

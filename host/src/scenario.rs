@@ -15,6 +15,11 @@
 //!   `launch_hooks` / `terminate_hooks` parameters; a single hook that only waits (Alibaba's
 //!   rules, no job, no heartbeat) is the one-hook flag `launch_hook` / `terminate_hook`
 //!   itself, so its rows are those of `--launch-hook`.
+//! - `[hpa]`: a Kubernetes HorizontalPodAutoscaler's `spec` in its YAML's shape
+//!   (`minReplicas`, `maxReplicas`, `[[hpa.metrics]]`, `[hpa.behavior.scaleUp]` and
+//!   `scaleDown`) and the controller's settings (`[hpa.controller]`), which become
+//!   `--policy hpa` (unless `[params]` sets the policy), `--min-instances`,
+//!   `--max-instances` and the `--hpa-*` flags (see `scenario/hpa.rs`).
 //! - `[[at]]`: timed operator actions, each `round = R` and one or more of
 //!   `min_instances`, `max_instances` (an integer or `"none"`), `desired`, `standby`,
 //!   `unstandby`, `protect`, `unprotect`, `detach` (counts), `template` (a version ≥ 1) and
@@ -30,6 +35,8 @@
 use std::path::Path;
 
 use toml::{Table, Value};
+
+mod hpa;
 
 /// The longest scenario file read, in bytes (more is refused after reading one byte more).
 pub const MAX_SCENARIO_BYTES: usize = 1 << 20;
@@ -59,7 +66,7 @@ pub const AT_KEYS: [&str; 11] = [
 ];
 
 /// The top-level tables a scenario may have.
-pub const TABLES: [&str; 4] = ["params", "launch_hooks", "terminate_hooks", "at"];
+pub const TABLES: [&str; 5] = ["params", "launch_hooks", "terminate_hooks", "at", "hpa"];
 
 /// A loaded scenario: parameter values as the flags take them, in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -154,6 +161,12 @@ pub fn parse(text: &str, keys: &[&str]) -> Result<Scenario, String> {
                 match shorthand(&hooks) {
                     Some(one) => push(&name[..name.len() - 1], one)?,
                     None => push(name, texts.join("+"))?,
+                }
+            }
+            "hpa" => {
+                let policy_given = table.get("params").and_then(|p| p.get("policy")).is_some();
+                for (flag, value) in hpa::pairs(value, policy_given)? {
+                    push(&flag.replace('-', "_"), value)?;
                 }
             }
             "at" => {

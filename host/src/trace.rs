@@ -82,7 +82,8 @@ impl Traced for Autoscale {
     /// The spot class's and the warm pool's columns (`spot`, `preempted`, `warm`) with one
     /// of them; a formula run's evaluation columns ([`trace::AUTOSCALE_FORMULA_COLUMNS`]);
     /// a run with scenario hooks or timed actions theirs
-    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); any other run's rows are the lesson's.
+    /// ([`trace::AUTOSCALE_SCENARIO_COLUMNS`]); a run driven by the Kubernetes HPA its
+    /// syncs ([`trace::AUTOSCALE_HPA_COLUMNS`]); any other run's rows are the lesson's.
     fn autoscale_columns(p: &Self::Params) -> trace::AutoscaleColumns {
         let l = &p.core.lifecycle;
         trace::AutoscaleColumns {
@@ -91,6 +92,7 @@ impl Traced for Autoscale {
             scenario: !l.launch_hooks.is_empty()
                 || !l.terminate_hooks.is_empty()
                 || !l.at.is_empty(),
+            hpa: p.formula.0.is_none() && matches!(l.policy, autoscale::Policy::Hpa(_)),
         }
     }
 }
@@ -219,7 +221,7 @@ pub fn pick_columns(keys: &[String], list: &str) -> Result<Vec<usize>, String> {
     Ok(picked)
 }
 
-/// [`write`] with only the columns `--columns LIST` names, in its order (`None`: every
+/// [`write()`] with only the columns `--columns LIST` names, in its order (`None`: every
 /// column; `help`: the run's columns, a name a line, instead of the run).
 pub fn write_columns<M: Traced>(
     p: &M::Params,

@@ -21,10 +21,20 @@ fn example(path: &str) -> String {
 /// Flags that act only on a day that reaches them, and that day (added to both runs
 /// compared, the flag given alone included): a warm pool's reuse needs a scale-in while a
 /// refill still boots; a store's slots bind only when more consumers than slots pull from
-/// the queue.
+/// the queue; an HPA's readiness settings (below).
 const DAYS: &[(&str, &[(&str, &str)])] = &[
     ("warm_pool_reuse", &[("boot-rounds", "9")]),
     ("slots", &[("consumers", "8")]),
+    // The HPA's readiness settings act on booting pods only past the initialization period
+    // when the initial readiness delay is 0: each is tried with the other at 0.
+    (
+        "hpa_cpu_initialization_period",
+        &[("policy", "hpa"), ("hpa-initial-readiness-delay", "0")],
+    ),
+    (
+        "hpa_initial_readiness_delay",
+        &[("policy", "hpa"), ("hpa-cpu-initialization-period", "0")],
+    ),
 ];
 
 /// What a run shows: its outcome and its trace, or the line that refused it.

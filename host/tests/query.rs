@@ -377,3 +377,102 @@ fn a_failed_evaluation_shows_its_error() {
         "{out}"
     );
 }
+
+/// `readable_rows` gives each cell of a JSON row its exact text (the row's own, as the JSON
+/// line holds it) and the text the command line's table prints for it: the lesson pages'
+/// start commands, the group's 3 × 3 sweep and runs with fractions (a cost, a throughput, a
+/// ratio), every metric (`--columns all`) and the default table's.
+#[test]
+fn readable_rows_are_the_tables_cells() {
+    for q in [
+        "model=autoscale&threshold=2&cooldown=0",
+        "model=autoscale&threshold=2,3,5&cooldown=0,3,8",
+        "model=autoscale&price=0.125:0.04:0.01&demand-base=919.8876633723187",
+        "model=consumers&consumers=1&slots=2",
+        "model=consumers&consumers=1,3,7&slots=1,8&shipments=300",
+        "model=bulkhead&split=shared&mode=slowdown",
+        "model=bulkhead&split=shared,24&mode=healthy,slowdown",
+    ] {
+        let pairs = query(q);
+        let mut json = pairs.clone();
+        json.push(("format", "json"));
+        let printed = browser(&json);
+        assert_eq!(printed.error, None, "{q}");
+        let stdout = String::from_utf8(printed.stdout).unwrap();
+        let readable = capsim::query::readable_rows(&stdout).unwrap();
+        let rows: Vec<Vec<[String; 3]>> = readable
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), stdout.lines().count(), "{q}");
+        for (row, line) in rows.iter().zip(stdout.lines()) {
+            // The keys in the row's order, each exact text the line's own.
+            let mut rebuilt = String::from("{");
+            for (i, [key, exact, _]) in row.iter().enumerate() {
+                let comma = if i == 0 { "" } else { "," };
+                rebuilt.push_str(&format!("{comma}\"{key}\":{exact}"));
+            }
+            assert_eq!(rebuilt + "}", line, "{q}");
+        }
+        for columns in [None, Some("all")] {
+            let mut args: Vec<String> = vec![pairs[0].1.to_string()];
+            for &(k, v) in &pairs[1..] {
+                args.extend([format!("--{k}"), v.to_string()]);
+            }
+            if let Some(c) = columns {
+                args.extend(["--columns".to_string(), c.to_string()]);
+            }
+            let cli = Command::new(env!("CARGO_BIN_EXE_capsim"))
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(cli.status.success(), "{args:?}");
+            let table = String::from_utf8(cli.stdout).unwrap();
+            let mut lines = table.lines();
+            let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+            let mut compared = 0;
+            for (row, line) in rows.iter().zip(lines) {
+                let cells: Vec<&str> = line.split_whitespace().collect();
+                assert_eq!(cells.len(), header.len(), "{args:?}: {line}");
+                for (key, cell) in header.iter().zip(cells) {
+                    let shown = &row.iter().find(|c| c[0] == *key).unwrap()[2];
+                    assert_eq!(shown, cell, "{args:?}: {key}");
+                    compared += 1;
+                }
+            }
+            assert_eq!(compared, rows.len() * header.len(), "{args:?}");
+        }
+    }
+    // Rounded where a table rounds: a throughput, a cost; whole numbers and words as they are.
+    let shown = |q: &str, key: &str| {
+        let mut pairs = query(q);
+        pairs.push(("format", "json"));
+        let stdout = String::from_utf8(browser(&pairs).stdout).unwrap();
+        let row: Vec<[String; 3]> =
+            serde_json::from_str(capsim::query::readable_rows(&stdout).unwrap().trim()).unwrap();
+        let [_, exact, shown] = row.into_iter().find(|c| c[0] == key).unwrap();
+        (exact, shown)
+    };
+    assert_eq!(
+        shown("model=consumers&consumers=1&slots=2", "throughput"),
+        ("0.3890099141955275".to_string(), "0.389".to_string())
+    );
+    assert_eq!(
+        shown("model=autoscale", "capacity"),
+        ("100.0".to_string(), "100".to_string())
+    );
+    assert_eq!(
+        shown("model=bulkhead", "split"),
+        ("\"shared\"".to_string(), "shared".to_string())
+    );
+    // A NaN, which JSON writes as null, is the table's NaN; a line that is no row, an error.
+    assert_eq!(
+        capsim::query::readable_rows("{\"x\":null,\"y\":[150,190]}\n\n").unwrap(),
+        "[[\"x\",\"null\",\"NaN\"],[\"y\",\"[150,190]\",\"150:190\"]]\n"
+    );
+    let bad = capsim::query::readable_rows("{\"x\":1}\n[1]\n").unwrap_err();
+    assert!(
+        bad.starts_with("line 2: not a row of --format json: '{' expected at byte "),
+        "{bad}"
+    );
+}

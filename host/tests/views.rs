@@ -76,10 +76,26 @@ const AUTOSCALE_VALUES: &[(&str, &str)] = &[
     ("max_instances", "0 12 18"),
     ("check_interval", "2 10080"),
     // `step` alone is an error (it needs `--steps`), so it is not a value to set alone.
-    ("policy", "target-tracking"),
+    ("policy", "target-tracking hpa"),
     ("target_utilization", "1 80 100"),
     ("disable_scale_in", "yes"),
     ("steps", "..40:-1/80..120:+2/120..:+30% ..50:=3/50..:+100%"),
+    (
+        "hpa_target",
+        "utilization:1 utilization:60 cpu:average-value:70 pods:average-value:55.5 external:value:3000 external:average-value:75",
+    ),
+    ("hpa_tolerance", "0 0.5 100"),
+    ("hpa_scale_up_tolerance", "0 0.02"),
+    ("hpa_scale_down_tolerance", "0.36 100"),
+    ("hpa_sync_period", "2 60 3600"),
+    ("hpa_cpu_initialization_period", "0 20 86400"),
+    ("hpa_initial_readiness_delay", "0 86400"),
+    ("hpa_scale_up_stabilization", "0 60 3600"),
+    ("hpa_scale_up_policies", "Pods:1:60 Percent:10:15/Pods:2:30 Pods:1:1800"),
+    ("hpa_scale_up_select", "Min Disabled"),
+    ("hpa_scale_down_stabilization", "0 3600"),
+    ("hpa_scale_down_policies", "Pods:1:15 Percent:10:60/Pods:3:15"),
+    ("hpa_scale_down_select", "Min Disabled"),
     ("demand_file", "flash-crowd.csv slow-ramp.csv"),
     ("evaluation_interval", "5 10080"),
     ("sample_delay", "0 600"),
@@ -295,11 +311,14 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
     );
     // The spot class and the warm pool add their columns, a formula run the evaluation
     // columns, a scenario its hooks' and actions' (and only they do).
+    let hpa = p.formula.0.is_none() && matches!(l.policy, autoscale::Policy::Hpa(_));
     let columns = capsim_core::trace::AutoscaleColumns {
         spot: l.spot.enabled() || l.warm_pool.size > 0,
         formula: p.formula.0.is_some(),
         scenario,
+        hpa,
     };
+    check_hpa(p, m, t, hpa);
     let extra = columns != capsim_core::trace::AutoscaleColumns::default();
     let mut csv = String::new();
     capsim_core::trace::autoscale_header_with(&mut csv, columns).unwrap();
@@ -314,6 +333,49 @@ fn check_autoscale(p: &capsim::models::AutoscaleParams, m: &autoscale::Metrics, 
             capsim_core::trace::autoscale_row(&mut plain, s).unwrap();
         }
         assert_eq!(plain, csv, "{what}");
+    }
+}
+
+/// A Kubernetes HPA's run: a sync every round; what it sets is what the group did (its fresh
+/// launches less its removals) where nothing else changes the count (a plain lifecycle, no
+/// bound of the group's own, no stockout); a formula replaces the HPA (no syncs).
+fn check_hpa(
+    p: &capsim::models::AutoscaleParams,
+    m: &autoscale::Metrics,
+    t: &[autoscale::RoundState],
+    hpa: bool,
+) {
+    let what = format!("{p:?}");
+    if !hpa {
+        assert!(t.iter().all(|s| s.hpa.is_none()), "{what}");
+        return;
+    }
+    let plain = autoscale::Lifecycle {
+        policy: p.core.lifecycle.policy.clone(),
+        ..autoscale::Lifecycle::default()
+    };
+    let exact = p.core.lifecycle == plain && m.clamped_rounds == 0;
+    for s in t {
+        let h = s
+            .hpa
+            .unwrap_or_else(|| panic!("round {} has no sync: {what}", s.round));
+        let sync = h.sync;
+        if exact {
+            let fresh = i64::from(s.launched) - i64::from(s.replaced);
+            assert_eq!(
+                i64::from(sync.desired) - i64::from(sync.current),
+                fresh - i64::from(s.removed),
+                "round {}: {what}",
+                s.round
+            );
+        }
+        // Every replica the sync starts from is one of its pods, in one class.
+        assert_eq!(
+            h.ready + h.unready + h.missing,
+            sync.current,
+            "round {}: {what}",
+            s.round
+        );
     }
 }
 

@@ -7,7 +7,9 @@
 //! `name NUL value NUL ...`), calls [`run`], then reads each result with [`result_ptr`] and
 //! [`result_len`] (0: stdout, 1: error line, 2: chart SVG, 3: the formula's warnings, one a
 //! line, as `capsim formula check` writes them to stderr). [`params`] puts the models'
-//! parameter definitions (JSON) in result 0. Progress goes to the imported `env.progress`.
+//! parameter definitions (JSON) in result 0. [`readable`] reads a model command's JSON rows
+//! from the input buffer and puts each cell's exact and table text in result 0
+//! ([`query::readable_rows`]). Progress goes to the imported `env.progress`.
 
 use std::sync::Mutex;
 
@@ -121,6 +123,35 @@ pub fn run_text(text: &str) -> query::Printed {
 pub extern "C" fn params() {
     let mut results = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
     results[0] = query::params_json().into_bytes();
+}
+
+/// Reads the input buffer as a model command's JSON rows (its stdout, `format=json`) and puts
+/// [`query::readable_rows`] of them in result 0, each cell's exact text and the text a table
+/// prints for it (or the error in result 1); returns 0, or 2 on an error.
+#[no_mangle]
+pub extern "C" fn readable() -> u32 {
+    let text = {
+        let buf = INPUT.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    let answer = query::readable_rows(&text);
+    let failed = answer.is_err();
+    let (rows, error) = match answer {
+        Ok(rows) => (rows, String::new()),
+        Err(e) => (String::new(), format!("error: {e}")),
+    };
+    let mut results = RESULTS.lock().unwrap_or_else(|e| e.into_inner());
+    *results = [
+        rows.into_bytes(),
+        error.into_bytes(),
+        Vec::new(),
+        Vec::new(),
+    ];
+    if failed {
+        2
+    } else {
+        0
+    }
 }
 
 /// Returns where result `which` (0 stdout, 1 error, 2 chart, 3 warnings) starts.

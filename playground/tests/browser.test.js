@@ -291,7 +291,7 @@ async function measure(page) {
     out.scrollWidth = document.documentElement.scrollWidth;
     out.cells = [...document.querySelectorAll("#metrics td")].map((td) => {
       const r = td.getBoundingClientRect();
-      return { key: td.dataset.key, left: r.left, right: r.right, top: r.top, shown: td.textContent, exact: td.dataset.exact };
+      return { key: td.dataset.key, left: r.left, right: r.right, top: r.top, shown: td.textContent, exact: td.dataset.exact, title: td.title };
     });
     return out;
   });
@@ -313,11 +313,11 @@ function fits(m, what) {
 
 // ---------------------------------------------------------------- the lesson pages
 
-// Each lesson page's start command (what `?page=NAME` alone runs) and its story's metrics.
+// Each lesson page's start command (what `?page=NAME` alone runs).
 const PAGES = {
-  group: { model: "autoscale", start: [["threshold", "2"], ["cooldown", "0"]], metrics: ["under_capacity_rounds", "false_replacements", "broken_rounds", "launched", "min_size", "max_size", "idle_billed_rounds"] },
-  consumers: { model: "consumers", start: [["consumers", "1"], ["slots", "2"]], metrics: ["throughput", "rounds", "reordered_shipments", "wrong_final_state"] },
-  bulkhead: { model: "bulkhead", start: [["split", "shared"], ["mode", "slowdown"]], metrics: ["tracking_dropped", "event_dropped", "tracking_served", "idle_slots"] },
+  group: { model: "autoscale", start: [["threshold", "2"], ["cooldown", "0"]] },
+  consumers: { model: "consumers", start: [["consumers", "1"], ["slots", "2"]] },
+  bulkhead: { model: "bulkhead", start: [["split", "shared"], ["mode", "slowdown"]] },
 };
 
 // Each value of the command line's JSON row as it wrote it.
@@ -326,6 +326,31 @@ function rawRow(line) {
   for (const m of line.slice(1, -1).matchAll(/"([a-z_]+)":("(?:[^"\\]|\\.)*"|\[[^\]]*\]|[^,]*)/g)) out[m[1]] = m[2];
   return out;
 }
+
+// The metrics the command line's table shows without --columns (`--columns help` stars
+// them), in the table's order: the story's metrics a lesson page shows.
+function tableMetrics(command) {
+  const help = runCli([...command, ["columns", "help"]]);
+  assert.equal(help.status, 0, help.stderr);
+  const starred = help.stdout.split("\n").filter((l) => l.endsWith(" *")).map((l) => l.slice(0, -2));
+  const table = runCli(command);
+  assert.equal(table.status, 0, table.stderr);
+  const header = table.stdout.split("\n")[0].trim().split(/ +/);
+  return header.filter((k) => starred.includes(k));
+}
+
+// The command line's table for `command` (`capsim MODEL … --columns KEYS`): a row per run,
+// each cell's text by its column.
+function cliTable(command, keys) {
+  const r = runCli([...command, ["columns", keys.join(",")]]);
+  assert.equal(r.status, 0, r.stderr);
+  const [header, ...lines] = r.stdout.split("\n").filter((l) => l !== "").map((l) => l.trim().split(/ +/));
+  return lines.map((cells) => Object.fromEntries(header.map((k, i) => [k, cells[i]])));
+}
+
+// A Turkish page's number back in the command line's text: its marks undone (the page's
+// rule: a decimal comma, the whole part's digits grouped in threes with a dot).
+const untr = (shown) => shown.replace(/\./g, "").replace(",", ".");
 
 // English left on a Turkish page: the chart's and the page's words (the command line
 // itself and the command names in the chart's title aside).
@@ -362,20 +387,28 @@ for (const [name, want] of Object.entries(PAGES)) {
         await done(page);
         const { error, chart } = await shown(page);
         assert.equal(error, "");
-        // The table is the start command's run: each cell the metric rounded for reading,
-        // its exact value (the command line's JSON) in its tooltip.
+        // The table is the start command's run: the metrics the command line's table shows,
+        // in its order, each cell the text it prints for it (`capsim MODEL … --columns
+        // KEYS`; in Turkish with the page's marks), its exact value (the command line's
+        // JSON) in its tooltip.
         const command = [["model", want.model], ...want.start];
         const cli = runCli([...command, ["format", "json"]]);
         assert.equal(cli.status, 0, cli.stderr);
         const exact = rawRow(cli.stdout.trim());
         const m = await measure(page);
-        assert.deepEqual(m.cells.map((c) => c.key), want.metrics);
+        const keys = tableMetrics(command);
+        assert.ok(keys.length >= 4, JSON.stringify(keys));
+        assert.deepEqual(m.cells.map((c) => c.key), keys);
+        const [table] = cliTable(command, keys);
         for (const c of m.cells) {
           assert.equal(c.exact, exact[c.key], c.key);
-          const v = Number(exact[c.key]);
-          const digits = c.shown.replace(lang === "tr" ? /\./g : /,/g, "").replace(",", ".");
-          if (Number.isInteger(v)) assert.equal(Number(digits), v, c.key + ": " + c.shown);
-          else assert.ok(Math.abs(Number(digits) - v) <= Math.abs(v) * 5e-4 && digits.replace(/^0\.|\./, "").length <= 4, c.key + ": " + c.shown);
+          assert.equal(lang === "tr" ? untr(c.shown) : c.shown, table[c.key], c.key + ": " + c.shown);
+          assert.equal(c.title, `${c.key} = ${exact[c.key]} (${lang === "tr" ? "tam değeri" : "exact value"})`);
+        }
+        if (name === "consumers") {
+          // The throughput, a fraction: 4 significant digits, a decimal comma in Turkish.
+          assert.equal(m.cells.find((c) => c.key === "throughput").shown, lang === "tr" ? "0,389" : "0.389");
+          assert.equal(m.cells.find((c) => c.key === "rounds").shown, lang === "tr" ? "89.972" : "89972");
         }
         // The chart is capsim plot's for the same flags, at the width shown and in the
         // page's language.
@@ -513,10 +546,14 @@ test("a lesson page URL with lists runs the sweep: a row (or card) per run, the 
     assert.equal(error, "");
     const captions = (chart.match(/>\s*threshold=\d cooldown=\d\s*</g) || []).length;
     assert.equal(captions, 9);
-    const cli = runCli([["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"], ["format", "json"]]);
+    const command = [["model", "autoscale"], ["threshold", "2,3,5"], ["cooldown", "0,3,8"]];
+    const cli = runCli([...command, ["format", "json"]]);
     const rows = cli.stdout.trim().split("\n").map(rawRow);
-    const cells = await page.$$eval("#metrics td", (tds) => tds.map((td) => [td.dataset.key, td.dataset.exact]));
-    const expected = rows.flatMap((r) => PAGES.group.metrics.map((k) => [k, r[k]]));
+    const keys = tableMetrics(command);
+    const table = cliTable(command, keys);
+    assert.equal(table.length, 9);
+    const cells = await page.$$eval("#metrics td", (tds) => tds.map((td) => [td.dataset.key, td.dataset.exact, td.textContent]));
+    const expected = rows.flatMap((r, i) => keys.map((k) => [k, r[k], table[i][k]]));
     assert.deepEqual(cells, expected);
     fits(await measure(page), `the sweep at ${width}`);
     await page.close();
@@ -797,6 +834,96 @@ test("the formula editor: an example one click away, live check, eval with sampl
     assert.ok(legend.includes(label), label + ": " + JSON.stringify(legend));
   }
   await page.screenshot({ path: path.join(shots, "formula-full-1280x800.png"), fullPage: true });
+  await page.close();
+});
+
+// The formula's warnings as the page shows them under its check.
+async function warningsShown(page) {
+  return page.$$eval("#formula-warnings li", (lis) =>
+    lis.map((li) => ({
+      message: li.querySelector(".message").textContent,
+      line: li.dataset.line,
+      col: li.dataset.col,
+      marked: li.querySelector("mark")?.textContent,
+    }))
+  );
+}
+
+test("a formula's warnings are shown once, under the check, each at its line and column; a clean formula shows none", async () => {
+  const cpu = "$avg = avg($CPUPercent.GetSample(TimeInterval_Minute * 5));\n$TargetDedicatedNodes = $avg > 70 ? 10 : 1;\n";
+  const truncated = "$TargetDedicatedNodes = $CurrentDedicatedNodes * 1.25;\n";
+  const both = "$busy = avg($CPUPercent.GetSample(TimeInterval_Minute * 5)) > 80;\n$TargetDedicatedNodes = $busy ? $CurrentDedicatedNodes * 1.25 : $CurrentDedicatedNodes;\n";
+  const microsoft = fs.readFileSync(path.join(formulas, "cpu-400.formula"), "utf8");
+  for (const [width, height] of SIZES) {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width, height });
+    for (const [what, text, count] of [["cpu", cpu, 1], ["truncated", truncated, 1], ["both", both, 2], ["cpu-400", microsoft, 1]]) {
+      const check = cliOnFile(text, ["formula", "check", "editor.formula"]);
+      assert.equal(check.status, 0, check.stderr);
+      const warnings = check.stderr.split("\n").filter((l) => l !== "");
+      assert.equal(warnings.length, count, what + ": " + check.stderr);
+      assert.ok(warnings.every((w) => w.startsWith("editor.formula:") && w.includes(": warning: ")), check.stderr);
+      // The evaluation log's command writes the same warnings first.
+      const trace = cliOnFile(text, ["trace", "autoscale", "--formula", "editor.formula", "--evaluations"]);
+      assert.equal(trace.stderr, check.stderr, what);
+      await page.goto(formulaUrl(text));
+      await done(page);
+      await page.waitForFunction(() => document.body.dataset.check === "done" && document.body.dataset.log === "done");
+      // Each message once on the whole page, under the check, which accepts the formula.
+      for (const w of warnings) assert.equal(await timesShown(page, w), 1, what + ": " + w);
+      const check_ = await page.evaluate(() => ({ text: document.getElementById("formula-check").textContent, className: document.getElementById("formula-check").className }));
+      assert.match(check_.text, new RegExp(`^ok: .*, with ${count} warnings?:$`), what);
+      assert.equal(check_.className, "check warn");
+      const shownWarnings = await warningsShown(page);
+      assert.deepEqual(shownWarnings.map((w) => w.message), warnings, what);
+      // Each at its line and column: the character there marked, as the test counts it.
+      const lines = text.split("\n");
+      for (const [i, w] of warnings.entries()) {
+        const [, line, col] = /^editor\.formula:(\d+):(\d+): warning: /.exec(w);
+        assert.equal(shownWarnings[i].line + ":" + shownWarnings[i].col, `${line}:${col}`, what);
+        assert.equal(shownWarnings[i].marked, Array.from(lines[line - 1])[col - 1], what);
+      }
+      // Not an error: no error line, no error mark; the run's output is there.
+      assert.equal((await shown(page)).error, "");
+      assert.equal(await page.evaluate(() => document.getElementById("formula-mark").hidden), true);
+      assert.equal(await page.evaluate(() => document.getElementById("warnings").hidden), true);
+      assert.equal((await shown(page)).output, cliOnFile(text, ["autoscale", "--formula", "editor.formula"]).stdout);
+      // The evaluation log says its warnings are the ones above, without repeating them.
+      const note = await page.textContent("#evaluation-note");
+      assert.match(note, count === 1 ? /Its warning \(written before the records\) is under the check above\.$/ : /Its 2 warnings \(written before the records\) are under the check above\.$/, note);
+      // A click on a warning selects its place in the text.
+      await page.click("#formula-warnings li >> nth=0");
+      assert.equal(await page.evaluate(() => { const ta = document.getElementById("formula-text"); return ta.value.slice(ta.selectionStart, ta.selectionEnd); }), shownWarnings[0].marked);
+      if (what === "both") await page.screenshot({ path: path.join(shots, `formula-warnings-${width}x${height}.png`) });
+    }
+    // A clean formula: no warning anywhere.
+    const demand = fs.readFileSync(path.join(formulas, "demand.formula"), "utf8");
+    assert.equal(cliOnFile(demand, ["formula", "check", "editor.formula"]).stderr, "");
+    await page.goto(formulaUrl(demand));
+    await done(page);
+    await page.waitForFunction(() => document.body.dataset.check === "done" && document.body.dataset.log === "done");
+    assert.deepEqual(await warningsShown(page), []);
+    assert.equal(await page.evaluate(() => document.getElementById("formula-warnings").hidden), true);
+    assert.equal(await page.evaluate(() => document.getElementById("formula-check").className), "check good");
+    assert.equal(await timesShown(page, "warning"), 0);
+    await page.close();
+  }
+  // Every other page shows a command's warnings once, as the command line's stderr lines
+  // before its output: formula=check (the every-flag page), a lesson page given a formula.
+  const page = await browser.newPage();
+  const check = cliOnFile(both, ["formula", "check", "editor.formula"]);
+  await page.goto(base + "?formula=check&formula-text=" + encodeURIComponent(both));
+  await done(page);
+  assert.equal(await page.evaluate(() => document.body.className), "page-command");
+  assert.equal(await page.evaluate(() => document.getElementById("warnings").textContent + "\n"), check.stderr);
+  for (const w of check.stderr.trim().split("\n")) assert.equal(await timesShown(page, w), 1, w);
+  assert.equal((await shown(page)).error, "");
+  await page.goto(base + "?page=group&lang=en&formula-text=" + encodeURIComponent(truncated));
+  await done(page);
+  const lesson = cliOnFile(truncated, ["autoscale", "--threshold", "2", "--cooldown", "0", "--formula", "editor.formula"]);
+  assert.equal(lesson.status, 0, lesson.stderr);
+  assert.equal(await page.evaluate(() => document.getElementById("warnings").textContent + "\n"), lesson.stderr);
+  assert.equal(await timesShown(page, lesson.stderr.trim()), 1);
   await page.close();
 });
 

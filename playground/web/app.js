@@ -49,7 +49,7 @@ function startWorker() {
 }
 
 // Runs a quick command in the worker (after any command before it); resolves to
-// {stdout, error, chart}. A worker restarted under it rejects it.
+// {stdout, error, chart, warnings}. A worker restarted under it rejects it.
 function ask(pairs) {
   askId -= 1; // negative: never a run's jobId
   const id = askId;
@@ -116,7 +116,7 @@ const TEXT = {
     "metric.launched": "Başlatılan örnekler",
     "metric.min_size": "En küçük grup",
     "metric.max_size": "En büyük grup",
-    "metric.idle_billed_rounds": "Boşta faturalanan örnek-turlar",
+    "metric.cost": "Maliyet",
     "metric.throughput": "Verim (olay/tur)",
     "metric.rounds": "Kuyruğun boşaldığı tur",
     "metric.reordered_shipments": "Sırası bozulan gönderiler",
@@ -124,7 +124,9 @@ const TEXT = {
     "metric.tracking_dropped": "Düşürülen takip istekleri",
     "metric.event_dropped": "Düşürülen olay istekleri",
     "metric.tracking_served": "Yanıtlanan takip istekleri",
+    "metric.event_served": "Yanıtlanan olay istekleri",
     "metric.idle_slots": "Düşürmelerde boş kalan yuvalar",
+    "metric.busy_slot_rounds": "Dolu yuva-turlar",
     "param.threshold": "eşik",
     "param.cooldown": "soğuma",
     "param.consumers": "tüketici",
@@ -189,7 +191,7 @@ const TEXT = {
     "metric.launched": "Instances launched",
     "metric.min_size": "Smallest group",
     "metric.max_size": "Largest group",
-    "metric.idle_billed_rounds": "Idle billed instance-rounds",
+    "metric.cost": "Cost",
     "metric.throughput": "Throughput (events/round)",
     "metric.rounds": "Rounds to drain the queue",
     "metric.reordered_shipments": "Shipments reordered",
@@ -197,7 +199,9 @@ const TEXT = {
     "metric.tracking_dropped": "Tracking requests dropped",
     "metric.event_dropped": "Event requests dropped",
     "metric.tracking_served": "Tracking requests served",
+    "metric.event_served": "Event requests served",
     "metric.idle_slots": "Slots idle at the drops",
+    "metric.busy_slot_rounds": "Busy slot-rounds",
     "param.threshold": "threshold",
     "param.cooldown": "cooldown",
     "param.consumers": "consumers",
@@ -223,15 +227,17 @@ function word(v) {
   return TEXT[lang]["value." + v] ?? String(v);
 }
 
-const LOCALE = { tr: "tr-TR", en: "en-GB" };
-
-// A number rounded for reading: integers whole (with the language's digit groups), others
-// to 4 significant digits. The exact value is the cell's tooltip (and the CLI's output).
-function readable(v) {
-  if (typeof v !== "number") return word(v);
-  if (!Number.isFinite(v)) return String(v);
-  const options = Number.isInteger(v) ? { maximumFractionDigits: 0 } : { maximumSignificantDigits: 4 };
-  return new Intl.NumberFormat(LOCALE[lang], options).format(v);
+// A number as the page shows it: the command line's table text (the library rounds it:
+// capsim::output::readable, 4 significant digits), in English as it is; in Turkish, which
+// the library does not write, with the language's marks and nothing else changed: a decimal
+// comma, and the whole part's digits grouped in threes with a dot (0.389 → 0,389; 89972 →
+// 89.972; 1234.5 → 1.234,5; 1.5e-7 → 1,5e-7). Any other text (a word, NaN) as it is.
+function localized(text) {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(e[+-]?\d+)?$/.exec(text);
+  if (lang !== "tr" || !m) return text;
+  const [, sign, whole, fraction, exponent] = m;
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ".");
+  return sign + grouped + (fraction !== undefined ? "," + fraction : "") + (exponent ?? "");
 }
 
 // ---------------------------------------------------------------- the lesson pages
@@ -239,7 +245,10 @@ function readable(v) {
 const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
 
 // Each lesson page: the model, the controls that matter (each a stepper and slider over its
-// values, or a choice of two), their start values, and the story's metrics.
+// values, or a choice of two) and their start values. The story's metrics are the command
+// line's table's: the model's headline metrics (capsim::query::headline, the lesson's own
+// columns) that the rows hold, in row order, as `capsim MODEL` prints them without
+// --columns; the page adds none and drops none.
 const PAGES = {
   group: {
     model: "autoscale",
@@ -247,7 +256,6 @@ const PAGES = {
       { flag: "threshold", values: range(1, 10), start: "2" },
       { flag: "cooldown", values: range(0, 20), start: "0" },
     ],
-    metrics: ["under_capacity_rounds", "false_replacements", "broken_rounds", "launched", "min_size", "max_size", "idle_billed_rounds"],
   },
   consumers: {
     model: "consumers",
@@ -255,7 +263,6 @@ const PAGES = {
       { flag: "consumers", values: range(1, 16), start: "1" },
       { flag: "slots", values: range(1, 8), start: "2" },
     ],
-    metrics: ["throughput", "rounds", "reordered_shipments", "wrong_final_state"],
   },
   bulkhead: {
     model: "bulkhead",
@@ -263,7 +270,6 @@ const PAGES = {
       { flag: "split", values: ["shared", ...range(1, 31)], start: "shared" },
       { flag: "mode", values: ["healthy", "slowdown"], start: "slowdown", choice: true },
     ],
-    metrics: ["tracking_dropped", "event_dropped", "tracking_served", "idle_slots"],
   },
 };
 
@@ -415,45 +421,49 @@ function chartPairs() {
   return pairs;
 }
 
-// The lesson page's table: the story's metrics of each run, rounded for reading, the exact
-// value in each cell's tooltip. One run: a row per metric. Several: a row per run, the
+// The lesson page's table: the story's metrics of each run (the table's headline metrics,
+// see PAGES), each cell the command line's table text (`localized` in Turkish), the exact
+// value in its tooltip. `rows`: each run's cells, [key, exact, shown] in row order
+// (capsim::query::readable_rows). One run: a row per metric. Several: a row per run, the
 // parameters that differ first (cards, one per run, where the table would not fit).
-function showMetrics(stdout) {
+function showMetrics(rows) {
   const box = $("metrics");
   box.textContent = "";
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  const rows = lines.map((l) => JSON.parse(l));
-  const raws = lines.map(rawFields);
   if (rows.length === 0) return;
-  const keys = PAGES[page].metrics.filter((k) => k in rows[0]);
-  const varying = Object.keys(rows[0]).filter(
-    (k) => !modelDefs(PAGES[page].model).metrics.includes(k) && rows.some((r) => JSON.stringify(r[k]) !== JSON.stringify(rows[0][k]))
-  );
+  const model = modelDefs(PAGES[page].model);
+  const runs = rows.map((cells) => Object.fromEntries(cells.map(([k, exact, shown]) => [k, { exact, shown }])));
+  const keys = rows[0].map(([k]) => k).filter((k) => model.metrics.includes(k) && model.headline.includes(k));
+  const varying = rows[0]
+    .map(([k]) => k)
+    .filter((k) => !model.metrics.includes(k) && runs.some((r) => r[k]?.exact !== runs[0][k].exact));
   const cell = (tag, text, title) => {
     const c = document.createElement(tag);
     c.textContent = text;
     if (title) c.title = title;
     return c;
   };
-  const valueCell = (k, v, raw) => {
-    const td = cell("td", readable(v), `${k} = ${raw} (${t("exact")})`);
+  const valueCell = (k, v) => {
+    const td = cell("td", localized(v.shown), `${k} = ${v.exact} (${t("exact")})`);
     td.dataset.key = k;
-    td.dataset.exact = raw;
+    td.dataset.exact = v.exact;
+    td.dataset.shown = v.shown;
     return td;
   };
+  // A parameter's value as the command line writes it (a seed is no quantity to group).
+  const param = (r, k) => word(r[k].shown);
   const head = (k) => cell("th", t("metric." + k), lang === "en" ? meaning(k) : k);
   const table = document.createElement("table");
   table.id = "metrics-table";
   const caption = document.createElement("caption");
   caption.textContent = t("metrics.caption");
   table.append(caption);
-  if (rows.length === 1) {
+  if (runs.length === 1) {
     const body = document.createElement("tbody");
     for (const k of keys) {
       const tr = document.createElement("tr");
       const th = head(k);
       th.scope = "row";
-      tr.append(th, valueCell(k, rows[0][k], raws[0][k]));
+      tr.append(th, valueCell(k, runs[0][k]));
       body.append(tr);
     }
     table.append(body);
@@ -467,10 +477,10 @@ function showMetrics(stdout) {
   for (const k of keys) htr.append(head(k));
   thead.append(htr);
   const body = document.createElement("tbody");
-  for (const [i, r] of rows.entries()) {
+  for (const r of runs) {
     const tr = document.createElement("tr");
-    for (const k of varying) tr.append(cell("th", word(r[k])));
-    for (const k of keys) tr.append(valueCell(k, r[k], raws[i][k]));
+    for (const k of varying) tr.append(cell("th", param(r, k)));
+    for (const k of keys) tr.append(valueCell(k, r[k]));
     body.append(tr);
   }
   table.append(thead, body);
@@ -478,51 +488,23 @@ function showMetrics(stdout) {
   if (table.scrollWidth <= box.clientWidth + 1) return;
   // Too wide: a card per run, each a row per metric.
   box.textContent = "";
-  for (const [i, r] of rows.entries()) {
+  for (const r of runs) {
     const card = document.createElement("table");
     card.className = "card";
     const cap = document.createElement("caption");
-    cap.textContent = varying.map((k) => t("param." + k) + " " + word(r[k])).join(", ");
+    cap.textContent = varying.map((k) => t("param." + k) + " " + param(r, k)).join(", ");
     card.append(cap);
     const cbody = document.createElement("tbody");
     for (const k of keys) {
       const tr = document.createElement("tr");
       const th = head(k);
       th.scope = "row";
-      tr.append(th, valueCell(k, r[k], raws[i][k]));
+      tr.append(th, valueCell(k, r[k]));
       cbody.append(tr);
     }
     card.append(cbody);
     box.append(card);
   }
-}
-
-// Each value of a JSON row as the command line wrote it (`100.0`, not JavaScript's `100`):
-// the exact value a tooltip shows.
-function rawFields(line) {
-  const out = {};
-  let i = 1;
-  while (i < line.length && line[i] === '"') {
-    const end = line.indexOf('"', i + 1);
-    const key = line.slice(i + 1, end);
-    i = end + 2;
-    let depth = 0;
-    let quoted = false;
-    let j = i;
-    for (; j < line.length; j++) {
-      const c = line[j];
-      if (quoted) {
-        if (c === "\\") j++;
-        else if (c === '"') quoted = false;
-      } else if (c === '"') quoted = true;
-      else if (c === "[" || c === "{") depth++;
-      else if ((c === "]" || c === "}") && depth > 0) depth--;
-      else if ((c === "," || c === "}") && depth === 0) break;
-    }
-    out[key] = line.slice(i, j);
-    i = j + 1;
-  }
-  return out;
 }
 
 // The glossary's meaning of metric `key` of the page's model.
@@ -673,7 +655,9 @@ async function run(pairs) {
   $("progress-text").textContent = t("running");
   showCommandLine(commandLine(pairs.filter(([k]) => !(view === "lesson" && k === "format"))));
   $("command").dataset.say = view === "lesson" ? t("command.line") + " " : "";
-  worker.postMessage({ id: jobId, pairs });
+  // A lesson page's table shows each cell as the command line's table prints it: the
+  // worker reads them from the run's JSON rows (capsim::query::readable_rows).
+  worker.postMessage({ id: jobId, pairs, readable: view === "lesson" });
 }
 
 function showProgress(done, total) {
@@ -683,8 +667,7 @@ function showProgress(done, total) {
   bar.hidden = false;
   bar.max = total;
   bar.value = done;
-  $("progress-text").textContent =
-    new Intl.NumberFormat(LOCALE[lang]).format(done) + " / " + new Intl.NumberFormat(LOCALE[lang]).format(total) + " " + t("runs");
+  $("progress-text").textContent = localized(String(done)) + " / " + localized(String(total)) + " " + t("runs");
 }
 
 function showResult(m) {
@@ -702,13 +685,19 @@ function showResult(m) {
     evaluationLog(urlPairs(), m);
   }
   if (view === "lesson") {
-    if (m.error === "") showMetrics(m.stdout);
+    if (m.error === "" && m.cells.error) error = m.cells.error;
+    if (error === "") showMetrics(m.cells.rows);
     else $("metrics").textContent = "";
   } else {
     $("output").textContent = m.stdout;
   }
   $("error").textContent = error;
   $("error").hidden = error === "";
+  // The formula's warnings, as the command line writes them to stderr before its output;
+  // the formula editor shows them under its check instead (once).
+  const warnings = view === "formula" ? [] : m.warnings;
+  $("warnings").textContent = warnings.join("\n");
+  $("warnings").hidden = warnings.length === 0;
   $("chart-box").innerHTML = m.chart; // an <svg id="chart"> written by the capsim library
   window.capsimChart = m.chart; // its bytes, for the tests
   $("progress").hidden = true;
@@ -736,18 +725,17 @@ function errorPlace(error) {
   return m ? { line: Number(m[1]), col: Number(m[2]) } : null;
 }
 
-// Marks the place an error names in the text: #formula-mark shows the line with the
-// character (or the line's end) in a <mark> (the message itself is the check's line, once),
-// and the text area selects it.
-function markFormula(error) {
-  const box = $("formula-mark");
-  const place = error ? errorPlace(error) : null;
-  box.textContent = "";
-  box.hidden = !place;
-  if (!place) return;
-  const text = $("formula-text").value;
-  // Lines end at \n, \r\n and a lone \r, as the formula lexer counts them.
-  const lines = text.split(/\r\n|\r|\n/);
+// Where a formula warning points: the command line's `FILE:L:C: warning: `, 1-based.
+function warningPlace(warning) {
+  const m = /:(\d+):(\d+): warning: /.exec(warning);
+  return m ? { line: Number(m[1]), col: Number(m[2]) } : null;
+}
+
+// The text's line at `place` with its character (or the line's end) in a <mark>, after
+// `L:C │ `: the nodes to put in a box. Lines end at \n, \r\n and a lone \r, as the formula
+// lexer counts them; columns count characters.
+function placeNodes(place) {
+  const lines = $("formula-text").value.split(/\r\n|\r|\n/);
   const chars = Array.from(lines[place.line - 1] ?? "");
   const at = Math.min(Math.max(place.col - 1, 0), chars.length);
   const head = document.createElement("span");
@@ -755,10 +743,15 @@ function markFormula(error) {
   head.textContent = `${place.line}:${place.col} │ `;
   const mark = document.createElement("mark");
   mark.textContent = chars[at] ?? " ";
-  box.dataset.line = place.line;
-  box.dataset.col = place.col;
-  box.append(head, chars.slice(0, at).join(""), mark, chars.slice(at + 1).join(""));
-  // The same place in the text area (its offsets count UTF-16 units).
+  return [head, chars.slice(0, at).join(""), mark, chars.slice(at + 1).join("")];
+}
+
+// Selects the character at `place` in the text area (its offsets count UTF-16 units).
+function selectPlace(place) {
+  const text = $("formula-text").value;
+  const lines = text.split(/\r\n|\r|\n/);
+  const chars = Array.from(lines[place.line - 1] ?? "");
+  const at = Math.min(Math.max(place.col - 1, 0), chars.length);
   let offset = 0;
   let seen = 0;
   const breaks = /\r\n|\r|\n/g;
@@ -768,6 +761,49 @@ function markFormula(error) {
   }
   offset += chars.slice(0, at).join("").length;
   $("formula-text").setSelectionRange(offset, offset + (chars[at] ?? "").length);
+}
+
+// Marks the place an error names in the text: #formula-mark shows the line with the
+// character (or the line's end) in a <mark> (the message itself is the check's line, once),
+// and the text area selects it.
+function markFormula(error) {
+  const box = $("formula-mark");
+  const place = error ? errorPlace(error) : null;
+  box.textContent = "";
+  box.hidden = !place;
+  if (!place) return;
+  box.dataset.line = place.line;
+  box.dataset.col = place.col;
+  box.append(...placeNodes(place));
+  selectPlace(place);
+}
+
+// The check's warnings under its line, each once: the command line's line (`editor.formula:
+// L:C: warning: …`), the text's line with its column marked under it; a click selects the
+// place in the text area.
+function showWarnings(warnings) {
+  const list = $("formula-warnings");
+  list.textContent = "";
+  list.hidden = warnings.length === 0;
+  for (const w of warnings) {
+    const li = document.createElement("li");
+    li.className = "warning";
+    const message = document.createElement("div");
+    message.className = "message";
+    message.textContent = w;
+    li.append(message);
+    const place = warningPlace(w);
+    if (place) {
+      const line = document.createElement("pre");
+      line.append(...placeNodes(place));
+      li.dataset.line = place.line;
+      li.dataset.col = place.col;
+      li.title = "click: mark its place in the formula";
+      li.append(line);
+      li.addEventListener("click", () => selectPlace(place));
+    }
+    list.append(li);
+  }
 }
 
 // The live check: `capsim formula check editor.formula` on the text.
@@ -781,9 +817,12 @@ async function checkFormula() {
   }
   if ($("formula-text").value !== text) return;
   const line = $("formula-check");
-  line.textContent = m.error || "ok: capsim formula check " + FORMULA_FILE + " accepts it";
-  line.className = "check " + (m.error ? "bad" : "good");
+  const n = m.warnings.length;
+  const with_ = n === 0 ? "" : `, with ${n} warning${n === 1 ? "" : "s"}:`;
+  line.textContent = m.error || "ok: capsim formula check " + FORMULA_FILE + " accepts it" + with_;
+  line.className = "check " + (m.error ? "bad" : n ? "warn" : "good");
   markFormula(m.error);
+  showWarnings(m.warnings);
   document.body.dataset.check = "done";
 }
 
@@ -856,9 +895,13 @@ async function evaluationLog(pairs, m) {
     body.append(tr);
   }
   const failed = records.filter((e) => e.error !== null).length;
+  // The command line writes the formula's warnings before the records; the page shows them
+  // once, under the check.
+  const n = log.warnings.length;
+  const warned = n === 0 ? "" : ` Its ${n === 1 ? "warning" : n + " warnings"} (written before the records) ${n === 1 ? "is" : "are"} under the check above.`;
   settle(
     `${records.length} evaluations, ${failed} failed (capsim trace autoscale --formula ${FORMULA_FILE} ` +
-    "--evaluations: the run of the chart and the output). A failed evaluation leaves the group as it was."
+    "--evaluations: the run of the chart and the output). A failed evaluation leaves the group as it was." + warned
   );
 }
 

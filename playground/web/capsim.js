@@ -8,14 +8,28 @@ function capsimRunner(instance) {
   const dec = new TextDecoder();
   const result = (which) =>
     dec.decode(new Uint8Array(ex.memory.buffer, ex.result_ptr(which), ex.result_len(which)));
+  const input = (bytes) => {
+    const ptr = ex.input(bytes.length);
+    new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
+  };
   return {
-    // pairs: [[name, value], ...] in URL order. Returns {stdout, error, chart}.
+    // pairs: [[name, value], ...] in URL order. Returns {stdout, error, chart, warnings}:
+    // warnings, the formula's, one line each as `capsim formula check` writes them.
     run(pairs) {
-      const bytes = enc.encode(pairs.map(([k, v]) => k + "\0" + v).join("\0"));
-      const ptr = ex.input(bytes.length);
-      new Uint8Array(ex.memory.buffer, ptr, bytes.length).set(bytes);
+      input(enc.encode(pairs.map(([k, v]) => k + "\0" + v).join("\0")));
       ex.run();
-      return { stdout: result(0), error: result(1), chart: result(2) };
+      const warnings = result(3).split("\n").filter((w) => w !== "");
+      return { stdout: result(0), error: result(1), chart: result(2), warnings };
+    },
+    // A model command's JSON rows (its stdout) with each cell's exact text and the text the
+    // command line's table prints for it (capsim::query::readable_rows): a row an array of
+    // [key, exact, shown]. Returns {rows, error}.
+    readable(stdout) {
+      input(enc.encode(stdout));
+      ex.readable();
+      const error = result(1);
+      const rows = error ? [] : result(0).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+      return { rows, error };
     },
     params() {
       ex.params();

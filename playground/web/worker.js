@@ -22,5 +22,8 @@ onmessage = async (e) => {
   const runner = await ready;
   current = e.data.id;
   const out = runner.run(e.data.pairs);
+  // A lesson page's rows: each cell's text as the command line's table prints it, read from
+  // this run's JSON rows.
+  if (e.data.readable && out.error === "") out.cells = runner.readable(out.stdout);
   postMessage({ type: "result", id: e.data.id, ...out });
 };

@@ -139,7 +139,11 @@ pub fn check_round_sums(p: &Params, tape: &[RoundState], m: &Metrics) {
     // Stopped instance-rounds: the group's Stopped records and a Stopped warm pool's ones.
     assert_eq!(
         m.stopped_rounds,
-        sum(|s| u64::from(s.counts.get(State::Stopped) + s.warm - s.warm_billed)),
+        // In u64: a max-desired pool of a group without a maximum counts up to u32::MAX.
+        sum(
+            |s| u64::from(s.counts.get(State::Stopped)) + u64::from(s.warm)
+                - u64::from(s.warm_billed)
+        ),
         "{p:?}"
     );
     assert_eq!(u64::from(m.preemptions), sum(|s| u64::from(s.preempted)));

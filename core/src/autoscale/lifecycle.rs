@@ -112,6 +112,10 @@ pub enum Policy {
     /// (no cooldown; instances warming up are counted as AWS counts them,
     /// [`super::StepPolicy`]).
     Step(Steps),
+    /// Kubernetes' Horizontal Pod Autoscaler, one controller sync a round
+    /// ([`super::hpa::HpaPolicy`]; host-only: core's feature `hpa`).
+    #[cfg(feature = "hpa")]
+    Hpa(super::hpa::Hpa),
 }
 
 impl Policy {
@@ -121,6 +125,8 @@ impl Policy {
             Policy::Lesson => "lesson",
             Policy::TargetTracking { .. } => "target-tracking",
             Policy::Step(_) => "step",
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(_) => "hpa",
         }
     }
 }
@@ -483,6 +489,15 @@ impl Lifecycle<'_> {
                     max: MAX_STEPS as u32,
                 },
             ),
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(hpa) => {
+                hpa.validate()?;
+                ensure(
+                    self.min_instances != Some(0) || hpa.target.external(),
+                    "min-instances",
+                    Accepted::ScaleToZero,
+                )
+            }
         }
     }
 
@@ -750,13 +765,14 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle<'static> {
             stockout,
             events,
             check_interval: u32_field(u, off.check_interval, 1..=12)?,
-            policy: match u.int_in_range(0u8..=3)? {
+            // The HPA (feature `hpa`, host-only) is choice 4.
+            policy: match u.int_in_range(0u8..=if cfg!(feature = "hpa") { 4 } else { 3 })? {
                 0 | 1 => Policy::Lesson,
                 2 => Policy::TargetTracking {
                     target: u32_field(u, 50, 1..=100)?,
                     disable_scale_in: u.arbitrary()?,
                 },
-                _ => {
+                3 => {
                     let mut steps = Steps::new();
                     let mut low = 0u32;
                     for _ in 0..u.int_in_range(1..=4)? {
@@ -782,6 +798,9 @@ impl<'a> arbitrary::Arbitrary<'a> for Lifecycle<'static> {
                     }
                     Policy::Step(steps)
                 }
+                #[cfg(feature = "hpa")]
+                4 => Policy::Hpa(u.arbitrary()?),
+                _ => Policy::Lesson,
             },
             min_instances: if u.arbitrary()? {
                 None

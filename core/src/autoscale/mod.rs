@@ -95,6 +95,8 @@ pub use limits::{
 };
 pub use metrics::Metrics;
 pub use plan::{plan, Engine, Runs};
+#[cfg(feature = "hpa")]
+pub use policy::InstanceView;
 pub use policy::{
     utilization, Chosen, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,

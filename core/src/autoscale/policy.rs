@@ -5,11 +5,15 @@ use crate::formula::AutoScaleRun;
 use crate::formula::Deallocation;
 use crate::rng::UnitRng;
 
+#[cfg(feature = "hpa")]
+use super::hpa::{HpaPolicy, HpaRound};
 use super::lifecycle::{
     Adjustment, Policy, Steps, TARGET_TRACKING_SCALE_IN_ROUNDS, TARGET_TRACKING_SCALE_OUT_ROUNDS,
 };
 use super::metrics::Metrics;
 use super::spec::{required_count, Params};
+#[cfg(feature = "hpa")]
+use super::state::State;
 use super::state::StateCounts;
 
 /// What a scaling policy sees in one round, when the cooldown has passed.
@@ -42,6 +46,19 @@ pub struct SpotSignal {
     /// Spot instances serving out a notice whose replacement is already launched (AWS's
     /// way, [`super::OnPreemption::Replace`]): part of `counts`, but no longer capacity.
     pub leaving: u32,
+}
+
+/// One of the group's instances, as a policy that reads them sees it
+/// ([`ScalingPolicy::instances`]).
+#[cfg(feature = "hpa")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstanceView {
+    /// Its state.
+    pub state: State,
+    /// The round of the decision that launched or restarted it.
+    pub since: u32,
+    /// Broken for good (the lesson's permanent failure).
+    pub broken: bool,
 }
 
 /// Decides how the group should change in one round.
@@ -124,6 +141,26 @@ pub trait ScalingPolicy {
     fn is_lessons(&self, params: &Params) -> bool {
         let _ = params;
         false
+    }
+
+    /// Returns whether the policy reads the group's instances before each decision
+    /// ([`ScalingPolicy::instances`]): only the Kubernetes HPA does (host-only, feature `hpa`).
+    #[cfg(feature = "hpa")]
+    fn reads_instances(&self) -> bool {
+        false
+    }
+
+    /// Hears every instance of the group in round `round`, in storage order, right before
+    /// [`ScalingPolicy::decide`] (only when [`ScalingPolicy::reads_instances`]).
+    #[cfg(feature = "hpa")]
+    fn instances(&mut self, round: u32, instances: &mut dyn Iterator<Item = InstanceView>) {
+        let _ = (round, instances);
+    }
+
+    /// Returns the HPA's record of its last sync (the HPA policy's; `None` otherwise).
+    #[cfg(feature = "hpa")]
+    fn hpa_round(&self) -> Option<HpaRound> {
+        None
     }
 }
 
@@ -336,6 +373,7 @@ impl ScalingPolicy for StepPolicy<'_> {
 /// [`super::run`] and [`super::run_with`] run, and what a caller of [`super::run_in`] passes
 /// for the parameters' own policy.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "hpa", allow(clippy::large_enum_variant))]
 pub enum Chosen<'a> {
     /// [`Policy::Lesson`].
     Lesson(LessonPolicy),
@@ -343,6 +381,10 @@ pub enum Chosen<'a> {
     Target(TargetTracking),
     /// [`Policy::Step`].
     Step(StepPolicy<'a>),
+    /// [`Policy::Hpa`] (host-only: feature `hpa`). Its history (12 KB) makes the enum that
+    /// size on the host; a board's has no such variant.
+    #[cfg(feature = "hpa")]
+    Hpa(HpaPolicy<'a>),
 }
 
 impl<'a> Chosen<'a> {
@@ -360,6 +402,13 @@ impl<'a> Chosen<'a> {
                 params.capacity,
             )),
             Policy::Step(steps) => Chosen::Step(StepPolicy::new(steps, params.capacity)),
+            #[cfg(feature = "hpa")]
+            Policy::Hpa(hpa) => Chosen::Hpa(HpaPolicy::new(
+                hpa,
+                params.capacity,
+                params.lifecycle.min_instances,
+                params.lifecycle.max_instances,
+            )),
         }
     }
 }
@@ -370,6 +419,8 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Lesson(p) => p.decide(s),
             Chosen::Target(p) => p.decide(s),
             Chosen::Step(p) => p.decide(s),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.decide(s),
         }
     }
 
@@ -378,6 +429,8 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Lesson(p) => p.counted(s),
             Chosen::Target(p) => p.counted(s),
             Chosen::Step(p) => p.counted(s),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.counted(s),
         }
     }
 
@@ -386,11 +439,33 @@ impl ScalingPolicy for Chosen<'_> {
             Chosen::Lesson(p) => p.applied(round, acted),
             Chosen::Target(p) => p.applied(round, acted),
             Chosen::Step(p) => p.applied(round, acted),
+            #[cfg(feature = "hpa")]
+            Chosen::Hpa(p) => p.applied(round, acted),
         }
     }
 
     fn is_lessons(&self, params: &Params) -> bool {
         matches!(self, Chosen::Lesson(p) if p.is_lessons(params))
+    }
+
+    #[cfg(feature = "hpa")]
+    fn reads_instances(&self) -> bool {
+        matches!(self, Chosen::Hpa(_))
+    }
+
+    #[cfg(feature = "hpa")]
+    fn instances(&mut self, round: u32, instances: &mut dyn Iterator<Item = InstanceView>) {
+        if let Chosen::Hpa(p) = self {
+            p.instances(round, instances);
+        }
+    }
+
+    #[cfg(feature = "hpa")]
+    fn hpa_round(&self) -> Option<HpaRound> {
+        match self {
+            Chosen::Hpa(p) => p.hpa_round(),
+            _ => None,
+        }
     }
 }
 

@@ -191,6 +191,9 @@ pub struct RoundState {
     /// Of them, the ones billed in full this round (a Running pool's warm ones, and every
     /// refill booting); the rest are Stopped (in `stopped_rounds`).
     pub warm_billed: u32,
+    /// The Kubernetes HPA's sync of this round (`None` under any other policy).
+    #[cfg(feature = "hpa")]
+    pub hpa: Option<super::hpa::HpaRound>,
 }
 
 /// A round's note is the formula's evaluation, as Batch's `AutoScaleRun` records it: a group
@@ -238,6 +241,16 @@ impl Instance {
             checks: 0,
             state,
             flags: 0,
+        }
+    }
+
+    /// Returns the instance as a policy that reads the group sees it.
+    #[cfg(feature = "hpa")]
+    pub fn view(&self) -> super::policy::InstanceView {
+        super::policy::InstanceView {
+            state: self.state,
+            since: self.since,
+            broken: self.broken(),
         }
     }
 

@@ -3,12 +3,14 @@
 //! tables, seeds' streams and lockstep sweeps.
 
 mod files;
+mod hpa;
 mod scratch;
 mod values;
 
 pub use files::{
     timed_formula, timed_formula_path, DemandFile, FormulaFile, LoadedDemand, LoadedFormula,
 };
+pub use hpa::HpaFlags;
 pub use scratch::{AutoscaleScratch, FormulaScratch, HostGroup, HOST_GROUP_SIZE};
 pub use values::{PolicyName, Price, MAX_PRICE};
 
@@ -57,6 +59,8 @@ pub struct AutoscaleParams {
     pub price: Option<Price>,
     /// The step policy's bands (shared: a grid's runs copy their parameters).
     pub steps: Option<Arc<Steps>>,
+    /// The Kubernetes HPA's flags (`--policy hpa`).
+    pub hpa: HpaFlags,
 }
 
 impl AutoscaleParams {
@@ -71,6 +75,7 @@ impl AutoscaleParams {
             PolicyName::Step => {
                 autoscale::Policy::Step(self.steps.as_deref().cloned().unwrap_or_default())
             }
+            PolicyName::Hpa => autoscale::Policy::Hpa(self.hpa.hpa()),
         };
     }
 
@@ -153,6 +158,7 @@ impl Default for AutoscaleParams {
             disable_scale_in: false,
             steps: None,
             price: None,
+            hpa: HpaFlags::default(),
         }
     }
 }
@@ -252,8 +258,8 @@ impl Model for Autoscale {
             "Rounds between health checks (rounds that are multiples of it; a broken instance serves between checks; --check-latency counts checks)",
             "1 to {MAX_CHECK_INTERVAL}", "1"),
         param!(policy: PolicyName,
-            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in) or AWS step scaling (--steps); a --formula replaces any of them",
-            "lesson, target-tracking or step", "lesson"),
+            "Scaling policy: the lesson's exact count, AWS target tracking (--target-utilization, --disable-scale-in), AWS step scaling (--steps) or Kubernetes' Horizontal Pod Autoscaler (the --hpa-* flags; a round is one sync period); a --formula replaces any of them",
+            "lesson, target-tracking, step or hpa", "lesson"),
         param!(target_utilization: u32,
             "Target tracking (only): keep the in-service instances' average utilisation (demand / (serving x capacity)) at P percent: desired = ceil(demand / (capacity x P / 100)), out once {TARGET_TRACKING_SCALE_OUT_ROUNDS} rounds in a row are above, in after {TARGET_TRACKING_SCALE_IN_ROUNDS} rounds below (AWS's alarms: their one-minute data points)",
             "1 to 100", "50"),
@@ -273,6 +279,45 @@ impl Model for Autoscale {
             result: None,
             flag_value: |p| Value::flag_text(&p.steps.as_deref().cloned()),
         },
+        param!("hpa_target", hpa.target: capsim_core::autoscale::hpa::Target,
+            "Kubernetes HPA (only): the metric and its target. utilization:P keeps CPU at P percent of a replica's request (its capacity): desired = ceil(current x utilisation / P) over the ready pods; cpu:average-value:V and pods:average-value:V keep a replica's requests per round at V (CPU's readiness rules, or none); external:value:V keeps the round's demand at V per ready replica, external:average-value:V at V per replica",
+            "utilization:P (1 to 2147483647), or cpu:average-value:V, pods:average-value:V, external:value:V, external:average-value:V (V > 0 to 1e9, three decimals)", "utilization:80"),
+        param!("hpa_tolerance", hpa.tolerance: crate::list::hpa::Tolerance,
+            "Kubernetes HPA (only): the controller's tolerance (--horizontal-pod-autoscaler-tolerance): a usage ratio within 1 +/- T keeps the count",
+            "0 to 100, three decimals", "0.1"),
+        param!("hpa_scale_up_tolerance", hpa.scale_up_tolerance: Option<crate::list::hpa::Tolerance>,
+            "Kubernetes HPA (only): behavior.scaleUp.tolerance, the ratios up to 1 + T keep the count; none: --hpa-tolerance",
+            "0 to 100, three decimals, or none", "none"),
+        param!("hpa_scale_down_tolerance", hpa.scale_down_tolerance: Option<crate::list::hpa::Tolerance>,
+            "Kubernetes HPA (only): behavior.scaleDown.tolerance, the ratios down to 1 - T keep the count; none: --hpa-tolerance",
+            "0 to 100, three decimals, or none", "none"),
+        param!("hpa_sync_period", hpa.sync_period: u32,
+            "Kubernetes HPA (only): seconds between the controller's syncs (--horizontal-pod-autoscaler-sync-period); one round is one sync, so every --hpa-* time counts rounds of this length",
+            "1 to {MAX_SYNC_PERIOD} seconds, each window and policy period within {MAX_SYNCS_REMEMBERED} syncs", "15"),
+        param!("hpa_cpu_initialization_period", hpa.cpu_initialization_period: u32,
+            "Kubernetes HPA (only): seconds after a pod's start (its launch) in which a CPU metric counts it only once ready; a booting replica is Running and not ready",
+            "0 to {MAX_READINESS_SECONDS}", "300"),
+        param!("hpa_initial_readiness_delay", hpa.initial_readiness_delay: u32,
+            "Kubernetes HPA (only): after the initialization period, a pod not ready since less than this many seconds after its start is taken as never ready (not counted)",
+            "0 to {MAX_READINESS_SECONDS}", "30"),
+        param!("hpa_scale_up_stabilization", hpa.scale_up.stabilization_window: u32,
+            "Kubernetes HPA (only): behavior.scaleUp.stabilizationWindowSeconds: scaling up takes the lowest recommendation of the window",
+            "0 to {MAX_STABILIZATION_WINDOW}, at most {MAX_SYNCS_REMEMBERED} sync periods", "0"),
+        param!("hpa_scale_up_policies", hpa.scale_up.policies: capsim_core::autoscale::hpa::RatePolicies,
+            "Kubernetes HPA (only): behavior.scaleUp.policies, '/'-joined TYPE:VALUE:PERIOD: at most VALUE pods (Pods) or VALUE percent (Percent) more than the period's start, per PERIOD seconds",
+            "1 to {MAX_RATE_POLICIES} policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to {MAX_PERIOD} seconds and at most {MAX_SYNCS_REMEMBERED} sync periods", "Pods:4:15/Percent:100:15"),
+        param!("hpa_scale_up_select", hpa.scale_up.select: capsim_core::autoscale::hpa::Select,
+            "Kubernetes HPA (only): behavior.scaleUp.selectPolicy: the policy allowing the largest change (Max), the smallest (Min), or no scale-up (Disabled)",
+            "Max, Min or Disabled", "Max"),
+        param!("hpa_scale_down_stabilization", hpa.scale_down.stabilization_window: u32,
+            "Kubernetes HPA (only): behavior.scaleDown.stabilizationWindowSeconds: scaling down takes the highest recommendation of the window",
+            "0 to {MAX_STABILIZATION_WINDOW}, at most {MAX_SYNCS_REMEMBERED} sync periods", "300"),
+        param!("hpa_scale_down_policies", hpa.scale_down.policies: capsim_core::autoscale::hpa::RatePolicies,
+            "Kubernetes HPA (only): behavior.scaleDown.policies, '/'-joined TYPE:VALUE:PERIOD: at most VALUE pods (Pods) or VALUE percent (Percent) fewer than the period's start, per PERIOD seconds",
+            "1 to {MAX_RATE_POLICIES} policies, TYPE Pods or Percent, VALUE >= 1, PERIOD 1 to {MAX_PERIOD} seconds and at most {MAX_SYNCS_REMEMBERED} sync periods", "Percent:100:15"),
+        param!("hpa_scale_down_select", hpa.scale_down.select: capsim_core::autoscale::hpa::Select,
+            "Kubernetes HPA (only): behavior.scaleDown.selectPolicy: the policy allowing the largest change (Max), the smallest (Min), or no scale-down (Disabled)",
+            "Max, Min or Disabled", "Max"),
         param!(demand_file: DemandFile,
             "CSV of requests per round replacing the demand curve: one column, or a header naming a 'demand' column (a trace's CSV as printed); '-' is stdin; its rows set --rounds unless given (fewer: the first rows)",
             "files of at most {MAX_DEMAND_ROWS} rows and {MAX_DEMAND_BYTES} bytes, or none", "none"),
@@ -419,6 +464,26 @@ impl Model for Autoscale {
             rule: Rule::Needs("--policy step", ""),
             holds: |p| p.runs_policy(PolicyName::Step),
             example: &[("policy", "step")],
+        },
+        Need {
+            flags: &[
+                "hpa_target",
+                "hpa_tolerance",
+                "hpa_scale_up_tolerance",
+                "hpa_scale_down_tolerance",
+                "hpa_sync_period",
+                "hpa_cpu_initialization_period",
+                "hpa_initial_readiness_delay",
+                "hpa_scale_up_stabilization",
+                "hpa_scale_up_policies",
+                "hpa_scale_up_select",
+                "hpa_scale_down_stabilization",
+                "hpa_scale_down_policies",
+                "hpa_scale_down_select",
+            ],
+            rule: Rule::Needs("--policy hpa", ""),
+            holds: |p| p.runs_policy(PolicyName::Hpa),
+            example: &[("policy", "hpa")],
         },
         Need {
             flags: &[

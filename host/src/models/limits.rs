@@ -3,6 +3,7 @@
 //! playground's parameter list say what the code does, and a limit changed in the core
 //! changes the text with it.
 
+use capsim_core::autoscale::hpa;
 use capsim_core::autoscale::{
     self, Provider, DEFAULT_EVALUATION_INTERVAL, MAX_APPLY_DELAY, MAX_CHECK_INTERVAL,
     MAX_CHECK_LATENCY, MAX_EVALUATION_INTERVAL, MAX_EVENTS, MAX_FAILURE_ROUNDS, MAX_GROUP_SIZE,
@@ -101,6 +102,20 @@ pub const LIMITS: &[Limit] = &[
         MAX_PREEMPTION_NOTICE.to_string()
     }),
     ("MAX_WARM_POOL", || MAX_WARM_POOL.to_string()),
+    ("MAX_SYNC_PERIOD", || {
+        hpa::policy::MAX_SYNC_PERIOD.to_string()
+    }),
+    ("MAX_READINESS_SECONDS", || {
+        hpa::policy::MAX_READINESS_SECONDS.to_string()
+    }),
+    ("MAX_SYNCS_REMEMBERED", || {
+        hpa::policy::MAX_SYNCS_REMEMBERED.to_string()
+    }),
+    ("MAX_STABILIZATION_WINDOW", || {
+        hpa::MAX_STABILIZATION_WINDOW.to_string()
+    }),
+    ("MAX_PERIOD", || hpa::MAX_PERIOD.to_string()),
+    ("MAX_RATE_POLICIES", || hpa::MAX_RATE_POLICIES.to_string()),
     ("MAX_PRICE", || float(super::MAX_PRICE)),
     ("MAX_SEED", || capsim_core::SEED_RANGE.end().to_string()),
     ("SWEEP_THRESHOLDS", || list(&lesson::SWEEP_THRESHOLDS)),

@@ -97,6 +97,17 @@ const REFERENCE: RGBColor = RGBColor(90, 90, 90);
 /// evaluations' ticks: colours no series has.
 const RULE_COLOUR: RGBColor = RGBColor(20, 20, 20);
 const TICK_COLOUR: RGBColor = RGBColor(150, 0, 150);
+/// The colours of a second and third set of ticks (an HPA's holds), each set drawn above
+/// the one before it.
+const MORE_TICK_COLOURS: [RGBColor; 2] = [RGBColor(0, 130, 140), RGBColor(200, 90, 0)];
+
+/// The colour of the `k`-th set of ticks.
+fn tick_colour(k: usize) -> RGBColor {
+    match k {
+        0 => TICK_COLOUR,
+        k => MORE_TICK_COLOURS[(k - 1) % MORE_TICK_COLOURS.len()],
+    }
+}
 /// A shaded window's colour and opacity, by what it is.
 fn tone_colour(tone: Tone) -> (RGBColor, f64) {
     match tone {
@@ -208,9 +219,9 @@ pub(super) fn draw_dashed(
 
 pub(super) type Failed = Box<dyn std::error::Error>;
 
-/// `plotters`' SVG backend measuring text with [`text_size`] on every target: on wasm32
-/// `plotters` measures text in the browser's DOM, which a Web Worker or node does not have
-/// and which would give other bytes than `capsim plot`.
+/// `plotters`' SVG backend measuring text with one measure on every target (`text_size`,
+/// above): on wasm32 `plotters` measures text in the browser's DOM, which a Web Worker or
+/// node does not have and which would give other bytes than `capsim plot`.
 pub struct Svg<'a>(SVGBackend<'a>);
 
 impl<'a> Svg<'a> {
@@ -320,7 +331,7 @@ enum Swatch {
     Line(RGBColor, Option<(i32, i32)>, u32),
     Window(RGBColor, f64),
     Rule,
-    Tick,
+    Tick(RGBColor),
 }
 
 /// A legend entry: its text and its picture.
@@ -377,10 +388,10 @@ fn mark_entries(marks: &Marks, runs: &[(usize, RGBColor)]) -> Vec<Entry> {
             swatch: Swatch::Rule,
         });
     }
-    for (_, label) in &marks.ticks {
+    for (k, (_, label)) in marks.ticks.iter().enumerate() {
         out.push(Entry {
             label: label.clone(),
-            swatch: Swatch::Tick,
+            swatch: Swatch::Tick(tick_colour(k)),
         });
     }
     out
@@ -744,9 +755,9 @@ fn draw_swatch(
             colour.mix(alpha).filled(),
         ))?,
         Swatch::Rule => draw_rule(root, x0 + 15, (mid - 10, mid + 10))?,
-        Swatch::Tick => root.draw(&PathElement::new(
+        Swatch::Tick(colour) => root.draw(&PathElement::new(
             [(x0 + 15, mid - 5), (x0 + 15, mid + 5)],
-            TICK_COLOUR.stroke_width(3),
+            colour.stroke_width(3),
         ))?,
     }
     Ok(())
@@ -874,12 +885,15 @@ fn draw_marks(
             draw_rule(root, top.0, (top.1, bottom.1))?;
         }
     }
-    for (rounds, _) in &frame.marks.ticks {
+    for (k, (rounds, _)) in frame.marks.ticks.iter().enumerate() {
+        // Each set above the one before, so that two sets in one round both show.
+        let lift = 11 * k as i32;
         for &r in rounds.iter().filter(|&&r| r <= x_max) {
             let bottom = plot.map_coordinate(&(r, 0.0));
+            let bottom = (bottom.0, bottom.1 - lift);
             root.draw(&PathElement::new(
                 [bottom, (bottom.0, bottom.1 - 10)],
-                TICK_COLOUR.stroke_width(3),
+                tick_colour(k).stroke_width(3),
             ))?;
         }
     }

@@ -95,6 +95,16 @@ impl Plotted for Autoscale {
     const SERIES: &'static [&'static str] = &["group size", "ready", "required"];
     const X_LABEL: &'static str = "round (1 min)";
 
+    /// A round is one sync period under the Kubernetes HPA.
+    fn x_label(p: &crate::models::AutoscaleParams) -> String {
+        match &p.core.lifecycle.policy {
+            autoscale::Policy::Hpa(hpa) if p.formula.0.is_none() => {
+                format!("round ({} s sync)", hpa.sync_period)
+            }
+            _ => Self::X_LABEL.to_string(),
+        }
+    }
+
     fn marks(p: &crate::models::AutoscaleParams, lines: &Lines) -> Marks {
         let c = &p.core;
         let mut marks = Marks::default();
@@ -168,6 +178,18 @@ impl Plotted for Autoscale {
             marks
                 .ticks
                 .push((at, format!("formula evaluation (every {every} rounds)")));
+        }
+        if matches!(c.lifecycle.policy, autoscale::Policy::Hpa(_)) {
+            for (held, what) in [
+                (&lines.window_held, "the stabilization window"),
+                (&lines.policy_held, "a scaling policy"),
+            ] {
+                if !held.is_empty() {
+                    marks
+                        .ticks
+                        .push((held.clone(), format!("HPA held back by {what}")));
+                }
+            }
         }
         marks
     }

@@ -139,6 +139,12 @@ pub struct Lines {
     /// How many rounds were under capacity: the metrics' `under_capacity_rounds`, exact
     /// however many windows were merged.
     pub short_rounds: u64,
+    /// The rounds in which a Kubernetes HPA's scaling policy held the count back
+    /// (`ScaleUpLimit`, `ScaleDownLimit`).
+    pub policy_held: Vec<f64>,
+    /// The rounds in which an HPA's stabilization window held the count back (the
+    /// stabilized count differs from the metric's recommendation).
+    pub window_held: Vec<f64>,
 }
 
 /// The most windows of one kind a chart shades (hook waits, rounds under capacity; later
@@ -185,6 +191,14 @@ impl PlotRound for autoscale::RoundState {
         let r = f64::from(self.round);
         if self.evaluated {
             lines.evaluated.push(r);
+        }
+        if let Some(h) = &self.hpa {
+            if h.sync.limit.rate_limited() {
+                lines.policy_held.push(r);
+            }
+            if h.sync.stabilized_away() {
+                lines.window_held.push(r);
+            }
         }
         if self.counts.get(State::PendingWait) + self.counts.get(State::RemovingWait) > 0 {
             add_round(&mut lines.hook_waits, r);

@@ -1,5 +1,5 @@
 //! A grid's JSON Lines or CSV rows written straight from its runs' parameters and metrics:
-//! the bytes a [`RowWriter`] writes for their [`models::row`]s, without a row per run.
+//! the bytes a [`RowWriter`] writes for their [`crate::models::row`]s, without a row per run.
 //!
 //! A grid's runs of one combination differ in their seed alone (the innermost axis, whose
 //! flag sets nothing else: [`Model::PARAMS`]). So a combination's parameter columns are

@@ -58,14 +58,14 @@ impl Limit {
 }
 
 /// The HPA's bounds and behavior (`minReplicas`, `maxReplicas`, `behavior`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Spec {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec<'a> {
     /// `minReplicas`.
     pub min: u32,
     /// `maxReplicas`.
     pub max: u32,
     /// `behavior`.
-    pub behavior: Behavior,
+    pub behavior: &'a Behavior,
 }
 
 /// What one sync decided.
@@ -202,7 +202,7 @@ impl<const H: usize> History<H> {
 
     /// Returns `desired` bounded at `now` by the scaling policies and by `min` and `max`
     /// (`convertDesiredReplicasWithBehaviorRate`), with what bound it.
-    pub fn limit(&self, now: i64, current: u32, desired: u32, spec: &Spec) -> (u32, Limit) {
+    pub fn limit(&self, now: i64, current: u32, desired: u32, spec: &Spec<'_>) -> (u32, Limit) {
         let changed = |period| {
             (
                 self.changed_within(now, period, true),
@@ -270,7 +270,7 @@ impl<const H: usize> History<H> {
         &mut self,
         now: i64,
         current: u32,
-        spec: &Spec,
+        spec: &Spec<'_>,
         recommendation: impl FnOnce() -> Result<u32, Unavailable>,
     ) -> Sync {
         let fixed = |desired, limit| Sync {
@@ -290,7 +290,7 @@ impl<const H: usize> History<H> {
             match recommendation() {
                 Err(why) => fixed(current, Limit::NoMetric(why)),
                 Ok(r) => {
-                    let stabilized = self.stabilize(now, current, r, &spec.behavior);
+                    let stabilized = self.stabilize(now, current, r, spec.behavior);
                     let (desired, limit) = self.limit(now, current, stabilized, spec);
                     Sync {
                         current,
@@ -303,7 +303,7 @@ impl<const H: usize> History<H> {
             }
         };
         if decided.desired != current {
-            self.store_event(now, current, decided.desired, &spec.behavior);
+            self.store_event(now, current, decided.desired, spec.behavior);
         }
         decided
     }

@@ -1345,13 +1345,14 @@ fn scaling_with_rules_cases_give_kubernetes_counts() {
             history.scaled(at, false, v);
         }
         let defaults = Behavior::default();
+        let behavior = Behavior {
+            scale_up: c.up.clone().unwrap_or(defaults.scale_up),
+            scale_down: c.down.clone().unwrap_or(defaults.scale_down),
+        };
         let spec = Spec {
             min: c.min,
             max: c.max,
-            behavior: Behavior {
-                scale_up: c.up.clone().unwrap_or(defaults.scale_up),
-                scale_down: c.down.clone().unwrap_or(defaults.scale_down),
-            },
+            behavior: &behavior,
         };
         let got = history.limit(0, c.current, c.desired, &spec);
         assert_eq!(got, (c.expected, c.limit), "{}", c.name);
@@ -1703,7 +1704,7 @@ fn controller_cases_give_kubernetes_counts() {
         let spec = Spec {
             min: c.min,
             max: c.max,
-            behavior,
+            behavior: &behavior,
         };
         let mut history = History::<16>::new();
         for &(at, r) in c.recommendations {

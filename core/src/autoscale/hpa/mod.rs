@@ -11,6 +11,8 @@
 //!   policies, `selectPolicy`) with Kubernetes' defaults, and the two rate limits.
 //! - [`controller`]: one sync: the reconcile's bounds, the stabilization windows, the
 //!   policies, and the [`History`] of recommendations and scale events they read.
+//! - `policy` (core's feature `hpa`, host-only: no board carries it): the HPA as the group's
+//!   scaling policy, one sync a round, and how the group's instances read as pods.
 //!
 //! Its contract is Kubernetes' own test suite: `kubernetes.rs` (a test) ports the expectations
 //! of `replica_calculator_test.go` and of the behavior tests of `horizontal_test.go`, each
@@ -18,6 +20,8 @@
 
 pub mod behavior;
 pub mod controller;
+#[cfg(feature = "hpa")]
+pub mod policy;
 pub mod replicas;
 
 #[cfg(test)]
@@ -28,6 +32,8 @@ pub use behavior::{
     MAX_STABILIZATION_WINDOW,
 };
 pub use controller::{History, Limit, Spec, Sync, MAX_HISTORY};
+#[cfg(feature = "hpa")]
+pub use policy::{Hpa, HpaPolicy, HpaRound, Target};
 pub use replicas::{
     Class, Phase, Pod, Readiness, Ready, Recommendation, Sample, Tolerances, Unavailable,
 };

@@ -305,6 +305,10 @@ impl<'p> Group<'p> {
             // At most the capacity's records: fits.
             self.now.broken = self.instances.iter().filter(|o| o.broken()).count() as u32;
             self.now.target_dedicated = policy.target_dedicated().unwrap_or(0);
+            #[cfg(feature = "hpa")]
+            {
+                self.now.hpa = policy.hpa_round();
+            }
             if let Some(run) = policy.evaluation(t) {
                 self.now.evaluated = true;
                 self.now.evaluation_failed = run.failed;

@@ -48,6 +48,11 @@ impl Group<'_> {
             capacity: self.capacity as u32,
             spot: self.spot_signal(),
         };
+        #[cfg(feature = "hpa")]
+        if policy.reads_instances() {
+            let mut views = self.instances.iter().map(|o| o.view());
+            policy.instances(t, &mut views);
+        }
         let wanted = policy.decide(&signal);
         self.dealloc = policy.node_deallocation();
         let change = bounded_by(

@@ -18,6 +18,8 @@ pub enum PolicyName {
     TargetTracking,
     /// AWS step scaling (`--steps`).
     Step,
+    /// Kubernetes' Horizontal Pod Autoscaler (the `--hpa-*` flags).
+    Hpa,
 }
 
 /// `none` for no items, else their texts joined by `+`, as the flags take them.
@@ -44,16 +46,17 @@ impl Value for &'static [TimedAction] {
 }
 
 impl Item for PolicyName {
-    const WORDS: &'static [&'static str] = &["lesson", "target-tracking", "step"];
+    const WORDS: &'static [&'static str] = &["lesson", "target-tracking", "step", "hpa"];
 
     fn parse_item(s: &str, out: &mut Vec<Self>) -> Result<(), String> {
         out.push(match s {
             "lesson" => Self::Lesson,
             "target-tracking" => Self::TargetTracking,
             "step" => Self::Step,
+            "hpa" => Self::Hpa,
             _ => {
                 return Err(format!(
-                    "'{s}' is not a policy (lesson, target-tracking or step)"
+                    "'{s}' is not a policy (lesson, target-tracking, step or hpa)"
                 ))
             }
         });
@@ -95,6 +98,7 @@ impl Value for PolicyName {
             Self::Lesson => "lesson",
             Self::TargetTracking => "target-tracking",
             Self::Step => "step",
+            Self::Hpa => "hpa",
         })
     }
 }
