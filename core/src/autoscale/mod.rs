@@ -62,6 +62,7 @@ use crate::error::Error;
 use crate::rng::{GroupLcg, GroupStream, UnitRng};
 use crate::Observer;
 
+mod chosen;
 mod fast;
 mod formula;
 pub mod hpa;
@@ -76,6 +77,7 @@ mod spot;
 mod state;
 mod warm;
 
+pub use chosen::Chosen;
 pub use formula::{
     check_interval, FormulaPolicy, DEFAULT_EVALUATION_INTERVAL, EPOCH, MAX_EVALUATION_INTERVAL,
     MIN_EVALUATION_INTERVAL,
@@ -98,7 +100,7 @@ pub use plan::{plan, Engine, Runs};
 #[cfg(feature = "hpa")]
 pub use policy::InstanceView;
 pub use policy::{
-    utilization, Chosen, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
+    utilization, HealthCheck, LessonCheck, LessonPolicy, ScalingPolicy, Signal, StepPolicy,
     TargetTracking,
 };
 pub use reference::GroupStorage;

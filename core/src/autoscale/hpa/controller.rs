@@ -308,3 +308,23 @@ impl<const H: usize> History<H> {
         decided
     }
 }
+
+/// One round's sync as a trace shows it: the pods as the controller counted them, the
+/// metric's current value, and what the sync decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct HpaRound {
+    /// Pods counted with their samples.
+    pub ready: u32,
+    /// Pods not yet ready (Pending, or unready under the CPU rules).
+    pub unready: u32,
+    /// Running pods without a sample.
+    pub missing: u32,
+    /// The metric's current value as the sync read it, in thousandths: of a percent of the
+    /// request for a utilisation target, of a request otherwise (the average, or the
+    /// External total for a value target); `None` where the sync did not read it.
+    pub metric: Option<i64>,
+    /// The sync.
+    pub sync: Sync,
+}

@@ -31,9 +31,9 @@ pub use behavior::{
     Behavior, RateKind, RatePolicies, RatePolicy, Rules, Select, MAX_PERIOD, MAX_RATE_POLICIES,
     MAX_STABILIZATION_WINDOW,
 };
-pub use controller::{History, Limit, Spec, Sync, MAX_HISTORY};
+pub use controller::{History, HpaRound, Limit, Spec, Sync, MAX_HISTORY};
 #[cfg(feature = "hpa")]
-pub use policy::{Hpa, HpaPolicy, HpaRound, Target};
+pub use policy::{Hpa, HpaPolicy, Target};
 pub use replicas::{
     Class, Phase, Pod, Readiness, Ready, Recommendation, Sample, Tolerances, Unavailable,
 };

@@ -30,7 +30,7 @@ use crate::error::{ensure, ensure_within, Accepted, Error};
 use super::super::policy::{InstanceView, ScalingPolicy, Signal};
 use super::super::state::State;
 use super::behavior::{Behavior, Rules, MAX_PERIOD, MAX_RATE_POLICIES, MAX_STABILIZATION_WINDOW};
-use super::controller::{History, Spec, Sync, MAX_HISTORY};
+use super::controller::{History, HpaRound, Spec, MAX_HISTORY};
 use super::replicas::{
     average_value, classify, resource_utilization, total_average_value, total_value, Class, Phase,
     Pod, Readiness, Ready, Sample, Tolerances, Unavailable,
@@ -238,26 +238,6 @@ fn policies_ok(rules: &Rules, max_period: u32) -> bool {
         && rules.policies.iter().all(|p| {
             p.value >= 1 && p.value <= i32::MAX as u32 && (1..=max_period).contains(&p.period)
         })
-}
-
-/// One round's sync as a trace shows it: the pods as the controller counted them, the
-/// metric's current value, and what the sync decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct HpaRound {
-    /// Pods counted with their samples.
-    pub ready: u32,
-    /// Pods not yet ready (Pending, or unready under the CPU rules).
-    pub unready: u32,
-    /// Running pods without a sample.
-    pub missing: u32,
-    /// The metric's current value as the sync read it, in thousandths: of a percent of the
-    /// request for a utilisation target, of a request otherwise (the average, or the
-    /// External total for a value target); `None` where the sync did not read it.
-    pub metric: Option<i64>,
-    /// The sync.
-    pub sync: Sync,
 }
 
 /// The pods of one sync, by class (the instances' pods; launches in flight are added as
