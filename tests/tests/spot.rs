@@ -5,7 +5,8 @@
 //! count over the rounds, never from the code under test.
 
 use capsim_core::autoscale::{
-    self, run, FormulaPolicy, OnPreemption, Params, RoundState, Spot, State, WarmPool, WarmState,
+    self, run, FormulaPolicy, Hook, HookResult, OnPreemption, Params, RoundState, Spot, State,
+    Timed, TimedAction, WarmPool, WarmState,
 };
 use capsim_core::formula::{History, Program, Workspace};
 use capsim_core::rng::GroupLcg;
@@ -454,4 +455,97 @@ fn a_scale_in_of_i64_min_splits_by_class() {
         "{:?}",
         &a[150..190]
     );
+}
+
+/// The other end: a demand of +inf saturates the lesson policy's change at i64::MAX, which
+/// the mixed-instances split once added to the group's size without saturating (the fuzz
+/// input that found it, kept whole: a launch hook, bounds of 0 and the fuzz seeds' scripted
+/// actions). With every instance dedicated the split changes nothing: both runs end alike,
+/// round for round.
+#[test]
+fn a_scale_out_of_i64_max_splits_by_class() {
+    let at = [
+        TimedAction {
+            round: 5,
+            what: Timed::MaxInstances,
+            value: 8,
+        },
+        TimedAction {
+            round: 8,
+            what: Timed::Desired,
+            value: 14,
+        },
+        TimedAction {
+            round: 20,
+            what: Timed::Template,
+            value: 2,
+        },
+        TimedAction {
+            round: 30,
+            what: Timed::Standby,
+            value: 2,
+        },
+        TimedAction {
+            round: 40,
+            what: Timed::Detach,
+            value: 1,
+        },
+        TimedAction {
+            round: 45,
+            what: Timed::Unstandby,
+            value: 1,
+        },
+        TimedAction {
+            round: 50,
+            what: Timed::MaxInstances,
+            value: 4294967295,
+        },
+        TimedAction {
+            round: 60,
+            what: Timed::MinInstances,
+            value: 3,
+        },
+        TimedAction {
+            round: 70,
+            what: Timed::Protect,
+            value: 2,
+        },
+        TimedAction {
+            round: 80,
+            what: Timed::Desired,
+            value: 0,
+        },
+        TimedAction {
+            round: 90,
+            what: Timed::EvaluationInterval,
+            value: 5,
+        },
+        TimedAction {
+            round: 100,
+            what: Timed::Formula,
+            value: 0,
+        },
+    ];
+    let mut plain = Params {
+        surge: f64::MAX,
+        ..Params::default()
+    };
+    plain.lifecycle.min_instances = Some(0);
+    plain.lifecycle.max_instances = Some(0);
+    plain.lifecycle.task_rounds = Some(1);
+    plain.lifecycle.at = &at;
+    plain.lifecycle.launch_hook = Some(Hook {
+        rounds: 1,
+        result: HookResult::Continue,
+    });
+    let mut mixed = plain.clone();
+    mixed.lifecycle.spot.on_demand_percent = Some(100);
+    let run = |p: &Params| {
+        let mut tape = GroupTape::default();
+        let end = autoscale::run_with(p, &mut GroupLcg::new(p.seed), &mut tape).map(|_| ());
+        let sizes: Vec<_> = tape.0.iter().map(|s| (s.size, s.spot)).collect();
+        (end, sizes)
+    };
+    let (plain, mixed) = (run(&plain), run(&mixed));
+    assert_eq!(plain, mixed);
 }

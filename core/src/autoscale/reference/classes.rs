@@ -199,7 +199,10 @@ impl Group<'_> {
         let have_spot = live(self.spot.counts) + spot_flight;
         let have_dedicated =
             live(self.class_counts(false)) + i64::from(self.in_flight_total) - spot_flight;
-        let desired = (have_spot + have_dedicated + change).clamp(0, i64::from(u32::MAX));
+        // `change` may be i64::MAX (a demand of +inf saturates the policy's count).
+        let desired = (have_spot + have_dedicated)
+            .saturating_add(change)
+            .clamp(0, i64::from(u32::MAX));
         let (dedicated, spot_share) = spot.split(desired as u32);
         if change > 0 {
             let launch_dedicated = (i64::from(dedicated) - have_dedicated).clamp(0, change);
