@@ -9,6 +9,19 @@
   run. A command continues on the next line after a trailing backslash.
 - Every relative link ([…](path) or [… ](path#anchor) or [… ](#anchor)) names a file of the
   repository and, with an anchor, a heading of that file (GitHub's anchors).
+- A figure the page writes as prose or as a Markdown table is checked by a comment above it,
+  `<!-- check: capsim … -->` (one command, or several, one a line, each may start with `$ `,
+  a trailing backslash continuing it), which the reader does not see:
+  - above a table: each command prints CSV with a header line (`--format csv`), and the
+    table's body rows are the commands' data rows, in order (the headers are not compared:
+    the table's are written for readers). Its right-aligned columns (`---:`) are the last
+    columns of each CSV row, cell for cell (`1,139` is 1139; backticks and bold aside); its
+    other columns are labels for the reader;
+  - above a paragraph (the lines up to the next blank line): every number the paragraph
+    quotes (outside inline code; `1,139` is 1139) is a number one of the commands prints or
+    names. A figure derived from printed ones (a ratio, a difference) is computed by a
+    command (`… --format json | jq …`) or not written.
+  A check command must exit 0.
 - A lesson plan (docs/teaching/) quotes only numbers its commands print: every number in its
   text (outside code; a list's own numbering aside; a decimal comma read as a point) is a
   number of its console blocks' output or of their commands.
@@ -16,11 +29,13 @@
   material's file numbers ("seed 003"), a spec's sections ("spec §4"), "the issue".
 
 `--update` writes what capsim prints into the page in place of an example's lines that differ
-(not under a `…`): read the diff before committing it, since a changed number needs a reason.
+(not under a `…`) and of a checked table's cells: read the diff before committing it, since a
+changed number needs a reason.
 
 Ends with `docs: N passed, M failed`; exits 1 on any failure, 2 on bad usage.
 Usage: python3 scripts/check_docs.py [--capsim PATH] [--update] [FILE.md ...]
 """
+import csv
 import os
 import re
 import subprocess
@@ -143,6 +158,97 @@ def matches(expected, actual):
     return bool(actual) and actual[0] == expected[0] and matches(expected[1:], actual[1:])
 
 
+# A number as a page's prose writes it: thousands grouped by commas (`1,139`), a point for
+# the fraction; not part of a word (`x86_64`, `5th`, `1e9`).
+PROSE_NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w])")
+# A number as capsim prints it.
+PRINTED_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+GROUPED = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+
+
+def canonical(number):
+    """A number's text without thousands separators or trailing fraction zeros."""
+    number = number.replace(",", "")
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return number
+
+
+def check_comments(lines):
+    """The `<!-- check: … -->` comments outside fenced blocks: (line number, commands, what
+    follows: "table" or "paragraph", its first line number, its lines)."""
+    fence, i = False, 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        if fence or not line.lstrip().startswith("<!-- check:"):
+            i += 1
+            continue
+        start = i
+        body = [line.split("<!-- check:", 1)[1]]
+        while "-->" not in body[-1] and i + 1 < len(lines):
+            i += 1
+            body.append(lines[i])
+        body[-1] = body[-1].split("-->", 1)[0]
+        commands, pending = [], ""
+        for part in body:
+            part = part.strip()
+            if part.startswith("$ "):
+                part = part[2:]
+            if not part and not pending:
+                continue
+            if part.endswith("\\"):
+                pending += part[:-1].rstrip() + " "
+                continue
+            commands.append(pending + part)
+            pending = ""
+        i += 1
+        while i < len(lines) and not lines[i].strip():
+            i += 1
+        first, target = i, []
+        if i < len(lines) and lines[i].lstrip().startswith("|"):
+            kind = "table"
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                target.append(lines[i])
+                i += 1
+        else:
+            kind = "paragraph"
+            while (i < len(lines) and lines[i].strip() and not lines[i].lstrip().startswith(("```", "<!--"))
+                   and not lines[i].startswith("#")):
+                target.append(lines[i])
+                i += 1
+        yield start + 1, commands, kind, first + 1, target
+
+
+def cells(row):
+    """A Markdown table row's cells (no `|` inside a cell: a table that needs one is not checked)."""
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|"):
+        row = row[:-1]
+    return [c.strip() for c in row.split("|")]
+
+
+def cell_value(cell):
+    """What a table cell says: backticks, bold and thousands separators aside."""
+    text = cell.replace("`", "").replace("**", "").strip()
+    return text.replace(",", "") if GROUPED.match(text) else text
+
+
+def written_like(cell, value):
+    """VALUE written as CELL was: grouped in thousands if CELL was, in its backticks or bold."""
+    text = cell.replace("`", "").replace("**", "").strip()
+    if GROUPED.match(text) and re.match(r"^-?\d+(\.\d+)?$", value):
+        whole, _, frac = value.partition(".")
+        value = f"{int(whole):,}" + (f".{frac}" if frac else "")
+    for mark in ("**", "`"):
+        if cell.startswith(mark) and cell.endswith(mark):
+            value = mark + value + mark
+    return value
+
+
 def main(argv):
     capsim, pages, update = os.path.join(ROOT, "target/release/capsim"), [], False
     args = iter(argv)
@@ -168,6 +274,21 @@ def main(argv):
     env.pop("NO_COLOR", None)
 
     passed, failed = 0, 0
+    outputs = {}
+
+    def run_command(cmd):
+        """(exit status, output lines) of a command, run once per checker run."""
+        if cmd not in outputs:
+            run = subprocess.run(
+                ["bash", "-o", "pipefail", "-c", cmd],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
+            )
+            actual = run.stdout.decode("utf-8", "replace").split("\n")
+            if actual and actual[-1] == "":
+                actual.pop()
+            outputs[cmd] = (run.returncode, actual)
+        return outputs[cmd]
 
     def fail(where, what):
         nonlocal failed
@@ -225,14 +346,7 @@ def main(argv):
             for line_no, cmd, expected, expected_line in examples(body, first):
                 if not re.match(r"^capsim(\s|$)", cmd):
                     continue
-                run = subprocess.run(
-                    ["bash", "-o", "pipefail", "-c", cmd],
-                    cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600,
-                )
-                actual = run.stdout.decode("utf-8", "replace").split("\n")
-                if actual and actual[-1] == "":
-                    actual.pop()
+                returncode, actual = run_command(cmd)
                 printed.update(NUMBER.findall(cmd + "\n" + "\n".join(actual)))
                 if matches(expected, actual):
                     passed += 1
@@ -247,7 +361,75 @@ def main(argv):
                     if want != got:
                         print(f"    first difference, line {k + 1}:\n    page:   {want}\n    capsim: {got}")
                         break
-                print(f"    (exit status {run.returncode}; {len(actual)} lines printed, {len(expected)} shown)")
+                print(f"    (exit status {returncode}; {len(actual)} lines printed, {len(expected)} shown)")
+        # The figures of tables and paragraphs, under their check comments.
+        cell_rewrites = []
+        for where, commands, kind, first, target in check_comments(lines):
+            where = f"{page}:{where}"
+            if not commands or not all(re.match(r"^capsim(\s|$)", c) for c in commands):
+                fail(where, "a check comment runs one or more capsim commands: <!-- check: capsim … -->")
+                continue
+            if not target:
+                fail(where, "a check comment stands above the table or paragraph it checks")
+                continue
+            results = [(c, *run_command(c)) for c in commands]
+            bad = [(c, rc, out) for c, rc, out in results if rc != 0]
+            if bad:
+                c, rc, out = bad[0]
+                fail(where, f"`{c}` exited with status {rc}: {out[-1] if out else ''}")
+                continue
+            if kind == "paragraph":
+                known = set()
+                for c, _, out in results:
+                    known.update(canonical(n) for n in PRINTED_NUMBER.findall(c + "\n" + "\n".join(out)))
+                for k, line in enumerate(target):
+                    text = re.sub(r"`[^`]*`", " ", line)
+                    text = re.sub(r"\]\([^)]*\)", "]", text)
+                    text = re.sub(r"^\s*\d+\.\s", " ", text)
+                    for m in PROSE_NUMBER.finditer(text):
+                        if canonical(m.group(1)) in known:
+                            passed += 1
+                        else:
+                            fail(f"{page}:{first + k}", f"{m.group(1)}: no command of its check comment prints it")
+                continue
+            if len(target) < 2 or not re.match(r"^[\s|:-]+$", target[1]):
+                fail(where, "the table under a check comment has no header separator row")
+                continue
+            aligned = [k for k, c in enumerate(cells(target[1])) if c.endswith(":") and not c.startswith(":")]
+            if not aligned:
+                fail(where, "the table under a check comment has no right-aligned (---:) column to check")
+                continue
+            rows = []
+            for c, _, out in results:
+                rows.extend(list(r) for r in csv.reader(out[1:]))
+            body = target[2:]
+            if len(body) != len(rows):
+                fail(where, f"the table has {len(body)} rows, its commands print {len(rows)}")
+                continue
+            mismatched = False
+            for k, (line, row) in enumerate(zip(body, rows)):
+                shown = cells(line)
+                if len(row) < len(aligned) or len(shown) <= aligned[-1]:
+                    fail(f"{page}:{first + 2 + k}", f"{len(aligned)} checked columns, a CSV row of {len(row)}")
+                    mismatched = True
+                    continue
+                for col, value in zip(aligned, row[len(row) - len(aligned):]):
+                    if cell_value(shown[col]) == value:
+                        passed += 1
+                    elif update:
+                        shown[col] = written_like(shown[col], value)
+                        cell_rewrites.append((first + 1 + k, "| " + " | ".join(shown) + " |"))
+                        print(f"{page}:{first + 2 + k}: updated a cell: {value}")
+                    else:
+                        fail(f"{page}:{first + 2 + k}", f"column {col + 1}: the page says {shown[col]}, capsim prints {value}")
+                        mismatched = True
+            if mismatched:
+                print(f"    (the table's check comment: {where}; --update writes capsim's values)")
+        for index, text in cell_rewrites:
+            lines[index] = text
+        if cell_rewrites and not rewrites:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines))
         if page.startswith("docs/teaching/"):
             for n, number in numbers_quoted(lines):
                 if number in printed:
