@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks the images for the boards a class can buy (firmware/boards/):
 #
-#   scripts/boards.sh build
+#   scripts/boards.sh build [--update]
 #
 # 1. installs what is missing: the rust targets and llvm-tools;
 # 2. builds (release, --locked) and lints (cargo fmt --check, clippy -D warnings) the
@@ -15,12 +15,19 @@
 # 3. checks that no allocator is linked and that each image fits its chip: flash
 #    (.vector_table, .boot2, .text, .rodata, .data) within the chip's flash, and static RAM
 #    (.data, .bss, .uninit) plus a 16 KiB stack (the QEMU boards' budget for the whole suite;
-#    their measured peak is under 11 KB) within its RAM; and prints the sizes.
+#    their measured peaks: firmware/README.md) within its RAM; and prints the sizes;
+# 4. compares the sizes table of firmware/README.md with the sizes measured
+#    (scripts/firmware_tables.py); --update rewrites it instead.
 #
 # No board is needed: nothing here runs the images. Exits non-zero on any failure.
 set -euo pipefail
 
-[ "${1:-}" = build ] || { echo "error: usage: scripts/boards.sh build" >&2; exit 2; }
+update=()
+case "$*" in
+build) ;;
+"build --update") update=(--update) ;;
+*) echo "error: usage: scripts/boards.sh build [--update]" >&2; exit 2 ;;
+esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ws="$root/firmware/boards"
@@ -130,6 +137,7 @@ else
 fi
 
 echo "== budgets (llvm-size -A)"
+: >"$out/sizes.tsv"
 printf '  %-12s %8s %8s %8s %8s %10s %10s %10s\n' board .text .rodata .data .bss flash "of flash" "static RAM"
 for spec in "${boards[@]}"; do
   read -r board _ _ _ flash_max ram_max _ <<<"$spec"
@@ -141,6 +149,7 @@ for spec in "${boards[@]}"; do
   flash=$((boot2 + vectors + text + rodata + data))
   ram=$((data + bss))
   printf '  %-12s %8d %8d %8d %8d %10d %10d %10d\n' "$board" "$text" "$rodata" "$data" "$bss" "$flash" "$flash_max" "$ram"
+  echo "$board $text $rodata $data $bss $flash $flash_max $ram $ram_max $STACK" >>"$out/sizes.tsv"
   if "$bin/llvm-nm" "$elf" | grep -E '__rust_alloc|__rg_alloc|__rdl_alloc' >/dev/null; then
     fail "$board: an allocator is linked in"
   else
@@ -157,6 +166,13 @@ for spec in "${boards[@]}"; do
     fail "$board: static RAM $ram + stack $STACK > $ram_max bytes"
   fi
 done
+
+echo "== firmware/README.md's sizes table against these"
+if python3 "$root/scripts/firmware_tables.py" boards "$out/sizes.tsv" "${update[@]}"; then
+  pass "firmware/README.md's board sizes are these${update[*]:+ (rewritten)}"
+else
+  fail "firmware/README.md's board sizes differ from these (above; --update rewrites them)"
+fi
 
 echo
 echo "boards: $passed passed, $failed failed"

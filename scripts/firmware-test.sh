@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the capsim firmware on four QEMU boards and checks it against the host CLI.
 #
-#   scripts/firmware-test.sh
+#   scripts/firmware-test.sh [--update]
 #
 # 1. installs what is missing: the rust targets, llvm-tools, QEMU (Debian bookworm-backports),
 #    defmt-print;
@@ -14,6 +14,9 @@
 #    flash <= 90 % of 128 KiB; no reference engine linked into the lesson image) and the
 #    instructions per lesson;
 # 7. builds and runs the defmt build for each board and compares the decoded report lines;
+# 8. compares firmware/README.md's measured blocks (sizes, peak stacks, instructions per
+#    lesson, the suite's time at the real boards' clocks, one run's notes) with what this run
+#    measured (scripts/firmware_tables.py); --update rewrites them instead;
 # and builds the `trace` feature for lm3s6965evb, whose stdout must be `capsim trace autoscale
 # --format csv` byte for byte; `trace,step-mode` for the micro:bit (2 ms a round), which must
 # end with the same bytes; the `english` feature, whose stdout must be `capsim lesson all
@@ -25,6 +28,13 @@
 # RUN_TIMEOUT (seconds per QEMU run, default 300). Under CI=true nothing is skipped: a tool
 # that cannot be installed fails the run.
 set -euo pipefail
+
+update=()
+case "${1:-}" in
+'') ;;
+--update) update=(--update) ;;
+*) echo "usage: scripts/firmware-test.sh [--update]" >&2; exit 2 ;;
+esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fw="$root/firmware"
@@ -109,6 +119,8 @@ echo "  tools ready in $((SECONDS - start)) s"
 section "host output"
 start=$SECONDS
 mkdir -p "$work"
+# What the run measures, for firmware/README.md's blocks (scripts/firmware_tables.py).
+: >"$work/measured.tsv"
 host() {
   if [ -n "${CAPSIM_HOST:-}" ]; then
     "$CAPSIM_HOST" "$@"
@@ -233,8 +245,8 @@ fi
 echo "  built and run in $((SECONDS - start)) s"
 # ---------------------------------------------------------------- 5d. paths
 # The `paths` feature (src/paths.rs) runs model paths the lessons never take: its lifecycle
-# runs, then, on boards with the RAM for a 512-node formula program (about 29 KB with its
-# workspace), Microsoft's example 1
+# runs, then, on boards with the RAM for a 512-node formula program and its workspace
+# (their static RAM: firmware/README.md, the paths builds' table), Microsoft's example 1
 # evaluated. Its stdout must be the host's stdout for these command lines, in this order (a
 # new path adds a line here and a run there). Its RAM (static + peak stack) must fit the
 # board's own (memory/<board>.x).
@@ -277,10 +289,13 @@ for spec in "${boards[@]}"; do
     fail "$what differ from the host's:"
     diff "$expected" "$work/$board-paths.out" | head -n 20 | sed 's/^/        /'
   fi
-  read -r data bss < <("$llvm_size" -A "$elf" | awk '
-    $1 == ".data" {d = $2} $1 == ".bss" || $1 == ".uninit" {b += $2} END {print d + 0, b + 0}')
+  read -r data bss flash < <("$llvm_size" -A "$elf" | awk '
+    $1 == ".data" {d = $2} $1 == ".bss" || $1 == ".uninit" {b += $2}
+    $1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" {f += $2}
+    END {print d + 0, b + 0, f + d}')
   peak=$(sed -n 's/^# stack [^:]*: peak \([0-9]*\) bytes.*/\1/p' "$work/$board-paths.err")
   peak=${peak:-0}
+  echo "paths $board $flash $((data + bss)) $peak" >>"$work/measured.tsv"
   read -r size unit < <(sed -n 's/^ *RAM *: *ORIGIN.*LENGTH *= *\([0-9]*\) *\([KM]\).*/\1 \2/p' "memory/$board.x")
   board_ram=$((size * 1024))
   if [ "$unit" = M ]; then board_ram=$((size * 1024 * 1024)); fi
@@ -329,6 +344,7 @@ for spec in "${boards[@]}"; do
   peak=${peak:-0}
   ram=$((data + bss + peak))
   printf '  %-12s %8d %8d %8d %8d %8d %8d %10d\n' "$board" "$text" "$rodata" "$data" "$bss" "$flash" "$ram" "$peak"
+  echo "size $board $text $rodata $data $bss $flash $peak" >>"$work/measured.tsv"
   # A global allocator would define these (the firmware has none and no `alloc`).
   if "$llvm_nm" "$work/$board.elf" | grep -E '__rust_alloc|__rg_alloc|__rdl_alloc' >/dev/null; then
     allocators+=("$board")
@@ -391,6 +407,14 @@ for spec in "${boards[@]}"; do
   fi
   echo "  built and run in $((SECONDS - start)) s"
 done
+
+# ---------------------------------------------------------------- 8. the README's figures
+section "firmware/README.md's measured figures against this run's"
+if python3 "$root/scripts/firmware_tables.py" qemu "$work" "${update[@]}"; then
+  pass "firmware/README.md's sizes, stacks, instructions, suite times and notes are this run's${update[*]:+ (rewritten)}"
+else
+  fail "firmware/README.md's measured figures differ from this run's (above; --update rewrites them)"
+fi
 
 echo
 echo "firmware: $passed passed, $failed failed"
