@@ -77,6 +77,7 @@ impl<const N: usize> History<N> {
 
     /// Records one value for every metric at `at` (`None`: that sample is missing), as
     /// [`History::record`] of each present value in turn records them: the ring moves once.
+    #[inline]
     pub fn record_all(
         &mut self,
         at: Timestamp,

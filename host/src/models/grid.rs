@@ -113,13 +113,13 @@ impl<M: Model> FromArgMatches for Flags<M> {
 #[cfg(feature = "cli")]
 impl<M: Model> clap::Args for Flags<M> {
     fn augment_args(mut cmd: Command) -> Command {
-        for p in M::PARAMS {
+        for (p, help) in M::PARAMS.iter().zip(help_lines::<M>()) {
             cmd = cmd.arg(
                 Arg::new(p.key)
                     .long(p.flag())
                     .value_name("LIST")
                     .allow_hyphen_values(true)
-                    .help(p.help_line())
+                    .help(help)
                     .value_parser(p.parse),
             );
         }
@@ -129,6 +129,28 @@ impl<M: Model> clap::Args for Flags<M> {
     fn augment_args_for_update(cmd: Command) -> Command {
         Self::augment_args(cmd)
     }
+}
+
+/// The `--help` lines of `M`'s flags ([`Param::help_line`]), built once a process: every
+/// subcommand that takes the model's flags (the model's own, `trace`, `plot`) shares them,
+/// and clap builds every subcommand at start, `capsim lesson all` included.
+#[cfg(feature = "cli")]
+fn help_lines<M: Model>() -> &'static [String] {
+    use std::collections::BTreeMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static LINES: OnceLock<Mutex<BTreeMap<&'static str, &'static [String]>>> = OnceLock::new();
+    let mut lines = LINES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    // One leak a model a process: the lines live as long as the command they describe.
+    lines.entry(std::any::type_name::<M>()).or_insert_with(|| {
+        M::PARAMS
+            .iter()
+            .map(Param::help_line)
+            .collect::<Vec<_>>()
+            .leak()
+    })
 }
 
 impl<M: Model> Flags<M> {

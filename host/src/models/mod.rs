@@ -3,194 +3,14 @@
 //! command's flags and `--help`, the grid's axes, the rows' columns (table, JSON, CSV) and the
 //! names of runs in errors. Adding a parameter to a model is one `param!` line in its table.
 
-use std::sync::Arc;
-
-use capsim_core::autoscale::{Events, FailureRounds, Hook, Reclaim, RemovalPolicy, Stockout};
-use capsim_core::bulkhead::{Mode, Split};
 use capsim_core::{Error, Observer};
 #[cfg(feature = "cli")]
 use rayon::prelude::*;
 
-use crate::list::{parse, Item};
-use crate::output::{Cell, Key, Row};
+use crate::output::Cell;
 
 /// The most runs one command may make (the product of its lists).
 pub const MAX_RUNS: u64 = 1_000_000;
-
-/// A parameter or metric value a row can show.
-pub trait Value: Clone + Send + Sync + 'static {
-    /// Returns the value as a row shows it.
-    fn cell(&self) -> Cell;
-
-    /// Whether the value has a second part shown in a column of its own, `<key>_result`
-    /// (a hook's default result), so that the first stays a number in JSON.
-    const RESULT: bool = false;
-
-    /// Returns the second part (read only when [`Value::RESULT`]).
-    fn result(&self) -> Cell {
-        Cell::Word("none")
-    }
-
-    /// Returns the value as its flag takes it: errors name a run by it.
-    fn flag_text(&self) -> String {
-        self.cell().text()
-    }
-}
-
-impl Value for u32 {
-    fn cell(&self) -> Cell {
-        Cell::Int((*self).into())
-    }
-}
-
-/// `none`, or the integer.
-impl Value for Option<u32> {
-    fn cell(&self) -> Cell {
-        self.map_or(Cell::Word("none"), |v| Cell::Int(v.into()))
-    }
-}
-
-impl Value for u64 {
-    fn cell(&self) -> Cell {
-        Cell::Int(*self)
-    }
-}
-
-impl Value for f64 {
-    fn cell(&self) -> Cell {
-        Cell::Float(*self)
-    }
-}
-
-impl Value for Split {
-    fn cell(&self) -> Cell {
-        match self {
-            Split::Shared => Cell::Word("shared"),
-            Split::Partitioned(k) => Cell::Int((*k).into()),
-        }
-    }
-}
-
-/// Implements [`Value`] for types a row shows by their `name()` (`healthy`, `oldest`).
-macro_rules! named_values {
-    ($($T:ty),+ $(,)?) => {$(
-        impl $crate::models::Value for $T {
-            fn cell(&self) -> $crate::output::Cell {
-                $crate::output::Cell::Word(self.name())
-            }
-        }
-    )+};
-}
-pub(crate) use named_values;
-
-named_values!(Mode, RemovalPolicy, Reclaim);
-
-impl Value for FailureRounds {
-    fn cell(&self) -> Cell {
-        Cell::Ints(self.to_vec())
-    }
-}
-
-/// A hook shows its rounds (or `none`) and, in `<key>_result`, its default result.
-impl Value for Option<Hook> {
-    fn cell(&self) -> Cell {
-        self.map_or(Cell::Word("none"), |h| Cell::Int(h.rounds.into()))
-    }
-
-    const RESULT: bool = true;
-
-    fn result(&self) -> Cell {
-        Cell::Word(self.map_or("none", |h| h.result.name()))
-    }
-
-    fn flag_text(&self) -> String {
-        self.map_or("none".to_string(), |h| {
-            format!("{}:{}", h.rounds, h.result.name())
-        })
-    }
-}
-
-/// `yes` or `no`.
-impl Value for bool {
-    fn cell(&self) -> Cell {
-        Cell::Word(if *self { "yes" } else { "no" })
-    }
-}
-
-/// `[]` or `[A,B]` in JSON, `none` or `A..B` as text.
-impl Value for Option<Stockout> {
-    fn cell(&self) -> Cell {
-        self.map_or(Cell::Ints(Vec::new()), |s| Cell::Span(s.start, s.end))
-    }
-}
-
-/// `none`, or the actions as the flag takes them (`0:protect:3+50:standby:1`).
-impl Value for Events {
-    fn cell(&self) -> Cell {
-        if self.is_empty() {
-            return Cell::Word("none");
-        }
-        let actions: Vec<String> = self
-            .iter()
-            .map(|e| format!("{}:{}:{}", e.round, e.action.name(), e.count))
-            .collect();
-        Cell::Text(actions.join("+"))
-    }
-}
-
-/// One flag's values as a grid axis: how many, and how to put the `i`th into a run.
-pub trait Axis<P>: Send + Sync {
-    /// Returns the number of values.
-    fn len(&self) -> usize;
-    /// Returns false: a list has at least one value.
-    fn is_empty(&self) -> bool {
-        false
-    }
-    /// Sets the `i`th value on `p`.
-    fn set(&self, p: &mut P, i: usize);
-}
-
-/// A parsed list of one parameter's values and the field they go to.
-pub struct Values<P, T> {
-    /// The values, in the order given.
-    pub values: Vec<T>,
-    /// Puts a value into its field.
-    pub set: fn(&mut P, T),
-}
-
-impl<P, T: Value> Axis<P> for Values<P, T> {
-    fn len(&self) -> usize {
-        self.values.len()
-    }
-    fn set(&self, p: &mut P, i: usize) {
-        (self.set)(p, self.values[i].clone());
-    }
-}
-
-/// A flag's parsed values, as clap hands them over.
-pub struct Parsed<P>(Arc<dyn Axis<P>>);
-
-impl<P> Clone for Parsed<P> {
-    fn clone(&self) -> Self {
-        Self(Arc::clone(&self.0))
-    }
-}
-
-/// Parses a comma-separated list of `T` into an axis setting a field with `set`.
-pub fn axis<P: 'static, T: Item + Value>(s: &str, set: fn(&mut P, T)) -> Result<Parsed<P>, String> {
-    let values = parse::<T>(s)?.0;
-    Ok(Parsed(Arc::new(Values { values, set })))
-}
-
-/// [`axis`] for a parameter whose documented accepted values are `accepted`: an error
-/// ends with them ([`crate::list::with_accepted`]).
-pub fn param_axis<P: 'static, T: Item + Value>(
-    s: &str,
-    accepted: &str,
-    set: fn(&mut P, T),
-) -> Result<Parsed<P>, String> {
-    axis(s, set).map_err(|e| crate::list::with_accepted::<T>(e, &limits::fill(accepted)))
-}
 
 /// One model parameter, declared once.
 pub struct Param<P> {
@@ -527,185 +347,11 @@ pub type Outcome<M> = Result<M, Error>;
 /// Outcomes of runs past the current window, computed early, by run index.
 pub type Ahead<M> = std::collections::BTreeMap<u64, Outcome<M>>;
 
-/// Returns every metric key of `M`, in contract order (the derived ones last), whether a
-/// run shows it or not: what `--columns` and `capsim metrics` know.
-pub fn metric_keys<M: Model>() -> Vec<&'static str> {
-    M::METRICS
-        .iter()
-        .map(|m| m.key)
-        .chain(M::DERIVED.iter().map(|d| d.key))
-        .collect()
-}
-
-/// Returns the metric keys a run with `p` shows, in contract order.
-pub fn metric_keys_for<M: Model>(p: &M::Params) -> Vec<&'static str> {
-    let mut keys = metric_keys::<M>();
-    keys.retain(|k| shown::<M>(k, p));
-    keys
-}
-
-/// Returns a run's row: its parameters (the seed after [`Model::SEED_AFTER`]), then its
-/// metrics.
-pub fn row<M: Model>(p: &M::Params, m: &M::Metrics) -> Row {
-    let mut row = Row::new();
-    row_into::<M>(&mut row, p, m, &RowPlan::of::<M>(p));
-    row
-}
-
-/// The parameters and derived metrics a run's row shows, in row order (the seed after
-/// [`Model::SEED_AFTER`], the optional keys of [`Model::PRESENT`] only when on): found once
-/// for a grid, whose runs all show the same ([`check_present`]).
-pub struct RowPlan {
-    /// Indices into [`Model::PARAMS`], in row order.
-    params: Vec<usize>,
-    /// Indices into [`Model::DERIVED`].
-    derived: Vec<usize>,
-    /// The seed's index into [`Model::PARAMS`], if the row shows it.
-    seed: Option<usize>,
-}
-
-impl RowPlan {
-    /// Returns the plan of the row of a run with `p`.
-    pub fn of<M: Model>(p: &M::Params) -> Self {
-        let seed = M::PARAMS.iter().position(|q| q.key == "seed");
-        let mut params = Vec::with_capacity(M::PARAMS.len());
-        for (i, q) in M::PARAMS.iter().enumerate() {
-            if q.key == "seed" || !shown::<M>(q.key, p) {
-                continue;
-            }
-            params.push(i);
-            params.extend(seed.filter(|_| q.key == M::SEED_AFTER));
-        }
-        let derived = (0..M::DERIVED.len())
-            .filter(|&i| shown::<M>(M::DERIVED[i].key, p))
-            .collect();
-        let seed = seed.filter(|s| params.contains(s));
-        Self {
-            params,
-            derived,
-            seed,
-        }
-    }
-}
-
-impl RowPlan {
-    /// Hands `column` each parameter column of a run with `p` (a parameter, its result
-    /// column after it), in row order.
-    pub fn params<M: Model>(&self, p: &M::Params, mut column: impl FnMut(&'static str, Cell)) {
-        for q in self.params.iter().filter_map(|&i| M::PARAMS.get(i)) {
-            column(q.key, (q.cell)(p));
-            if let Some(result) = &q.result {
-                column(result.key, (result.cell)(p));
-            }
-        }
-    }
-
-    /// Returns the seed's cell of a run with `p`, if the row shows the seed.
-    pub fn seed<M: Model>(&self, p: &M::Params) -> Option<Cell> {
-        let q = M::PARAMS.get(self.seed?)?;
-        Some((q.cell)(p))
-    }
-
-    /// Returns the keys of the parameter columns, in row order ([`RowPlan::params`]').
-    pub fn param_keys<M: Model>(&self) -> Vec<&'static str> {
-        let mut keys = Vec::with_capacity(self.params.len() + 4);
-        for q in self.params.iter().filter_map(|&i| M::PARAMS.get(i)) {
-            keys.push(q.key);
-            keys.extend(q.result.as_ref().map(|r| r.key));
-        }
-        keys
-    }
-
-    /// Returns the keys of the metric columns, in row order ([`RowPlan::metrics`]').
-    pub fn metric_keys<M: Model>(&self) -> Vec<&'static str> {
-        let derived = self.derived.iter().filter_map(|&i| M::DERIVED.get(i));
-        M::METRICS
-            .iter()
-            .map(|m| m.key)
-            .chain(derived.map(|d| d.key))
-            .collect()
-    }
-
-    /// Hands `column` each metric column of a run with `p` and metrics `m`: the model's
-    /// metrics, then the derived ones the row shows.
-    pub fn metrics<M: Model>(
-        &self,
-        p: &M::Params,
-        m: &M::Metrics,
-        mut column: impl FnMut(&'static str, Cell),
-    ) {
-        for metric in M::METRICS {
-            column(metric.key, (metric.cell)(m));
-        }
-        for d in self.derived.iter().filter_map(|&i| M::DERIVED.get(i)) {
-            column(d.key, (d.cell)(p, m));
-        }
-    }
-}
-
-/// Puts a run's row ([`row`]'s cells) into `row`, emptied first (its storage reused: a
-/// grid writes its rows one after another), with the keys `plan` says.
-pub fn row_into<M: Model>(row: &mut Row, p: &M::Params, m: &M::Metrics, plan: &RowPlan) {
-    row.clear();
-    row.reserve(plan.params.len() * 2 + M::METRICS.len() + plan.derived.len());
-    plan.params::<M>(p, |key, cell| row.push((Key::Borrowed(key), cell)));
-    plan.metrics::<M>(p, m, |key, cell| row.push((Key::Borrowed(key), cell)));
-}
-
-/// Returns the keys of the row of a run with `p`, in [`row`]'s order (a CSV header with no
-/// row to take it from: an empty `--shard 1/N`); `None`: every key any run may have.
-pub fn row_keys<M: Model>(p: Option<&M::Params>) -> Vec<&'static str> {
-    let mut keys = Vec::with_capacity(M::PARAMS.len() * 2 + M::METRICS.len());
-    let seed = M::PARAMS.iter().find(|q| q.key == "seed");
-    for q in M::PARAMS.iter().filter(|q| q.key != "seed") {
-        if p.is_some_and(|p| !shown::<M>(q.key, p)) {
-            continue;
-        }
-        keys.push(q.key);
-        keys.extend(q.result.as_ref().map(|r| r.key));
-        keys.extend(seed.filter(|_| q.key == M::SEED_AFTER).map(|s| s.key));
-    }
-    match p {
-        Some(p) => keys.extend(metric_keys_for::<M>(p)),
-        None => keys.extend(metric_keys::<M>()),
-    }
-    keys
-}
-
-/// Returns the table's columns: the headline parameters, the swept ones (each with its
-/// result column, if it has one), every metric.
-pub fn table_keys<M: Model>(swept: &[&'static str]) -> Vec<&'static str> {
-    let mut keys = M::HEADLINE.to_vec();
-    for key in swept_columns::<M>(swept) {
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys.extend(metric_keys::<M>());
-    keys
-}
-
-/// Returns the columns of the swept parameters `swept`: each parameter, then its result
-/// column if it has one, in [`Model::PARAMS`] order.
-pub fn swept_columns<M: Model>(swept: &[&str]) -> Vec<&'static str> {
-    let mut keys = Vec::new();
-    for q in M::PARAMS.iter().filter(|q| swept.contains(&q.key)) {
-        keys.push(q.key);
-        keys.extend(q.result.as_ref().map(|r| r.key));
-    }
-    keys
-}
-
-/// Returns every parameter column of `M`'s rows (each parameter, then its result column),
-/// in [`Model::PARAMS`] order: what `--columns` takes besides the metrics.
-pub fn param_columns<M: Model>() -> Vec<&'static str> {
-    let all: Vec<&str> = M::PARAMS.iter().map(|q| q.key).collect();
-    swept_columns::<M>(&all)
-}
-
 mod autoscale;
+mod axis;
 mod batch;
 mod bulkhead;
+mod columns;
 mod consumers;
 mod grid;
 pub mod limits;
@@ -716,7 +362,10 @@ pub use autoscale::{
     FormulaFile, FormulaScratch, HostGroup, LoadedDemand, LoadedFormula, PolicyName, Price,
     HOST_GROUP_SIZE, MAX_PRICE, MAX_SAMPLE_DELAY,
 };
+pub(crate) use axis::named_values;
+pub use axis::{axis, param_axis, Axis, Parsed, Value, Values};
 pub use bulkhead::Bulkhead;
+pub use columns::*;
 pub use consumers::{Consumers, ConsumersScratch};
 pub use grid::{Flags, Grid};
 pub use needs::{Need, Rule};
@@ -724,6 +373,8 @@ pub use needs::{Need, Rule};
 #[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
+    use crate::output::Key;
+    use capsim_core::bulkhead::{Mode, Split};
     use capsim_core::{bulkhead, consumers};
     use clap::{Command, FromArgMatches};
 
