@@ -30,6 +30,8 @@ build) ;;
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/path-remap.sh
+. "$root/scripts/path-remap.sh"
 ws="$root/firmware/boards"
 tdir=${CARGO_TARGET_DIR:-$ws/target}
 out="$root/target/boards"
@@ -68,7 +70,7 @@ for spec in "${boards[@]}"; do
   # The English Pico differs in its leaf crate only: the dependencies stay built.
   feature_args=()
   [ "$features" = - ] || feature_args=(--features "$features")
-  cargo build -q --release --locked --target "$target" -p "$package" "${feature_args[@]}"
+  cargo build "${path_remap[@]}" -q --release --locked --target "$target" -p "$package" "${feature_args[@]}"
   cp "$tdir/$target/release/$binary" "$out/$board.elf"
 done
 echo "  built in $((SECONDS - start)) s"

@@ -50,12 +50,16 @@ rustup component list --installed | grep -q '^llvm-tools' || rustup component ad
 llvm_bin="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin"
 
 echo "== build"
+# The binaries and board images hold no path of this checkout or of cargo's home (path-remap.sh):
+# the same commit gives the same bytes wherever it is built.
+# shellcheck source=scripts/path-remap.sh
+. scripts/path-remap.sh
 rm -rf "$out"
 mkdir -p "$out"
 cargo build -q --release --locked -p capsim
-cargo build -q --release --locked -p capsim --target x86_64-unknown-linux-musl
+cargo build "${path_remap[@]}" -q --release --locked -p capsim --target x86_64-unknown-linux-musl
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=aarch64-linux-gnu-gcc \
-    cargo build -q --release --locked -p capsim --target aarch64-unknown-linux-musl
+    cargo build "${path_remap[@]}" -q --release --locked -p capsim --target aarch64-unknown-linux-musl
 "$llvm_bin/llvm-strip" -o "$out/capsim-x86_64-linux" target/x86_64-unknown-linux-musl/release/capsim
 "$llvm_bin/llvm-strip" -o "$out/capsim-aarch64-linux" target/aarch64-unknown-linux-musl/release/capsim
 bash scripts/playground.sh build >/dev/null

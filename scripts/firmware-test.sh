@@ -37,6 +37,8 @@ case "${1:-}" in
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/path-remap.sh
+. "$root/scripts/path-remap.sh"
 fw="$root/firmware"
 work="$fw/target/firmware-test"
 run_timeout=${RUN_TIMEOUT:-300}
@@ -144,7 +146,7 @@ cd "$fw"
 # critical-section (Cortex-M and RISC-V each set their own restore state).
 for spec in "${boards[@]}"; do
   read -r target board <<<"$spec"
-  cargo build -q --release --target "$target"
+  cargo build "${path_remap[@]}" -q --release --target "$target"
   cp "target/$target/release/capsim-firmware" "$work/$board.elf"
 done
 echo "  built in $((SECONDS - start)) s"
@@ -212,7 +214,7 @@ done
 section "lm3s6965evb: the trace feature against \`capsim trace autoscale --format csv\`"
 start=$SECONDS
 host trace autoscale --format csv >"$work/host-trace.csv"
-cargo build -q --release --target thumbv7m-none-eabi --features trace
+cargo build "${path_remap[@]}" -q --release --target thumbv7m-none-eabi --features trace
 cp target/thumbv7m-none-eabi/release/capsim-firmware "$work/lm3s6965evb-trace.elf"
 run thumbv7m-none-eabi "$work/lm3s6965evb-trace.elf" "$work/lm3s6965evb-trace"
 status=$(cat "$work/lm3s6965evb-trace.status")
@@ -231,7 +233,7 @@ echo "  built and run in $((SECONDS - start)) s"
 section "lm3s6965evb: the english feature against \`capsim lesson all --lang en\`"
 start=$SECONDS
 host lesson all --lang en >"$work/host-all-en.out"
-cargo build -q --release --target thumbv7m-none-eabi --features english
+cargo build "${path_remap[@]}" -q --release --target thumbv7m-none-eabi --features english
 cp target/thumbv7m-none-eabi/release/capsim-firmware "$work/lm3s6965evb-english.elf"
 run thumbv7m-none-eabi "$work/lm3s6965evb-english.elf" "$work/lm3s6965evb-english"
 status=$(cat "$work/lm3s6965evb-english.status")
@@ -277,7 +279,7 @@ for spec in "${boards[@]}"; do
     expected="$work/host-paths-lifecycle.out"
     what="${#paths_lifecycle[@]} lifecycle traces (no formula: a Program does not fit)"
   fi
-  cargo build -q --release --target "$target" --features paths
+  cargo build "${path_remap[@]}" -q --release --target "$target" --features paths
   elf="$work/$board-paths.elf"
   cp "target/$target/release/capsim-firmware" "$elf"
   run "$target" "$elf" "$work/$board-paths"
@@ -312,9 +314,9 @@ done
 # same trace. Its delay falls back to counting cycles where the tick counter stands still.
 section "microbit: trace in step mode (2 ms a round) against the host's"
 start=$SECONDS
-CAPSIM_STEP_PAUSE_MS=2 cargo build -q --release --target thumbv6m-none-eabi --features trace,step-mode
+CAPSIM_STEP_PAUSE_MS=2 cargo build "${path_remap[@]}" -q --release --target thumbv6m-none-eabi --features trace,step-mode
 cp target/thumbv6m-none-eabi/release/capsim-firmware "$work/microbit-step.elf"
-cargo build -q --release --target thumbv6m-none-eabi # the plain build again, for later steps
+cargo build "${path_remap[@]}" -q --release --target thumbv6m-none-eabi # the plain build again, for later steps
 run thumbv6m-none-eabi "$work/microbit-step.elf" "$work/microbit-step"
 status=$(cat "$work/microbit-step.status")
 if [ "$status" = 0 ]; then pass "exit status 0"; else fail "exit status $status"; fi
@@ -391,7 +393,7 @@ for spec in "${boards[@]}"; do
   read -r target board <<<"$spec"
   section "$board: defmt over semihosting, decoded by defmt-print"
   start=$SECONDS
-  cargo build -q --release --target "$target" --features defmt
+  cargo build "${path_remap[@]}" -q --release --target "$target" --features defmt
   elf="$work/$board-defmt.elf"
   cp "target/$target/release/capsim-firmware" "$elf"
   run "$target" "$elf" "$work/$board-defmt"

@@ -18,7 +18,10 @@ Without --update a block that differs from what was measured is a failure (a uni
 names it, exit 1): a figure in the README is what the last run of its script measured. With
 --update the blocks are rewritten; read the diff before committing it, since a changed figure
 needs a reason (a commit that changed the code, or another toolchain: the rustc version is in
-the sizes' caption).
+the sizes' caption). The scripts build with the checkout's and cargo's paths remapped
+(scripts/path-remap.sh): a panic location's path is in the image, and its length moved the
+sizes, the alignment memcpy meets and the instructions a lesson takes from one checkout to the
+next.
 """
 import difflib
 import os
@@ -107,7 +110,8 @@ def qemu_blocks(work):
     rows += [
         "",
         f"(flash: the percentages of {n(FLASH_BUDGET)}, whose 90 % is the budget, {n(FLASH_ROOM)} bytes;",
-        f"built by {rustc()}.)",
+        f"built by {rustc()}, the sources' paths remapped by scripts/path-remap.sh: the figures",
+        "do not depend on where the repository is checked out.)",
         "",
         "The `paths` builds, held to the board's own RAM only:",
         "",
@@ -196,7 +200,7 @@ def boards_blocks(sizes_path):
             f"**{n(flash)}** ({100 * flash / flash_max:.1f} % of {n(flash_max)} {flash_ok}) | "
             f"**{n(static)}** (+ {n(stack)} stack ≤ {n(ram_max)} {ram_ok}) |"
         )
-    rows += ["", f"(built by {rustc()}.)"]
+    rows += ["", f"(built by {rustc()}, the sources' paths remapped by scripts/path-remap.sh.)"]
     return {"board-sizes": rows}
 
 
