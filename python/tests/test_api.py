@@ -185,7 +185,8 @@ def test_ctrl_c_interrupts_a_grid():
     # answered. One interrupt is what the test asks for; once (CI, 2026-12-07, a loaded
     # machine) a single interrupt_main 0.3 s in never raised and the million runs ran out,
     # which 150 runs of that single interrupt beside two busy loops did not repeat (cause
-    # not found): the repeats keep that from failing the run, and the 5 s bound still holds capsim to answering the first one it sees.
+    # not found): the repeats keep that from failing the run, and the 5 s bound still
+    # holds capsim to answering the first one it sees.
     answered = threading.Event()
 
     def press():
