@@ -32,14 +32,14 @@ fn value<'a>(text: &'a str, section: &str, key: &str) -> Option<&'a str> {
     None
 }
 
-#[test]
-fn the_cores_package_fields_are_the_root_workspaces() {
+/// Each of `keys` in core/Cargo.toml's `[core_section]` is the root's in `[root_section]`.
+fn assert_written_out_as_the_roots(root_section: &str, core_section: &str, keys: &[&str]) {
     let (root, core) = (manifest("Cargo.toml"), manifest("core/Cargo.toml"));
-    for key in ["version", "edition", "license", "rust-version"] {
-        let inherited = value(&root, "workspace.package", key)
-            .unwrap_or_else(|| panic!("the root's [workspace.package] has no {key}"));
+    for key in keys {
+        let inherited = value(&root, root_section, key)
+            .unwrap_or_else(|| panic!("the root's [{root_section}] has no {key}"));
         assert_eq!(
-            value(&core, "package", key),
+            value(&core, core_section, key),
             Some(inherited),
             "core/Cargo.toml's {key} is not the root workspace's"
         );
@@ -47,17 +47,21 @@ fn the_cores_package_fields_are_the_root_workspaces() {
 }
 
 #[test]
+fn the_cores_package_fields_are_the_root_workspaces() {
+    assert_written_out_as_the_roots(
+        "workspace.package",
+        "package",
+        &["version", "edition", "license", "rust-version"],
+    );
+}
+
+#[test]
 fn the_cores_shared_dependencies_are_the_root_workspaces() {
-    let (root, core) = (manifest("Cargo.toml"), manifest("core/Cargo.toml"));
-    for name in ["heapless", "rand_core", "libm"] {
-        let shared = value(&root, "workspace.dependencies", name)
-            .unwrap_or_else(|| panic!("the root's [workspace.dependencies] has no {name}"));
-        assert_eq!(
-            value(&core, "dependencies", name),
-            Some(shared),
-            "core/Cargo.toml's {name} is not the root workspace's"
-        );
-    }
+    assert_written_out_as_the_roots(
+        "workspace.dependencies",
+        "dependencies",
+        &["heapless", "rand_core", "libm"],
+    );
 }
 
 #[test]
